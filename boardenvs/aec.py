@@ -1,0 +1,199 @@
+"""The PettingZoo AEC face: one generic class that drives any game's kernels."""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import engine as E
+from .errors import IllegalActionError
+from .game import Game
+from .position import Position
+
+ILLEGAL_ACTION_MODES = ("raise", "lose")
+
+
+class BoardEnv(AECEnv):
+    """A PettingZoo AEC env over one game's kernels (see each game module for
+    its card: agents, actions, observation, rewards, options).
+
+    Options common to all games: ``render_mode`` (``"ansi"`` or
+    ``"rgb_array"``), ``illegal_action`` (``"raise"``: an IllegalActionError,
+    state untouched; ``"lose"``: the offender gets -1, the others 0, and the
+    game ends, PettingZoo classic's convention), plus the game's own options
+    (``first_player``, ``max_turns``, ...).  Chance nodes are resolved with the
+    env's seeded generator, so agents only ever see decisions.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(self, game_cls: type[Game], render_mode: str | None = None, illegal_action: str = "raise", **options):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        self.game = game_cls(**options)
+        self.metadata = {**self.metadata, "name": self.game.env_id}
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.possible_agents = self.game.agents
+        self._seat = {a: s for s, a in enumerate(self.possible_agents)}
+        n_act = self.game.num_actions
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, 1, self.game.obs_shape, np.int8),
+                "action_mask": spaces.Box(0, 1, (n_act,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
+        self._state = None
+        self._no_mask = np.zeros(n_act, np.int8)
+        self.np_random, self.np_random_seed = seeding.np_random()
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # -- episode ----------------------------------------------------------
+    def reset(self, seed=None, options=None):
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        first = int(self.game.params[E.P_FIRST])
+        if first < 0:  # C-2 "random": drawn from the seeded generator
+            first = int(self.np_random.integers(self.game.num_players))
+        self._state = self.game.new_state(first, rng_seed=int(self.np_random.integers(2**62)))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._settle()
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        mask = self._mask if agent == self.agent_selection and not self._done(agent) else self._no_mask
+        return {"observation": self.game.observe(self._state, seat), "action_mask": mask.copy()}
+
+    def step(self, action):
+        if self._state is None or not self.agents:
+            raise IllegalActionError(f"step({action!r}) after the game ended: call reset() first")
+        agent = self.agent_selection
+        if self._done(agent):
+            if action is not None:
+                raise IllegalActionError(f"{agent} is done; its only valid action is None, got {action!r}")
+            self._was_dead_step(action)
+            return
+        problem = self._check(action)
+        seat = self._seat[agent]
+        if problem:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}")
+            E.forfeit(self._state, seat, E.REASON_ILLEGAL)
+            self.infos[agent] = {**self.infos[agent], "illegal_action": f"{action!r}: {problem}"}
+        else:
+            self.game.kernels.apply(self._state, self.game.params, int(action))
+        self._cumulative_rewards[agent] = 0.0
+        self._settle()
+        self._accumulate_rewards()
+
+    def _check(self, action) -> str:
+        """Why ``action`` is illegal for the agent to act, or '' if it is legal."""
+        if action is None:
+            return "None is only valid for an agent that is done"
+        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+            action = int(action)
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            return f"an action is an int in 0..{self.game.num_actions - 1}, not {type(action).__name__}"
+        if not 0 <= action < self.game.num_actions:
+            return f"outside the action space 0..{self.game.num_actions - 1}"
+        if not self._mask[action]:
+            return f"masked out ({self.game.describe_action(self._state, int(action))} is not legal now)"
+        return ""
+
+    def _done(self, agent) -> bool:
+        return self.terminations[agent] or self.truncations[agent]
+
+    def _settle(self):
+        """After the state changed: resolve chance, refresh the mask, and hand
+        the ended agents their rewards and flags."""
+        state = self._state
+        while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
+            probs = self.game.chance_probs(state)
+            self.game.kernels.apply(state, self.game.params, int(self.np_random.choice(len(probs), p=probs)))
+        status = state[E.H_STATUS]
+        alive = int(state[E.H_ALIVE])
+        newly_done = False
+        for agent in self.agents:
+            if self._done(agent):
+                continue
+            seat = self._seat[agent]
+            if status != E.PLAYING or not (alive >> seat) & 1:
+                self.rewards[agent] = float(state[E.H_RET + seat])
+                self.terminations[agent] = status == E.TERMINATED or not (alive >> seat) & 1
+                self.truncations[agent] = status == E.TRUNCATED and (alive >> seat) & 1 == 1
+                self.infos[agent] = {**self.infos[agent], "end_reason": self.game.end_reason(state)}
+                newly_done = True
+        if status == E.PLAYING:
+            self._mask = self.game.legal_mask(state)
+        else:
+            self._mask = self._no_mask
+        self.agent_selection = self.possible_agents[int(state[E.H_CURRENT])]
+        if newly_done:
+            self._deads_step_first()
+
+    def adjudicate(self, winner: str | None, reason: int = E.REASON_TIMEOUT):
+        """End the game now with ``winner`` (+1, others -1) or a draw (None).
+        For out-of-rules endings such as a flag fall (QU-12)."""
+        if winner is None:
+            E.draw(self._state, reason)
+        else:
+            E.win_seat(self._state, self._seat[winner], reason)
+        for agent in self.agents:
+            self.rewards[agent] = 0.0
+            self.terminations[agent] = False
+            self.truncations[agent] = False
+        self._settle()
+        for agent in self.agents:
+            self._cumulative_rewards[agent] = self.rewards[agent]
+
+    # -- faces ----------------------------------------------------------------
+    def position(self) -> Position:
+        """A snapshot of the live game as a Position (independent copy)."""
+        return Position(self.game, self._state.copy())
+
+    def action_to_move(self, action: int) -> str:
+        return self.game.action_to_move(self._state, action)
+
+    def move_to_action(self, move: str) -> int:
+        return self.game.move_to_action(self._state, move)
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
+            return None
+        if self._state is None:
+            raise RuntimeError("render() before reset()")
+        if self.render_mode == "ansi":
+            return self.game.render_ansi(self._state)
+        return self.game.render_rgb(self._state)
+
+    def close(self):
+        pass
+
+
+def wrap(raw: BoardEnv):
+    """The wrapper stack of the registered env: PettingZoo's order enforcing
+    (step/observe before reset, and the like) over the raw env, which does its
+    own C-6 checks (PettingZoo's AssertOutOfBounds/TerminateIllegal wrappers
+    raise AssertionError and skip wrong types, so they do not fit C-6)."""
+    return wrappers.OrderEnforcingWrapper(raw)

@@ -1,0 +1,381 @@
+"""The rules-engine contract shared by every game.
+
+A game's whole state is one row of ``int64`` (``state.shape == (state_size,)``);
+N games are a C-contiguous ``(N, state_size)`` array, so cloning a game is a row
+copy and N games step in one call.  The first ``HEADER`` slots of every row mean
+the same thing in every game (below); the rest belongs to the game.
+
+A game supplies five numba kernels (a :class:`Kernels` tuple), each working on
+one row, never allocating:
+
+``init(state, params, first_seat)``
+    start a new game (call :func:`new_game` first, then lay out the board).
+``legal(state, params, mask) -> int``
+    fill the int8 ``mask`` for whoever acts now and return how many are set.
+    At a chance node the "actions" are the chance outcomes ``0..k-1``.
+``apply(state, params, action)``
+    play a decision or a chance outcome the mask allows (the faces validate
+    first, so a kernel never sees an illegal action and never half-applies).
+``observe(state, params, seat, obs)``
+    write the flat observation of ``seat`` (egocentric) into ``obs``.
+``chance_probs(state, params, probs)``
+    at a chance node, the probability of each outcome (zeros elsewhere).
+
+What the contract carries for all five games:
+
+* 2..6 seats (``H_NUM_PLAYERS``), each with a return slot ``H_RET + seat``.
+* **Chance nodes**: ``H_CURRENT == CHANCE`` (-1); the outcomes are actions.
+* **Several decisions per turn**: ``apply`` may leave ``H_CURRENT`` on the same
+  seat; ``H_TURN`` counts whole turns (``end_turn``), not decisions.
+* **Eliminations**: :func:`eliminate` clears the seat's ``H_ALIVE`` bit and
+  fixes its return at -1 while the others play on.
+* **Teams**: :func:`win_team` gives +1 to a set of seats and -1 to the rest.
+* **Forced passes** are resolved inside ``apply``: after every call the state
+  is terminal or someone (or chance) has a legal action.
+* ``max_turns`` truncation (C-3) in :func:`end_turn`, forfeits (C-6 ``"lose"``)
+  in :func:`forfeit`, and a per-row random generator (``H_RNG``, splitmix64) so
+  batched auto-resets and dice are reproducible and cloned with the row.
+
+``params`` is an ``int64`` vector of options; the first slots are generic
+(``P_*`` below), the game's own follow from ``P_GAME``.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+# --- header slots of every state row -------------------------------------
+H_CURRENT = 0  # seat to act, or CHANCE
+H_STATUS = 1  # PLAYING / TERMINATED / TRUNCATED
+H_TURN = 2  # completed turns
+H_DECISIONS = 3  # applied actions (decisions and chance outcomes)
+H_ALIVE = 4  # bit mask of seats still in the game
+H_NUM_PLAYERS = 5
+H_REASON = 6  # why the game ended (REASON_* or a game's own code)
+H_LAST_ACTION = 7  # last applied action, -1 if none
+H_LAST_SEAT = 8  # who applied it (CHANCE for a chance outcome)
+H_RNG = 9  # splitmix64 state of this row
+H_RET = 10  # 6 slots: final return per seat (-1, 0, +1)
+HEADER = 16
+
+MAX_PLAYERS = 6
+CHANCE = -1
+
+PLAYING = 0
+TERMINATED = 1
+TRUNCATED = 2
+
+REASON_NONE = 0
+REASON_TRUNCATED = 1
+REASON_ILLEGAL = 2
+REASON_TIMEOUT = 3
+REASON_GAME = 10  # games number their own end reasons from here
+
+# --- generic option slots ----------------------------------------------------
+P_MAX_TURNS = 0
+P_NUM_PLAYERS = 1
+P_FIRST = 2  # first seat, or -1 for "random" (drawn from H_RNG in-kernel)
+P_GAME = 8  # first game-specific slot
+
+
+class Kernels(NamedTuple):
+    init: object
+    legal: object
+    apply: object
+    observe: object
+    chance_probs: object
+
+
+# --- helpers the game kernels call ----------------------------------------
+
+
+@njit(cache=True)
+def new_game(state, params, first_seat):
+    """Zero the row (keeping its random generator) and set the header."""
+    rng = state[H_RNG]
+    state[:] = 0
+    state[H_RNG] = rng
+    n = params[P_NUM_PLAYERS]
+    state[H_NUM_PLAYERS] = n
+    state[H_ALIVE] = (1 << n) - 1
+    state[H_CURRENT] = first_seat
+    state[H_STATUS] = PLAYING
+    state[H_LAST_ACTION] = -1
+    state[H_LAST_SEAT] = -1
+
+
+@njit(cache=True)
+def is_over(state):
+    return state[H_STATUS] != PLAYING
+
+
+@njit(cache=True)
+def is_alive(state, seat):
+    return (state[H_ALIVE] >> seat) & 1 == 1
+
+
+@njit(cache=True)
+def next_alive_seat(state, seat):
+    """The next seat after ``seat`` in seat order that is still in the game."""
+    n = state[H_NUM_PLAYERS]
+    for k in range(1, n + 1):
+        s = (seat + k) % n
+        if (state[H_ALIVE] >> s) & 1:
+            return s
+    return seat
+
+
+@njit(cache=True)
+def record_action(state, seat, action):
+    state[H_LAST_ACTION] = action
+    state[H_LAST_SEAT] = seat
+    state[H_DECISIONS] += 1
+
+
+@njit(cache=True)
+def end_game(state, reason):
+    """Terminate with the returns already written into ``H_RET``."""
+    state[H_STATUS] = TERMINATED
+    state[H_REASON] = reason
+
+
+@njit(cache=True)
+def win_seat(state, winner, reason):
+    """``winner`` +1, every other seat -1 (C-3)."""
+    n = state[H_NUM_PLAYERS]
+    for s in range(n):
+        state[H_RET + s] = 1 if s == winner else -1
+    end_game(state, reason)
+
+
+@njit(cache=True)
+def win_team(state, team_mask, reason):
+    """Every seat in the bit mask ``team_mask`` +1, every other seat -1."""
+    n = state[H_NUM_PLAYERS]
+    for s in range(n):
+        state[H_RET + s] = 1 if (team_mask >> s) & 1 else -1
+    end_game(state, reason)
+
+
+@njit(cache=True)
+def draw(state, reason):
+    n = state[H_NUM_PLAYERS]
+    for s in range(n):
+        state[H_RET + s] = 0
+    end_game(state, reason)
+
+
+@njit(cache=True)
+def eliminate(state, seat):
+    """Take ``seat`` out of a game that goes on: return -1, alive bit cleared."""
+    state[H_ALIVE] &= ~(1 << seat)
+    state[H_RET + seat] = -1
+
+
+@njit(cache=True)
+def forfeit(state, seat, reason):
+    """End the game as a loss for ``seat`` (-1) and 0 for the others
+    (PettingZoo classic's convention for illegal moves)."""
+    n = state[H_NUM_PLAYERS]
+    for s in range(n):
+        if s == seat:
+            state[H_RET + s] = -1
+        elif (state[H_ALIVE] >> s) & 1:
+            state[H_RET + s] = 0
+    end_game(state, reason)
+
+
+@njit(cache=True)
+def end_turn(state, params, next_seat):
+    """Close a turn: count it, hand over to ``next_seat`` (or CHANCE), and
+    truncate (C-3) when ``max_turns`` turns have been played."""
+    state[H_TURN] += 1
+    state[H_CURRENT] = next_seat
+    if state[H_STATUS] == PLAYING and state[H_TURN] >= params[P_MAX_TURNS]:
+        n = state[H_NUM_PLAYERS]
+        for s in range(n):
+            if (state[H_ALIVE] >> s) & 1:
+                state[H_RET + s] = 0
+        state[H_STATUS] = TRUNCATED
+        state[H_REASON] = REASON_TRUNCATED
+
+
+# --- per-row random numbers -------------------------------------------------
+
+
+@njit(cache=True)
+def seed_row(state, seed):
+    state[H_RNG] = seed
+
+
+@njit(cache=True)
+def rand_u64(state):
+    """splitmix64: one 64-bit draw from the row's own generator."""
+    x = np.uint64(state[H_RNG]) + np.uint64(0x9E3779B97F4A7C15)
+    state[H_RNG] = np.int64(x)
+    z = x
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def rand_below(state, n):
+    return np.int64(rand_u64(state) % np.uint64(n))
+
+
+@njit(cache=True)
+def rand_unit(state):
+    return np.float64(rand_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _byte_sum(word):
+    """Sum of the eight bytes of ``word`` when each byte is 0 or 1."""
+    return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True)
+def sample_mask(state, mask):
+    """A uniformly random set entry of the 0/1 int8 ``mask`` (0 if none).
+
+    Counts eight entries at a time (masks are long and sparse)."""
+    n = mask.shape[0]
+    words = n // 8
+    wv = mask[: words * 8].view(np.uint64)
+    count = 0
+    for w in range(words):
+        count += _byte_sum(wv[w])
+    for a in range(words * 8, n):
+        count += mask[a]
+    if count == 0:
+        return 0
+    k = rand_below(state, count)
+    start = 0
+    for w in range(words):
+        c = _byte_sum(wv[w])
+        if k < c:
+            break
+        k -= c
+        start += 8
+    for a in range(start, n):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return 0
+
+
+@njit(cache=True)
+def sample_probs(state, probs):
+    u = rand_unit(state)
+    acc = 0.0
+    last = -1
+    for a in range(probs.shape[0]):
+        if probs[a] > 0.0:
+            last = a
+            acc += probs[a]
+            if u < acc:
+                return a
+    return last
+
+
+@njit(cache=True)
+def first_seat_of(state, params):
+    if params[P_FIRST] >= 0:
+        return params[P_FIRST]
+    return rand_below(state, params[P_NUM_PLAYERS])
+
+
+# --- the batched face: N rows per call ---------------------------------------
+
+
+class Batched(NamedTuple):
+    """N-row versions of the kernels (see :func:`batched`)."""
+
+    init: object
+    legal: object
+    apply: object
+    observe: object
+    step: object
+    random_actions: object
+
+
+def batched(k: Kernels) -> Batched:
+    """Build the N-row drivers for one game's kernels.
+
+    The drivers are closures compiled once per process (about a second); the
+    per-row kernels they call are compiled once and cached on disk.  Chance
+    nodes are resolved in-kernel from each row's own generator, so a batch only
+    ever stops at decisions.
+    """
+    init, legal, apply, observe, chance_probs = k
+
+    @njit
+    def settle_chance(s, params, probs):
+        while s[H_STATUS] == PLAYING and s[H_CURRENT] == CHANCE:
+            chance_probs(s, params, probs)
+            apply(s, params, sample_probs(s, probs))
+
+    @njit(parallel=True)
+    def init_n(states, params, seeds, nchance):
+        probs = np.empty((states.shape[0], max(nchance, 1)), np.float64)
+        for i in prange(states.shape[0]):
+            s = states[i]
+            s[H_RNG] = seeds[i]
+            init(s, params, first_seat_of(s, params))
+            settle_chance(s, params, probs[i])
+
+    @njit(parallel=True)
+    def legal_n(states, params, masks):
+        for i in prange(states.shape[0]):
+            legal(states[i], params, masks[i])
+
+    @njit(parallel=True)
+    def apply_n(states, params, actions):
+        for i in prange(states.shape[0]):
+            apply(states[i], params, actions[i])
+
+    @njit(parallel=True)
+    def observe_n(states, params, seats, obs):
+        for i in prange(states.shape[0]):
+            observe(states[i], params, seats[i], obs[i])
+
+    @njit(parallel=True)
+    def step_n(states, params, actions, obs, masks, rewards, terminated, truncated, nchance):
+        """Apply one action per row; rows that end are reset in place, their
+        final returns in ``rewards``; then the observation and mask of the
+        seat to act.  Rows whose action is not legal are forfeited by their
+        mover (never half-applied)."""
+        probs = np.empty((states.shape[0], max(nchance, 1)), np.float64)
+        for i in prange(states.shape[0]):
+            s = states[i]
+            a = actions[i]
+            seat = s[H_CURRENT]
+            ok = a >= 0 and a < masks.shape[1] and masks[i, a] == 1
+            if ok:
+                apply(s, params, a)
+            else:
+                forfeit(s, seat, REASON_ILLEGAL)
+            settle_chance(s, params, probs[i])
+            n = s[H_NUM_PLAYERS]
+            rewards[i, :] = 0.0
+            terminated[i] = s[H_STATUS] == TERMINATED
+            truncated[i] = s[H_STATUS] == TRUNCATED
+            if s[H_STATUS] != PLAYING:
+                for p in range(n):
+                    rewards[i, p] = s[H_RET + p]
+                init(s, params, first_seat_of(s, params))
+                settle_chance(s, params, probs[i])
+            observe(s, params, s[H_CURRENT], obs[i])
+            legal(s, params, masks[i])
+
+    @njit(parallel=True)
+    def random_actions_n(states, masks, out):
+        """A uniformly random legal action per row (the benchmark's policy)."""
+        for i in prange(states.shape[0]):
+            out[i] = sample_mask(states[i], masks[i])
+
+    return Batched(init_n, legal_n, apply_n, observe_n, step_n, random_actions_n)

@@ -1,0 +1,22 @@
+"""Errors raised for bad input (rules/README.md C-6).
+
+All are ``ValueError`` subclasses, so ``except ValueError`` catches them; a
+rejected input never changes any state.
+"""
+
+
+class BoardEnvsError(ValueError):
+    """Base class of the package's input errors."""
+
+
+class IllegalActionError(BoardEnvsError):
+    """An AEC ``step`` got an action that is out of range, masked out, of the
+    wrong type, or ``None`` while the agent is alive, or came after the end."""
+
+
+class IllegalMoveError(BoardEnvsError):
+    """``Position.play`` got a well-formed move that is not legal here."""
+
+
+class NotationError(BoardEnvsError):
+    """A move string or position text is malformed."""

@@ -1,0 +1,381 @@
+"""Quess — ``quess_v0``: shapes on a 6x6 board with positional superko.
+
+Rules: ``shared/rules/quess.md`` (QU-1..QU-13), implemented once, in the numba
+kernels below; :class:`QuessGame` adds notation, the text form and pictures.
+
+=================  ==========================================================
+Agents             ``player_0`` (Light, starts bottom-left), ``player_1``
+                   (Dark, starts top-right)
+Actions            ``Discrete(1296)``: ``from * 36 + to`` with squares numbered
+                   ``row * 6 + col`` (row 0 = A at the top, col 0 = file 1)
+                   **in the acting player's frame**: Dark's board is turned
+                   180 degrees (square ``i`` is ``35 - i``), so both seats see
+                   themselves starting bottom-left and one policy plays both.
+Action mask        exact: piece moves (QU-4..QU-7) minus superko (QU-8)
+Observation        ``int8 (6, 6, 8)`` in the observer's frame; planes 0-2 own
+                   triangles/circles/squares, 3-5 the opponent's, 6 own
+                   starting zone, 7 the opponent's starting zone
+Rewards            +1 / -1 on a win / loss, 0 for a draw (QU-10) or truncation
+Options            ``first_player`` (``"random"``; QU-3), ``max_turns``
+                   (default 1000, QU-13), ``clock_seconds`` / ``time_source``
+                   (speed variant QU-12, applied by the chess-clock wrapper)
+Notation           ``F3-E3`` (from-to, captures too; lower case accepted)
+=================  ==========================================================
+
+Superko (QU-8) is tracked with Zobrist hashes of every board since the last
+capture: a capture lowers the piece count for good, so no earlier board can
+come back, and every capture-free move is checked against that list (a
+1024-bit Bloom filter in the state skips the scan for almost every move).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from numba import njit
+
+from .. import engine as E
+from ..errors import NotationError
+from ..game import Game
+
+TRIANGLE, CIRCLE, SQUARE = 0, 1, 2
+LIGHT, DARK = 0, 1
+# cell code: 0 empty, 1 + 3 * colour + shape
+PIECE_CHARS = ".TCStcs"
+
+# state slots after the generic header
+Q_BOARD = E.HEADER
+Q_HASH = Q_BOARD + 36
+Q_HLEN = Q_HASH + 1
+Q_BLOOM = Q_HLEN + 1
+BLOOM_WORDS = 16
+Q_HIST = Q_BLOOM + BLOOM_WORDS  # hashes of the boards since the last capture
+# then, from Q_HIST + capacity, the moves between those boards (i * 36 + j in
+# absolute squares, four 16-bit moves per slot), so the text form can list
+# them and rebuild the hashes
+P_HIST_CAP = E.P_GAME
+
+REASON_ZONE = E.REASON_GAME
+REASON_ONE_EACH = E.REASON_GAME + 1
+REASON_NO_MOVE = E.REASON_GAME + 2
+
+NUM_ACTIONS = 36 * 36
+OBS_PLANES = 8
+
+# QU-2: Light's set-up; Dark's is the same turned 180 degrees.
+LIGHT_SETUP = {"F1": SQUARE, "E1": CIRCLE, "F2": CIRCLE, "D1": TRIANGLE, "E2": TRIANGLE, "F3": TRIANGLE}
+
+
+def square_index(name: str) -> int:
+    return (ord(name[0].upper()) - ord("A")) * 6 + int(name[1]) - 1
+
+
+def square_name(i: int) -> str:
+    return "ABCDEF"[i // 6] + str(i % 6 + 1)
+
+
+INITIAL_BOARD = np.zeros(36, np.int64)
+LIGHT_ZONE = np.zeros(36, np.int64)
+for _sq, _shape in LIGHT_SETUP.items():
+    _i = square_index(_sq)
+    INITIAL_BOARD[_i] = 1 + 3 * LIGHT + _shape
+    INITIAL_BOARD[35 - _i] = 1 + 3 * DARK + _shape
+    LIGHT_ZONE[_i] = 1
+ZONE = np.stack([LIGHT_ZONE, LIGHT_ZONE[::-1].copy()])  # ZONE[colour][square]
+
+ZOBRIST = np.random.default_rng(0x51E55).integers(-(2**63), 2**63 - 1, size=(36, 7), dtype=np.int64)
+ZOBRIST[:, 0] = 0
+
+ORTH = np.array([[-1, 0], [1, 0], [0, -1], [0, 1]], np.int64)
+KNIGHT = np.array([[-2, -1], [-2, 1], [2, -1], [2, 1], [-1, -2], [-1, 2], [1, -2], [1, 2]], np.int64)
+
+
+# --- kernels -----------------------------------------------------------------
+
+
+@njit(cache=True)
+def _frame(i, seat):
+    """Square ``i`` seen from ``seat`` (Dark's view is turned 180 degrees)."""
+    return i if seat == LIGHT else 35 - i
+
+
+@njit(cache=True)
+def _push_history(state, h):
+    """Record board hash ``h`` as having occurred (QU-8); the board becomes current."""
+    bit = np.int64(np.uint64(h) >> np.uint64(54))
+    state[Q_BLOOM + (bit >> 6)] |= np.int64(1) << (bit & 63)
+    state[Q_HIST + state[Q_HLEN]] = h
+    state[Q_HLEN] += 1
+    state[Q_HASH] = h
+
+
+@njit(cache=True)
+def _set_move(state, cap, k, move):
+    slot = Q_HIST + cap + k // 4
+    shift = 16 * (k % 4)
+    state[slot] = (state[slot] & ~(np.int64(0xFFFF) << shift)) | (np.int64(move) << shift)
+
+
+@njit(cache=True)
+def _get_move(state, cap, k):
+    return (state[Q_HIST + cap + k // 4] >> (16 * (k % 4))) & 0xFFFF
+
+
+@njit(cache=True)
+def _seen(state, h):
+    bit = np.int64(np.uint64(h) >> np.uint64(54))
+    if (state[Q_BLOOM + (bit >> 6)] >> (bit & 63)) & 1 == 0:
+        return False
+    for k in range(state[Q_HLEN]):
+        if state[Q_HIST + k] == h:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _legal_target(state, seat, i, j):
+    """QU-4 and QU-8 for moving the piece on ``i`` to ``j`` (geometry checked by the caller)."""
+    c = state[Q_BOARD + i]
+    t = state[Q_BOARD + j]
+    if t == 0:
+        return not _seen(state, state[Q_HASH] ^ ZOBRIST[i, c] ^ ZOBRIST[j, c])
+    # a capture lowers the piece count, so it never repeats a board
+    return (t - 1) // 3 != seat and (t - 1) % 3 != (c - 1) % 3
+
+
+@njit(cache=True)
+def _moves(state, seat, mask, first_only):
+    """Count (and, if ``mask`` is non-empty, mark) the legal moves of ``seat``."""
+    count = 0
+    write = mask.shape[0] > 0
+    for i in range(36):
+        c = state[Q_BOARD + i]
+        if c == 0 or (c - 1) // 3 != seat:
+            continue
+        shape = (c - 1) % 3
+        r, col = i // 6, i % 6
+        if shape == CIRCLE:  # QU-6: knight, jumps over anything
+            for d in range(8):
+                rr, cc = r + KNIGHT[d, 0], col + KNIGHT[d, 1]
+                if 0 <= rr < 6 and 0 <= cc < 6 and _legal_target(state, seat, i, rr * 6 + cc):
+                    count += 1
+                    if write:
+                        mask[_frame(i, seat) * 36 + _frame(rr * 6 + cc, seat)] = 1
+                    if first_only:
+                        return count
+        else:  # QU-5 triangle: one step; QU-7 square: a rook's slide
+            reach = 1 if shape == TRIANGLE else 5
+            for d in range(4):
+                for k in range(1, reach + 1):
+                    rr, cc = r + k * ORTH[d, 0], col + k * ORTH[d, 1]
+                    if not (0 <= rr < 6 and 0 <= cc < 6):
+                        break
+                    j = rr * 6 + cc
+                    if _legal_target(state, seat, i, j):
+                        count += 1
+                        if write:
+                            mask[_frame(i, seat) * 36 + _frame(j, seat)] = 1
+                        if first_only:
+                            return count
+                    if state[Q_BOARD + j] != 0:
+                        break
+    return count
+
+
+@njit(cache=True)
+def init(state, params, first_seat):
+    E.new_game(state, params, first_seat)
+    h = 0
+    for i in range(36):
+        state[Q_BOARD + i] = INITIAL_BOARD[i]
+        h ^= ZOBRIST[i, INITIAL_BOARD[i]]
+    _push_history(state, h)  # QU-8: the initial board counts
+
+
+@njit(cache=True)
+def legal(state, params, mask):
+    mask[:] = 0
+    return _moves(state, state[E.H_CURRENT], mask, False)
+
+
+@njit(cache=True)
+def apply(state, params, action):
+    seat = state[E.H_CURRENT]
+    opp = 1 - seat
+    i = _frame(action // 36, seat)
+    j = _frame(action % 36, seat)
+    c = state[Q_BOARD + i]
+    t = state[Q_BOARD + j]
+    h = state[Q_HASH] ^ ZOBRIST[i, c] ^ ZOBRIST[j, c]
+    state[Q_BOARD + i] = 0
+    state[Q_BOARD + j] = c
+    if t != 0:  # QU-4 capture: boards before it can never return
+        h ^= ZOBRIST[j, t]
+        state[Q_HLEN] = 0
+        state[Q_BLOOM : Q_BLOOM + BLOOM_WORDS] = 0
+    else:
+        _set_move(state, params[P_HIST_CAP], state[Q_HLEN] - 1, i * 36 + j)
+    _push_history(state, h)
+    E.record_action(state, seat, action)
+
+    in_zone = 0
+    pieces = np.zeros(2, np.int64)
+    for k in range(36):
+        v = state[Q_BOARD + k]
+        if v != 0:
+            pieces[(v - 1) // 3] += 1
+            if (v - 1) // 3 == seat and ZONE[opp, k]:
+                in_zone += 1
+    if in_zone >= 2:  # QU-9
+        E.win_seat(state, seat, REASON_ZONE)
+    elif pieces[0] == 1 and pieces[1] == 1:  # QU-10
+        E.draw(state, REASON_ONE_EACH)
+    # QU-11; the empty slice is a "no mask" that costs no allocation
+    elif _moves(state, opp, state[0:0], True) == 0:
+        E.win_seat(state, seat, REASON_NO_MOVE)
+    E.end_turn(state, params, opp)
+
+
+@njit(cache=True)
+def observe(state, params, seat, obs):
+    obs[:] = 0
+    for i in range(36):
+        e = _frame(i, seat)
+        base = e * OBS_PLANES
+        v = state[Q_BOARD + i]
+        if v != 0:
+            owner = (v - 1) // 3
+            obs[base + (v - 1) % 3 + (0 if owner == seat else 3)] = 1
+        obs[base + 6] = ZONE[seat, i]
+        obs[base + 7] = ZONE[1 - seat, i]
+
+
+@njit(cache=True)
+def chance_probs(state, params, probs):
+    probs[:] = 0.0  # Quess has no chance nodes
+
+
+KERNELS = E.Kernels(init, legal, apply, observe, chance_probs)
+
+_MOVE_RE = re.compile(r"^([A-Fa-f][1-6])-([A-Fa-f][1-6])$")
+
+
+class QuessGame(Game):
+    env_id = "quess_v0"
+    kernels = KERNELS
+    num_actions = NUM_ACTIONS
+    obs_shape = (6, 6, OBS_PLANES)
+    reason_names = {REASON_ZONE: "zone", REASON_ONE_EACH: "one_each", REASON_NO_MOVE: "no_legal_move"}
+    # QU-13: measured random-vs-random lengths: see README ("Quess game lengths")
+    defaults = {"first_player": "random", "max_turns": 1000}
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        max_turns = self.options["max_turns"]
+        # the history holds every board since the last capture: at most one
+        # per turn plus the initial board
+        cap = int(max_turns) + 1
+        self._set_params(
+            2, max_turns, self.options["first_player"], (cap,), state_size=Q_HIST + cap + (cap + 3) // 4
+        )
+
+    # -- notation ---------------------------------------------------------
+    def action_to_move(self, state, action: int) -> str:
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
+        seat = max(int(state[E.H_CURRENT]), 0)
+        return f"{square_name(_frame(action // 36, seat))}-{square_name(_frame(action % 36, seat))}"
+
+    def move_to_action(self, state, move: str) -> int:
+        m = _MOVE_RE.match(move.strip()) if isinstance(move, str) else None
+        if not m:
+            raise NotationError(f"quess_v0: malformed move {move!r}; expected from-to like 'F3-E3'")
+        seat = max(int(state[E.H_CURRENT]), 0)
+        i, j = square_index(m.group(1)), square_index(m.group(2))
+        return _frame(i, seat) * 36 + _frame(j, seat)
+
+    # -- text form ---------------------------------------------------------
+    def body_to_text(self, state) -> list[str]:
+        board = state[Q_BOARD : Q_BOARD + 36]
+        lines = ["board:", "  1 2 3 4 5 6"]
+        for r in range(6):
+            lines.append("ABCDEF"[r] + " " + " ".join(PIECE_CHARS[int(v)] for v in board[r * 6 : r * 6 + 6]))
+        cap = self.params[P_HIST_CAP]
+        moves = [_get_move(state, cap, k) for k in range(state[Q_HLEN] - 1)]
+        lines.append("since_capture: " + " ".join(f"{square_name(m // 36)}-{square_name(m % 36)}" for m in moves))
+        return [ln.rstrip() for ln in lines]
+
+    def body_from_text(self, lines: list[str], state) -> None:
+        if len(lines) < 9 or lines[0] != "board:" or lines[1].split() != list("123456"):
+            raise NotationError("quess_v0: expected 'board:', the file line '1 2 3 4 5 6' and six rows A..F")
+        board = np.zeros(36, np.int64)
+        for r in range(6):
+            cells = lines[2 + r].split()
+            if len(cells) != 7 or cells[0] != "ABCDEF"[r] or any(len(c) != 1 or c not in PIECE_CHARS for c in cells[1:]):
+                raise NotationError(
+                    f"quess_v0: row {'ABCDEF'[r]} must be its letter and six of {PIECE_CHARS!r}, got {lines[2 + r]!r}"
+                )
+            board[r * 6 : r * 6 + 6] = [PIECE_CHARS.index(c) for c in cells[1:]]
+        key, _, rest = lines[8].partition(":")
+        if key != "since_capture" or len(lines) > 9:
+            raise NotationError("quess_v0: the last line must be 'since_capture: <moves>'")
+        moves = []
+        for token in rest.split():
+            m = _MOVE_RE.match(token)
+            if not m:
+                raise NotationError(f"quess_v0: malformed move {token!r} in since_capture")
+            moves.append((square_index(m.group(1)), square_index(m.group(2))))
+        cap = int(self.params[P_HIST_CAP])
+        if len(moves) + 1 > cap:
+            raise NotationError(f"quess_v0: {len(moves)} moves since the last capture exceed max_turns")
+        # walk back from the current board to rebuild every earlier board
+        boards = [board.copy()]
+        for i, j in reversed(moves):
+            b = boards[-1].copy()
+            if b[j] == 0 or b[i] != 0:
+                raise NotationError(
+                    f"quess_v0: since_capture move {square_name(i)}-{square_name(j)} does not fit the board"
+                )
+            b[i], b[j] = b[j], 0
+            boards.append(b)
+        boards.reverse()
+        state[Q_BOARD : Q_BOARD + 36] = board
+        for b in boards:
+            _push_history(state, np.bitwise_xor.reduce(ZOBRIST[np.arange(36), b]))
+        for k, (i, j) in enumerate(moves):
+            _set_move(state, cap, k, i * 36 + j)
+
+    # -- pictures ------------------------------------------------------------
+    def render_ansi(self, state) -> str:
+        lines = self.body_to_text(state)[1:8]
+        seat = int(state[E.H_CURRENT])
+        if state[E.H_STATUS] == E.PLAYING:
+            status = f"{self.seat_name(seat)} ({'Light' if seat == LIGHT else 'Dark'}) to move"
+        else:
+            rets = " ".join(str(int(state[E.H_RET + s])) for s in range(2))
+            status = f"game over ({self.end_reason(state)}), returns {rets}"
+        last = int(state[E.H_LAST_ACTION])
+        if last >= 0:
+            lseat = int(state[E.H_LAST_SEAT])
+            status += f"; last move {square_name(_frame(last // 36, lseat))}-{square_name(_frame(last % 36, lseat))}"
+        return "\n".join(lines + [f"turn {int(state[E.H_TURN])}: {status}"])
+
+    def render_rgb(self, state) -> np.ndarray:
+        from ..render import GridPicture
+
+        pic = GridPicture(rows=6, cols=6, row_labels="ABCDEF", col_labels="123456")
+        for i in range(36):
+            if LIGHT_ZONE[i]:
+                pic.tint(i // 6, i % 6, "zone_0")
+            elif ZONE[DARK, i]:
+                pic.tint(i // 6, i % 6, "zone_1")
+        last = int(state[E.H_LAST_ACTION])
+        if last >= 0:
+            lseat = int(state[E.H_LAST_SEAT])
+            for sq in (_frame(last // 36, lseat), _frame(last % 36, lseat)):
+                pic.outline(sq // 6, sq % 6)
+        for i in range(36):
+            v = int(state[Q_BOARD + i])
+            if v:
+                pic.piece(i // 6, i % 6, ("triangle", "circle", "square")[(v - 1) % 3], (v - 1) // 3)
+        return pic.to_array()
