@@ -17,7 +17,7 @@ Observation        ``int8 (6, 6, 8)`` in the observer's frame; planes 0-2 own
                    starting zone, 7 the opponent's starting zone
 Rewards            +1 / -1 on a win / loss, 0 for a draw (QU-10) or truncation
 Options            ``first_player`` (``"random"``; QU-3), ``max_turns``
-                   (default 1000, QU-13), ``clock_seconds`` / ``time_source``
+                   (default 3000, QU-13), ``clock_seconds`` / ``time_source``
                    (speed variant QU-12, applied by the chess-clock wrapper)
 Notation           ``F3-E3`` (from-to, captures too; lower case accepted)
 =================  ==========================================================
@@ -44,9 +44,9 @@ LIGHT, DARK = 0, 1
 PIECE_CHARS = ".TCStcs"
 
 # state slots after the generic header
-Q_BOARD = E.HEADER
-Q_HASH = Q_BOARD + 36
-Q_HLEN = Q_HASH + 1
+Q_BB = E.HEADER  # six bitboards, one per colour and shape (index 3 * colour + shape), bit i = square i
+Q_HASH = Q_BB + 6  # Zobrist hash of the current board
+Q_HLEN = Q_HASH + 1  # boards since the last capture, the current one included
 Q_BLOOM = Q_HLEN + 1
 BLOOM_WORDS = 16
 Q_HIST = Q_BLOOM + BLOOM_WORDS  # hashes of the boards since the last capture
@@ -88,6 +88,28 @@ ZOBRIST[:, 0] = 0
 
 ORTH = np.array([[-1, 0], [1, 0], [0, -1], [0, 1]], np.int64)
 KNIGHT = np.array([[-2, -1], [-2, 1], [2, -1], [2, 1], [-1, -2], [-1, 2], [1, -2], [1, 2]], np.int64)
+
+
+def _target_table(deltas) -> np.ndarray:
+    table = np.zeros(36, np.int64)
+    for i in range(36):
+        for dr, dc in deltas:
+            r, c = i // 6 + dr, i % 6 + dc
+            if 0 <= r < 6 and 0 <= c < 6:
+                table[i] |= 1 << (r * 6 + c)
+    return table
+
+
+STEP_BB = _target_table(ORTH)  # QU-5
+KNIGHT_BB = _target_table(KNIGHT)  # QU-6
+ZONE_BB = np.array([sum(1 << i for i in range(36) if ZONE[c, i]) for c in (LIGHT, DARK)], np.int64)
+# the constant zone planes (6 and 7) of each seat's observation
+ZONE_OBS = np.zeros((2, 36 * OBS_PLANES), np.int8)
+for _seat in (LIGHT, DARK):
+    for _i in range(36):
+        _e = _i if _seat == LIGHT else 35 - _i
+        ZONE_OBS[_seat, _e * OBS_PLANES + 6] = ZONE[_seat, _i]
+        ZONE_OBS[_seat, _e * OBS_PLANES + 7] = ZONE[1 - _seat, _i]
 
 
 # --- kernels -----------------------------------------------------------------
@@ -133,52 +155,79 @@ def _seen(state, h):
 
 
 @njit(cache=True)
-def _legal_target(state, seat, i, j):
-    """QU-4 and QU-8 for moving the piece on ``i`` to ``j`` (geometry checked by the caller)."""
-    c = state[Q_BOARD + i]
-    t = state[Q_BOARD + j]
-    if t == 0:
-        return not _seen(state, state[Q_HASH] ^ ZOBRIST[i, c] ^ ZOBRIST[j, c])
-    # a capture lowers the piece count, so it never repeats a board
-    return (t - 1) // 3 != seat and (t - 1) % 3 != (c - 1) % 3
+def _code_at(state, j):
+    """The cell code on square ``j``: 0 empty, else 1 + 3 * colour + shape."""
+    for k in range(6):
+        if (state[Q_BB + k] >> j) & 1:
+            return k + 1
+    return 0
+
+
+@njit(cache=True)
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _rook_targets(i, occ):
+    """QU-7: squares a rook on ``i`` reaches, up to and including the first piece."""
+    targets = 0
+    r, col = i // 6, i % 6
+    for d in range(4):
+        for k in range(1, 6):
+            rr, cc = r + k * ORTH[d, 0], col + k * ORTH[d, 1]
+            if not (0 <= rr < 6 and 0 <= cc < 6):
+                break
+            bit = np.int64(1) << (rr * 6 + cc)
+            targets |= bit
+            if occ & bit:
+                break
+    return targets
 
 
 @njit(cache=True)
 def _moves(state, seat, mask, first_only):
     """Count (and, if ``mask`` is non-empty, mark) the legal moves of ``seat``."""
-    count = 0
+    own = state[Q_BB + 3 * seat] | state[Q_BB + 3 * seat + 1] | state[Q_BB + 3 * seat + 2]
+    other = 3 * (1 - seat)
+    opp = state[Q_BB + other] | state[Q_BB + other + 1] | state[Q_BB + other + 2]
+    occ = own | opp
+    h = state[Q_HASH]
     write = mask.shape[0] > 0
-    for i in range(36):
-        c = state[Q_BOARD + i]
-        if c == 0 or (c - 1) // 3 != seat:
-            continue
-        shape = (c - 1) % 3
-        r, col = i // 6, i % 6
-        if shape == CIRCLE:  # QU-6: knight, jumps over anything
-            for d in range(8):
-                rr, cc = r + KNIGHT[d, 0], col + KNIGHT[d, 1]
-                if 0 <= rr < 6 and 0 <= cc < 6 and _legal_target(state, seat, i, rr * 6 + cc):
-                    count += 1
-                    if write:
-                        mask[_frame(i, seat) * 36 + _frame(rr * 6 + cc, seat)] = 1
-                    if first_only:
-                        return count
-        else:  # QU-5 triangle: one step; QU-7 square: a rook's slide
-            reach = 1 if shape == TRIANGLE else 5
-            for d in range(4):
-                for k in range(1, reach + 1):
-                    rr, cc = r + k * ORTH[d, 0], col + k * ORTH[d, 1]
-                    if not (0 <= rr < 6 and 0 <= cc < 6):
-                        break
-                    j = rr * 6 + cc
-                    if _legal_target(state, seat, i, j):
+    count = 0
+    for shape in range(3):
+        code = 1 + 3 * seat + shape
+        capturable = opp & ~state[Q_BB + other + shape]  # QU-4: never the same shape
+        pieces = state[Q_BB + code - 1]
+        i = 0
+        while pieces:
+            if pieces & 1:
+                if shape == TRIANGLE:
+                    targets = STEP_BB[i]
+                elif shape == CIRCLE:
+                    targets = KNIGHT_BB[i]
+                else:
+                    targets = _rook_targets(i, occ)
+                caps = targets & capturable
+                t = (targets & ~occ) | caps
+                j = 0
+                while t:
+                    # a capture lowers the piece count, so it never repeats a
+                    # board; a quiet move must not recreate one (QU-8)
+                    if t & 1 and ((caps >> j) & 1 or not _seen(state, h ^ ZOBRIST[i, code] ^ ZOBRIST[j, code])):
                         count += 1
                         if write:
                             mask[_frame(i, seat) * 36 + _frame(j, seat)] = 1
                         if first_only:
                             return count
-                    if state[Q_BOARD + j] != 0:
-                        break
+                    t >>= 1
+                    j += 1
+            pieces >>= 1
+            i += 1
     return count
 
 
@@ -187,8 +236,10 @@ def init(state, params, first_seat):
     E.new_game(state, params, first_seat)
     h = 0
     for i in range(36):
-        state[Q_BOARD + i] = INITIAL_BOARD[i]
-        h ^= ZOBRIST[i, INITIAL_BOARD[i]]
+        v = INITIAL_BOARD[i]
+        if v:
+            state[Q_BB + v - 1] |= np.int64(1) << i
+            h ^= ZOBRIST[i, v]
     _push_history(state, h)  # QU-8: the initial board counts
 
 
@@ -204,12 +255,12 @@ def apply(state, params, action):
     opp = 1 - seat
     i = _frame(action // 36, seat)
     j = _frame(action % 36, seat)
-    c = state[Q_BOARD + i]
-    t = state[Q_BOARD + j]
+    c = _code_at(state, i)
+    t = _code_at(state, j)
     h = state[Q_HASH] ^ ZOBRIST[i, c] ^ ZOBRIST[j, c]
-    state[Q_BOARD + i] = 0
-    state[Q_BOARD + j] = c
+    state[Q_BB + c - 1] ^= (np.int64(1) << i) | (np.int64(1) << j)
     if t != 0:  # QU-4 capture: boards before it can never return
+        state[Q_BB + t - 1] ^= np.int64(1) << j
         h ^= ZOBRIST[j, t]
         state[Q_HLEN] = 0
         state[Q_BLOOM : Q_BLOOM + BLOOM_WORDS] = 0
@@ -218,17 +269,11 @@ def apply(state, params, action):
     _push_history(state, h)
     E.record_action(state, seat, action)
 
-    in_zone = 0
-    pieces = np.zeros(2, np.int64)
-    for k in range(36):
-        v = state[Q_BOARD + k]
-        if v != 0:
-            pieces[(v - 1) // 3] += 1
-            if (v - 1) // 3 == seat and ZONE[opp, k]:
-                in_zone += 1
-    if in_zone >= 2:  # QU-9
+    mine = state[Q_BB + 3 * seat] | state[Q_BB + 3 * seat + 1] | state[Q_BB + 3 * seat + 2]
+    theirs = state[Q_BB + 3 * opp] | state[Q_BB + 3 * opp + 1] | state[Q_BB + 3 * opp + 2]
+    if _popcount(mine & ZONE_BB[opp]) >= 2:  # QU-9
         E.win_seat(state, seat, REASON_ZONE)
-    elif pieces[0] == 1 and pieces[1] == 1:  # QU-10
+    elif _popcount(mine) == 1 and _popcount(theirs) == 1:  # QU-10
         E.draw(state, REASON_ONE_EACH)
     # QU-11; the empty slice is a "no mask" that costs no allocation
     elif _moves(state, opp, state[0:0], True) == 0:
@@ -238,16 +283,16 @@ def apply(state, params, action):
 
 @njit(cache=True)
 def observe(state, params, seat, obs):
-    obs[:] = 0
-    for i in range(36):
-        e = _frame(i, seat)
-        base = e * OBS_PLANES
-        v = state[Q_BOARD + i]
-        if v != 0:
-            owner = (v - 1) // 3
-            obs[base + (v - 1) % 3 + (0 if owner == seat else 3)] = 1
-        obs[base + 6] = ZONE[seat, i]
-        obs[base + 7] = ZONE[1 - seat, i]
+    obs[:] = ZONE_OBS[seat]
+    for k in range(6):
+        plane = k % 3 + (0 if k // 3 == seat else 3)
+        bb = state[Q_BB + k]
+        i = 0
+        while bb:
+            if bb & 1:
+                obs[_frame(i, seat) * OBS_PLANES + plane] = 1
+            bb >>= 1
+            i += 1
 
 
 @njit(cache=True)
@@ -267,7 +312,7 @@ class QuessGame(Game):
     obs_shape = (6, 6, OBS_PLANES)
     reason_names = {REASON_ZONE: "zone", REASON_ONE_EACH: "one_each", REASON_NO_MOVE: "no_legal_move"}
     # QU-13: measured random-vs-random lengths: see README ("Quess game lengths")
-    defaults = {"first_player": "random", "max_turns": 1000}
+    defaults = {"first_player": "random", "max_turns": 3000}
 
     def __init__(self, **options):
         super().__init__(**options)
@@ -295,8 +340,16 @@ class QuessGame(Game):
         return _frame(i, seat) * 36 + _frame(j, seat)
 
     # -- text form ---------------------------------------------------------
+    @staticmethod
+    def board_cells(state) -> np.ndarray:
+        """The 36 cell codes (0 empty, 1 + 3 * colour + shape), A1 first."""
+        cells = np.zeros(36, np.int64)
+        for k in range(6):
+            cells[(state[Q_BB + k] >> np.arange(36)) & 1 == 1] = k + 1
+        return cells
+
     def body_to_text(self, state) -> list[str]:
-        board = state[Q_BOARD : Q_BOARD + 36]
+        board = self.board_cells(state)
         lines = ["board:", "  1 2 3 4 5 6"]
         for r in range(6):
             lines.append("ABCDEF"[r] + " " + " ".join(PIECE_CHARS[int(v)] for v in board[r * 6 : r * 6 + 6]))
@@ -339,7 +392,8 @@ class QuessGame(Game):
             b[i], b[j] = b[j], 0
             boards.append(b)
         boards.reverse()
-        state[Q_BOARD : Q_BOARD + 36] = board
+        for i in np.flatnonzero(board):
+            state[Q_BB + board[i] - 1] |= 1 << int(i)
         for b in boards:
             _push_history(state, np.bitwise_xor.reduce(ZOBRIST[np.arange(36), b]))
         for k, (i, j) in enumerate(moves):
@@ -374,8 +428,7 @@ class QuessGame(Game):
             lseat = int(state[E.H_LAST_SEAT])
             for sq in (_frame(last // 36, lseat), _frame(last % 36, lseat)):
                 pic.outline(sq // 6, sq % 6)
-        for i in range(36):
-            v = int(state[Q_BOARD + i])
+        for i, v in enumerate(self.board_cells(state)):
             if v:
                 pic.piece(i // 6, i % 6, ("triangle", "circle", "square")[(v - 1) % 3], (v - 1) // 3)
         return pic.to_array()

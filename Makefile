@@ -1,0 +1,32 @@
+# Two commands on a fresh machine with Python >= 3.10 and pip:
+#   make demo   - create .venv, install, play seeded random Quess games
+#   make test   - create .venv, install with test extras, run the test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# constraints.txt pins torch to the CPU build available on our machines
+PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test test-nojit bench install clean
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP_INSTALL) --upgrade pip "setuptools>=69"
+	$(PIP_INSTALL) -e '.[test,render,bench]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/boardenvs demo --games 3 --seed 0
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench.py --update-readme
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

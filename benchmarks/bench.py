@@ -1,0 +1,267 @@
+"""Environment step throughput, measured side by side in one run.
+
+Run with ``make bench`` (or ``python benchmarks/bench.py``).  Prints a markdown
+table, writes it to ``benchmarks/results.md`` and, with ``--update-readme``,
+into the README between the ``bench:begin``/``bench:end`` markers.
+
+Every row is the median of ``--repeats`` timed runs; the ratio column divides
+by an anchor measured in the same run (this machine is shared and noisy:
+compare ratios, not absolute numbers across runs).
+
+* AEC rows use PettingZoo's own loop (``agent_iter``/``last``/``step``) with a
+  uniformly random legal action from the mask: observation and mask every
+  step, dead steps counted as steps, as PettingZoo's benchmarks do.
+* Batched rows call the engine's step driver (observation, mask, in-kernel
+  auto-reset for every env every step) plus a random legal action per env.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+import boardenvs
+from boardenvs import engine as E
+from boardenvs.registry import make_game
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class NoopEnv(AECEnv):
+    """The API's own ceiling: two agents, a constant observation and mask,
+    games of a fixed length, no rules at all; same wrapper stack as ours."""
+
+    metadata = {"render_modes": [], "name": "noop_v0", "is_parallelizable": False}
+
+    def __init__(self, num_actions=1296, length=120):
+        super().__init__()
+        self.possible_agents = ["player_0", "player_1"]
+        self.length = length
+        self._obs = {"observation": np.zeros((6, 6, 8), np.int8), "action_mask": np.ones(num_actions, np.int8)}
+        box = spaces.Dict(
+            {"observation": spaces.Box(0, 1, (6, 6, 8), np.int8), "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)}
+        )
+        self.observation_spaces = {a: box for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self.t = 0
+
+    def observe(self, agent):
+        return {"observation": self._obs["observation"].copy(), "action_mask": self._obs["action_mask"].copy()}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self.t += 1
+        self._cumulative_rewards[agent] = 0
+        if self.t >= self.length:
+            for a in self.agents:
+                self.terminations[a] = True
+            self.rewards = {"player_0": 1.0, "player_1": -1.0}
+        self.agent_selection = self.agents[self.t % 2]
+        self._accumulate_rewards()
+
+
+def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    game = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        env.reset(seed=seed + game)
+        game += 1
+        for agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+            steps += 1
+    return steps / (time.perf_counter() - t0)
+
+
+def batched_steps_per_second(env_id: str, n: int, seconds: float, **options) -> float:
+    game = make_game(env_id, **options)
+    drivers = E.batched(game.kernels)
+    states = np.zeros((n, game.state_size), np.int64)
+    obs = np.zeros((n, game.obs_size), np.int8)
+    masks = np.zeros((n, game.mask_size), np.int8)
+    rewards = np.zeros((n, game.num_players), np.float32)
+    terminated = np.zeros(n, np.bool_)
+    truncated = np.zeros(n, np.bool_)
+    actions = np.zeros(n, np.int64)
+    nchance = game.num_chance_outcomes
+    drivers.init(states, game.params, np.arange(n, dtype=np.int64) + 12345, nchance)
+    drivers.legal(states, game.params, masks)
+
+    def one_step():
+        drivers.random_actions(states, masks, actions)
+        drivers.step(states, game.params, actions, obs, masks, rewards, terminated, truncated, nchance)
+
+    one_step()  # compiles the drivers
+    iters = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(10):
+            one_step()
+        iters += 10
+    return iters * n / (time.perf_counter() - t0)
+
+
+def startup_seconds(cold: bool) -> float:
+    """Wall time of a fresh interpreter importing boardenvs and playing the
+    first step of Quess through the public env (cold: empty numba cache)."""
+    code = (
+        "import time; t=time.perf_counter(); import boardenvs; e=boardenvs.make('quess_v0'); e.reset(seed=0);"
+        "m=e.observe(e.agent_selection)['action_mask']; e.step(int(m.nonzero()[0][0]));"
+        "print(time.perf_counter()-t)"
+    )
+    env = dict(os.environ)
+    if cold:
+        import tempfile
+
+        env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="boardenvs-cold-")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def quess_game_lengths(games: int, n: int = 4096) -> np.ndarray:
+    """Lengths (turns) of random-vs-random Quess games, from the batched
+    driver with truncation out of reach (for QU-13's documented default)."""
+    game = make_game("quess_v0", max_turns=20000)
+    drivers = E.batched(game.kernels)
+    states = np.zeros((n, game.state_size), np.int64)
+    masks = np.zeros((n, game.mask_size), np.int8)
+    obs = np.zeros((n, game.obs_size), np.int8)
+    rewards = np.zeros((n, 2), np.float32)
+    term = np.zeros(n, np.bool_)
+    trunc = np.zeros(n, np.bool_)
+    actions = np.zeros(n, np.int64)
+    drivers.init(states, game.params, np.arange(n, dtype=np.int64) + 777, 0)
+    drivers.legal(states, game.params, masks)
+    lengths = []
+    # only each env's first game counts: later ones would favour short games
+    counted = np.zeros(n, np.bool_)
+    while len(lengths) < games:
+        before = states[:, E.H_TURN].copy()
+        drivers.random_actions(states, masks, actions)
+        drivers.step(states, game.params, actions, obs, masks, rewards, term, trunc, 0)
+        done = (term | trunc) & ~counted
+        lengths.extend((before[done] + 1).tolist())
+        counted |= done
+        if counted.all():
+            counted[:] = False
+            drivers.init(states, game.params, np.arange(n, dtype=np.int64) + 777 + len(lengths), 0)
+            drivers.legal(states, game.params, masks)
+    return np.array(lengths[:games])
+
+
+def fmt(x: float) -> str:
+    if x >= 1e6:
+        return f"{x / 1e6:.2f}M"
+    if x >= 1e3:
+        return f"{x / 1e3:.1f}k"
+    return f"{x:.0f}"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=1.5, help="length of one timed run")
+    ap.add_argument("--repeats", type=int, default=5, help="timed runs per row (median reported)")
+    ap.add_argument("--lengths", type=int, default=20000, help="random Quess games for the length table (0: skip)")
+    ap.add_argument("--update-readme", action="store_true")
+    args = ap.parse_args(argv)
+
+    def median(fn):
+        fn()  # warm-up: compilation, caches
+        return statistics.median(fn() for _ in range(args.repeats))
+
+    rows = []  # (system, what, steps/s, anchor key)
+    s = args.seconds
+    noop = median(lambda: aec_steps_per_second(lambda: wrappers.OrderEnforcingWrapper(NoopEnv()), s))
+    rows.append(("no-op AEC env, same wrapper stack (ceiling)", "AEC", noop))
+    quess = median(lambda: aec_steps_per_second(lambda: boardenvs.make("quess_v0"), s))
+    rows.append(("boardenvs quess_v0", "AEC", quess))
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except Exception as exc:  # pragma: no cover - optional anchor
+        c4 = None
+        print(f"(connect_four_v3 skipped: {exc}; pip install 'boardenvs[bench]')", file=sys.stderr)
+    else:
+        c4 = median(lambda: aec_steps_per_second(lambda: connect_four_v3.env(), s))
+        rows.append(("PettingZoo classic connect_four_v3", "AEC", c4))
+    for n in (1, 64, 4096):
+        rows.append((f"boardenvs quess_v0 batched, N = {n}", "batched", median(lambda: batched_steps_per_second("quess_v0", n, s))))
+
+    lines = [
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"median of {args.repeats} runs of {s:g} s; ratios against anchors from this same run.",
+        "",
+        "| system | API | steps/s | vs no-op AEC | vs connect_four_v3 |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for name, api, rate in rows:
+        c4_ratio = f"{rate / c4:.2f}x" if c4 else "-"
+        lines.append(f"| {name} | {api} | {fmt(rate)} | {rate / noop:.2f}x | {c4_ratio} |")
+    cold = startup_seconds(cold=True)
+    warm = statistics.median(startup_seconds(cold=False) for _ in range(3))
+    lines += [
+        "",
+        f"Start-up, import + first step of quess_v0 in a fresh interpreter: {warm:.2f} s with numba's cache warm, "
+        f"{cold:.1f} s cold (compiling the kernels). The batched drivers compile once per process on first use.",
+    ]
+    if args.lengths:
+        lens = quess_game_lengths(args.lengths)
+        pct = np.percentile(lens, [50, 90, 99, 99.9])
+        lines += [
+            "",
+            f"Quess random-vs-random game length over {len(lens)} games (turns): median {pct[0]:.0f}, "
+            f"p90 {pct[1]:.0f}, p99 {pct[2]:.0f}, p99.9 {pct[3]:.0f}, max {lens.max()}.",
+        ]
+    table = "\n".join(lines)
+    print(table)
+    (ROOT / "benchmarks" / "results.md").write_text(table + "\n")
+    if args.update_readme:
+        readme = ROOT / "README.md"
+        text = readme.read_text()
+        new = re.sub(
+            r"(<!-- bench:begin -->\n).*?(<!-- bench:end -->)",
+            lambda m: m.group(1) + table + "\n" + m.group(2),
+            text,
+            flags=re.S,
+        )
+        readme.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
