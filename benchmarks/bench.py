@@ -156,7 +156,10 @@ def startup_seconds(cold: bool) -> float:
 
 def quess_game_lengths(games: int, n: int = 4096) -> np.ndarray:
     """Lengths (turns) of random-vs-random Quess games, from the batched
-    driver with truncation out of reach (for QU-13's documented default)."""
+    driver with truncation out of reach (for QU-13's documented default).
+    Each env's first game counts, and every batch runs until all its games
+    are over (stopping earlier would favour short games)."""
+    n = min(n, games)
     game = make_game("quess_v0", max_turns=20000)
     drivers = E.batched(game.kernels)
     states = np.zeros((n, game.state_size), np.int64)
@@ -171,7 +174,7 @@ def quess_game_lengths(games: int, n: int = 4096) -> np.ndarray:
     lengths = []
     # only each env's first game counts: later ones would favour short games
     counted = np.zeros(n, np.bool_)
-    while len(lengths) < games:
+    while True:
         before = states[:, E.H_TURN].copy()
         drivers.random_actions(states, masks, actions)
         drivers.step(states, game.params, actions, obs, masks, rewards, term, trunc, 0)
@@ -179,6 +182,8 @@ def quess_game_lengths(games: int, n: int = 4096) -> np.ndarray:
         lengths.extend((before[done] + 1).tolist())
         counted |= done
         if counted.all():
+            if len(lengths) >= games:
+                break
             counted[:] = False
             drivers.init(states, game.params, np.arange(n, dtype=np.int64) + 777 + len(lengths), 0)
             drivers.legal(states, game.params, masks)

@@ -75,6 +75,7 @@ class BoardEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
+        self._alive = int(self._state[E.H_ALIVE])
         self._settle()
 
     def observe(self, agent):
@@ -125,11 +126,22 @@ class BoardEnv(AECEnv):
         """After the state changed: resolve chance, refresh the mask, and hand
         the ended agents their rewards and flags."""
         state = self._state
+        game = self.game
         while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
-            probs = self.game.chance_probs(state)
-            self.game.kernels.apply(state, self.game.params, int(self.np_random.choice(len(probs), p=probs)))
+            probs = game.chance_probs(state)
+            game.kernels.apply(state, game.params, int(self.np_random.choice(len(probs), p=probs)))
         status = state[E.H_STATUS]
+        if status == E.PLAYING:
+            # the kernels' mask also spans the chance outcomes, which may
+            # outnumber the actions (a die with more faces than moves)
+            self._mask = game.legal_mask(state)[: game.num_actions]
+        else:
+            self._mask = self._no_mask
+        self.agent_selection = self.possible_agents[int(state[E.H_CURRENT])]
         alive = int(state[E.H_ALIVE])
+        if status == E.PLAYING and alive == self._alive:
+            return  # the common case: nobody's episode ended
+        self._alive = alive
         newly_done = False
         for agent in self.agents:
             if self._done(agent):
@@ -139,13 +151,8 @@ class BoardEnv(AECEnv):
                 self.rewards[agent] = float(state[E.H_RET + seat])
                 self.terminations[agent] = status == E.TERMINATED or not (alive >> seat) & 1
                 self.truncations[agent] = status == E.TRUNCATED and (alive >> seat) & 1 == 1
-                self.infos[agent] = {**self.infos[agent], "end_reason": self.game.end_reason(state)}
+                self.infos[agent] = {**self.infos[agent], "end_reason": game.end_reason(state)}
                 newly_done = True
-        if status == E.PLAYING:
-            self._mask = self.game.legal_mask(state)
-        else:
-            self._mask = self._no_mask
-        self.agent_selection = self.possible_agents[int(state[E.H_CURRENT])]
         if newly_done:
             self._deads_step_first()
 
@@ -160,6 +167,7 @@ class BoardEnv(AECEnv):
             self.rewards[agent] = 0.0
             self.terminations[agent] = False
             self.truncations[agent] = False
+        self._alive = -1  # force the end-of-game bookkeeping
         self._settle()
         for agent in self.agents:
             self._cumulative_rewards[agent] = self.rewards[agent]
@@ -191,9 +199,19 @@ class BoardEnv(AECEnv):
         pass
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, except that a step after the game ended
+    raises (C-6) where PettingZoo's only logs a warning."""
+
+    def step(self, action):
+        if self._has_reset and not self.agents:
+            raise IllegalActionError(f"step({action!r}) after the game ended: call reset() first")
+        super().step(action)
+
+
 def wrap(raw: BoardEnv):
-    """The wrapper stack of the registered env: PettingZoo's order enforcing
-    (step/observe before reset, and the like) over the raw env, which does its
-    own C-6 checks (PettingZoo's AssertOutOfBounds/TerminateIllegal wrappers
-    raise AssertionError and skip wrong types, so they do not fit C-6)."""
-    return wrappers.OrderEnforcingWrapper(raw)
+    """The wrapper stack of the registered env: order enforcing (step/observe
+    before reset, and the like) over the raw env, which does its own C-6
+    checks (PettingZoo's AssertOutOfBounds/TerminateIllegal wrappers raise
+    AssertionError and skip wrong types, so they do not fit C-6)."""
+    return OrderEnforcing(raw)

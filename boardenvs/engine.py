@@ -11,13 +11,14 @@ one row, never allocating:
 ``init(state, params, first_seat)``
     start a new game (call :func:`new_game` first, then lay out the board).
 ``legal(state, params, mask) -> int``
-    fill the int8 ``mask`` for whoever acts now and return how many are set.
+    write every entry of the int8 ``mask`` (1 = legal) for whoever acts now
+    and return how many are set.
     At a chance node the "actions" are the chance outcomes ``0..k-1``.
 ``apply(state, params, action)``
     play a decision or a chance outcome the mask allows (the faces validate
     first, so a kernel never sees an illegal action and never half-applies).
 ``observe(state, params, seat, obs)``
-    write the flat observation of ``seat`` (egocentric) into ``obs``.
+    write every entry of the flat observation of ``seat`` (egocentric).
 ``chance_probs(state, params, probs)``
     at a chance node, the probability of each outcome (zeros elsewhere).
 
@@ -28,7 +29,8 @@ What the contract carries for all five games:
 * **Several decisions per turn**: ``apply`` may leave ``H_CURRENT`` on the same
   seat; ``H_TURN`` counts whole turns (``end_turn``), not decisions.
 * **Eliminations**: :func:`eliminate` clears the seat's ``H_ALIVE`` bit and
-  fixes its return at -1 while the others play on.
+  fixes its return at -1 while the others play on (no later ending changes
+  it: the AEC env has already ended that agent's episode with -1).
 * **Teams**: :func:`win_team` gives +1 to a set of seats and -1 to the rest.
 * **Forced passes** are resolved inside ``apply``: after every call the state
   is terminal or someone (or chance) has a legal action.
@@ -41,10 +43,11 @@ What the contract carries for all five games:
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import config, njit, prange
 
 # --- header slots of every state row -------------------------------------
 H_CURRENT = 0  # seat to act, or CHANCE
@@ -152,18 +155,21 @@ def win_seat(state, winner, reason):
 
 @njit(cache=True)
 def win_team(state, team_mask, reason):
-    """Every seat in the bit mask ``team_mask`` +1, every other seat -1."""
+    """Every seat in the bit mask ``team_mask`` +1, every other seat -1; a
+    seat already eliminated keeps its -1 (its episode ended with it)."""
     n = state[H_NUM_PLAYERS]
     for s in range(n):
-        state[H_RET + s] = 1 if (team_mask >> s) & 1 else -1
+        state[H_RET + s] = 1 if (team_mask >> s) & 1 and (state[H_ALIVE] >> s) & 1 else -1
     end_game(state, reason)
 
 
 @njit(cache=True)
 def draw(state, reason):
+    """0 for every seat still in the game (eliminated seats keep their -1)."""
     n = state[H_NUM_PLAYERS]
     for s in range(n):
-        state[H_RET + s] = 0
+        if (state[H_ALIVE] >> s) & 1:
+            state[H_RET + s] = 0
     end_game(state, reason)
 
 
@@ -205,11 +211,27 @@ def end_turn(state, params, next_seat):
 # --- per-row random numbers -------------------------------------------------
 
 
+def _wraps_around(kernel):
+    """For kernels whose uint64 arithmetic wraps around on purpose: numba
+    wraps silently, but in plain-Python mode (``NUMBA_DISABLE_JIT=1``) numpy
+    warns on every overflow, so there they run under ``np.errstate``."""
+    if not config.DISABLE_JIT:
+        return kernel
+
+    @functools.wraps(kernel)
+    def plain(*args):
+        with np.errstate(over="ignore"):
+            return kernel(*args)
+
+    return plain
+
+
 @njit(cache=True)
 def seed_row(state, seed):
     state[H_RNG] = seed
 
 
+@_wraps_around
 @njit(cache=True)
 def rand_u64(state):
     """splitmix64: one 64-bit draw from the row's own generator."""
@@ -231,6 +253,7 @@ def rand_unit(state):
     return np.float64(rand_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
+@_wraps_around
 @njit(cache=True)
 def _byte_sum(word):
     """Sum of the eight bytes of ``word`` when each byte is 0 or 1."""

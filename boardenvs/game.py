@@ -48,11 +48,12 @@ class Game:
                 f"accepted: {sorted(self.defaults)}"
             )
         self.options = {**self.defaults, **options}
+        max_turns = self.options.get("max_turns", 1)
+        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
+            raise ValueError(f"{self.env_id}: max_turns must be a positive int, got {max_turns!r}")
 
     # -- set-up ------------------------------------------------------------
     def _set_params(self, num_players: int, max_turns: int, first_player, game_params=(), state_size=0):
-        if not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
-            raise ValueError(f"{self.env_id}: max_turns must be a positive int, got {max_turns!r}")
         if first_player == "random":
             first = -1
         elif isinstance(first_player, (int, np.integer)) and 0 <= first_player < num_players:
@@ -84,9 +85,10 @@ class Game:
 
     # -- thin calls into the kernels ----------------------------------------
     def legal_mask(self, state) -> np.ndarray:
-        mask = np.zeros(self.mask_size, np.int8)
-        if state[E.H_STATUS] == E.PLAYING:
-            self.kernels.legal(state, self.params, mask)
+        if state[E.H_STATUS] != E.PLAYING:
+            return np.zeros(self.mask_size, np.int8)
+        mask = np.empty(self.mask_size, np.int8)  # the kernel writes every entry
+        self.kernels.legal(state, self.params, mask)
         return mask
 
     @property
@@ -94,7 +96,7 @@ class Game:
         return max(self.num_actions, self.num_chance_outcomes)
 
     def observe(self, state, seat: int) -> np.ndarray:
-        obs = np.zeros(self.obs_size, np.int8)
+        obs = np.empty(self.obs_size, np.int8)  # the kernel writes every entry
         self.kernels.observe(state, self.params, seat, obs)
         return obs.reshape(self.obs_shape)
 

@@ -42,14 +42,16 @@ class ChessClock(BaseWrapper):
         if raw._done(agent) if raw.agents else True:
             super().step(action)
             return
-        now = self.time_source()
-        self.remaining[agent] -= now - self._started
-        if self.remaining[agent] <= 0.0:
+        elapsed = self.time_source() - self._started
+        if self.remaining[agent] - elapsed <= 0.0:
             self.remaining[agent] = 0.0
             other = next(a for a in self.possible_agents if a != agent)
             raw.adjudicate(other, E.REASON_TIMEOUT)
         else:
+            # a rejected action raises here and charges nothing: the clock
+            # keeps running from the same start
             super().step(action)
+            self.remaining[agent] -= elapsed
             if raw.game.end_reason(raw._state) in CLOCK_DECIDES:
                 a, b = self.possible_agents
                 if self.remaining[a] != self.remaining[b]:

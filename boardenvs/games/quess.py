@@ -306,12 +306,16 @@ _MOVE_RE = re.compile(r"^([A-Fa-f][1-6])-([A-Fa-f][1-6])$")
 
 
 class QuessGame(Game):
+    """Quess with its options fixed: ``first_player`` (``"random"`` or a seat,
+    QU-3) and ``max_turns`` (default 3000, QU-13: about twice the 99.9th
+    percentile of random-vs-random game lengths, measured by ``make bench``)."""
+
     env_id = "quess_v0"
     kernels = KERNELS
     num_actions = NUM_ACTIONS
     obs_shape = (6, 6, OBS_PLANES)
     reason_names = {REASON_ZONE: "zone", REASON_ONE_EACH: "one_each", REASON_NO_MOVE: "no_legal_move"}
-    # QU-13: measured random-vs-random lengths: see README ("Quess game lengths")
+    # QU-13: random-vs-random game lengths are measured by benchmarks/bench.py
     defaults = {"first_player": "random", "max_turns": 3000}
 
     def __init__(self, **options):
@@ -359,7 +363,7 @@ class QuessGame(Game):
         return [ln.rstrip() for ln in lines]
 
     def body_from_text(self, lines: list[str], state) -> None:
-        if len(lines) < 9 or lines[0] != "board:" or lines[1].split() != list("123456"):
+        if len(lines) < 8 or lines[0] != "board:" or lines[1].split() != list("123456"):
             raise NotationError("quess_v0: expected 'board:', the file line '1 2 3 4 5 6' and six rows A..F")
         board = np.zeros(36, np.int64)
         for r in range(6):
@@ -369,6 +373,8 @@ class QuessGame(Game):
                     f"quess_v0: row {'ABCDEF'[r]} must be its letter and six of {PIECE_CHARS!r}, got {lines[2 + r]!r}"
                 )
             board[r * 6 : r * 6 + 6] = [PIECE_CHARS.index(c) for c in cells[1:]]
+        if len(lines) < 9 or not lines[8].startswith("since_capture:"):
+            raise NotationError("quess_v0: the line 'since_capture: <moves>' is missing after the board")
         key, _, rest = lines[8].partition(":")
         if key != "since_capture" or len(lines) > 9:
             raise NotationError("quess_v0: the last line must be 'since_capture: <moves>'")
@@ -392,12 +398,29 @@ class QuessGame(Game):
             b[i], b[j] = b[j], 0
             boards.append(b)
         boards.reverse()
-        for i in np.flatnonzero(board):
-            state[Q_BB + board[i] - 1] |= 1 << int(i)
-        for b in boards:
-            _push_history(state, np.bitwise_xor.reduce(ZOBRIST[np.arange(36), b]))
+        self._replay_history(state, boards[0], moves)
+
+    def _replay_history(self, state, earliest, moves) -> None:
+        """Replay ``moves`` from ``earliest`` with the kernels, checking that
+        each was legal for the side whose turn it was (the last by the side
+        not to move), and copy the rebuilt superko history into ``state``."""
+        n = len(moves)
+        to_move = int(state[E.H_CURRENT])
+        replay = np.zeros(self.state_size, np.int64)
+        E.new_game(replay, self.params, (to_move + n) % 2)
+        for i in np.flatnonzero(earliest):
+            replay[Q_BB + earliest[i] - 1] |= 1 << int(i)
+        _push_history(replay, np.bitwise_xor.reduce(ZOBRIST[np.arange(36), earliest]))
         for k, (i, j) in enumerate(moves):
-            _set_move(state, cap, k, i * 36 + j)
+            seat = int(replay[E.H_CURRENT])
+            action = _frame(i, seat) * 36 + _frame(j, seat)
+            if replay[E.H_STATUS] != E.PLAYING or not self.legal_mask(replay)[action]:
+                raise NotationError(
+                    f"quess_v0: since_capture move {k + 1} ({square_name(i)}-{square_name(j)}) "
+                    f"is not a legal move for player_{seat} there"
+                )
+            self.kernels.apply(replay, self.params, action)
+        state[Q_BB:] = replay[Q_BB:]
 
     # -- pictures ------------------------------------------------------------
     def render_ansi(self, state) -> str:

@@ -1,0 +1,386 @@
+"""Contract race — ``contract_race_v0``: a toy game used only by the tests.
+
+It is built exactly like a real game module (numba kernels + a :class:`Game`
+subclass) and exists to exercise every part of the engine contract that the
+other games need and Quess does not: 2..6 seats, a non-uniform chance node
+every turn, several decisions per turn by the same seat, eliminations, teams,
+forced passes and ``max_turns`` truncation.  It is not registered; the tests
+add it to the registry when they need ``Position.from_text``.
+
+Rules
+-----
+* **CR-1 Seats.** ``num_players`` 2..6, turns in seat order.  Option
+  ``teams``: 0 (everyone for itself) or ``k >= 2`` teams, ``k`` dividing
+  ``num_players`` with at least two seats per team; seat ``s`` is on team
+  ``s % k`` (so the turn order alternates between teams).
+* **CR-2 Track.** Squares ``0`` (start) .. ``goal`` (option, default 9).  Every
+  pawn starts on square 0 with 2 hit points.  Squares ``1..goal-1`` hold at
+  most one pawn; the start and the goal hold any number.  Squares that are
+  multiples of 4 (the start, 4, 8, ...) are *safe*.
+* **CR-3 Turn.** The seat whose turn it is rolls a die with faces 0, 1, 2, 3 of
+  probability 1/8, 3/8, 1/4, 1/4 (a chance node, ``roll 2``).  The roll is the
+  number of decisions that seat then takes, one after another.  ``roll 0``:
+  the turn is lost, and the mud swallows every opponent of the roller (not a
+  teammate) whose pawn waits on the start square with 1 hit point: they are
+  all eliminated at once (CR-4).
+* **CR-4 Decisions.** ``advance``: the own pawn moves one square ahead, if that
+  square is the goal or empty.  ``hit player_k``: seat ``k``'s pawn stands on
+  the square directly ahead of or directly behind the own pawn, that square is
+  not safe, and ``k`` is not a teammate: ``k`` loses one hit point and goes back
+  to the start; at zero hit points ``k`` is **eliminated** (its pawn leaves the
+  track, its return is -1 for good, the others play on; eliminated seats are
+  skipped in the turn order).
+* **CR-5 Forced pass.** A seat with no legal decision, right after its roll or
+  in the middle of its turn, passes the rest of its turn automatically.
+* **CR-6 End.** A pawn reaching the goal wins: that seat (team play: its whole
+  team) +1, every other seat -1.  When only one seat (team play: one team) is
+  left in the game, it wins the same way.  An eliminated seat keeps its -1
+  even if its team wins later.
+* **CR-7** ``max_turns`` (default 200, turns = rolls) truncates (C-3): 0 for the
+  seats still in the game.
+
+Actions ``Discrete(1 + num_players)``: 0 ``advance``, ``1 + k`` ``hit
+player_k``; at a chance node the actions are the die faces ``0..3`` (``roll
+0`` .. ``roll 3``).  Observation ``int8 (num_players, goal + 8)``, one row per
+seat starting with the observer: pawn square one-hot (``goal + 1``
+columns), alive, full hit points, teammate (self included), to act, decisions
+left >= 1, >= 2, >= 3.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from numba import njit
+
+from boardenvs import engine as E
+from boardenvs.errors import IllegalMoveError, NotationError
+from boardenvs.game import Game
+
+# state slots after the generic header
+T_ROLLER = E.HEADER  # the seat whose turn it is (rolls, then decides)
+T_LEFT = T_ROLLER + 1  # decisions left in this turn
+T_POS = T_LEFT + 1  # MAX_PLAYERS pawn squares, -1 once eliminated
+T_HP = T_POS + E.MAX_PLAYERS  # MAX_PLAYERS hit points
+STATE_SIZE = T_HP + E.MAX_PLAYERS
+
+# game options after the generic ones
+P_TEAMS = E.P_GAME
+P_GOAL = E.P_GAME + 1
+
+REASON_GOAL = E.REASON_GAME
+REASON_LAST = E.REASON_GAME + 1
+
+DIE_PROBS = np.array([0.125, 0.375, 0.25, 0.25])
+NUM_FACES = 4
+HIT_POINTS = 2
+ADVANCE = 0
+
+
+# --- kernels -----------------------------------------------------------------
+
+
+@njit(cache=True)
+def _team(params, seat):
+    k = params[P_TEAMS]
+    return seat % k if k > 0 else seat
+
+
+@njit(cache=True)
+def _team_mask(params, seat):
+    m = 0
+    for s in range(params[E.P_NUM_PLAYERS]):
+        if _team(params, s) == _team(params, seat):
+            m |= 1 << s
+    return m
+
+
+@njit(cache=True)
+def _occupant(state, params, sq):
+    """The seat whose pawn is on square ``sq`` (1..goal-1), or -1."""
+    for s in range(params[E.P_NUM_PLAYERS]):
+        if state[T_POS + s] == sq:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _decisions(state, params, seat, mask):
+    """Count (and, if ``mask`` is non-empty, mark) the legal decisions of ``seat``."""
+    write = mask.shape[0] > 0
+    goal = params[P_GOAL]
+    pos = state[T_POS + seat]
+    count = 0
+    if pos + 1 == goal or _occupant(state, params, pos + 1) < 0:
+        count += 1
+        if write:
+            mask[ADVANCE] = 1
+    for sq in (pos + 1, pos - 1):
+        if 1 <= sq < goal and sq % 4 != 0:
+            k = _occupant(state, params, sq)
+            if k >= 0 and _team(params, k) != _team(params, seat):
+                count += 1
+                if write:
+                    mask[1 + k] = 1
+    return count
+
+
+@njit(cache=True)
+def _win(state, params, seat, reason):
+    if params[P_TEAMS] > 0:
+        E.win_team(state, _team_mask(params, seat), reason)
+    else:
+        E.win_seat(state, seat, reason)
+
+
+@njit(cache=True)
+def _teams_left(state, params):
+    seen = 0
+    count = 0
+    for s in range(params[E.P_NUM_PLAYERS]):
+        if E.is_alive(state, s):
+            bit = 1 << _team(params, s)
+            if seen & bit == 0:
+                seen |= bit
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def _knock_out(state, params, k):
+    """CR-4: seat ``k`` leaves the game (its return is -1 for good)."""
+    state[T_HP + k] = 0
+    state[T_POS + k] = -1
+    E.eliminate(state, k)
+
+
+@njit(cache=True)
+def init(state, params, first_seat):
+    E.new_game(state, params, first_seat)
+    for s in range(E.MAX_PLAYERS):
+        on = s < params[E.P_NUM_PLAYERS]
+        state[T_POS + s] = 0 if on else -1
+        state[T_HP + s] = HIT_POINTS if on else 0
+    state[T_ROLLER] = first_seat
+    state[E.H_CURRENT] = E.CHANCE  # CR-3: every turn starts with a roll
+
+
+@njit(cache=True)
+def legal(state, params, mask):
+    mask[:] = 0
+    if state[E.H_CURRENT] == E.CHANCE:
+        for face in range(NUM_FACES):
+            mask[face] = 1
+        return NUM_FACES
+    return _decisions(state, params, state[E.H_CURRENT], mask)
+
+
+@njit(cache=True)
+def apply(state, params, action):
+    if state[E.H_CURRENT] == E.CHANCE:  # CR-3: the roll is the number of decisions
+        seat = state[T_ROLLER]
+        E.record_action(state, E.CHANCE, action)
+        state[T_LEFT] = action
+        state[E.H_CURRENT] = seat
+        if action == 0:  # CR-3: the mud swallows the wounded opponents on the start
+            for k in range(params[E.P_NUM_PLAYERS]):
+                if (
+                    E.is_alive(state, k)
+                    and _team(params, k) != _team(params, seat)
+                    and state[T_POS + k] == 0
+                    and state[T_HP + k] == 1
+                ):
+                    _knock_out(state, params, k)
+            if _teams_left(state, params) == 1:
+                _win(state, params, seat, REASON_LAST)
+    else:
+        seat = state[E.H_CURRENT]
+        E.record_action(state, seat, action)
+        state[T_LEFT] -= 1
+        if action == ADVANCE:
+            state[T_POS + seat] += 1
+            if state[T_POS + seat] == params[P_GOAL]:
+                _win(state, params, seat, REASON_GOAL)
+        else:  # CR-4 hit
+            k = action - 1
+            state[T_HP + k] -= 1
+            state[T_POS + k] = 0
+            if state[T_HP + k] == 0:
+                _knock_out(state, params, k)
+                if _teams_left(state, params) == 1:
+                    _win(state, params, seat, REASON_LAST)
+    # the same seat decides again, unless the game is over, the roll is used
+    # up, or it has no legal decision left (CR-5 forced pass)
+    if state[E.H_STATUS] == E.PLAYING and state[T_LEFT] > 0 and _decisions(state, params, seat, state[0:0]) > 0:
+        return
+    state[T_LEFT] = 0
+    state[T_ROLLER] = E.next_alive_seat(state, seat)
+    E.end_turn(state, params, E.CHANCE)
+
+
+@njit(cache=True)
+def observe(state, params, seat, obs):
+    obs[:] = 0
+    n = params[E.P_NUM_PLAYERS]
+    goal = params[P_GOAL]
+    width = goal + 8
+    acting = state[E.H_CURRENT]
+    for r in range(n):
+        s = (seat + r) % n
+        base = r * width
+        if state[T_POS + s] >= 0:
+            obs[base + state[T_POS + s]] = 1
+        obs[base + goal + 1] = 1 if E.is_alive(state, s) else 0
+        obs[base + goal + 2] = 1 if state[T_HP + s] == HIT_POINTS else 0
+        obs[base + goal + 3] = 1 if _team(params, s) == _team(params, seat) else 0
+        if s == acting:
+            obs[base + goal + 4] = 1
+            for d in range(3):
+                if state[T_LEFT] > d:
+                    obs[base + goal + 5 + d] = 1
+
+
+@njit(cache=True)
+def chance_probs(state, params, probs):
+    probs[:] = 0.0
+    for face in range(NUM_FACES):
+        probs[face] = DIE_PROBS[face]
+
+
+KERNELS = E.Kernels(init, legal, apply, observe, chance_probs)
+
+_ROLL_RE = re.compile(r"^roll ([0-9])$")
+_HIT_RE = re.compile(r"^hit player_([0-9])$")
+
+
+class ContractRaceGame(Game):
+    env_id = "contract_race_v0"
+    kernels = KERNELS
+    num_chance_outcomes = NUM_FACES
+    reason_names = {REASON_GOAL: "goal", REASON_LAST: "last_standing"}
+    defaults = {"num_players": 2, "teams": 0, "goal": 9, "first_player": 0, "max_turns": 200}
+    text_options = ("num_players", "teams", "goal", "max_turns")
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        n, teams, goal = (self.options[k] for k in ("num_players", "teams", "goal"))
+        if not isinstance(n, (int, np.integer)) or not 2 <= n <= E.MAX_PLAYERS:
+            raise ValueError(f"{self.env_id}: num_players must be an int 2..{E.MAX_PLAYERS}, got {n!r}")
+        if not isinstance(teams, (int, np.integer)) or teams < 0 or teams == 1 or (
+            teams and (n % teams or n // teams < 2)
+        ):
+            raise ValueError(
+                f"{self.env_id}: teams must be 0 or k >= 2 dividing num_players={n} into teams of 2+, got {teams!r}"
+            )
+        if not isinstance(goal, (int, np.integer)) or not 2 <= goal <= 20:
+            raise ValueError(f"{self.env_id}: goal must be an int 2..20, got {goal!r}")
+        self.num_actions = 1 + n
+        self.obs_shape = (n, goal + 8)
+        self._set_params(n, self.options["max_turns"], self.options["first_player"], (teams, goal), STATE_SIZE)
+
+    def team_of(self, seat: int) -> int:
+        return int(_team(self.params, seat))
+
+    # -- notation ---------------------------------------------------------
+    def action_to_move(self, state, action: int) -> str:
+        if state[E.H_CURRENT] == E.CHANCE:
+            if not 0 <= action < NUM_FACES:
+                raise ValueError(f"chance outcome {action} is outside 0..{NUM_FACES - 1}")
+            return f"roll {action}"
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is outside 0..{self.num_actions - 1}")
+        return "advance" if action == ADVANCE else f"hit player_{action - 1}"
+
+    def move_to_action(self, state, move: str) -> int:
+        text = move.strip() if isinstance(move, str) else None
+        roll = _ROLL_RE.match(text) if text is not None else None
+        hit = _HIT_RE.match(text) if text is not None else None
+        if text != "advance" and not roll and not hit:
+            raise NotationError(f"{self.env_id}: malformed move {move!r}; expected 'roll 2', 'advance' or 'hit player_1'")
+        at_chance = state[E.H_CURRENT] == E.CHANCE and state[E.H_STATUS] == E.PLAYING
+        # chance outcomes and decisions share the action ids: refuse the wrong kind
+        if bool(roll) != bool(at_chance):
+            who = "chance" if at_chance else f"player_{int(state[E.H_CURRENT])}"
+            raise IllegalMoveError(f"{self.env_id}: {move!r} is not a move for {who}")
+        if roll:
+            return int(roll.group(1))
+        return ADVANCE if hit is None else 1 + int(hit.group(1))
+
+    # -- text form ---------------------------------------------------------
+    def body_to_text(self, state) -> list[str]:
+        n = self.num_players
+        pawns = " ".join("x" if state[T_POS + s] < 0 else str(int(state[T_POS + s])) for s in range(n))
+        return [
+            f"roller: {self.seat_name(int(state[T_ROLLER]))}",
+            f"left: {int(state[T_LEFT])}",
+            f"pawns: {pawns}",
+            "hp: " + " ".join(str(int(state[T_HP + s])) for s in range(n)),
+        ]
+
+    def body_from_text(self, lines: list[str], state) -> None:
+        n, goal = self.num_players, int(self.params[P_GOAL])
+        fields = {}
+        for line in lines:
+            key, sep, value = line.partition(":")
+            if not sep or key not in ("roller", "left", "pawns", "hp") or key in fields:
+                raise NotationError(f"{self.env_id}: unexpected line {line!r}")
+            fields[key] = value.split()
+        if len(fields) != 4:
+            raise NotationError(f"{self.env_id}: the body needs the lines roller, left, pawns and hp")
+        roller = fields["roller"][0] if len(fields["roller"]) == 1 else ""
+        if not (roller.startswith("player_") and roller[7:].isdigit() and int(roller[7:]) < n):
+            raise NotationError(f"{self.env_id}: roller must be player_0..player_{n - 1}")
+        left = fields["left"][0] if len(fields["left"]) == 1 else ""
+        if left not in ("0", "1", "2", "3"):
+            raise NotationError(f"{self.env_id}: left must be 0..3")
+        pawns, hps = fields["pawns"], fields["hp"]
+        if len(pawns) != n or len(hps) != n:
+            raise NotationError(f"{self.env_id}: pawns and hp need {n} values each")
+        state[T_ROLLER] = int(roller[7:])
+        state[T_LEFT] = int(left)
+        for s in range(E.MAX_PLAYERS):
+            state[T_POS + s], state[T_HP + s] = -1, 0
+        taken = set()
+        for s, (p, h) in enumerate(zip(pawns, hps)):
+            alive = (int(state[E.H_ALIVE]) >> s) & 1
+            if p == "x" and h == "0" and not alive:
+                continue
+            if not (p.isdigit() and int(p) <= goal and h in ("1", "2") and alive):
+                raise NotationError(f"{self.env_id}: player_{s}: pawn {p!r} hp {h!r} do not fit its alive flag")
+            if 0 < int(p) < goal:
+                if int(p) in taken:
+                    raise NotationError(f"{self.env_id}: two pawns on square {p}")
+                taken.add(int(p))
+            state[T_POS + s], state[T_HP + s] = int(p), int(h)
+        cur = int(state[E.H_CURRENT])
+        if state[E.H_STATUS] == E.PLAYING and cur != E.CHANCE and cur != state[T_ROLLER]:
+            raise NotationError(f"{self.env_id}: to_move must be chance or the roller")
+
+    # -- pictures ------------------------------------------------------------
+    def render_ansi(self, state) -> str:
+        goal = int(self.params[P_GOAL])
+        cells = []
+        for sq in range(goal + 1):
+            here = [s for s in range(self.num_players) if state[T_POS + s] == sq]
+            if sq in (0, goal):
+                cells.append("S" if sq == 0 else "G")
+            elif here:
+                cells.append("ABCDEF"[here[0]])
+            else:
+                cells.append("*" if sq % 4 == 0 else ".")
+        lines = ["track: " + " ".join(cells)]
+        for s in range(self.num_players):
+            pos = int(state[T_POS + s])
+            where = "out" if pos < 0 else f"square {pos}, hp {int(state[T_HP + s])}"
+            lines.append(f"{'ABCDEF'[s]} {self.seat_name(s)} (team {self.team_of(s)}): {where}")
+        if state[E.H_STATUS] == E.PLAYING:
+            cur = int(state[E.H_CURRENT])
+            status = (
+                f"{self.seat_name(int(state[T_ROLLER]))} to roll"
+                if cur == E.CHANCE
+                else f"{self.seat_name(cur)} to move, {int(state[T_LEFT])} decision(s) left"
+            )
+        else:
+            rets = " ".join(str(int(state[E.H_RET + s])) for s in range(self.num_players))
+            status = f"game over ({self.end_reason(state)}), returns {rets}"
+        return "\n".join(lines + [f"turn {int(state[E.H_TURN])}: {status}"])

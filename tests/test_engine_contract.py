@@ -1,0 +1,572 @@
+"""The engine contract (boardenvs/engine.py) and the generic faces (Position,
+the AEC env, the batched drivers) carry what the five games need: chance nodes
+with non-uniform outcomes, several decisions per turn, eliminations, teams,
+forced passes, truncation, 2..6 seats, cloning by row copy, and a plain-Python
+path that runs the same code.
+
+Everything here runs on the toy game of ``contract_game.py`` (rules CR-1..CR-7
+in its docstring), plus Quess for the plain-Python comparison.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils.conversions import aec_to_parallel
+
+import contract_game as C
+from boardenvs import engine as E
+from boardenvs import registry
+from boardenvs.aec import BoardEnv, wrap
+from boardenvs.errors import IllegalMoveError
+from boardenvs.position import Position
+
+SEATINGS = [
+    pytest.param({"num_players": 2}, id="2p"),
+    pytest.param({"num_players": 3}, id="3p"),
+    pytest.param({"num_players": 4}, id="4p"),
+    pytest.param({"num_players": 6}, id="6p"),
+    pytest.param({"num_players": 4, "teams": 2}, id="4p-2teams"),
+    pytest.param({"num_players": 6, "teams": 3}, id="6p-3teams"),
+    pytest.param({"num_players": 6, "teams": 2}, id="6p-2teams"),
+]
+
+
+@pytest.fixture
+def registered(monkeypatch):
+    """The toy game in the registry, so ``Position.from_text`` finds it."""
+    monkeypatch.setitem(registry._ENVS, C.ContractRaceGame.env_id, ("contract_game", "contract_game:ContractRaceGame"))
+
+
+def make_env(**options):
+    return wrap(BoardEnv(C.ContractRaceGame, **options))
+
+
+def start(**options) -> Position:
+    game = C.ContractRaceGame(**options)
+    return Position(game, game.new_state(int(game.params[E.P_FIRST])))
+
+
+def position(body: str, to_move="chance", turn=0, alive=None, **options) -> Position:
+    """A toy position from its body lines (``roller``, ``left``, ``pawns``, ``hp``)."""
+    game = C.ContractRaceGame(**options)
+    n = game.num_players
+    alive = alive or " ".join(["1"] * n)
+    rets = " ".join("-1" if a == "0" else "0" for a in alive.split())
+    opts = " ".join(f"{k}={game.options[k]}" for k in game.text_options)
+    text = (
+        f"game: {game.env_id}\noptions: {opts}\nto_move: {to_move}\nturn: {turn}\nstatus: playing\n"
+        f"reason: -\nalive: {alive}\nreturns: {rets}\n{body.strip()}\n"
+    )
+    return Position.from_text(text)
+
+
+def random_playout(pos: Position, rng) -> list[tuple[Position, int, Position]]:
+    """Play ``pos`` to the end (chance by its probabilities, decisions
+    uniformly); the list of (before, action, after)."""
+    steps = []
+    while not pos.is_terminal:
+        if pos.is_chance:
+            probs = pos.game.chance_probs(pos.state)
+            action = int(rng.choice(len(probs), p=probs))
+        else:
+            action = int(rng.choice(pos.legal_actions()))
+        after = pos.play(action)
+        steps.append((pos, action, after))
+        pos = after
+    return steps
+
+
+# --- chance nodes ------------------------------------------------------------
+
+
+def test_chance_node_in_position():
+    pos = start(num_players=3)
+    assert pos.to_move == -1 and pos.is_chance
+    outcomes = pos.chance_outcomes()
+    assert outcomes == [("roll 0", 0.125), ("roll 1", 0.375), ("roll 2", 0.25), ("roll 3", 0.25)]
+    assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+    # at a chance node the legal "moves" are exactly the outcomes
+    assert pos.legal_moves() == [o for o, _ in outcomes]
+    after = pos.play("roll 3")
+    assert after.to_move == 0 and not after.is_chance
+    assert after.legal_moves() == ["advance"]
+    assert after.chance_outcomes() == []
+    assert int(after.state[C.T_LEFT]) == 3
+    assert int(after.state[E.H_LAST_SEAT]) == E.CHANCE and int(after.state[E.H_LAST_ACTION]) == 3
+    assert pos.to_move == -1, "play() must not change the Position it is called on"
+    # outcomes and decisions share action ids: the notation refuses the wrong kind
+    with pytest.raises(IllegalMoveError):
+        pos.play("advance")
+    with pytest.raises(IllegalMoveError):
+        after.play("roll 1")
+
+
+def test_chance_probabilities_drive_in_kernel_sampling():
+    """engine.sample_probs (used by the batched drivers) follows the
+    non-uniform probabilities, not a uniform choice among the outcomes."""
+    game = C.ContractRaceGame()
+    state = game.new_state(0, rng_seed=2024)
+    probs = game.chance_probs(state)
+    draws = np.array([E.sample_probs(state, probs) for _ in range(20000)])
+    freq = np.bincount(draws, minlength=4) / draws.size
+    np.testing.assert_allclose(freq, C.DIE_PROBS, atol=0.015)
+
+
+# --- several decisions per turn ------------------------------------------------
+
+
+def test_several_decisions_per_turn_keep_the_mover_and_count_one_turn():
+    pos = start(num_players=2).play("roll 3")
+    seen = []
+    for _ in range(3):
+        seen.append((pos.to_move, pos.turn))
+        pos = pos.play("advance")
+    assert seen == [(0, 0), (0, 0), (0, 0)], "the same seat decides three times within turn 0"
+    assert pos.to_move == -1 and pos.turn == 1, "H_TURN counts the whole turn once"
+    assert int(pos.state[C.T_ROLLER]) == 1
+    assert int(pos.state[E.H_DECISIONS]) == 4  # one chance outcome + three decisions
+    assert pos.play("roll 1").to_move == 1
+
+
+def test_turn_counts_rolls_over_random_games():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        steps = random_playout(start(num_players=3, first_player=1), rng)
+        rolls = sum(1 for before, _, _ in steps if before.is_chance)
+        assert steps[-1][2].turn == rolls, "one turn per roll, whatever the number of decisions"
+        decisions = sum(1 for before, _, _ in steps if not before.is_chance)
+        assert int(steps[-1][2].state[E.H_DECISIONS]) == rolls + decisions
+
+
+# --- eliminations --------------------------------------------------------------
+
+
+def test_elimination_in_position(registered):
+    pos = position("roller: player_0\nleft: 0\npawns: 2 3 0\nhp: 2 1 2", num_players=3)
+    pos = pos.play("roll 2")
+    assert pos.legal_moves() == ["hit player_1"]
+    pos = pos.play("hit player_1")
+    assert not pos.alive(1) and pos.returns[1] == -1.0
+    assert not pos.is_terminal, "the others play on"
+    assert pos.legal_moves() == ["advance"] and pos.to_move == 0
+    pos = pos.play("advance").play("roll 1")
+    assert pos.to_move == 2, "the eliminated seat is skipped"
+    pos = pos.play("advance").play("roll 0")
+    assert pos.is_chance and int(pos.state[C.T_ROLLER]) == 2, "roll 0 loses the turn; player_1 still skipped"
+
+
+def test_last_seat_standing_wins(registered):
+    pos = position("roller: player_0\nleft: 0\npawns: 5 6 x\nhp: 2 1 0", alive="1 1 0", num_players=3)
+    pos = pos.play("roll 1").play("hit player_1")
+    assert pos.is_terminal and not pos.is_truncated
+    assert pos.end_reason == "last_standing"
+    assert pos.returns == (1.0, -1.0, -1.0)
+
+
+def test_mud_eliminates_several_seats_at_once(registered):
+    pos = position("roller: player_0\nleft: 0\npawns: 0 0 0 5\nhp: 2 1 1 2", num_players=4)
+    pos = pos.play("roll 0")
+    assert [pos.alive(s) for s in range(4)] == [True, False, False, True]
+    assert pos.returns == (0.0, -1.0, -1.0, 0.0) and not pos.is_terminal
+    assert pos.is_chance and int(pos.state[C.T_ROLLER]) == 3
+
+
+@pytest.mark.parametrize("num_players", [4, 6])
+def test_eliminated_agents_leave_the_aec_env_and_others_finish(num_players):
+    finished_after_elimination = 0
+    several_at_once = 0
+    for seed in range(30):
+        env = make_env(num_players=num_players, first_player="random")
+        env.reset(seed=seed)
+        raw = env.unwrapped
+        rng = np.random.default_rng(seed)
+        gone = []
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if not (term or trunc):
+                assert agent not in gone
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                out = [a for a in env.agents if env.terminations[a]]
+                if len(out) >= 2 and raw._state[E.H_STATUS] == E.PLAYING:
+                    several_at_once += 1
+                continue
+            if raw._state[E.H_STATUS] == E.PLAYING:  # knocked out mid-game
+                seat = raw._seat[agent]
+                assert term and not trunc and reward == -1.0
+                assert not raw.position().alive(seat)
+                live = [a for a in env.agents if raw.position().alive(raw._seat[a])]
+                assert len(live) >= 2 and not any(env.terminations[a] or env.truncations[a] for a in live)
+                env.step(None)
+                assert agent not in env.agents
+                pending = [a for a in env.agents if env.terminations[a]]
+                # the other knocked-out agents step first, then play resumes with the mover
+                expected = pending[0] if pending else f"player_{raw.position().to_move}"
+                assert env.agent_selection == expected
+                gone.append(agent)
+                continue
+            # the game is over: the agents still in get their results
+            assert reward == raw.position().returns[raw._seat[agent]]
+            assert agent not in gone
+            env.step(None)
+        pos = raw.position()
+        assert pos.is_terminal and not env.agents
+        if gone and not pos.is_truncated:
+            finished_after_elimination += 1
+            assert sorted(pos.returns) == [-1.0] * (num_players - 1) + [1.0]
+            for agent in gone:
+                assert pos.returns[raw._seat[agent]] == -1.0
+    assert finished_after_elimination >= 5, "too few games with an elimination before the end"
+    if num_players == 6:
+        assert several_at_once >= 1, "no step knocked out several agents at once"
+
+
+# --- teams -----------------------------------------------------------------------
+
+
+def test_team_members_share_the_win(registered):
+    # 4 players, teams {0, 2} and {1, 3}: player_2 reaches the goal
+    pos = position(
+        "roller: player_2\nleft: 0\npawns: 1 2 8 3\nhp: 2 2 2 2", num_players=4, teams=2
+    )
+    pos = pos.play("roll 1").play("advance")
+    assert pos.is_terminal and pos.end_reason == "goal"
+    assert pos.returns == (1.0, -1.0, 1.0, -1.0)
+
+
+def test_eliminated_teammate_keeps_its_minus_one(registered):
+    # player_3 (team 1) is out; team 1 = {1, 3} wins later: player_3 stays at -1,
+    # as the AEC env already gave it -1 when it left
+    pos = position(
+        "roller: player_1\nleft: 0\npawns: 1 8 2 x\nhp: 2 2 2 0", alive="1 1 1 0", num_players=4, teams=2
+    )
+    pos = pos.play("roll 1").play("advance")
+    assert pos.returns == (-1.0, 1.0, -1.0, -1.0)
+
+
+def test_last_team_standing_wins(registered):
+    # teams {0, 2} and {1, 3}; player_3 already out, player_0 knocks out player_1
+    pos = position(
+        "roller: player_0\nleft: 0\npawns: 2 3 5 x\nhp: 2 1 2 0", alive="1 1 1 0", num_players=4, teams=2
+    )
+    pos = pos.play("roll 1").play("hit player_1")
+    assert pos.is_terminal and pos.end_reason == "last_standing"
+    assert pos.returns == (1.0, -1.0, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("opts", [{"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3}])
+def test_teams_in_the_aec_env(opts):
+    wins = 0
+    for seed in range(15):
+        env = make_env(first_player="random", **opts)
+        env.reset(seed=seed)
+        raw = env.unwrapped
+        rng = np.random.default_rng(seed)
+        results = {}
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            if term or trunc:
+                results[agent] = reward
+                env.step(None)
+            else:
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        pos = raw.position()
+        if pos.is_truncated:
+            continue
+        wins += 1
+        winners = {a for a, r in results.items() if r == 1.0}
+        teams = {raw.game.team_of(raw._seat[a]) for a in winners}
+        assert len(teams) == 1, "one team wins"
+        team = teams.pop()
+        for agent, reward in results.items():
+            seat = raw._seat[agent]
+            if raw.game.team_of(seat) != team:
+                assert reward == -1.0
+            else:  # every member of the winning team still in the game gets +1
+                assert reward == (1.0 if pos.alive(seat) else -1.0)
+    assert wins >= 10
+
+
+# --- forced pass -----------------------------------------------------------------
+
+
+def test_forced_pass_right_after_the_roll(registered):
+    # player_1 stands on the safe square 4 right ahead of player_0: no advance, no hit
+    pos = position("roller: player_0\nleft: 0\npawns: 3 4\nhp: 2 2", num_players=2)
+    assert pos.is_chance
+    after = pos.play("roll 2")
+    assert after.is_chance and after.turn == 1, "apply passed player_0's turn by itself"
+    assert int(after.state[C.T_ROLLER]) == 1 and int(after.state[C.T_LEFT]) == 0
+
+
+def test_forced_pass_in_the_middle_of_a_turn(registered):
+    # a teammate (team play) blocks the way after one step
+    pos = position(
+        "roller: player_0\nleft: 0\npawns: 1 0 3 0\nhp: 2 2 2 2", num_players=4, teams=2
+    ).play("roll 3")
+    assert pos.legal_moves() == ["advance"]
+    after = pos.play("advance")
+    assert after.is_chance and after.turn == 1, "two decisions were left, none legal: the turn passed"
+    assert int(after.state[C.T_ROLLER]) == 1
+
+
+@pytest.mark.parametrize("opts", [o.values[0] for o in SEATINGS], ids=[o.id for o in SEATINGS])
+def test_a_mover_always_has_a_legal_action(opts):
+    """After every apply the state is terminal, at a chance node, or its mover
+    has a legal decision; forced passes happen along the way."""
+    rng = np.random.default_rng(11)
+    passes = 0
+    for _ in range(30):
+        for before, action, after in random_playout(start(**opts), rng):
+            assert after.is_terminal or len(after.legal_actions()) > 0
+            if not after.is_terminal and after.is_chance and after.turn == before.turn + 1:
+                left = int(before.state[C.T_LEFT])
+                if (before.is_chance and action > 0) or (not before.is_chance and left > 1):
+                    passes += 1
+    assert passes > 0
+
+
+# --- truncation --------------------------------------------------------------------
+
+
+def test_max_turns_truncates_in_position():
+    rng = np.random.default_rng(3)
+    seen = 0
+    for _ in range(20):
+        end = random_playout(start(num_players=4, max_turns=4), rng)[-1][2]
+        if not end.is_truncated:
+            continue
+        seen += 1
+        assert end.turn == 4 and end.end_reason == "max_turns"
+        assert end.returns == tuple(0.0 if end.alive(s) else -1.0 for s in range(4))
+    assert seen >= 10
+
+
+def test_max_turns_truncates_in_the_aec_env():
+    """The AEC side of PettingZoo's max_cycles_test, for a turn-based env:
+    ``max_turns`` ends the episode after exactly that many turns, with
+    truncation for every agent still in and one final ``None`` step each."""
+    env = make_env(num_players=3, max_turns=6, goal=20)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    dead_steps = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            dead_steps[agent] = dead_steps.get(agent, 0) + 1
+            if trunc:
+                assert not term and reward == 0.0 and info["end_reason"] == "max_turns"
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    pos = env.unwrapped.position()
+    assert pos.is_truncated and pos.turn == 6
+    assert dead_steps == {a: 1 for a in env.possible_agents}
+
+
+def test_max_cycles_test_needs_a_parallel_env():
+    """PettingZoo's max_cycles_test builds ``mod.parallel_env(max_cycles=...)``
+    and counts one parallel step per cycle; a turn-based AEC env with several
+    decisions per turn is not parallelizable, and says so."""
+    env = make_env(num_players=3)
+    assert env.metadata["is_parallelizable"] is False
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(env)
+
+
+# --- PettingZoo's own tests -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("opts", [o.values[0] for o in SEATINGS], ids=[o.id for o in SEATINGS])
+def test_pettingzoo_api_and_seed(opts):
+    api_test(make_env(first_player="random", **opts), num_cycles=200)
+    seed_test(lambda: make_env(first_player="random", **opts), num_cycles=200)
+
+
+def test_pettingzoo_api_with_truncation():
+    api_test(make_env(num_players=3, max_turns=3), num_cycles=50)
+
+
+# --- batched drivers ----------------------------------------------------------------
+
+_DRIVERS = {}
+
+
+def drivers():
+    if "d" not in _DRIVERS:
+        _DRIVERS["d"] = E.batched(C.KERNELS)
+    return _DRIVERS["d"]
+
+
+def run_batched(game, seeds, steps, check=True, d=None):
+    """Random play of len(seeds) rows for ``steps`` steps; the final states and
+    every finished episode as (step, row, rewards, terminated)."""
+    d = d or drivers()
+    n, params, nchance = len(seeds), game.params, game.num_chance_outcomes
+    states = np.zeros((n, game.state_size), np.int64)
+    obs = np.zeros((n, game.obs_size), np.int8)
+    masks = np.zeros((n, game.mask_size), np.int8)
+    rewards = np.zeros((n, game.num_players), np.float32)
+    term = np.zeros(n, np.bool_)
+    trunc = np.zeros(n, np.bool_)
+    actions = np.zeros(n, np.int64)
+    d.init(states, params, np.asarray(seeds, np.int64), nchance)
+    d.legal(states, params, masks)
+    episodes = []
+    for t in range(steps):
+        if check:
+            # chance is resolved in-kernel and forced passes in apply: every row
+            # waits on a decision with at least one legal action
+            assert (states[:, E.H_STATUS] == E.PLAYING).all()
+            assert (states[:, E.H_CURRENT] >= 0).all()
+            assert (masks.sum(axis=1) > 0).all()
+        d.random_actions(states, masks, actions)
+        d.step(states, params, actions, obs, masks, rewards, term, trunc, nchance)
+        for i in np.flatnonzero(term | trunc):
+            episodes.append((t, int(i), rewards[i].copy(), bool(term[i])))
+        if check and t % 25 == 0:
+            for i in range(n):
+                seat = int(states[i, E.H_CURRENT])
+                np.testing.assert_array_equal(masks[i], game.legal_mask(states[i]))
+                np.testing.assert_array_equal(obs[i], game.observe(states[i], seat).ravel())
+    return states, episodes
+
+
+@pytest.mark.parametrize("opts", [{"num_players": 3}, {"num_players": 4, "teams": 2}])
+def test_batched_drivers_autoreset_and_reproduce(opts):
+    game = C.ContractRaceGame(first_player="random", max_turns=15, **opts)
+    n = game.num_players
+    seeds = np.arange(64) + 1000
+    states, episodes = run_batched(game, seeds, 300)
+    ends = [e[3] for e in episodes]
+    assert sum(ends) > 64 and len(ends) - sum(ends) > 10, "both game ends and truncations, auto-reset"
+    for _, _, rew, terminated in episodes:
+        assert set(rew.tolist()) <= {-1.0, 0.0, 1.0}
+        if terminated:
+            winners = [s for s in range(n) if rew[s] == 1.0]
+            assert winners and all(rew[s] == -1.0 for s in range(n) if s not in winners)
+            assert len({game.team_of(s) for s in winners}) == 1
+        else:
+            assert (rew <= 0).all()
+    # the same seeds give the same games; other seeds do not
+    states2, episodes2 = run_batched(game, seeds, 300, check=False)
+    np.testing.assert_array_equal(states, states2)
+    assert [(t, i, r.tolist(), e) for t, i, r, e in episodes] == [(t, i, r.tolist(), e) for t, i, r, e in episodes2]
+    states3, _ = run_batched(game, seeds + 1, 300, check=False)
+    assert not np.array_equal(states, states3)
+
+
+def test_batched_illegal_action_forfeits_the_row():
+    game = C.ContractRaceGame(num_players=3)
+    d = drivers()
+    states = np.zeros((2, game.state_size), np.int64)
+    masks = np.zeros((2, game.mask_size), np.int8)
+    obs = np.zeros((2, game.obs_size), np.int8)
+    rewards = np.zeros((2, 3), np.float32)
+    term, trunc = np.zeros(2, np.bool_), np.zeros(2, np.bool_)
+    d.init(states, game.params, np.array([1, 2], np.int64), game.num_chance_outcomes)
+    d.legal(states, game.params, masks)
+    mover = int(states[0, E.H_CURRENT])
+    actions = np.array([int(np.flatnonzero(masks[0] == 0)[0]), int(np.flatnonzero(masks[1])[0])], np.int64)
+    d.step(states, game.params, actions, obs, masks, rewards, term, trunc, game.num_chance_outcomes)
+    assert term.tolist() == [True, False]
+    assert rewards[0, mover] == -1.0 and (np.delete(rewards[0], mover) == 0).all()
+
+
+# --- cloning ----------------------------------------------------------------------------
+
+
+def test_cloning_is_a_row_copy():
+    rng = np.random.default_rng(9)
+    pos = start(num_players=3)
+    for _ in range(7):
+        pos = pos.play(int(rng.choice(pos.legal_actions())))
+    text = pos.to_text()
+    snapshot = pos.state.copy()
+    clone = pos.copy()
+    assert clone.state is not pos.state and np.array_equal(clone.state, pos.state)
+    for _ in range(5):
+        if clone.is_terminal:
+            break
+        clone = clone.play(clone.legal_actions()[-1])
+    assert pos.to_text() == text and np.array_equal(pos.state, snapshot)
+
+    # kernels on a copied row: the original row, RNG included, is untouched,
+    # and the copy replays the original's future exactly
+    game = C.ContractRaceGame(num_players=4)
+    rows = np.zeros((2, game.state_size), np.int64)
+    rows[0] = game.new_state(0, rng_seed=77)
+    rows[1] = rows[0]  # the clone
+    probs = game.chance_probs(rows[1])
+    outcome = E.sample_probs(rows[1], probs)
+    game.kernels.apply(rows[1], game.params, outcome)
+    assert rows[0, E.H_CURRENT] == E.CHANCE and rows[0, E.H_RNG] == 77
+    assert E.sample_probs(rows[0], probs) == outcome
+
+
+def test_text_round_trip_through_a_game(registered):
+    rng = np.random.default_rng(4)
+    for opts in ({"num_players": 3}, {"num_players": 6, "teams": 2}):
+        for before, _, after in random_playout(start(**opts), rng):
+            for pos in (before, after):
+                back = Position.from_text(pos.to_text())
+                assert back == pos and back.to_move == pos.to_move and back.returns == pos.returns
+                assert np.array_equal(back.action_mask(), pos.action_mask())
+
+
+# --- the plain-Python path ----------------------------------------------------------------
+
+TESTS_DIR = Path(__file__).resolve().parent
+
+
+def sample_runs() -> dict:
+    """A small fixed sample through Position (Quess and the toy game) and the
+    batched drivers; JSON-able, so a NUMBA_DISABLE_JIT=1 process can compare."""
+    out = {"quess": [], "toy": [], "batched": None}
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        pos = registry.position("quess_v0", max_turns=30, first_player=seed % 2)
+        while not pos.is_terminal:
+            pos = pos.play(int(rng.choice(pos.legal_actions())))
+        out["quess"].append([pos.to_text(), list(pos.returns)])
+    for seed, opts in enumerate(({"num_players": 2}, {"num_players": 5}, {"num_players": 6, "teams": 3})):
+        end = random_playout(start(**opts), np.random.default_rng(seed))[-1][2]
+        out["toy"].append([end.to_text(), list(end.returns)])
+    game = C.ContractRaceGame(num_players=3, first_player="random", max_turns=10)
+    states, episodes = run_batched(game, np.arange(4) + 7, 40, check=False)
+    out["batched"] = [states.tolist(), [(t, i, r.tolist(), e) for t, i, r, e in episodes]]
+    # a long sparse mask, as Quess' (counted eight entries at a time)
+    mask = np.zeros(40, np.int8)
+    mask[[3, 9, 17, 31, 38]] = 1
+    row = np.zeros(E.HEADER, np.int64)
+    row[E.H_RNG] = -5
+    out["sample_mask"] = [int(E.sample_mask(row, mask)) for _ in range(30)]
+    return out
+
+
+def test_plain_python_path_runs_the_same_code():
+    jitted = json.loads(json.dumps(sample_runs()))
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(TESTS_DIR)}
+    code = (
+        "import json, numba, test_engine_contract as t;"
+        "assert numba.config.DISABLE_JIT;"
+        "print(json.dumps(t.sample_runs()))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+        env=env, cwd=TESTS_DIR, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    plain = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert plain["quess"] == jitted["quess"]
+    assert plain["toy"] == jitted["toy"]
+    assert plain["batched"] == jitted["batched"]
+    assert plain["sample_mask"] == jitted["sample_mask"]
+    assert set(jitted["sample_mask"]) == {3, 9, 17, 31, 38}
+    assert any("status: terminated" in text for text, _ in jitted["toy"])
