@@ -520,6 +520,15 @@ def test_text_round_trip_through_a_game(registered):
                 assert np.array_equal(back.action_mask(), pos.action_mask())
 
 
+def test_render_ansi_through_the_env():
+    env = make_env(num_players=3, render_mode="ansi")
+    env.reset(seed=0)
+    picture = env.render()
+    assert picture.splitlines()[0].startswith("track: S") and "to move" in picture
+    with pytest.raises(NotImplementedError):
+        env.unwrapped.game.render_rgb(env.unwrapped._state)
+
+
 # --- the plain-Python path ----------------------------------------------------------------
 
 TESTS_DIR = Path(__file__).resolve().parent
