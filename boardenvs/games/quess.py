@@ -25,7 +25,7 @@ Notation           ``F3-E3`` (from-to, captures too; lower case accepted)
 Superko (QU-8) is tracked with Zobrist hashes of every board since the last
 capture: a capture lowers the piece count for good, so no earlier board can
 come back, and every capture-free move is checked against that list (a
-1024-bit Bloom filter in the state skips the scan for almost every move).
+4096-bit Bloom filter in the state skips the scan for almost every move).
 """
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ import re
 
 import numpy as np
 from numba import njit
+from numba.core.extending import overload
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import engine as E
 from ..errors import NotationError
@@ -48,7 +50,7 @@ Q_BB = E.HEADER  # six bitboards, one per colour and shape (index 3 * colour + s
 Q_HASH = Q_BB + 6  # Zobrist hash of the current board
 Q_HLEN = Q_HASH + 1  # boards since the last capture, the current one included
 Q_BLOOM = Q_HLEN + 1
-BLOOM_WORDS = 16
+BLOOM_WORDS = 64  # a 4096-bit Bloom filter, two bits per board
 Q_HIST = Q_BLOOM + BLOOM_WORDS  # hashes of the boards since the last capture
 # then, from Q_HIST + capacity, the moves between those boards (i * 36 + j in
 # absolute squares, four 16-bit moves per slot), so the text form can list
@@ -122,10 +124,18 @@ def _frame(i, seat):
 
 
 @njit(cache=True)
+def _bloom_bits(h):
+    """The two filter bits of board hash ``h`` (12 bits each, from its top)."""
+    u = np.uint64(h)
+    return np.int64(u >> np.uint64(52)), np.int64((u >> np.uint64(40)) & np.uint64(4095))
+
+
+@njit(cache=True)
 def _push_history(state, h):
     """Record board hash ``h`` as having occurred (QU-8); the board becomes current."""
-    bit = np.int64(np.uint64(h) >> np.uint64(54))
-    state[Q_BLOOM + (bit >> 6)] |= np.int64(1) << (bit & 63)
+    b1, b2 = _bloom_bits(h)
+    state[Q_BLOOM + (b1 >> 6)] |= np.int64(1) << (b1 & 63)
+    state[Q_BLOOM + (b2 >> 6)] |= np.int64(1) << (b2 & 63)
     state[Q_HIST + state[Q_HLEN]] = h
     state[Q_HLEN] += 1
     state[Q_HASH] = h
@@ -145,13 +155,25 @@ def _get_move(state, cap, k):
 
 @njit(cache=True)
 def _seen(state, h):
-    bit = np.int64(np.uint64(h) >> np.uint64(54))
-    if (state[Q_BLOOM + (bit >> 6)] >> (bit & 63)) & 1 == 0:
+    b1, b2 = _bloom_bits(h)
+    if (state[Q_BLOOM + (b1 >> 6)] >> (b1 & 63)) & 1 == 0 or (state[Q_BLOOM + (b2 >> 6)] >> (b2 & 63)) & 1 == 0:
         return False
     for k in range(state[Q_HLEN]):
         if state[Q_HIST + k] == h:
             return True
     return False
+
+
+def _lowest_bit(x):
+    """Index of the lowest set bit of ``x`` > 0 (plain Python; compiled code
+    uses the processor's trailing-zero count, see the overload below)."""
+    x = int(x)
+    return (x & -x).bit_length() - 1
+
+
+@overload(_lowest_bit)
+def _lowest_bit_compiled(x):
+    return lambda x: trailing_zeros(x)
 
 
 @njit(cache=True)
@@ -203,31 +225,28 @@ def _moves(state, seat, mask, first_only):
         code = 1 + 3 * seat + shape
         capturable = opp & ~state[Q_BB + other + shape]  # QU-4: never the same shape
         pieces = state[Q_BB + code - 1]
-        i = 0
         while pieces:
-            if pieces & 1:
-                if shape == TRIANGLE:
-                    targets = STEP_BB[i]
-                elif shape == CIRCLE:
-                    targets = KNIGHT_BB[i]
-                else:
-                    targets = _rook_targets(i, occ)
-                caps = targets & capturable
-                t = (targets & ~occ) | caps
-                j = 0
-                while t:
-                    # a capture lowers the piece count, so it never repeats a
-                    # board; a quiet move must not recreate one (QU-8)
-                    if t & 1 and ((caps >> j) & 1 or not _seen(state, h ^ ZOBRIST[i, code] ^ ZOBRIST[j, code])):
-                        count += 1
-                        if write:
-                            mask[_frame(i, seat) * 36 + _frame(j, seat)] = 1
-                        if first_only:
-                            return count
-                    t >>= 1
-                    j += 1
-            pieces >>= 1
-            i += 1
+            i = _lowest_bit(pieces)
+            pieces &= pieces - 1
+            if shape == TRIANGLE:
+                targets = STEP_BB[i]
+            elif shape == CIRCLE:
+                targets = KNIGHT_BB[i]
+            else:
+                targets = _rook_targets(i, occ)
+            caps = targets & capturable
+            t = (targets & ~occ) | caps
+            while t:
+                j = _lowest_bit(t)
+                t &= t - 1
+                # a capture lowers the piece count, so it never repeats a
+                # board; a quiet move must not recreate one (QU-8)
+                if (caps >> j) & 1 or not _seen(state, h ^ ZOBRIST[i, code] ^ ZOBRIST[j, code]):
+                    count += 1
+                    if write:
+                        mask[_frame(i, seat) * 36 + _frame(j, seat)] = 1
+                    if first_only:
+                        return count
     return count
 
 
@@ -287,12 +306,10 @@ def observe(state, params, seat, obs):
     for k in range(6):
         plane = k % 3 + (0 if k // 3 == seat else 3)
         bb = state[Q_BB + k]
-        i = 0
         while bb:
-            if bb & 1:
-                obs[_frame(i, seat) * OBS_PLANES + plane] = 1
-            bb >>= 1
-            i += 1
+            i = _lowest_bit(bb)
+            bb &= bb - 1
+            obs[_frame(i, seat) * OBS_PLANES + plane] = 1
 
 
 @njit(cache=True)
@@ -307,7 +324,7 @@ _MOVE_RE = re.compile(r"^([A-Fa-f][1-6])-([A-Fa-f][1-6])$")
 
 class QuessGame(Game):
     """Quess with its options fixed: ``first_player`` (``"random"`` or a seat,
-    QU-3) and ``max_turns`` (default 3000, QU-13: about twice the 99.9th
+    QU-3) and ``max_turns`` (default 3000, QU-13: nearly twice the 99.9th
     percentile of random-vs-random game lengths, measured by ``make bench``)."""
 
     env_id = "quess_v0"
