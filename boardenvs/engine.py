@@ -110,11 +110,6 @@ def new_game(state, params, first_seat):
 
 
 @njit(cache=True)
-def is_over(state):
-    return state[H_STATUS] != PLAYING
-
-
-@njit(cache=True)
 def is_alive(state, seat):
     return (state[H_ALIVE] >> seat) & 1 == 1
 
@@ -224,11 +219,6 @@ def _wraps_around(kernel):
             return kernel(*args)
 
     return plain
-
-
-@njit(cache=True)
-def seed_row(state, seed):
-    state[H_RNG] = seed
 
 
 @_wraps_around

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine as E
-from .errors import IllegalMoveError, NotationError
+from .errors import NotationError
 
 STATUS_NAMES = {E.PLAYING: "playing", E.TERMINATED: "terminated", E.TRUNCATED: "truncated"}
 GENERIC_REASONS = {
@@ -105,17 +105,6 @@ class Game:
         if self.num_chance_outcomes and state[E.H_CURRENT] == E.CHANCE:
             self.kernels.chance_probs(state, self.params, probs)
         return probs
-
-    def checked_apply(self, state, action: int) -> None:
-        """Apply ``action`` if legal; otherwise raise and leave ``state`` as is."""
-        if state[E.H_STATUS] != E.PLAYING:
-            raise IllegalMoveError(f"{self.env_id}: the game is over; no action can be applied")
-        mask = self.legal_mask(state)
-        if not 0 <= action < mask.shape[0] or not mask[action]:
-            raise IllegalMoveError(
-                f"{self.env_id}: action {action} ({self.describe_action(state, action)}) is not legal here"
-            )
-        self.kernels.apply(state, self.params, action)
 
     def describe_action(self, state, action) -> str:
         try:
