@@ -7,14 +7,20 @@ BIN := $(VENV)/bin
 # constraints.txt pins torch to the CPU build available on our machines
 PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: demo test test-nojit bench install clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) --upgrade pip "setuptools>=69"
-	$(PIP_INSTALL) -e '.[test,render,bench]'
+	$(PIP_INSTALL) -e '.[test,render]'
 	touch $(STAMP)
+
+# the benchmark's anchors (PettingZoo classic, OpenSpiel) only for make bench
+$(BENCH_STAMP): $(STAMP)
+	$(PIP_INSTALL) -e '.[test,render,bench]'
+	touch $(BENCH_STAMP)
 
 install: $(STAMP)
 
@@ -24,7 +30,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-bench: $(STAMP)
+bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench.py --update-readme
 
 clean:

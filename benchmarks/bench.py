@@ -13,6 +13,11 @@ compare ratios, not absolute numbers across runs).
   step, dead steps counted as steps, as PettingZoo's benchmarks do.
 * Batched rows call the engine's step driver (observation, mask, in-kernel
   auto-reset for every env every step) plus a random legal action per env.
+* OpenSpiel rows (when ``open_spiel`` is installed, ``pip install
+  'boardenvs[bench]'``): the C++ game through pyspiel, with the legal-action
+  list and the observation tensor every step, as design.md's anchors were taken.
+  ``amazons`` is Quagmire's nearest published relative (move, then block a
+  cell, on a shrinking board); OpenSpiel splits its move into three decisions.
 """
 from __future__ import annotations
 
@@ -137,11 +142,28 @@ def batched_steps_per_second(env_id: str, n: int, seconds: float, **options) -> 
     return iters * n / (time.perf_counter() - t0)
 
 
-def startup_seconds(cold: bool) -> float:
+def openspiel_steps_per_second(name: str, seconds: float, seed: int = 0) -> float:
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.observation_tensor()
+            state.apply_action(legal[rng.integers(len(legal))])
+            steps += 1
+    return steps / (time.perf_counter() - t0)
+
+
+def startup_seconds(cold: bool, env_id: str = "quess_v0") -> float:
     """Wall time of a fresh interpreter importing boardenvs and playing the
-    first step of Quess through the public env (cold: empty numba cache)."""
+    first step of ``env_id`` through the public env (cold: empty numba cache)."""
     code = (
-        "import time; t=time.perf_counter(); import boardenvs; e=boardenvs.make('quess_v0'); e.reset(seed=0);"
+        f"import time; t=time.perf_counter(); import boardenvs; e=boardenvs.make('{env_id}'); e.reset(seed=0);"
         "m=e.observe(e.agent_selection)['action_mask']; e.step(int(m.nonzero()[0][0]));"
         "print(time.perf_counter()-t)"
     )
@@ -210,12 +232,12 @@ def main(argv=None) -> int:
         fn()  # warm-up: compilation, caches
         return statistics.median(fn() for _ in range(args.repeats))
 
-    rows = []  # (system, what, steps/s, anchor key)
+    rows = []  # (system, API, steps/s)
     s = args.seconds
     noop = median(lambda: aec_steps_per_second(lambda: wrappers.OrderEnforcingWrapper(NoopEnv()), s))
     rows.append(("no-op AEC env, same wrapper stack (ceiling)", "AEC", noop))
-    quess = median(lambda: aec_steps_per_second(lambda: boardenvs.make("quess_v0"), s))
-    rows.append(("boardenvs quess_v0", "AEC", quess))
+    for env_id in ("quess_v0", "quagmire_v0"):
+        rows.append((f"boardenvs {env_id}", "AEC", median(lambda: aec_steps_per_second(lambda: boardenvs.make(env_id), s))))
     try:
         from pettingzoo.classic import connect_four_v3
     except Exception as exc:  # pragma: no cover - optional anchor
@@ -224,26 +246,38 @@ def main(argv=None) -> int:
     else:
         c4 = median(lambda: aec_steps_per_second(lambda: connect_four_v3.env(), s))
         rows.append(("PettingZoo classic connect_four_v3", "AEC", c4))
-    for n in (1, 64, 4096):
-        rows.append((f"boardenvs quess_v0 batched, N = {n}", "batched", median(lambda: batched_steps_per_second("quess_v0", n, s))))
+    try:
+        import pyspiel  # noqa: F401
+    except Exception as exc:  # pragma: no cover - optional anchor
+        amazons = None
+        print(f"(OpenSpiel amazons skipped: {exc}; pip install 'boardenvs[bench]')", file=sys.stderr)
+    else:
+        amazons = median(lambda: openspiel_steps_per_second("amazons", s))
+        rows.append(("OpenSpiel amazons (C++, obs tensor each step)", "pyspiel", amazons))
+    for env_id in ("quess_v0", "quagmire_v0"):
+        for n in (1, 64, 4096):
+            rows.append((f"boardenvs {env_id} batched, N = {n}", "batched", median(lambda: batched_steps_per_second(env_id, n, s))))
 
     lines = [
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
         f"median of {args.repeats} runs of {s:g} s; ratios against anchors from this same run.",
         "",
-        "| system | API | steps/s | vs no-op AEC | vs connect_four_v3 |",
-        "|---|---|---:|---:|---:|",
+        "| system | API | steps/s | vs no-op AEC | vs connect_four_v3 | vs OpenSpiel amazons |",
+        "|---|---|---:|---:|---:|---:|",
     ]
     for name, api, rate in rows:
         c4_ratio = f"{rate / c4:.2f}x" if c4 else "-"
-        lines.append(f"| {name} | {api} | {fmt(rate)} | {rate / noop:.2f}x | {c4_ratio} |")
-    cold = startup_seconds(cold=True)
-    warm = statistics.median(startup_seconds(cold=False) for _ in range(3))
-    lines += [
-        "",
-        f"Start-up, import + first step of quess_v0 in a fresh interpreter: {warm:.2f} s with numba's cache warm, "
-        f"{cold:.1f} s cold (compiling the kernels). The batched drivers compile once per process on first use.",
-    ]
+        amazons_ratio = f"{rate / amazons:.2f}x" if amazons else "-"
+        lines.append(f"| {name} | {api} | {fmt(rate)} | {rate / noop:.2f}x | {c4_ratio} | {amazons_ratio} |")
+    lines.append("")
+    for env_id in ("quess_v0", "quagmire_v0"):
+        cold = startup_seconds(cold=True, env_id=env_id)
+        warm = statistics.median(startup_seconds(cold=False, env_id=env_id) for _ in range(3))
+        lines.append(
+            f"Start-up, import + first step of {env_id} in a fresh interpreter: {warm:.2f} s with numba's cache warm, "
+            f"{cold:.1f} s cold (compiling its kernels)."
+        )
+    lines.append("The batched drivers compile once per process on first use.")
     if args.lengths:
         lens = quess_game_lengths(args.lengths)
         pct = np.percentile(lens, [50, 90, 99, 99.9])

@@ -4,7 +4,7 @@
 >>> env = boardenvs.make("quess_v0")
 >>> pos = boardenvs.position("quess_v0").play("F3-E3")
 """
-from . import quess_v0
+from . import quagmire_v0, quess_v0
 from .errors import IllegalActionError, IllegalMoveError, NotationError
 from .position import Position
 from .registry import ENV_IDS, make, position
@@ -18,5 +18,6 @@ __all__ = [
     "Position",
     "make",
     "position",
+    "quagmire_v0",
     "quess_v0",
 ]

@@ -12,30 +12,54 @@ from .errors import IllegalActionError
 from .game import Game
 from .position import Position
 
-ILLEGAL_ACTION_MODES = ("raise", "lose")
+ILLEGAL_ACTION_MODES = ("raise", "lose", "random")
 
 
 class BoardEnv(AECEnv):
     """A PettingZoo AEC env over one game's kernels (see each game module for
     its card: agents, actions, observation, rewards, options).
 
-    Options common to all games: ``render_mode`` (``"ansi"`` or
-    ``"rgb_array"``), ``illegal_action`` (``"raise"``: an IllegalActionError,
-    state untouched; ``"lose"``: the offender gets -1, the others 0, and the
-    game ends, PettingZoo classic's convention), plus the game's own options
-    (``first_player``, ``max_turns``, ...).  Chance nodes are resolved with the
-    env's seeded generator, so agents only ever see decisions.
+    Options common to all games:
+
+    * ``render_mode``: ``"ansi"`` or ``"rgb_array"``;
+    * ``illegal_action``: ``"raise"`` (default: an IllegalActionError, state
+      untouched); ``"lose"`` (the offender gets -1, the others 0, and the game
+      ends, PettingZoo classic's convention); ``"random"`` (an out-of-range or
+      masked-out int is replaced by a uniformly random legal action from the
+      env's seeded generator and ``infos[agent]["illegal_action"]`` says so:
+      for mask-unaware policies such as PettingZoo's ``max_cycles_test``,
+      which samples the whole action space; a non-int still raises);
+    * ``max_cycles``: PettingZoo's name for the length limit: the game is
+      truncated once every agent has been asked ``max_cycles`` times, i.e.
+      ``max_turns = max_cycles * num_players`` (give one or the other);
+    * the game's own options (``first_player``, ``max_turns``, ...).
+
+    Chance nodes are resolved with the env's seeded generator, so agents only
+    ever see decisions.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False, "render_fps": 2}
 
-    def __init__(self, game_cls: type[Game], render_mode: str | None = None, illegal_action: str = "raise", **options):
+    def __init__(
+        self,
+        game_cls: type[Game],
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+        max_cycles: int | None = None,
+        **options,
+    ):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self.game = game_cls(**options)
+        if max_cycles is not None:
+            if "max_turns" in options:
+                raise ValueError("give max_turns or max_cycles, not both")
+            if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
+                raise ValueError(f"max_cycles must be a positive int, got {max_cycles!r}")
+            self.game = game_cls(**options, max_turns=int(max_cycles) * self.game.num_players)
         self.metadata = {**self.metadata, "name": self.game.env_id}
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -95,10 +119,14 @@ class BoardEnv(AECEnv):
         problem = self._check(action)
         seat = self._seat[agent]
         if problem:
-            if self.illegal_action == "raise":
+            if self.illegal_action == "raise" or (self.illegal_action == "random" and not _is_int(action)):
                 raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}")
-            E.forfeit(self._state, seat, E.REASON_ILLEGAL)
             self.infos[agent] = {**self.infos[agent], "illegal_action": f"{action!r}: {problem}"}
+            if self.illegal_action == "lose":
+                E.forfeit(self._state, seat, E.REASON_ILLEGAL)
+            else:
+                substitute = int(self.np_random.choice(np.flatnonzero(self._mask)))
+                self.game.kernels.apply(self._state, self.game.params, substitute)
         else:
             self.game.kernels.apply(self._state, self.game.params, int(action))
         self._cumulative_rewards[agent] = 0.0
@@ -109,10 +137,9 @@ class BoardEnv(AECEnv):
         """Why ``action`` is illegal for the agent to act, or '' if it is legal."""
         if action is None:
             return "None is only valid for an agent that is done"
-        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-            action = int(action)
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        if not _is_int(action):
             return f"an action is an int in 0..{self.game.num_actions - 1}, not {type(action).__name__}"
+        action = int(action)
         if not 0 <= action < self.game.num_actions:
             return f"outside the action space 0..{self.game.num_actions - 1}"
         if not self._mask[action]:
@@ -199,6 +226,13 @@ class BoardEnv(AECEnv):
         pass
 
 
+def _is_int(action) -> bool:
+    """An int, a numpy integer or a 0-d integer array (what ``Discrete.sample`` gives)."""
+    if isinstance(action, np.ndarray):
+        return action.shape == () and np.issubdtype(action.dtype, np.integer)
+    return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+
+
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing, except that a step after the game ended
     raises (C-6) where PettingZoo's only logs a warning."""
@@ -215,3 +249,18 @@ def wrap(raw: BoardEnv):
     checks (PettingZoo's AssertOutOfBounds/TerminateIllegal wrappers raise
     AssertionError and skip wrong types, so they do not fit C-6)."""
     return OrderEnforcing(raw)
+
+
+def turn_based_parallel(env_fn, max_cycles: int | None = None, **options):
+    """The PettingZoo parallel view of a turn-based env (PettingZoo's own
+    ``turn_based_aec_to_parallel``): every live agent sends an action each
+    step, only the action of the agent to act is played, and
+    ``infos[agent]["active_agent"]`` names it.  Every agent is asked once per
+    parallel step, so ``max_cycles`` parallel steps are ``max_cycles`` turns."""
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    if max_cycles is not None:
+        if "max_turns" in options:
+            raise ValueError("give max_turns or max_cycles, not both")
+        options["max_turns"] = max_cycles
+    return turn_based_aec_to_parallel(env_fn(**options))

@@ -1,7 +1,7 @@
 """Command line: ``boardenvs demo`` (the README's main job) and ``boardenvs play``.
 
-``demo`` plays a few seeded games between random agents through the public
-AEC env, prints each final board and a results line.  ``play`` replays moves
+``demo`` plays a few seeded games of every env between random agents through
+the public AEC env, prints each final board and a results line per env.  ``play`` replays moves
 given in notation and prints the position, e.g.
 ``boardenvs play quess_v0 F3-E3 A4-B4``.
 """
@@ -40,20 +40,23 @@ def random_game(env_id: str, seed: int, **options) -> tuple[object, dict, int]:
 
 
 def demo(args) -> int:
-    wins = {}
-    t0 = time.perf_counter()
-    for k in range(args.games):
-        seed = args.seed + k
-        final, totals, steps = random_game(args.env, seed)
-        print(f"--- {args.env} game {k + 1} (seed {seed}): {steps} moves, {final.end_reason}")
-        print(final)
-        winner = [a for a, r in totals.items() if r > 0]
-        key = winner[0] if len(winner) == 1 else ("draw" if not final.is_truncated else "truncated")
-        wins[key] = wins.get(key, 0) + 1
-        print("returns:", {a: int(r) for a, r in totals.items()})
-    elapsed = time.perf_counter() - t0
-    summary = ", ".join(f"{k} {v}" for k, v in sorted(wins.items()))
-    print(f"results: {args.games} random-vs-random {args.env} games: {summary} ({elapsed:.2f} s)")
+    summaries = []
+    for env_id in [args.env] if args.env else ENV_IDS:
+        wins = {}
+        t0 = time.perf_counter()
+        for k in range(args.games):
+            seed = args.seed + k
+            final, totals, steps = random_game(env_id, seed)
+            print(f"--- {env_id} game {k + 1} (seed {seed}): {steps} moves, {final.end_reason}")
+            print(final)
+            winner = [a for a, r in totals.items() if r > 0]
+            key = winner[0] if len(winner) == 1 else ("draw" if not final.is_truncated else "truncated")
+            wins[key] = wins.get(key, 0) + 1
+            print("returns:", {a: int(r) for a, r in totals.items()})
+        elapsed = time.perf_counter() - t0
+        summary = ", ".join(f"{k} {v}" for k, v in sorted(wins.items()))
+        summaries.append(f"results: {args.games} random-vs-random {env_id} games: {summary} ({elapsed:.2f} s)")
+    print("\n".join(summaries))
     return 0
 
 
@@ -70,7 +73,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="boardenvs", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="seeded random-vs-random games, boards and a results line")
-    d.add_argument("--env", default="quess_v0", choices=ENV_IDS)
+    d.add_argument("--env", default=None, choices=ENV_IDS, help="one env (default: every env)")
     d.add_argument("--games", type=int, default=3)
     d.add_argument("--seed", type=int, default=0)
     d.set_defaults(func=demo)

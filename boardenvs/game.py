@@ -109,8 +109,8 @@ class Game:
     def describe_action(self, state, action) -> str:
         try:
             return self.action_to_move(state, action)
-        except (ValueError, IndexError):
-            return "out of range"
+        except (ValueError, IndexError) as exc:
+            return f"action {action} ({exc})"
 
     def end_reason(self, state) -> str:
         code = int(state[E.H_REASON])

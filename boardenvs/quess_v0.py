@@ -1,4 +1,5 @@
-"""``quess_v0`` — PettingZoo-style module access (``env()``, ``raw_env()``).
+"""``quess_v0`` — PettingZoo-style module access (``env()``, ``raw_env()``,
+``parallel_env()``).
 
 See :mod:`boardenvs.games.quess` for the env card.
 """
@@ -6,10 +7,10 @@ from __future__ import annotations
 
 import time
 
-from .aec import BoardEnv, wrap
+from .aec import BoardEnv, turn_based_parallel, wrap
 from .games.quess import QuessGame
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "parallel_env", "raw_env"]
 
 
 def raw_env(render_mode=None, **options) -> BoardEnv:
@@ -26,3 +27,8 @@ def env(render_mode=None, clock_seconds=None, time_source=time.monotonic, **opti
 
         wrapped = ChessClock(wrapped, clock_seconds, time_source=time_source)
     return wrapped
+
+
+def parallel_env(render_mode=None, max_cycles=None, **options):
+    """The turn-based parallel view (see :func:`boardenvs.aec.turn_based_parallel`)."""
+    return turn_based_parallel(env, max_cycles=max_cycles, render_mode=render_mode, **options)

@@ -7,6 +7,7 @@ from . import engine as E
 
 # env id -> (module with env()/raw_env(), Game class path)
 _ENVS = {
+    "quagmire_v0": ("boardenvs.quagmire_v0", "boardenvs.games.quagmire:QuagmireGame"),
     "quess_v0": ("boardenvs.quess_v0", "boardenvs.games.quess:QuessGame"),
 }
 ENV_IDS = tuple(_ENVS)

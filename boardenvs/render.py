@@ -1,10 +1,14 @@
 """Board pictures shared by the games (Pillow); ``rgb_array`` renders use these."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 PALETTE = {
     "board": (238, 225, 196),
+    "cell": (214, 190, 140),
+    "water": (70, 130, 190),
     "grid": (120, 100, 80),
     "zone_0": (250, 240, 215),
     "zone_1": (205, 190, 160),
@@ -66,6 +70,49 @@ class GridPicture:
             self.draw.rectangle((x0, y0, x1, y1), **style)
         else:
             self.draw.polygon([((x0 + x1) // 2, y0), (x1, y1), (x0, y1)], **style)
+
+    def to_array(self) -> np.ndarray:
+        return np.asarray(self.image, dtype=np.uint8).copy()
+
+
+class HexPicture:
+    """A hex-hex board (pointy-top hexes, C-5) with row labels, tinted cells,
+    outlines and round pieces."""
+
+    def __init__(self, board, cell: int = 30):
+        Image, ImageDraw = _pil()
+        self.board, self.size = board, cell
+        width = math.sqrt(3) * cell * board.side
+        height = 1.5 * cell * (board.side - 1) + 2 * cell
+        self.margin = cell
+        self.origin = (width / 2 + self.margin, height / 2 + self.margin // 2)
+        self.image = Image.new("RGB", (int(width + 2 * self.margin), int(height + self.margin)), PALETTE["board"])
+        self.draw = ImageDraw.Draw(self.image)
+        for i in range(board.num_cells):
+            self.tint(i, "cell")
+        for row, members in enumerate(board.rows()):
+            x, y = self._centre(members[0])
+            self.draw.text((x - 1.3 * cell - 4, y - 6), chr(ord("a") + row), fill=PALETTE["label"])
+
+    def _centre(self, i):
+        x, y = self.board.pixel_center(i, self.size)
+        return x + self.origin[0], y + self.origin[1]
+
+    def _corners(self, i, scale=1.0):
+        x, y = self._centre(i)
+        r = self.size * scale
+        return [(x + r * math.cos(math.radians(60 * k + 30)), y + r * math.sin(math.radians(60 * k + 30))) for k in range(6)]
+
+    def tint(self, i, colour):
+        self.draw.polygon(self._corners(i, 0.97), fill=PALETTE[colour], outline=PALETTE["grid"])
+
+    def outline(self, i):
+        self.draw.polygon(self._corners(i, 0.82), outline=PALETTE["last"], width=3)
+
+    def piece(self, i, seat):
+        x, y = self._centre(i)
+        r = self.size * 0.55
+        self.draw.ellipse((x - r, y - r, x + r, y + r), fill=PALETTE[f"player_{seat}"], outline=PALETTE["edge"], width=2)
 
     def to_array(self) -> np.ndarray:
         return np.asarray(self.image, dtype=np.uint8).copy()

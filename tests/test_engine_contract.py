@@ -535,15 +535,24 @@ TESTS_DIR = Path(__file__).resolve().parent
 
 
 def sample_runs() -> dict:
-    """A small fixed sample through Position (Quess and the toy game) and the
-    batched drivers; JSON-able, so a NUMBA_DISABLE_JIT=1 process can compare."""
-    out = {"quess": [], "toy": [], "batched": None}
+    """A small fixed sample through Position (Quess, Quagmire and the toy
+    game) and the batched drivers; JSON-able, so a NUMBA_DISABLE_JIT=1
+    process can compare."""
+    out = {"quess": [], "quagmire": [], "toy": [], "batched": None}
     for seed in range(3):
         rng = np.random.default_rng(seed)
         pos = registry.position("quess_v0", max_turns=30, first_player=seed % 2)
         while not pos.is_terminal:
             pos = pos.play(int(rng.choice(pos.legal_actions())))
         out["quess"].append([pos.to_text(), list(pos.returns)])
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        pos = registry.position("quagmire_v0", radius=2 + seed, first_player=seed % 2)
+        trace = []
+        while not pos.is_terminal:
+            pos = pos.play(int(rng.choice(pos.legal_actions())))
+            trace.append(pos.observation(0).tolist())
+        out["quagmire"].append([pos.to_text(), list(pos.returns), trace])
     for seed, opts in enumerate(({"num_players": 2}, {"num_players": 5}, {"num_players": 6, "teams": 3})):
         end = random_playout(start(**opts), np.random.default_rng(seed))[-1][2]
         out["toy"].append([end.to_text(), list(end.returns)])
@@ -574,6 +583,7 @@ def test_plain_python_path_runs_the_same_code():
     assert proc.returncode == 0, proc.stderr[-3000:]
     plain = json.loads(proc.stdout.strip().splitlines()[-1])
     assert plain["quess"] == jitted["quess"]
+    assert plain["quagmire"] == jitted["quagmire"]
     assert plain["toy"] == jitted["toy"]
     assert plain["batched"] == jitted["batched"]
     assert plain["sample_mask"] == jitted["sample_mask"]

@@ -1,0 +1,243 @@
+"""quagmire_v0 through PettingZoo's own test suite, the parallel view,
+max_cycles, rendering, the registry and C-6 bad input."""
+from __future__ import annotations
+
+import functools
+import types
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, seed_test
+
+import boardenvs
+from boardenvs import IllegalActionError, quagmire_v0, quess_v0
+
+
+def test_registered_with_module_access():
+    assert "quagmire_v0" in boardenvs.ENV_IDS
+    raw = quagmire_v0.raw_env()
+    assert raw.metadata["name"] == "quagmire_v0"
+    assert raw.possible_agents == ["player_0", "player_1"]
+    assert isinstance(boardenvs.make("quagmire_v0").unwrapped, type(raw))
+    with pytest.raises(TypeError, match="unknown option"):
+        boardenvs.make("quagmire_v0", size=3)
+    pos = boardenvs.position("quagmire_v0", radius=2)
+    assert boardenvs.Position.from_text(pos.to_text()).game.options["radius"] == 2
+
+
+@pytest.mark.parametrize("options", [{}, {"radius": 2}, {"radius": 4}, {"first_player": 1}, {"first_player": "random"}])
+def test_pettingzoo_api_test(options):
+    api_test(boardenvs.make("quagmire_v0", **options), num_cycles=200)
+
+
+def test_pettingzoo_api_test_raw_env():
+    api_test(quagmire_v0.raw_env(), num_cycles=200)
+
+
+def test_pettingzoo_seed_test():
+    seed_test(lambda: boardenvs.make("quagmire_v0", first_player="random"), num_cycles=200)
+
+
+def _max_cycles_module(module):
+    """``max_cycles_test`` plays ``action_space(agent).sample()``, ignoring the
+    mask; ``illegal_action="random"`` swaps such actions for legal ones."""
+    return types.SimpleNamespace(
+        env=functools.partial(module.env, illegal_action="random"),
+        parallel_env=functools.partial(module.parallel_env, illegal_action="random"),
+    )
+
+
+@pytest.mark.parametrize("module", [quagmire_v0, quess_v0], ids=["quagmire_v0", "quess_v0"])
+def test_pettingzoo_max_cycles_test(module):
+    max_cycles_test(_max_cycles_module(module))
+
+
+@pytest.mark.parametrize("module", [quagmire_v0, quess_v0], ids=["quagmire_v0", "quess_v0"])
+def test_pettingzoo_parallel_api_test(module):
+    parallel_api_test(module.parallel_env(illegal_action="random"), num_cycles=300)
+
+
+def test_max_cycles_means_each_agent_asked_that_many_times():
+    env = quagmire_v0.env(max_cycles=3, illegal_action="random")
+    assert env.unwrapped.game.options["max_turns"] == 6
+    env.reset(seed=0)
+    asked = {a: 0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        _, _, term, trunc, info = env.last()
+        if term or trunc:
+            assert trunc and not term and info["end_reason"] == "max_turns"
+            env.step(None)
+            continue
+        asked[agent] += 1
+        env.step(env.action_space(agent).sample())
+    assert asked == {"player_0": 3, "player_1": 3}
+    par = quagmire_v0.parallel_env(max_cycles=5)
+    assert par.unwrapped.game.options["max_turns"] == 5
+    with pytest.raises(ValueError, match="not both"):
+        quagmire_v0.env(max_cycles=3, max_turns=10)
+    with pytest.raises(ValueError, match="not both"):
+        quagmire_v0.parallel_env(max_cycles=3, max_turns=10)
+    with pytest.raises(ValueError, match="max_cycles"):
+        quagmire_v0.env(max_cycles=0)
+
+
+def test_parallel_view_plays_only_the_active_agent():
+    par = quagmire_v0.parallel_env()
+    obs, infos = par.reset(seed=3)
+    pos = par.unwrapped.position()
+    assert pos.to_move == 0
+    d4 = pos.move_to_action("@d4")
+    # player_1's action is ignored: it is not its turn
+    obs, rewards, terms, truncs, infos = par.step({"player_0": d4, "player_1": 5})
+    after = par.unwrapped.position()
+    assert after.game.cells(after.state).sum() == 2  # one piece (code 2) on d4
+    assert infos["player_0"]["active_agent"] == "player_1"
+    assert obs["player_1"]["action_mask"].sum() == 36
+
+
+def test_illegal_action_random_substitutes_a_legal_action_and_says_so():
+    env = boardenvs.make("quagmire_v0", illegal_action="random")
+    env.reset(seed=4)
+    env.step(0)  # @a1, legal
+    env.step(0)  # a1 is taken now: replaced by a random legal placement
+    info = env.infos["player_1"]
+    assert "masked out" in info["illegal_action"]
+    pos = env.unwrapped.position()
+    assert pos.game.in_setup(pos.state) and (pos.game.cells(pos.state) >= 2).sum() == 2
+    with pytest.raises(IllegalActionError):
+        env.step("d4")  # a wrong type is still an error
+
+
+def test_illegal_action_random_is_seeded():
+    def run(seed):
+        env = boardenvs.make("quagmire_v0", illegal_action="random")
+        env.reset(seed=seed)
+        for _ in range(20):
+            if not env.agents or env.terminations[env.agent_selection]:
+                break
+            env.step(0)  # almost always masked out
+        return env.unwrapped.position().to_text()
+
+    assert run(1) == run(1)
+    assert run(1) != run(2)
+
+
+def test_c6_masked_out_moves_raise_and_change_nothing():
+    env = boardenvs.make("quagmire_v0")
+    env.reset(seed=0)
+    raw = env.unwrapped
+    before = raw.position()
+    with pytest.raises(IllegalActionError, match="player_0") as info:
+        env.step(37)  # a move during the setup
+    assert "not on the board yet" in str(info.value)
+    assert raw.position() == before and env.agent_selection == "player_0"
+    for move in ("@d4", "@d5", "@a1", "@g4"):
+        env.step(raw.move_to_action(move))
+    before = raw.position()
+    for bad in (18, 36, 121, -1, 2.0, "d4-d5", None):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+        assert raw.position() == before
+    env.step(raw.move_to_action("d4-c4-c5"))
+    assert env.agent_selection == "player_1"
+
+
+def test_lose_on_illegal_action():
+    env = boardenvs.make("quagmire_v0", illegal_action="lose")
+    env.reset(seed=0)
+    env.step(0)
+    env.step(0)  # player_1 places on a taken cell
+    assert env.terminations == {"player_0": True, "player_1": True}
+    assert env.rewards == {"player_0": 0.0, "player_1": -1.0}
+
+
+def test_spaces_match_the_card():
+    for radius, cells in ((3, 37), (2, 19)):
+        env = boardenvs.make("quagmire_v0", radius=radius)
+        env.reset(seed=0)
+        obs = env.observe("player_0")
+        side = 2 * radius + 1
+        assert obs["observation"].shape == (side, side, 5) and obs["observation"].dtype == np.int8
+        assert obs["action_mask"].shape == (cells + 84,) and obs["action_mask"].sum() == cells
+        assert env.observation_space("player_0").contains(obs)
+        assert env.action_space("player_1").n == cells + 84
+        assert env.observe("player_1")["action_mask"].sum() == 0  # not its turn
+
+
+def test_render_ansi_and_rgb():
+    env = boardenvs.make("quagmire_v0", render_mode="ansi")
+    env.reset(seed=0)
+    for move in ("@d4", "@d5", "@a1", "@g4", "d4-c4-c5"):
+        env.step(env.unwrapped.move_to_action(move))
+    text = env.render()
+    assert "d . . . ~ o . ." in text and "c  . . . ~ x ." in text
+    assert "last move d4-c4-c5" in text and "player_1 (o) to move" in text
+    rgb = boardenvs.make("quagmire_v0", render_mode="rgb_array")
+    rgb.reset(seed=0)
+    frames = [rgb.render()]
+    for move in ("@d4", "@d5", "@a1", "@g4", "d4-c4-c5"):
+        rgb.step(rgb.unwrapped.move_to_action(move))
+        frames.append(rgb.render())
+    assert all(f.dtype == np.uint8 and f.ndim == 3 and f.shape[2] == 3 and f.shape == frames[0].shape for f in frames)
+    assert all((a != b).any() for a, b in zip(frames, frames[1:]))
+    # water is drawn in its own colour
+    water = np.array([70, 130, 190], np.uint8)
+    assert not (frames[4] == water).all(axis=2).any() and (frames[5] == water).all(axis=2).sum() > 100
+
+
+def test_cli_play_prints_the_position(capsys):
+    from boardenvs.cli import main
+
+    assert main(["play", "quagmire_v0", "@d4", "@d5", "@a1", "@g4", "d4^b4"]) == 0
+    out = capsys.readouterr().out
+    assert "last move d4^b4" in out and "legal:" in out
+    assert main(["play", "quagmire_v0", "@d4", "@d4"]) == 2
+    assert "illegal" in capsys.readouterr().err
+
+
+def test_cli_demo_plays_every_env(capsys):
+    from boardenvs.cli import main
+
+    assert main(["demo", "--games", "1", "--env", "quagmire_v0"]) == 0
+    out = capsys.readouterr().out
+    assert "results: 1 random-vs-random quagmire_v0 games" in out and "no_legal_move" in out
+
+
+def test_batched_drivers_agree_with_the_row_kernels():
+    """The N-row step driver: the observation and mask of the seat to act,
+    +1/-1 rewards on the rows that ended, and in-kernel auto-reset."""
+    from boardenvs import engine as E
+    from boardenvs.games.quagmire import QuagmireGame
+
+    game = QuagmireGame(radius=2)
+    drivers = E.batched(game.kernels)
+    n = 16
+    states = np.zeros((n, game.state_size), np.int64)
+    obs = np.zeros((n, game.obs_size), np.int8)
+    masks = np.zeros((n, game.mask_size), np.int8)
+    rewards = np.zeros((n, 2), np.float32)
+    term, trunc = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+    actions = np.zeros(n, np.int64)
+    drivers.init(states, game.params, np.arange(n, dtype=np.int64), 0)
+    drivers.legal(states, game.params, masks)
+    ended = 0
+    for _ in range(60):
+        drivers.random_actions(states, masks, actions)  # draws from each row's generator
+        before = states.copy()
+        assert all(masks[i, actions[i]] for i in range(n))
+        drivers.step(states, game.params, actions, obs, masks, rewards, term, trunc, 0)
+        for i in range(n):
+            expected = before[i].copy()
+            game.kernels.apply(expected, game.params, int(actions[i]))
+            if term[i]:
+                ended += 1
+                assert expected[E.H_STATUS] == E.TERMINATED
+                assert sorted(rewards[i]) == [-1.0, 1.0]
+                assert states[i, E.H_TURN] == 0 and states[i, E.H_STATUS] == E.PLAYING  # reset in place
+            else:
+                assert np.array_equal(states[i], expected) and not rewards[i].any()
+            seat = int(states[i, E.H_CURRENT])
+            assert np.array_equal(obs[i], game.observe(states[i], seat).ravel())
+            assert np.array_equal(masks[i], game.legal_mask(states[i]))
+        assert not trunc.any()
+    assert ended > 0
