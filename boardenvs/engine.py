@@ -254,27 +254,28 @@ def _byte_sum(word):
 def sample_mask(state, mask):
     """A uniformly random set entry of the 0/1 int8 ``mask`` (0 if none).
 
-    Counts eight entries at a time (masks are long and sparse)."""
+    Counts eight entries at a time (masks are long and sparse); the loop
+    indices are unsigned so numba drops its negative-index checks."""
     n = mask.shape[0]
     words = n // 8
     wv = mask[: words * 8].view(np.uint64)
     count = 0
     for w in range(words):
-        count += _byte_sum(wv[w])
+        count += _byte_sum(wv[np.uint64(w)])
     for a in range(words * 8, n):
-        count += mask[a]
+        count += mask[np.uint64(a)]
     if count == 0:
         return 0
     k = rand_below(state, count)
     start = 0
     for w in range(words):
-        c = _byte_sum(wv[w])
+        c = _byte_sum(wv[np.uint64(w)])
         if k < c:
             break
         k -= c
         start += 8
     for a in range(start, n):
-        if mask[a]:
+        if mask[np.uint64(a)]:
             if k == 0:
                 return a
             k -= 1
