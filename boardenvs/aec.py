@@ -118,6 +118,8 @@ class BoardEnv(AECEnv):
             return
         problem = self._check(action)
         seat = self._seat[agent]
+        if "illegal_action" in self.infos[agent]:  # said of an earlier step ("random")
+            self.infos[agent] = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
         if problem:
             if self.illegal_action == "raise" or (self.illegal_action == "random" and not _is_int(action)):
                 raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}")
