@@ -26,6 +26,7 @@ from boardenvs import registry
 from boardenvs.aec import BoardEnv, wrap
 from boardenvs.errors import IllegalMoveError
 from boardenvs.position import Position
+from position_text import header
 
 SEATINGS = [
     pytest.param({"num_players": 2}, id="2p"),
@@ -60,11 +61,8 @@ def position(body: str, to_move="chance", turn=0, alive=None, **options) -> Posi
     alive = alive or " ".join(["1"] * n)
     rets = " ".join("-1" if a == "0" else "0" for a in alive.split())
     opts = " ".join(f"{k}={game.options[k]}" for k in game.text_options)
-    text = (
-        f"game: {game.env_id}\noptions: {opts}\nto_move: {to_move}\nturn: {turn}\nstatus: playing\n"
-        f"reason: -\nalive: {alive}\nreturns: {rets}\n{body.strip()}\n"
-    )
-    return Position.from_text(text)
+    lines = header(game.env_id, opts, to_move, turn, alive=alive, returns=rets)
+    return Position.from_text("\n".join(lines) + f"\n{body.strip()}\n")
 
 
 def random_playout(pos: Position, rng) -> list[tuple[Position, int, Position]]:

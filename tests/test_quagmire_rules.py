@@ -16,6 +16,7 @@ from boardenvs import engine as E
 from boardenvs.errors import IllegalMoveError, NotationError
 from boardenvs.games.quagmire import QuagmireGame
 from boardenvs.position import Position
+from position_text import header
 
 EMPTY_R3 = """
     . . . .
@@ -38,17 +39,10 @@ def picture(board: str, **marks) -> str:
 
 def qtext(board: str, to_move=0, radius=3, turn=10, status="playing", reason="-", returns="0 0") -> str:
     rows = [line.split() for line in board.strip("\n").splitlines()]
-    lines = [
-        "game: quagmire_v0",
-        f"options: radius={radius} max_turns=1000",
-        f"to_move: player_{to_move}",
-        f"turn: {turn}",
-        f"status: {status}",
-        f"reason: {reason}",
-        "alive: 1 1",
-        f"returns: {returns}",
-        "board:",
-    ]
+    lines = header(
+        "quagmire_v0", f"radius={radius} max_turns=1000", f"player_{to_move}", turn, status, reason, returns=returns
+    )
+    lines.append("board:")
     lines += [chr(ord("a") + k) + " " + " ".join(r) for k, r in enumerate(rows)]
     return "\n".join(lines) + "\n"
 

@@ -20,6 +20,7 @@ from boardenvs import quess_v0
 from boardenvs.errors import IllegalMoveError
 from boardenvs.games.quess import QuessGame
 from boardenvs.position import Position
+from position_text import header
 
 ROWS = "ABCDEF"
 LIGHT_ZONE = {"F1", "E1", "F2", "D1", "E2", "F3"}
@@ -34,18 +35,8 @@ def qtext(rows, to_move=0, since="", turn=0, max_turns=None, status="playing", r
     if max_turns is None:
         max_turns = QuessGame.defaults["max_turns"]
     assert len(rows) == 6 and all(len(r) == 6 for r in rows)
-    lines = [
-        "game: quess_v0",
-        f"options: max_turns={max_turns}",
-        f"to_move: player_{to_move}",
-        f"turn: {turn}",
-        f"status: {status}",
-        f"reason: {reason}",
-        "alive: 1 1",
-        f"returns: {returns}",
-        "board:",
-        "  1 2 3 4 5 6",
-    ]
+    lines = header("quess_v0", f"max_turns={max_turns}", f"player_{to_move}", turn, status, reason, returns=returns)
+    lines += ["board:", "  1 2 3 4 5 6"]
     lines += [f"{ROWS[r]} " + " ".join(rows[r]) for r in range(6)]
     lines.append(f"since_capture: {since}".rstrip())
     return "\n".join(lines) + "\n"
