@@ -55,11 +55,7 @@ class BoardEnv(AECEnv):
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self.game = game_cls(**options)
         if max_cycles is not None:
-            if "max_turns" in options:
-                raise ValueError("give max_turns or max_cycles, not both")
-            if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
-                raise ValueError(f"max_cycles must be a positive int, got {max_cycles!r}")
-            self.game = game_cls(**options, max_turns=int(max_cycles) * self.game.num_players)
+            self.game = game_cls(**_cycles_as_turns(options, max_cycles, self.game.num_players))
         self.metadata = {**self.metadata, "name": self.game.env_id}
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -228,6 +224,15 @@ class BoardEnv(AECEnv):
         pass
 
 
+def _cycles_as_turns(options: dict, max_cycles, turns_per_cycle: int) -> dict:
+    """``options`` with PettingZoo's ``max_cycles`` given as ``max_turns``."""
+    if "max_turns" in options:
+        raise ValueError("give max_turns or max_cycles, not both")
+    if not _is_int(max_cycles) or max_cycles < 1:
+        raise ValueError(f"max_cycles must be a positive int, got {max_cycles!r}")
+    return {**options, "max_turns": int(max_cycles) * turns_per_cycle}
+
+
 def _is_int(action) -> bool:
     """An int, a numpy integer or a 0-d integer array (what ``Discrete.sample`` gives)."""
     if isinstance(action, np.ndarray):
@@ -262,7 +267,5 @@ def turn_based_parallel(env_fn, max_cycles: int | None = None, **options):
     from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
     if max_cycles is not None:
-        if "max_turns" in options:
-            raise ValueError("give max_turns or max_cycles, not both")
-        options["max_turns"] = max_cycles
+        options = _cycles_as_turns(options, max_cycles, 1)
     return turn_based_aec_to_parallel(env_fn(**options))

@@ -26,7 +26,6 @@ import numpy as np
 from .errors import NotationError
 
 DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
-DIRECTION_NAMES = ("E", "NE", "NW", "W", "SW", "SE")
 MAX_RADIUS = 12  # rows are named a..y
 
 

@@ -145,6 +145,20 @@ def _has_move(state, params, seat):
 
 
 @njit(cache=True)
+def decode_move(params, a, m):
+    """Move ``m`` (0..41) of the piece on cell ``a``: ``(kind, b, c)`` with
+    ``c`` the landing, ``b`` the run's middle or the jumped cell (-1 for a
+    walk); off-board cells are the sentinel ``C``."""
+    t = P_TABLES + TABLE_STRIDE * a + 8 * (m // PER_DIRECTION)
+    k = m % PER_DIRECTION
+    if k == 0:
+        return WALK, -1, params[t]
+    if k < PER_DIRECTION - 1:
+        return RUN, params[t], params[t + k]
+    return JUMP, params[t], params[t + 1]  # QM-6: the jumped cell stays as it is
+
+
+@njit(cache=True)
 def _sort_pieces(state, seat):
     s = M_PIECES + 2 * seat
     if state[s + 1] >= 0 and (state[s] < 0 or state[s + 1] < state[s]):
@@ -197,16 +211,10 @@ def apply(state, params, action):
         nxt = seat if state[M_PLACED] % 2 == 0 else 1 - seat
     else:
         p, m = divmod(action - n, MOVES_PER_PIECE)
-        d, k = divmod(m, PER_DIRECTION)
         a = state[M_PIECES + 2 * seat + p]
-        t = P_TABLES + TABLE_STRIDE * a + 8 * d
-        if k == 0:
-            kind, b, c = WALK, -1, params[t]
-        elif k < PER_DIRECTION - 1:
-            kind, b, c = RUN, params[t], params[t + k]
+        kind, b, c = decode_move(params, a, m)
+        if kind == RUN:
             state[M_CELLS + b] = WATER  # QM-5/QM-7: the middle cell floods too
-        else:
-            kind, b, c = JUMP, params[t], params[t + 1]  # QM-6: B stays as it is
         state[M_CELLS + a] = WATER  # QM-7: the cell left floods, for good
         state[M_CELLS + c] = PIECE + seat
         state[M_PIECES + 2 * seat + p] = c
@@ -283,52 +291,43 @@ class QuagmireGame(Game):
         """Cell codes in reading order: 0 empty, 1 water, 2 + seat a piece."""
         return state[M_CELLS : M_CELLS + self.num_cells]
 
-    def pieces(self, state, seat: int) -> list[int]:
-        """The cells of ``seat``'s placed pieces, piece 0 first."""
-        return [int(c) for c in state[M_PIECES + 2 * seat : M_PIECES + 2 * seat + 2] if c >= 0]
-
     def in_setup(self, state) -> bool:
         return int(state[M_PLACED]) < 4
+
+    def _notation(self, kind, a, b, c) -> str:
+        name = self.board.name
+        if kind == PLACE:
+            return "@" + name(c)
+        if kind == RUN:
+            return f"{name(a)}-{name(b)}-{name(c)}"
+        return f"{name(a)}{'^' if kind == JUMP else '-'}{name(c)}"
 
     def last_move(self, state) -> str:
         """The last move in notation, or '' before the first."""
         kind, a, b, c = (int(v) for v in state[M_LAST : M_LAST + 4])
-        name = self.board.name
-        if kind == PLACE:
-            return "@" + name(c)
-        if kind == WALK:
-            return f"{name(a)}-{name(c)}"
-        if kind == RUN:
-            return f"{name(a)}-{name(b)}-{name(c)}"
-        if kind == JUMP:
-            return f"{name(a)}^{name(c)}"
-        return ""
+        return "" if kind == NONE else self._notation(kind, a, b, c)
+
+    def _piece_cells(self, state) -> list[int]:
+        """The cells of the mover's pieces 0 and 1 (-1 before placed)."""
+        seat = max(int(state[E.H_CURRENT]), 0)
+        return [int(c) for c in state[M_PIECES + 2 * seat : M_PIECES + 2 * seat + 2]]
 
     # -- notation ------------------------------------------------------------
     def action_to_move(self, state, action: int) -> str:
         n = self.num_cells
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action} is outside 0..{self.num_actions - 1}")
-        name = self.board.name
         if action < n:
-            return "@" + name(action)
-        seat = max(int(state[E.H_CURRENT]), 0)
+            return self._notation(PLACE, -1, -1, action)
         p, m = divmod(action - n, MOVES_PER_PIECE)
-        a = int(state[M_PIECES + 2 * seat + p])
+        a = self._piece_cells(state)[p]
         if a < 0:
+            seat = max(int(state[E.H_CURRENT]), 0)
             raise ValueError(f"action {action} moves piece {p} of player_{seat}, which is not on the board yet")
-        d, k = divmod(m, PER_DIRECTION)
-        line = self.board.lines[a, d]
-        if k == 0:
-            path, sep = [a, line[0]], "-"
-        elif k < PER_DIRECTION - 1:
-            b = line[0]
-            path, sep = [a, b, self.board.neighbours[b, (d + RUN_TURNS[k - 1]) % 6] if b >= 0 else -1], "-"
-        else:
-            path, sep = [a, line[1]], "^"
-        if min(path) < 0:
-            raise ValueError(f"action {action} takes the piece on {name(a)} off the board")
-        return sep.join(name(int(c)) for c in path)
+        kind, b, c = (int(v) for v in decode_move(self.params, a, m))
+        if c == n:
+            raise ValueError(f"action {action} takes the piece on {self.board.name(a)} off the board")
+        return self._notation(kind, a, b, c)
 
     def move_to_action(self, state, move: str) -> int:
         if not isinstance(move, str):
@@ -344,26 +343,22 @@ class QuagmireGame(Game):
                 "'d4-d5-e5' (run) or 'd4^d6' (jump)"
             )
         cells = [board.cell(c) for c in (steps or jump).groups() if c is not None]
-        seat = max(int(state[E.H_CURRENT]), 0)
-        mine = [int(c) for c in state[M_PIECES + 2 * seat : M_PIECES + 2 * seat + 2]]
+        mine = self._piece_cells(state)
         if cells[0] not in mine:
+            seat = max(int(state[E.H_CURRENT]), 0)
             raise IllegalMoveError(f"quagmire_v0: {move!r}: player_{seat} has no piece on {board.name(cells[0])}")
-        base = self.num_cells + MOVES_PER_PIECE * mine.index(cells[0])
+        # the move whose decoded path is the notation's
+        kind = JUMP if jump else (WALK, RUN)[len(cells) - 2]
+        a, *rest = cells
+        for m in range(MOVES_PER_PIECE):
+            k, b, c = decode_move(self.params, a, m)
+            if k == kind and c == rest[-1] and (kind != RUN or b == rest[0]):
+                return self.num_cells + MOVES_PER_PIECE * mine.index(a) + m
         if jump:
-            for d in range(6):
-                if board.lines[cells[0], d, 1] == cells[1]:
-                    return base + PER_DIRECTION * d + PER_DIRECTION - 1
             raise IllegalMoveError(f"quagmire_v0: {move!r} is not a jump: the landing must be two cells away in a straight line (QM-6)")
-        dirs = [board.direction(x, y) for x, y in zip(cells, cells[1:])]
-        if min(dirs) < 0:
-            raise IllegalMoveError(f"quagmire_v0: {move!r}: each step of a walk or run goes to a neighbouring cell (QM-4)")
-        if len(dirs) == 1:
-            return base + PER_DIRECTION * dirs[0]
-        d1, d2 = dirs
-        turn = (d2 - d1) % 6
-        if turn not in RUN_TURNS:
+        if kind == RUN and rest[1] == a and board.direction(a, rest[0]) >= 0:
             raise IllegalMoveError(f"quagmire_v0: {move!r}: a run may not turn back to its start (QM-5)")
-        return base + PER_DIRECTION * d1 + 1 + RUN_TURNS.index(turn)
+        raise IllegalMoveError(f"quagmire_v0: {move!r}: each step of a walk or run goes to a neighbouring cell (QM-4)")
 
     # -- text form -----------------------------------------------------------
     def board_lines(self, state) -> list[str]:
