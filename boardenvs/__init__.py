@@ -3,21 +3,32 @@
 >>> import boardenvs
 >>> env = boardenvs.make("quess_v0")
 >>> pos = boardenvs.position("quess_v0").play("F3-E3")
+>>> vec = boardenvs.make_vec("quess_v0", num_envs=64)
 """
-from . import quagmire_v0, quess_v0
-from .errors import IllegalActionError, IllegalMoveError, NotationError
+from . import _threads  # noqa: F401  (numba's threading layer, chosen before any driver runs)
+from .catalog import GAMES
+from .errors import IllegalActionError, IllegalMoveError, NotationError, OptionError
 from .position import Position
-from .registry import ENV_IDS, make, position
+from .registry import game_class, make, make_game, make_vec, position, register
 
-__version__ = "0.1.0"
+for _game in GAMES:
+    register(_game)
+
+ENV_IDS = tuple(g.env_id for g in GAMES)
+
+__version__ = "0.2.0"
 __all__ = [
     "ENV_IDS",
     "IllegalActionError",
     "IllegalMoveError",
     "NotationError",
+    "OptionError",
     "Position",
+    "game_class",
     "make",
+    "make_game",
+    "make_vec",
     "position",
-    "quagmire_v0",
-    "quess_v0",
+    "register",
+    *ENV_IDS,
 ]

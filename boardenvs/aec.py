@@ -6,9 +6,10 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 
 from . import engine as E
-from .errors import IllegalActionError
+from .errors import IllegalActionError, ResetNeededError
 from .game import Game
 from .position import Position
 
@@ -29,9 +30,13 @@ class BoardEnv(AECEnv):
       env's seeded generator and ``infos[agent]["illegal_action"]`` says so:
       for mask-unaware policies such as PettingZoo's ``max_cycles_test``,
       which samples the whole action space; a non-int still raises);
-    * ``max_cycles``: PettingZoo's name for the length limit: the game is
-      truncated once every agent has been asked ``max_cycles`` times, i.e.
-      ``max_turns = max_cycles * num_players`` (give one or the other);
+    * ``max_cycles``: PettingZoo's length limit, counted in decisions: no
+      agent is asked more than ``max_cycles`` times; the game is truncated
+      (end reason ``"max_cycles"``) when an agent that has been asked that
+      often would be asked again.  ``max_turns`` counts the rules' turns
+      instead; both may be given;
+    * ``max_decisions``: truncate after this many decisions in all (the
+      parallel view's ``max_cycles``: there every agent is asked every step);
     * the game's own options (``first_player``, ``max_turns``, ...).
 
     Chance nodes are resolved with the env's seeded generator, so agents only
@@ -46,6 +51,7 @@ class BoardEnv(AECEnv):
         render_mode: str | None = None,
         illegal_action: str = "raise",
         max_cycles: int | None = None,
+        max_decisions: int | None = None,
         **options,
     ):
         super().__init__()
@@ -53,18 +59,19 @@ class BoardEnv(AECEnv):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        self.max_cycles = _positive_or_none(max_cycles, "max_cycles")
+        self.max_decisions = _positive_or_none(max_decisions, "max_decisions")
         self.game = game_cls(**options)
-        if max_cycles is not None:
-            self.game = game_cls(**_cycles_as_turns(options, max_cycles, self.game.num_players))
+        info = self.game.info
         self.metadata = {**self.metadata, "name": self.game.env_id}
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.possible_agents = self.game.agents
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
-        n_act = self.game.num_actions
+        n_act = info.num_actions
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0, 1, self.game.obs_shape, np.int8),
+                "observation": spaces.Box(info.obs_low, info.obs_high, info.obs_shape, np.int8),
                 "action_mask": spaces.Box(0, 1, (n_act,), np.int8),
             }
         )
@@ -83,7 +90,7 @@ class BoardEnv(AECEnv):
     # -- episode ----------------------------------------------------------
     def reset(self, seed=None, options=None):
         if seed is not None:
-            self.np_random, self.np_random_seed = seeding.np_random(seed)
+            self.np_random, self.np_random_seed = seeding.np_random(check_seed(seed))
         first = int(self.game.params[E.P_FIRST])
         if first < 0:  # C-2 "random": drawn from the seeded generator
             first = int(self.np_random.integers(self.game.num_players))
@@ -96,15 +103,19 @@ class BoardEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._alive = int(self._state[E.H_ALIVE])
+        self._asked = [0] * self.game.num_players
+        self._decisions = 0
         self._settle()
 
     def observe(self, agent):
+        self._require_reset("observe")
         seat = self._seat[agent]
         mask = self._mask if agent == self.agent_selection and not self._done(agent) else self._no_mask
         return {"observation": self.game.observe(self._state, seat), "action_mask": mask.copy()}
 
     def step(self, action):
-        if self._state is None or not self.agents:
+        self._require_reset("step")
+        if not self.agents:
             raise IllegalActionError(f"step({action!r}) after the game ended: call reset() first")
         agent = self.agent_selection
         if self._done(agent):
@@ -113,20 +124,21 @@ class BoardEnv(AECEnv):
             self._was_dead_step(action)
             return
         problem = self._check(action)
+        if problem and (self.illegal_action == "raise" or (self.illegal_action == "random" and not _is_int(action))):
+            # rejected: nothing changes, infos included (C-6)
+            raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}")
         seat = self._seat[agent]
-        if "illegal_action" in self.infos[agent]:  # said of an earlier step ("random")
-            self.infos[agent] = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
+        info = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}  # said of an earlier step
         if problem:
-            if self.illegal_action == "raise" or (self.illegal_action == "random" and not _is_int(action)):
-                raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}")
-            self.infos[agent] = {**self.infos[agent], "illegal_action": f"{action!r}: {problem}"}
-            if self.illegal_action == "lose":
-                E.forfeit(self._state, seat, E.REASON_ILLEGAL)
-            else:
-                substitute = int(self.np_random.choice(np.flatnonzero(self._mask)))
-                self.game.kernels.apply(self._state, self.game.params, substitute)
+            info["illegal_action"] = f"{action!r}: {problem}"
+        self.infos[agent] = info
+        if problem and self.illegal_action == "lose":
+            E.forfeit(self._state, seat, E.REASON_ILLEGAL)
         else:
-            self.game.kernels.apply(self._state, self.game.params, int(action))
+            played = int(self.np_random.choice(np.flatnonzero(self._mask))) if problem else int(action)
+            self.game.kernels.apply(self._state, self.game.params, played)
+            self._asked[seat] += 1
+            self._decisions += 1
         self._cumulative_rewards[agent] = 0.0
         self._settle()
         self._accumulate_rewards()
@@ -141,8 +153,12 @@ class BoardEnv(AECEnv):
         if not 0 <= action < self.game.num_actions:
             return f"outside the action space 0..{self.game.num_actions - 1}"
         if not self._mask[action]:
-            return f"masked out ({self.game.describe_action(self._state, int(action))} is not legal now)"
+            return f"masked out, not legal now: {self.game.describe_action(self._state, action)}"
         return ""
+
+    def _require_reset(self, what: str) -> None:
+        if self._state is None:
+            raise ResetNeededError(f"{self.game.env_id}: {what}() before reset(): call reset() first")
 
     def _done(self, agent) -> bool:
         return self.terminations[agent] or self.truncations[agent]
@@ -155,6 +171,11 @@ class BoardEnv(AECEnv):
         while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
             probs = game.chance_probs(state)
             game.kernels.apply(state, game.params, int(self.np_random.choice(len(probs), p=probs)))
+        if state[E.H_STATUS] == E.PLAYING and (
+            (self.max_cycles and self._asked[state[E.H_CURRENT]] >= self.max_cycles)
+            or (self.max_decisions and self._decisions >= self.max_decisions)
+        ):
+            E.truncate(state, E.REASON_MAX_CYCLES)
         status = state[E.H_STATUS]
         if status == E.PLAYING:
             # the kernels' mask also spans the chance outcomes, which may
@@ -174,8 +195,8 @@ class BoardEnv(AECEnv):
             seat = self._seat[agent]
             if status != E.PLAYING or not (alive >> seat) & 1:
                 self.rewards[agent] = float(state[E.H_RET + seat])
-                self.terminations[agent] = status == E.TERMINATED or not (alive >> seat) & 1
-                self.truncations[agent] = status == E.TRUNCATED and (alive >> seat) & 1 == 1
+                self.terminations[agent] = bool(status == E.TERMINATED or not (alive >> seat) & 1)
+                self.truncations[agent] = bool(status == E.TRUNCATED and (alive >> seat) & 1 == 1)
                 self.infos[agent] = {**self.infos[agent], "end_reason": game.end_reason(state)}
                 newly_done = True
         if newly_done:
@@ -200,13 +221,18 @@ class BoardEnv(AECEnv):
     # -- faces ----------------------------------------------------------------
     def position(self) -> Position:
         """A snapshot of the live game as a Position (independent copy)."""
+        self._require_reset("position")
         return Position(self.game, self._state.copy())
 
+    def is_done(self, agent) -> bool:
+        """Has ``agent``'s episode ended (terminated or truncated)?"""
+        return self._state is None or not self.agents or self._done(agent)
+
     def action_to_move(self, action: int) -> str:
-        return self.game.action_to_move(self._state, action)
+        return self.position().action_to_move(action)
 
     def move_to_action(self, move: str) -> int:
-        return self.game.move_to_action(self._state, move)
+        return self.position().move_to_action(move)
 
     def render(self):
         if self.render_mode is None:
@@ -214,8 +240,7 @@ class BoardEnv(AECEnv):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
             return None
-        if self._state is None:
-            raise RuntimeError("render() before reset()")
+        self._require_reset("render")
         if self.render_mode == "ansi":
             return self.game.render_ansi(self._state)
         return self.game.render_rgb(self._state)
@@ -224,28 +249,37 @@ class BoardEnv(AECEnv):
         pass
 
 
-def _cycles_as_turns(options: dict, max_cycles, turns_per_cycle: int) -> dict:
-    """``options`` with PettingZoo's ``max_cycles`` given as ``max_turns``."""
-    if "max_turns" in options:
-        raise ValueError("give max_turns or max_cycles, not both")
-    if not _is_int(max_cycles) or max_cycles < 1:
-        raise ValueError(f"max_cycles must be a positive int, got {max_cycles!r}")
-    return {**options, "max_turns": int(max_cycles) * turns_per_cycle}
+def check_seed(seed) -> int:
+    """A seed as a non-negative int (numpy integers welcome), or ValueError."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"a seed is a non-negative int (or None), got {seed!r}")
+    return int(seed)
+
+
+def _positive_or_none(value, name: str):
+    if value is None:
+        return None
+    if not _is_int(value) or value < 1:
+        raise ValueError(f"{name} must be a positive int (or None), got {value!r}")
+    return int(value)
 
 
 def _is_int(action) -> bool:
     """An int, a numpy integer or a 0-d integer array (what ``Discrete.sample`` gives)."""
     if isinstance(action, np.ndarray):
         return action.shape == () and np.issubdtype(action.dtype, np.integer)
-    return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+    return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order enforcing, except that a step after the game ended
-    raises (C-6) where PettingZoo's only logs a warning."""
+    """PettingZoo's order enforcing, except that a step before reset or
+    after the game ended raises our errors (C-6) where PettingZoo's asserts
+    or only logs a warning."""
 
     def step(self, action):
-        if self._has_reset and not self.agents:
+        if not self._has_reset:
+            raise ResetNeededError(f"step({action!r}) before reset(): call reset() first")
+        if not self.agents:
             raise IllegalActionError(f"step({action!r}) after the game ended: call reset() first")
         super().step(action)
 
@@ -258,14 +292,22 @@ def wrap(raw: BoardEnv):
     return OrderEnforcing(raw)
 
 
+class TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's turn-based parallel conversion, with ``active_agent`` in
+    the infos from ``reset`` on (PettingZoo adds it only after a step)."""
+
+    def reset(self, seed=None, options=None):
+        observations, infos = super().reset(seed=seed, options=options)
+        return observations, {a: {**i, "active_agent": self.aec_env.agent_selection} for a, i in infos.items()}
+
+
 def turn_based_parallel(env_fn, max_cycles: int | None = None, **options):
     """The PettingZoo parallel view of a turn-based env (PettingZoo's own
     ``turn_based_aec_to_parallel``): every live agent sends an action each
     step, only the action of the agent to act is played, and
-    ``infos[agent]["active_agent"]`` names it.  Every agent is asked once per
-    parallel step, so ``max_cycles`` parallel steps are ``max_cycles`` turns."""
-    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
-
-    if max_cycles is not None:
-        options = _cycles_as_turns(options, max_cycles, 1)
-    return turn_based_aec_to_parallel(env_fn(**options))
+    ``infos[agent]["active_agent"]`` names it.  Every agent is asked at every
+    parallel step, so ``max_cycles`` parallel steps are ``max_cycles``
+    decisions."""
+    if "max_decisions" in options:
+        raise TypeError("the parallel view counts its length with max_cycles")
+    return TurnBasedParallel(env_fn(max_decisions=max_cycles, **options))

@@ -1,9 +1,11 @@
-"""Command line: ``boardenvs demo`` (the README's main job) and ``boardenvs play``.
+"""Command line: ``boardenvs demo`` (the README's main job), ``boardenvs play``
+and ``boardenvs rules``.
 
 ``demo`` plays a few seeded games of every env between random agents through
 the public AEC env, prints each final board and a results line per env.  ``play`` replays moves
 given in notation and prints the position, e.g.
-``boardenvs play quess_v0 F3-E3 A4-B4``.
+``boardenvs play quess_v0 F3-E3 A4-B4``.  ``rules`` prints a game's rules
+as shipped with the package, e.g. ``boardenvs rules quess_v0``.
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import time
 
 import numpy as np
 
-from .registry import ENV_IDS, make, position
+from . import ENV_IDS
+from .registry import game_class, make, position
 
 
 def random_game(env_id: str, seed: int, **options) -> tuple[object, dict, int]:
@@ -69,18 +72,47 @@ def play(args) -> int:
     return 0
 
 
+def rules_text(env_id: str | None) -> str:
+    """The rules file of ``env_id`` shipped in the package (or, for None, the
+    common conventions and the list of games)."""
+    from importlib import resources
+
+    name = "README.md" if env_id is None else game_class(env_id).rules_file
+    return resources.files("boardenvs").joinpath("rules", name).read_text(encoding="utf-8")
+
+
+def rules(args) -> int:
+    print(rules_text(args.env), end="")
+    return 0
+
+
+def _seed(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {text!r}")
+    return int(text)
+
+
+def _games(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"the number of games is a positive integer, got {text!r}")
+    return int(text)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="boardenvs", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="seeded random-vs-random games, boards and a results line")
     d.add_argument("--env", default=None, choices=ENV_IDS, help="one env (default: every env)")
-    d.add_argument("--games", type=int, default=3)
-    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--games", type=_games, default=3)
+    d.add_argument("--seed", type=_seed, default=0)
     d.set_defaults(func=demo)
     p = sub.add_parser("play", help="play moves in notation from the initial position and print it")
     p.add_argument("env", choices=ENV_IDS)
     p.add_argument("moves", nargs="*")
     p.set_defaults(func=play)
+    r = sub.add_parser("rules", help="print a game's rules (no id: the common conventions)")
+    r.add_argument("env", nargs="?", choices=ENV_IDS)
+    r.set_defaults(func=rules)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -1,9 +1,10 @@
-"""The rules-engine contract shared by every game.
+"""The rules-engine contract shared by every game (version 2).
 
 A game's whole state is one row of ``int64`` (``state.shape == (state_size,)``);
 N games are a C-contiguous ``(N, state_size)`` array, so cloning a game is a row
-copy and N games step in one call.  The first ``HEADER`` slots of every row mean
-the same thing in every game (below); the rest belongs to the game.
+copy and N games step in one call.  The row is declared by name with
+:class:`boardenvs.spec.Layout`: the engine's header (below) first, the same
+in every game, then the game's own fields.
 
 A game supplies five numba kernels (a :class:`Kernels` tuple), each working on
 one row, never allocating:
@@ -22,21 +23,33 @@ one row, never allocating:
 ``chance_probs(state, params, probs)``
     at a chance node, the probability of each outcome (zeros elsewhere).
 
+**Decisions and turns.**  A *decision* is one action by one agent, or one
+chance outcome; ``apply`` counts it (:func:`record_action`, ``H_DECISIONS``).
+A *turn* is what the rules call a move: a chain of decisions that ends when
+the rules say so, which the kernel marks with :func:`end_turn` (``H_TURN``
+counts completed turns; ``max_turns`` counts turns).  Within a turn ``apply``
+leaves ``H_CURRENT`` on the same seat; the faces never guess where a turn
+ends: a chain is one turn while ``H_TURN`` stays the same, the seat stays the
+same and no chance node comes up.  ``H_LAST_ACTION`` / ``H_LAST_SEAT`` are the
+last decision; a game that shows its last whole move keeps it in its own
+fields.  PettingZoo's ``max_cycles`` (how often an agent was asked) is counted
+by the AEC face, not here.
+
 What the contract carries for all five games:
 
 * 2..6 seats (``H_NUM_PLAYERS``), each with a return slot ``H_RET + seat``.
 * **Chance nodes**: ``H_CURRENT == CHANCE`` (-1); the outcomes are actions.
-* **Several decisions per turn**: ``apply`` may leave ``H_CURRENT`` on the same
-  seat; ``H_TURN`` counts whole turns (``end_turn``), not decisions.
+* **Several decisions per turn** (above).
 * **Eliminations**: :func:`eliminate` clears the seat's ``H_ALIVE`` bit and
   fixes its return at -1 while the others play on (no later ending changes
   it: the AEC env has already ended that agent's episode with -1).
 * **Teams**: :func:`win_team` gives +1 to a set of seats and -1 to the rest.
 * **Forced passes** are resolved inside ``apply``: after every call the state
   is terminal or someone (or chance) has a legal action.
-* ``max_turns`` truncation (C-3) in :func:`end_turn`, forfeits (C-6 ``"lose"``)
-  in :func:`forfeit`, and a per-row random generator (``H_RNG``, splitmix64) so
-  batched auto-resets and dice are reproducible and cloned with the row.
+* ``max_turns`` truncation (C-3) in :func:`end_turn`, other limits with
+  :func:`truncate`, forfeits (C-6 ``"lose"``) in :func:`forfeit`, and a per-row
+  random generator (``H_RNG``, splitmix64) so batched auto-resets and dice are
+  reproducible and cloned with the row.
 
 ``params`` is an ``int64`` vector of options; the first slots are generic
 (``P_*`` below), the game's own follow from ``P_GAME``.
@@ -49,31 +62,35 @@ from typing import NamedTuple
 import numpy as np
 from numba import config, njit, prange
 
-# --- header slots of every state row -------------------------------------
-H_CURRENT = 0  # seat to act, or CHANCE
-H_STATUS = 1  # PLAYING / TERMINATED / TRUNCATED
-H_TURN = 2  # completed turns
-H_DECISIONS = 3  # applied actions (decisions and chance outcomes)
-H_ALIVE = 4  # bit mask of seats still in the game
-H_NUM_PLAYERS = 5
-H_REASON = 6  # why the game ended (REASON_* or a game's own code)
-H_LAST_ACTION = 7  # last applied action, -1 if none
-H_LAST_SEAT = 8  # who applied it (CHANCE for a chance outcome)
-H_RNG = 9  # splitmix64 state of this row
-H_RET = 10  # 6 slots: final return per seat (-1, 0, +1)
-HEADER = 16
+from .spec import Layout
 
 MAX_PLAYERS = 6
 CHANCE = -1
+
+# --- the header of every state row -------------------------------------------
+HEADER_LAYOUT = Layout("header")
+H_CURRENT = HEADER_LAYOUT.add("current", 1, "seat to act, or CHANCE (-1)")
+H_STATUS = HEADER_LAYOUT.add("status", 1, "PLAYING / TERMINATED / TRUNCATED")
+H_TURN = HEADER_LAYOUT.add("turn", 1, "completed turns (what the rules call moves)")
+H_DECISIONS = HEADER_LAYOUT.add("decisions", 1, "applied decisions and chance outcomes")
+H_ALIVE = HEADER_LAYOUT.add("alive", 1, "bit mask of seats still in the game")
+H_NUM_PLAYERS = HEADER_LAYOUT.add("num_players", 1)
+H_REASON = HEADER_LAYOUT.add("reason", 1, "why the game ended (REASON_* or the game's own)")
+H_LAST_ACTION = HEADER_LAYOUT.add("last_action", 1, "the last decision, -1 if none")
+H_LAST_SEAT = HEADER_LAYOUT.add("last_seat", 1, "who took it (CHANCE for an outcome)")
+H_RNG = HEADER_LAYOUT.add("rng", 1, "splitmix64 state of this row")
+H_RET = HEADER_LAYOUT.add("returns", MAX_PLAYERS, "final return per seat (-1, 0, +1)")
+HEADER = HEADER_LAYOUT.fixed_size
 
 PLAYING = 0
 TERMINATED = 1
 TRUNCATED = 2
 
 REASON_NONE = 0
-REASON_TRUNCATED = 1
+REASON_TRUNCATED = 1  # max_turns
 REASON_ILLEGAL = 2
 REASON_TIMEOUT = 3
+REASON_MAX_CYCLES = 4  # PettingZoo's max_cycles, counted by the AEC face
 REASON_GAME = 10  # games number their own end reasons from here
 
 # --- generic option slots ----------------------------------------------------
@@ -189,18 +206,25 @@ def forfeit(state, seat, reason):
 
 
 @njit(cache=True)
+def truncate(state, reason):
+    """End the game by a limit, not by the rules (C-3): 0 for every seat
+    still in the game, ``truncations`` true."""
+    n = state[H_NUM_PLAYERS]
+    for s in range(n):
+        if (state[H_ALIVE] >> s) & 1:
+            state[H_RET + s] = 0
+    state[H_STATUS] = TRUNCATED
+    state[H_REASON] = reason
+
+
+@njit(cache=True)
 def end_turn(state, params, next_seat):
     """Close a turn: count it, hand over to ``next_seat`` (or CHANCE), and
     truncate (C-3) when ``max_turns`` turns have been played."""
     state[H_TURN] += 1
     state[H_CURRENT] = next_seat
     if state[H_STATUS] == PLAYING and state[H_TURN] >= params[P_MAX_TURNS]:
-        n = state[H_NUM_PLAYERS]
-        for s in range(n):
-            if (state[H_ALIVE] >> s) & 1:
-                state[H_RET + s] = 0
-        state[H_STATUS] = TRUNCATED
-        state[H_REASON] = REASON_TRUNCATED
+        truncate(state, REASON_TRUNCATED)
 
 
 # --- per-row random numbers -------------------------------------------------
@@ -307,23 +331,28 @@ def first_seat_of(state, params):
 
 
 class Batched(NamedTuple):
-    """N-row versions of the kernels (see :func:`batched`)."""
+    """N-row versions of the kernels (see :func:`batched`); ``serial`` and
+    ``parallel`` hold the same drivers compiled without and with threads."""
 
+    serial: "Drivers"
+    parallel: "Drivers"
+
+
+class Drivers(NamedTuple):
     init: object
-    legal: object
-    apply: object
-    observe: object
+    observe_legal: object
     step: object
     random_actions: object
 
 
 def batched(k: Kernels) -> Batched:
-    """Build the N-row drivers for one game's kernels.
+    """Build the N-row drivers for one game's kernels (the engine of
+    :func:`boardenvs.make_vec`, which owns the buffers and checks every input).
 
-    The drivers are closures compiled once per process (about a second); the
-    per-row kernels they call are compiled once and cached on disk.  Chance
-    nodes are resolved in-kernel from each row's own generator, so a batch only
-    ever stops at decisions.
+    The drivers are closures compiled once per process on first use (about a
+    second each); the per-row kernels they call are compiled once and cached on
+    disk.  Chance nodes are resolved in-kernel from each row's own generator,
+    so a batch only ever stops at decisions.
     """
     init, legal, apply, observe, chance_probs = k
 
@@ -333,37 +362,28 @@ def batched(k: Kernels) -> Batched:
             chance_probs(s, params, probs)
             apply(s, params, sample_probs(s, probs))
 
-    @njit(parallel=True)
-    def init_n(states, params, seeds, nchance):
-        probs = np.empty((states.shape[0], max(nchance, 1)), np.float64)
+    def init_n(states, params, seeds, probs):
+        """A new game in every row, each with its own seed."""
         for i in prange(states.shape[0]):
             s = states[i]
+            s[:] = 0
             s[H_RNG] = seeds[i]
             init(s, params, first_seat_of(s, params))
             settle_chance(s, params, probs[i])
 
-    @njit(parallel=True)
-    def legal_n(states, params, masks):
+    def observe_legal_n(states, params, obs, masks):
+        """Observation and mask of the seat to act, every row."""
         for i in prange(states.shape[0]):
-            legal(states[i], params, masks[i])
+            s = states[i]
+            observe(s, params, s[H_CURRENT], obs[i])
+            legal(s, params, masks[i])
 
-    @njit(parallel=True)
-    def apply_n(states, params, actions):
-        for i in prange(states.shape[0]):
-            apply(states[i], params, actions[i])
-
-    @njit(parallel=True)
-    def observe_n(states, params, seats, obs):
-        for i in prange(states.shape[0]):
-            observe(states[i], params, seats[i], obs[i])
-
-    @njit(parallel=True)
-    def step_n(states, params, actions, obs, masks, rewards, terminated, truncated, nchance):
-        """Apply one action per row; rows that end are reset in place, their
-        final returns in ``rewards``; then the observation and mask of the
-        seat to act.  Rows whose action is not legal are forfeited by their
-        mover (never half-applied)."""
-        probs = np.empty((states.shape[0], max(nchance, 1)), np.float64)
+    def step_n(states, params, actions, probs, obs, masks, rewards, terminated, truncated, reasons, lengths):
+        """Apply one action per row; rows that end are reset in place (their
+        final returns in ``rewards``, end reason and length in turns in
+        ``reasons`` / ``lengths``); then the observation and mask of the seat
+        to act.  A row whose action is not legal is forfeited by its mover
+        (never half-applied)."""
         for i in prange(states.shape[0]):
             s = states[i]
             a = actions[i]
@@ -378,18 +398,24 @@ def batched(k: Kernels) -> Batched:
             rewards[i, :] = 0.0
             terminated[i] = s[H_STATUS] == TERMINATED
             truncated[i] = s[H_STATUS] == TRUNCATED
+            reasons[i] = 0
+            lengths[i] = 0
             if s[H_STATUS] != PLAYING:
                 for p in range(n):
                     rewards[i, p] = s[H_RET + p]
+                reasons[i] = s[H_REASON]
+                lengths[i] = s[H_TURN]
                 init(s, params, first_seat_of(s, params))
                 settle_chance(s, params, probs[i])
             observe(s, params, s[H_CURRENT], obs[i])
             legal(s, params, masks[i])
 
-    @njit(parallel=True)
     def random_actions_n(states, masks, out):
-        """A uniformly random legal action per row (the benchmark's policy)."""
+        """A uniformly random legal action per row, from the row's generator."""
         for i in prange(states.shape[0]):
             out[i] = sample_mask(states[i], masks[i])
 
-    return Batched(init_n, legal_n, apply_n, observe_n, step_n, random_actions_n)
+    fns = (init_n, observe_legal_n, step_n, random_actions_n)
+    # the same Python functions compiled twice: with threads, prange splits
+    # the rows; without, it is a plain range (small batches, one env per process)
+    return Batched(Drivers(*(njit(f) for f in fns)), Drivers(*(njit(parallel=True)(f) for f in fns)))

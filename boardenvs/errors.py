@@ -20,3 +20,11 @@ class IllegalMoveError(BoardEnvsError):
 
 class NotationError(BoardEnvsError):
     """A move string or position text is malformed."""
+
+
+class OptionError(BoardEnvsError):
+    """An option has a value of the wrong type or outside its range."""
+
+
+class ResetNeededError(BoardEnvsError, RuntimeError):
+    """An env was stepped, observed or asked for its position before ``reset()``."""

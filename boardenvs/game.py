@@ -1,17 +1,28 @@
-"""Python-side description of a game: options, sizes, notation, text and pictures.
+"""The Python side of a game: its declaration, notation, text form and pictures.
 
-A :class:`Game` instance is one game *with its options fixed* (board size,
-players, ``max_turns``...).  It owns the ``params`` vector handed to the
-numba kernels and everything the faces (Position, the AEC env, the batched
-drivers) need that is not rules: encoding actions as notation, the text form of
-a position, rendering.  The rules themselves stay in the kernels.
+A :class:`Game` subclass *declares* a game (OpenSpiel's GameType /
+parameter specification): ``env_id``, ``title``, its kernels, its options
+(:class:`boardenvs.spec.Option`), its state-row layout, its end reasons and
+whether turns take several decisions; :meth:`Game.configure` derives the sizes
+of one configured game (a :class:`boardenvs.spec.GameInfo`: players, actions,
+chance outcomes, observation shape and bounds, state size) from the options.
+Everything generic (option checks, spaces, buffers, the text header, the
+registration, the tests) follows from that declaration.
+
+A :class:`Game` instance is one game *with its options fixed*.  It owns the
+``params`` vector handed to the numba kernels and everything the faces
+(Position, the AEC env, ``make_vec``) need that is not rules.  The rules stay
+in the kernels.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from . import engine as E
-from .errors import NotationError
+from .errors import IllegalMoveError, NotationError
+from .spec import GameInfo, Layout, Option, check_options, obs_bounds
 
 STATUS_NAMES = {E.PLAYING: "playing", E.TERMINATED: "terminated", E.TRUNCATED: "truncated"}
 GENERIC_REASONS = {
@@ -19,69 +30,106 @@ GENERIC_REASONS = {
     E.REASON_TRUNCATED: "max_turns",
     E.REASON_ILLEGAL: "illegal_action",
     E.REASON_TIMEOUT: "timeout",
+    E.REASON_MAX_CYCLES: "max_cycles",
 }
+_UINT = re.compile(r"[0-9]{1,19}")
 
 
 class Game:
-    """Base class; one subclass per game module.
+    """Base class; one subclass per game module (see ``games/quess.py``)."""
 
-    Subclasses set the class attributes below, build ``self.params`` in
-    ``__init__`` (calling :meth:`_set_params`) and implement the notation,
-    text and rendering hooks.
-    """
-
+    # -- the declaration (class attributes) -----------------------------------
     env_id: str = ""
+    title: str = ""  # the game's name for people ("Quess")
     kernels: E.Kernels
-    num_actions: int = 0
-    num_chance_outcomes: int = 0
-    obs_shape: tuple = ()
+    option_specs: tuple[Option, ...] = ()
+    layout: Layout = E.HEADER_LAYOUT
+    # end reasons: code -> name, and the codes that are truncations (limits,
+    # not results: 0 for everyone, ``truncations`` true)
     reason_names: dict = {}
-    # options a user may pass, with their defaults (the text form lists the
-    # non-default ones so a position round-trips)
+    truncation_reasons: frozenset = frozenset()
+    # can a turn be a chain of several decisions by the same seat?
+    multi_decision_turns: bool = False
+    # can a seat leave the game while the others play on?
+    eliminations: bool = False
+    # option sets that change the game's shape (players, board size): the
+    # generic tests and the benchmark run each
+    variants: tuple = ({},)
+    # the separator of the decisions of one turn in the default notation
+    decision_separator: str = ", "
+    # rules files shipped with the package (boardenvs/rules/<name>)
+    rules_file: str = ""
+
+    # {option: default}, derived from option_specs
     defaults: dict = {}
 
-    def __init__(self, **options):
-        unknown = set(options) - set(self.defaults)
-        if unknown:
-            raise TypeError(
-                f"{self.env_id}: unknown option(s) {sorted(unknown)}; "
-                f"accepted: {sorted(self.defaults)}"
-            )
-        self.options = {**self.defaults, **options}
-        max_turns = self.options.get("max_turns", 1)
-        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
-            raise ValueError(f"{self.env_id}: max_turns must be a positive int, got {max_turns!r}")
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.defaults = {o.name: o.default for o in cls.option_specs}
 
-    # -- set-up ------------------------------------------------------------
-    def _set_params(self, num_players: int, max_turns: int, first_player, game_params=(), state_size=0):
-        if first_player == "random":
-            first = -1
-        elif isinstance(first_player, (int, np.integer)) and 0 <= first_player < num_players:
-            first = int(first_player)
-        else:
-            raise ValueError(
-                f"{self.env_id}: first_player must be 'random' or a seat 0..{num_players - 1}, "
-                f"got {first_player!r}"
-            )
-        self.num_players = num_players
+    def __init__(self, **options):
+        self.options = check_options(self.option_specs, options, self.env_id)
+        config = self.configure(self.options)
+        n = config.pop("num_players", 2)
+        obs_shape = tuple(config.pop("obs_shape"))
+        low, high = obs_bounds(obs_shape, config.pop("obs_high_per_plane", None))
+        self.info = GameInfo(
+            env_id=self.env_id,
+            num_players=n,
+            num_actions=int(config.pop("num_actions")),
+            num_chance_outcomes=int(config.pop("num_chance_outcomes", 0)),
+            obs_shape=obs_shape,
+            obs_low=low,
+            obs_high=high,
+            layout=self.layout.resolve(**config.pop("sizes", {})),
+            teams=tuple(config.pop("teams", range(n))),
+        )
+        game_params = config.pop("params", ())
+        if config:
+            raise TypeError(f"{self.env_id}: configure() returned unknown keys {sorted(config)}")
+        first = self.options.get("first_player", 0)
         params = np.zeros(E.P_GAME + len(game_params), np.int64)
-        params[E.P_MAX_TURNS] = max_turns
-        params[E.P_NUM_PLAYERS] = num_players
-        params[E.P_FIRST] = first
-        params[E.P_GAME:] = game_params
+        params[E.P_MAX_TURNS] = self.options["max_turns"]
+        params[E.P_NUM_PLAYERS] = n
+        params[E.P_FIRST] = -1 if first == "random" else first
+        params[E.P_GAME :] = game_params
         self.params = params
-        self.state_size = state_size
-        self.obs_size = int(np.prod(self.obs_shape))
+
+    def configure(self, options: dict) -> dict:
+        """The sizes of the game with these (checked) options: a dict with
+        ``num_actions``, ``obs_shape`` and optionally ``num_players`` (2),
+        ``num_chance_outcomes`` (0), ``obs_high_per_plane`` (all planes 0/1),
+        ``sizes`` (of the layout's variable fields), ``params`` (the game's
+        slots of the kernels' params) and ``teams`` (team id per seat).
+        Raise :class:`boardenvs.errors.OptionError` for options that do not
+        fit together."""
+        raise NotImplementedError
+
+    # -- sizes (from the info) ----------------------------------------------------
+    num_players = property(lambda self: self.info.num_players)
+    num_actions = property(lambda self: self.info.num_actions)
+    num_chance_outcomes = property(lambda self: self.info.num_chance_outcomes)
+    obs_shape = property(lambda self: self.info.obs_shape)
+    obs_size = property(lambda self: self.info.obs_size)
+    state_size = property(lambda self: self.info.state_size)
+    mask_size = property(lambda self: self.info.mask_size)
 
     @property
     def agents(self) -> list[str]:
         return [f"player_{i}" for i in range(self.num_players)]
+
+    def team_of(self, seat: int) -> int:
+        return self.info.teams[seat]
 
     def new_state(self, first_seat: int, rng_seed: int = 0) -> np.ndarray:
         state = np.zeros(self.state_size, np.int64)
         state[E.H_RNG] = rng_seed
         self.kernels.init(state, self.params, int(first_seat))
         return state
+
+    def describe(self, state) -> str:
+        """The state row field by field (for debugging)."""
+        return self.info.layout.describe(state)
 
     # -- thin calls into the kernels ----------------------------------------
     def legal_mask(self, state) -> np.ndarray:
@@ -90,10 +138,6 @@ class Game:
         mask = np.empty(self.mask_size, np.int8)  # the kernel writes every entry
         self.kernels.legal(state, self.params, mask)
         return mask
-
-    @property
-    def mask_size(self) -> int:
-        return max(self.num_actions, self.num_chance_outcomes)
 
     def observe(self, state, seat: int) -> np.ndarray:
         obs = np.empty(self.obs_size, np.int8)  # the kernel writes every entry
@@ -107,28 +151,70 @@ class Game:
         return probs
 
     def describe_action(self, state, action) -> str:
+        """``F3-E3 (action 75)`` if ``action`` decodes here, else why not
+        (``action 37 moves piece 0 of player_0, which is not on the board yet``)."""
         try:
-            return self.action_to_move(state, action)
-        except (ValueError, IndexError) as exc:
-            return f"action {action} ({exc})"
+            return f"{self.action_to_move(state, action)} (action {action})"
+        except ValueError as exc:
+            text = str(exc).removeprefix(f"{self.env_id}: ")
+            return text if text.startswith(f"action {action}") else f"action {action} ({text})"
+
+    def reason_name(self, code: int) -> str:
+        return GENERIC_REASONS.get(code) or self.reason_names.get(code, str(code))
 
     def end_reason(self, state) -> str:
-        code = int(state[E.H_REASON])
-        return GENERIC_REASONS.get(code) or self.reason_names.get(code, str(code))
+        return self.reason_name(int(state[E.H_REASON]))
+
+    def check_action_id(self, action) -> int:
+        """``action`` as an int, or IllegalMoveError if it is no action id."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise IllegalMoveError(f"{self.env_id}: an action id is an int, got {action!r}")
+        if not 0 <= action < self.mask_size:
+            raise IllegalMoveError(f"{self.env_id}: action {action} is outside 0..{self.mask_size - 1}")
+        return int(action)
 
     # -- hooks each game implements ------------------------------------------
     def action_to_move(self, state, action: int) -> str:
+        """One decision in notation (IllegalMoveError if it does not decode here)."""
         raise NotImplementedError
 
     def move_to_action(self, state, move: str) -> int:
-        """Parse ``move``; raise NotationError if malformed (legality is the caller's)."""
+        """Parse one decision; NotationError if malformed (legality is the caller's)."""
         raise NotImplementedError
+
+    def move_to_actions(self, state, move: str) -> list[int]:
+        """A whole turn in notation as its chain of actions.  The default: one
+        decision, or, for games with several decisions per turn, the
+        decisions joined by ``decision_separator``; override where a later
+        decision's notation depends on the earlier ones."""
+        if not isinstance(move, str):
+            raise NotationError(f"{self.env_id}: a move is a str, got {move!r}")
+        if not self.multi_decision_turns:
+            return [self.move_to_action(state, move)]
+        return [self.move_to_action(state, part) for part in move.split(self.decision_separator.strip())]
+
+    def actions_to_move(self, state, actions) -> str:
+        """A chain of actions (one turn) in notation: the default joins the
+        decisions' notations, each read in the state it was taken in."""
+        if len(actions) == 1:
+            return self.action_to_move(state, actions[0])
+        parts = []
+        s = state.copy()
+        for a in actions:
+            parts.append(self.action_to_move(s, a))
+            self.kernels.apply(s, self.params, a)
+        return self.decision_separator.join(parts)
 
     def body_to_text(self, state) -> list[str]:
         raise NotImplementedError
 
     def body_from_text(self, lines: list[str], state) -> None:
         raise NotImplementedError
+
+    def check_state(self, state) -> None:
+        """Refuse (NotationError) a parsed state the rules could not reach or
+        whose header contradicts its body: a won position still playing, an
+        end reason that does not hold, ... (python-chess's bar for FEN)."""
 
     def render_ansi(self, state) -> str:
         raise NotImplementedError
@@ -140,12 +226,14 @@ class Game:
     def seat_name(self, seat: int) -> str:
         return "chance" if seat == E.CHANCE else f"player_{seat}"
 
+    def text_options(self) -> str:
+        return " ".join(f"{o.name}={self.options[o.name]}" for o in self.option_specs if o.in_text)
+
     def to_text(self, state) -> str:
-        opts = " ".join(f"{k}={v}" for k, v in self.options.items() if k in self.text_options)
         n = self.num_players
         lines = [
             f"game: {self.env_id}",
-            f"options: {opts}".rstrip(),
+            f"options: {self.text_options()}".rstrip(),
             f"to_move: {self.seat_name(int(state[E.H_CURRENT]))}",
             f"turn: {int(state[E.H_TURN])}",
             f"status: {STATUS_NAMES[int(state[E.H_STATUS])]}",
@@ -155,46 +243,98 @@ class Game:
         ]
         return "\n".join(lines + self.body_to_text(state)) + "\n"
 
-    text_options: tuple = ("max_turns",)
+    def from_text_fields(self, fields: dict, body: list[str]) -> np.ndarray:
+        """The state of a position text (header ``fields`` and ``body`` lines),
+        checked for consistency, or NotationError naming the wrong field."""
+        state = np.zeros(self.state_size, np.int64)
+        self.header_from_text(fields, state)
+        self.body_from_text(body, state)
+        self.check_state(state)
+        if state[E.H_STATUS] == E.PLAYING:
+            mask = np.empty(self.mask_size, np.int8)
+            if self.kernels.legal(state, self.params, mask) == 0:
+                who = self.seat_name(int(state[E.H_CURRENT]))
+                raise NotationError(f"{self.env_id}: {who} has no legal move, so the game cannot still be playing")
+        return state
 
     def header_from_text(self, fields: dict, state) -> None:
-        """Fill the generic header of ``state`` from parsed ``key: value`` fields."""
+        """Fill and check the generic header of ``state`` from ``key: value`` fields."""
         n = self.num_players
         try:
-            mover = fields["to_move"]
-            state[E.H_CURRENT] = E.CHANCE if mover == "chance" else _seat_of(mover, n)
-            state[E.H_TURN] = _nonneg_int(fields["turn"], "turn")
-            status = {v: k for k, v in STATUS_NAMES.items()}
-            if fields["status"] not in status:
-                raise NotationError(f"status must be one of {sorted(status)}, got {fields['status']!r}")
-            state[E.H_STATUS] = status[fields["status"]]
-            reasons = {v: k for k, v in {**GENERIC_REASONS, **self.reason_names}.items()}
-            if fields["reason"] not in reasons:
-                raise NotationError(f"unknown end reason {fields['reason']!r}")
-            state[E.H_REASON] = reasons[fields["reason"]]
-            alive = fields["alive"].split()
-            rets = fields["returns"].split()
+            mover, turn, status, reason = (fields[k] for k in ("to_move", "turn", "status", "reason"))
+            alive, rets = fields["alive"].split(), fields["returns"].split()
         except KeyError as exc:
             raise NotationError(f"position text lacks the line '{exc.args[0]}: ...'") from None
+        if mover == "chance":
+            if not self.num_chance_outcomes:
+                raise NotationError(f"{self.env_id}: to_move: chance, but the game has no chance nodes")
+            state[E.H_CURRENT] = E.CHANCE
+        else:
+            state[E.H_CURRENT] = _seat_of(mover, n)
+        max_turns = int(self.params[E.P_MAX_TURNS])
+        if not _UINT.fullmatch(turn) or int(turn) > max_turns:
+            raise NotationError(f"turn must be an integer 0..max_turns={max_turns}, got {turn!r}")
+        state[E.H_TURN] = int(turn)
+        state[E.H_DECISIONS] = int(turn)
+        codes = {v: k for k, v in STATUS_NAMES.items()}
+        if status not in codes:
+            raise NotationError(f"status must be one of {sorted(codes)}, got {status!r}")
+        state[E.H_STATUS] = codes[status]
         if len(alive) != n or any(a not in ("0", "1") for a in alive):
             raise NotationError(f"alive needs {n} flags of 0/1, got {fields['alive']!r}")
         if len(rets) != n or any(r not in ("-1", "0", "1") for r in rets):
             raise NotationError(f"returns needs {n} values of -1/0/1, got {fields['returns']!r}")
+        alive = [a == "1" for a in alive]
+        rets = [int(r) for r in rets]
         state[E.H_NUM_PLAYERS] = n
-        state[E.H_ALIVE] = sum(1 << s for s, a in enumerate(alive) if a == "1")
-        for s, r in enumerate(rets):
-            state[E.H_RET + s] = int(r)
+        state[E.H_ALIVE] = sum(1 << s for s in range(n) if alive[s])
+        state[E.H_RET : E.H_RET + n] = rets
         state[E.H_LAST_ACTION] = -1
         state[E.H_LAST_SEAT] = -1
+        names = {**GENERIC_REASONS, **self.reason_names}
+        codes = {v: k for k, v in names.items()}
+        if reason not in codes:
+            raise NotationError(f"reason must be one of {sorted(codes)}, got {reason!r}")
+        state[E.H_REASON] = code = codes[reason]
+        self._check_header(state, alive, rets, code, reason, max_turns)
+
+    def _check_header(self, state, alive, rets, code, reason, max_turns) -> None:
+        status = int(state[E.H_STATUS])
+        turn = int(state[E.H_TURN])
+        if not all(alive) and not self.eliminations:
+            raise NotationError(f"{self.env_id}: alive must be all 1: no seat leaves this game early")
+        if sum(alive) < (1 if status != E.PLAYING else 2):
+            raise NotationError("alive: a game still playing needs two seats in it")
+        for s, (a, r) in enumerate(zip(alive, rets)):
+            if not a and r != -1:
+                raise NotationError(f"returns: player_{s} is out of the game, so its return is -1, got {r}")
+        live_rets = [r for a, r in zip(alive, rets) if a]
+        truncations = {E.REASON_TRUNCATED, E.REASON_MAX_CYCLES, *self.truncation_reasons}
+        if status == E.PLAYING:
+            if code != E.REASON_NONE:
+                raise NotationError(f"reason must be '-' while the game is playing, got {reason!r}")
+            if any(live_rets):
+                raise NotationError("returns must be 0 for every seat in a game still playing")
+            if turn >= max_turns:
+                raise NotationError(f"turn {turn} is at max_turns={max_turns}: the game would be over")
+        elif status == E.TRUNCATED:
+            if code not in truncations:
+                raise NotationError(f"status truncated needs a truncation reason, got {reason!r}")
+            if any(live_rets):
+                raise NotationError("returns must be 0 for every seat still in a truncated game")
+            if code == E.REASON_TRUNCATED and turn != max_turns:
+                raise NotationError(f"reason max_turns needs turn = max_turns = {max_turns}, got {turn}")
+        else:
+            if code == E.REASON_NONE or code in truncations:
+                raise NotationError(f"status terminated needs the reason the game ended, got {reason!r}")
+            if code == E.REASON_ILLEGAL and sorted(live_rets) != [-1] + [0] * (len(live_rets) - 1):
+                raise NotationError("reason illegal_action: the offender gets -1 and the others 0")
+            if code == E.REASON_TIMEOUT and sorted(live_rets) not in ([-1, 1], [0, 0]):
+                raise NotationError("reason timeout: one player +1 and the other -1, or a draw 0 0")
 
 
 def _seat_of(name: str, n: int) -> int:
-    if name.startswith("player_") and name[7:].isdigit() and int(name[7:]) < n:
-        return int(name[7:])
+    m = re.fullmatch(r"player_([0-9])", name)
+    if m and int(m.group(1)) < n:
+        return int(m.group(1))
     raise NotationError(f"to_move must be 'chance' or player_0..player_{n - 1}, got {name!r}")
-
-
-def _nonneg_int(text: str, what: str) -> int:
-    if not text.isdigit():
-        raise NotationError(f"{what} must be a non-negative integer, got {text!r}")
-    return int(text)

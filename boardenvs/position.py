@@ -1,10 +1,14 @@
 """``Position``: a python-chess-like, immutable view of one game state.
 
 For people, tests and planners: moves in each game's notation, ``play``
-returns a new Position, ``copy`` is a row copy.  The rules are the kernels';
+returns a new Position, ``copy`` is a row copy.  A *move* is a whole turn
+(``legal_moves()`` lists them, ``play()`` takes one); an *action* is one
+decision (``legal_actions()``, ``play(int)``).  The rules are the kernels';
 this class only validates and translates.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -33,7 +37,7 @@ class Position:
 
     @property
     def is_terminal(self) -> bool:
-        """True once the game has ended, by its rules or by ``max_turns``."""
+        """True once the game has ended, by its rules or by a limit."""
         return int(self.state[E.H_STATUS]) != E.PLAYING
 
     @property
@@ -46,24 +50,57 @@ class Position:
 
     @property
     def turn(self) -> int:
+        """Completed turns (what the rules call moves)."""
         return int(self.state[E.H_TURN])
+
+    @property
+    def decisions(self) -> int:
+        """Decisions and chance outcomes applied so far."""
+        return int(self.state[E.H_DECISIONS])
 
     @property
     def end_reason(self) -> str:
         return self.game.end_reason(self.state)
 
+    def _seat(self, seat) -> int:
+        n = self.game.num_players
+        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+            raise ValueError(f"{self.game.env_id}: a seat is an int 0..{n - 1}, got {seat!r}")
+        return int(seat)
+
     def alive(self, seat: int) -> bool:
-        return bool((int(self.state[E.H_ALIVE]) >> seat) & 1)
+        return bool((int(self.state[E.H_ALIVE]) >> self._seat(seat)) & 1)
 
     def action_mask(self) -> np.ndarray:
         return self.game.legal_mask(self.state)
 
     def legal_actions(self) -> list[int]:
+        """Legal decisions (or, at a chance node, outcomes) as action ids."""
         return [int(a) for a in np.flatnonzero(self.action_mask())]
 
+    def legal_turns(self) -> list[list[int]]:
+        """Every chain of actions that completes the current turn (one action
+        each for single-decision games, one outcome each at a chance node)."""
+        if not self.game.multi_decision_turns or self.is_chance:
+            return [[a] for a in self.legal_actions()]
+        game, start = self.game, self.state
+        chains: list[list[int]] = []
+
+        def walk(state, chain):
+            for a in np.flatnonzero(game.legal_mask(state)):
+                after = state.copy()
+                game.kernels.apply(after, game.params, int(a))
+                if _turn_over(start, after):
+                    chains.append(chain + [int(a)])
+                else:
+                    walk(after, chain + [int(a)])
+
+        walk(start, [])
+        return chains
+
     def legal_moves(self) -> list[str]:
-        """Legal moves (or, at a chance node, outcomes) in the game's notation."""
-        return [self.game.action_to_move(self.state, a) for a in self.legal_actions()]
+        """Legal moves (whole turns; at a chance node, outcomes) in the game's notation."""
+        return [self.game.actions_to_move(self.state, chain) for chain in self.legal_turns()]
 
     def chance_outcomes(self) -> list[tuple[str, float]]:
         """``[(outcome, probability), ...]`` at a chance node, else ``[]``."""
@@ -73,33 +110,57 @@ class Position:
         return [(self.game.action_to_move(self.state, a), float(probs[a])) for a in np.flatnonzero(probs)]
 
     def observation(self, seat: int) -> np.ndarray:
-        return self.game.observe(self.state, seat)
+        """The observation of ``seat`` (its own frame)."""
+        return self.game.observe(self.state, self._seat(seat))
 
     def move_to_action(self, move: str) -> int:
+        """One decision in notation as its action id (NotationError if malformed)."""
+        if not isinstance(move, str):
+            raise NotationError(f"{self.game.env_id}: a move is a str, got {move!r}")
         return self.game.move_to_action(self.state, move)
 
+    def move_to_actions(self, move: str) -> list[int]:
+        """A whole turn in notation as its chain of action ids."""
+        if not isinstance(move, str):
+            raise NotationError(f"{self.game.env_id}: a move is a str, got {move!r}")
+        return self.game.move_to_actions(self.state, move)
+
     def action_to_move(self, action: int) -> str:
-        return self.game.action_to_move(self.state, action)
+        """One decision's notation; IllegalMoveError if ``action`` is no
+        action id or does not decode in this position."""
+        return self.game.action_to_move(self.state, self.game.check_action_id(action))
 
     def play(self, move) -> "Position":
-        """A new Position after ``move`` (notation string or action id).
+        """A new Position after ``move``: a whole turn in notation, or one
+        decision as an action id.
 
         Raises NotationError for a malformed string, IllegalMoveError for a
         move that is not legal here; this Position never changes."""
+        env_id = self.game.env_id
         if isinstance(move, str):
-            action = self.game.move_to_action(self.state, move)
-        elif isinstance(move, (int, np.integer)) and not isinstance(move, bool):
-            action = int(move)
+            actions = self.game.move_to_actions(self.state, move)
+            whole_turn = True
+        elif isinstance(move, (int, np.integer)) and not isinstance(move, (bool, np.bool_)):
+            actions = [int(move)]
+            whole_turn = False
         else:
-            raise NotationError(f"{self.game.env_id}: a move is a notation string or an action id, got {move!r}")
+            raise NotationError(f"{env_id}: a move is a notation string or an action id, got {move!r}")
         if self.is_terminal:
-            raise IllegalMoveError(f"{self.game.env_id}: illegal move {move!r}: the game is over")
-        mask = self.action_mask()
-        if not (0 <= action < mask.shape[0] and mask[action]):
-            who = "chance" if self.is_chance else f"player_{self.to_move}"
-            raise IllegalMoveError(f"{self.game.env_id}: illegal move {move!r} for {who}")
+            raise IllegalMoveError(f"{env_id}: illegal move {move!r}: the game is over")
         state = self.state.copy()
-        self.game.kernels.apply(state, self.game.params, action)
+        for k, action in enumerate(actions):
+            if state[E.H_STATUS] != E.PLAYING or (k and _turn_over(self.state, state)):
+                raise IllegalMoveError(f"{env_id}: illegal move {move!r}: the turn is over after {k} decision(s)")
+            mask = self.game.legal_mask(state)
+            if not (0 <= action < mask.shape[0] and mask[action]):
+                who = "chance" if state[E.H_CURRENT] == E.CHANCE else f"player_{int(state[E.H_CURRENT])}"
+                step = f" (decision {k + 1})" if len(actions) > 1 else ""
+                raise IllegalMoveError(f"{env_id}: illegal move {move!r}{step} for {who}")
+            self.game.kernels.apply(state, self.game.params, action)
+        if whole_turn and not _turn_over(self.state, state):
+            raise IllegalMoveError(
+                f"{env_id}: {move!r} is not a whole turn: player_{int(state[E.H_CURRENT])} still has to decide"
+            )
         return Position(self.game, state)
 
     def copy(self) -> "Position":
@@ -111,6 +172,9 @@ class Position:
 
     @classmethod
     def from_text(cls, text: str) -> "Position":
+        """The Position of a text written by :meth:`to_text`.  Every text is
+        either a consistent position the rules could reach or a
+        NotationError saying which field is wrong."""
         from .registry import make_game
 
         if not isinstance(text, str):
@@ -122,6 +186,8 @@ class Position:
             key, sep, value = line.partition(":")
             if not sep or key in ("board",) or key.startswith(" "):
                 break
+            if key in fields:
+                raise NotationError(f"position text: the line '{key}:' appears twice")
             fields[key] = value.strip()
             body_start = k + 1
             if key == "returns":
@@ -131,17 +197,14 @@ class Position:
         options = {}
         for item in fields.get("options", "").split():
             key, sep, value = item.partition("=")
-            if not sep:
+            if not sep or not key:
                 raise NotationError(f"malformed option {item!r}; expected key=value")
-            options[key] = int(value) if value.lstrip("-").isdigit() else value
+            options[key] = int(value) if re.fullmatch(r"-?[0-9]{1,19}", value) else value
         try:
             game = make_game(fields["game"], **options)
         except (TypeError, ValueError) as exc:
             raise NotationError(f"position text: {exc}") from None
-        state = np.zeros(game.state_size, np.int64)
-        game.header_from_text(fields, state)
-        game.body_from_text(lines[body_start:], state)
-        return cls(game, state)
+        return cls(game, game.from_text_fields(fields, lines[body_start:]))
 
     def __str__(self) -> str:
         return self.game.render_ansi(self.state)
@@ -154,3 +217,13 @@ class Position:
 
     def __hash__(self) -> int:
         return hash(self.to_text())
+
+
+def _turn_over(start, state) -> bool:
+    """Has the turn under way in ``start`` ended in ``state``?  (The game
+    ended, the turn counter moved, the seat changed, or chance comes up.)"""
+    return (
+        state[E.H_STATUS] != E.PLAYING
+        or state[E.H_TURN] != start[E.H_TURN]
+        or state[E.H_CURRENT] != start[E.H_CURRENT]
+    )

@@ -1,27 +1,51 @@
-"""Env ids, and the functions that build games, envs and positions from them."""
+"""Env ids, and the functions that build games, envs, positions and vector
+envs from them.
+
+:func:`register` is the one registration mechanism: the package registers
+the games of :mod:`boardenvs.catalog` with it at import; tests register
+their toy game the same way.  Registering a game makes its PettingZoo module
+``boardenvs.<env id>`` (``env()`` / ``raw_env()`` / ``parallel_env()``).
+"""
 from __future__ import annotations
 
-import importlib
+import sys
+import types
 
 from . import engine as E
 
-# env id -> (module with env()/raw_env(), Game class path)
-_ENVS = {
-    "quagmire_v0": ("boardenvs.quagmire_v0", "boardenvs.games.quagmire:QuagmireGame"),
-    "quess_v0": ("boardenvs.quess_v0", "boardenvs.games.quess:QuessGame"),
-}
-ENV_IDS = tuple(_ENVS)
+_GAMES: dict = {}  # env id -> Game class
 
 
-def _check(env_id: str) -> None:
-    if env_id not in _ENVS:
-        raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(ENV_IDS)}")
+def register(game_cls) -> types.ModuleType:
+    """Register ``game_cls`` under its ``env_id``; returns the id's PettingZoo
+    module (also importable as ``boardenvs.<env id>``)."""
+    env_id = game_cls.env_id
+    if not env_id.isidentifier():
+        raise ValueError(f"env id {env_id!r} must be a Python identifier (it names a module)")
+    if env_id in _GAMES and _GAMES[env_id] is not game_cls:
+        raise ValueError(f"env id {env_id!r} is already registered to {_GAMES[env_id].__name__}")
+    _GAMES[env_id] = game_cls
+    module = _env_module(game_cls)
+    sys.modules[module.__name__] = module
+    setattr(sys.modules[__package__], env_id, module)
+    return module
+
+
+def unregister(env_id: str) -> None:
+    _GAMES.pop(env_id, None)
+    sys.modules.pop(f"{__package__}.{env_id}", None)
+    if hasattr(sys.modules[__package__], env_id):
+        delattr(sys.modules[__package__], env_id)
+
+
+def registered_ids() -> tuple:
+    return tuple(_GAMES)
 
 
 def game_class(env_id: str):
-    _check(env_id)
-    module, _, name = _ENVS[env_id][1].partition(":")
-    return getattr(importlib.import_module(module), name)
+    if not isinstance(env_id, str) or env_id not in _GAMES:
+        raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(_GAMES)}")
+    return _GAMES[env_id]
 
 
 def make_game(env_id: str, **options):
@@ -30,8 +54,16 @@ def make_game(env_id: str, **options):
 
 def make(env_id: str, render_mode=None, **options):
     """The registered (wrapped) PettingZoo AEC env for ``env_id``."""
-    _check(env_id)
-    return importlib.import_module(_ENVS[env_id][0]).env(render_mode=render_mode, **options)
+    game_class(env_id)
+    return sys.modules[f"{__package__}.{env_id}"].env(render_mode=render_mode, **options)
+
+
+def make_vec(env_id: str, num_envs: int, **options):
+    """``num_envs`` games of ``env_id`` stepped in one call (see
+    :class:`boardenvs.vector.VectorEnv`)."""
+    from .vector import VectorEnv
+
+    return VectorEnv(game_class(env_id), num_envs, **options)
 
 
 def position(env_id: str, **options):
@@ -42,3 +74,44 @@ def position(env_id: str, **options):
     game = make_game(env_id, **options)
     first = int(game.params[E.P_FIRST])
     return Position(game, game.new_state(max(first, 0)))
+
+
+def _env_module(game_cls) -> types.ModuleType:
+    """The PettingZoo module of one game: ``env`` / ``raw_env`` /
+    ``parallel_env``, documented by the game's env card."""
+    from .aec import BoardEnv, turn_based_parallel, wrap
+
+    env_id = game_cls.env_id
+    module = types.ModuleType(f"{__package__}.{env_id}", game_cls.__doc__)
+
+    def raw_env(render_mode=None, **options) -> BoardEnv:
+        """The env without wrappers."""
+        return BoardEnv(game_cls, render_mode=render_mode, **options)
+
+    def env(render_mode=None, clock_seconds=None, time_source=None, **options):
+        """The wrapped env (what ``boardenvs.make(env_id)`` returns).
+        ``clock_seconds`` adds a chess clock per player (two-player games;
+        Quess' speed variant QU-12), read from ``time_source``
+        (``time.monotonic`` unless given)."""
+        wrapped = wrap(raw_env(render_mode=render_mode, **options))
+        if clock_seconds is not None:
+            import time
+
+            from .wrappers.clock import ChessClock
+
+            wrapped = ChessClock(wrapped, clock_seconds, time_source=time_source or time.monotonic)
+        elif time_source is not None:
+            raise TypeError("time_source is only used with clock_seconds")
+        return wrapped
+
+    def parallel_env(render_mode=None, max_cycles=None, **options):
+        """The turn-based parallel view (see :func:`boardenvs.aec.turn_based_parallel`)."""
+        return turn_based_parallel(env, max_cycles=max_cycles, render_mode=render_mode, **options)
+
+    for fn in (raw_env, env, parallel_env):
+        fn.__module__ = module.__name__
+        fn.__qualname__ = fn.__name__
+        setattr(module, fn.__name__, fn)
+    module.__all__ = ["env", "parallel_env", "raw_env"]
+    module.GAME = game_cls
+    return module

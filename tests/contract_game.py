@@ -1,11 +1,12 @@
 """Contract race — ``contract_race_v0``: a toy game used only by the tests.
 
-It is built exactly like a real game module (numba kernels + a :class:`Game`
-subclass) and exists to exercise every part of the engine contract that the
+It is built exactly like a real game module (numba kernels + a declared
+:class:`Game` subclass) and registered the same way (``register`` in the
+tests, one line), to exercise every part of the engine contract that the
 other games need and Quess does not: 2..6 seats, a non-uniform chance node
-every turn, several decisions per turn by the same seat, eliminations, teams,
-forced passes and ``max_turns`` truncation.  It is not registered; the tests
-add it to the registry when they need ``Position.from_text``.
+every turn, a turn of two decisions by the same seat, eliminations, teams,
+forced passes, observation entries that are counts, and ``max_turns``
+truncation.
 
 Rules
 -----
@@ -14,24 +15,26 @@ Rules
   ``num_players`` with at least two seats per team; seat ``s`` is on team
   ``s % k`` (so the turn order alternates between teams).
 * **CR-2 Track.** Squares ``0`` (start) .. ``goal`` (option, default 9).  Every
-  pawn starts on square 0 with 2 hit points.  Squares ``1..goal-1`` hold at
-  most one pawn; the start and the goal hold any number.  Squares that are
-  multiples of 4 (the start, 4, 8, ...) are *safe*.
+  pawn starts on square 0 with 3 hit points.  Squares that are multiples of
+  4 (the start, 4, 8, ...) are *safe*; the safe squares and the goal hold any
+  number of pawns, every other square at most one.
 * **CR-3 Turn.** The seat whose turn it is rolls a die with faces 0, 1, 2, 3 of
-  probability 1/8, 3/8, 1/4, 1/4 (a chance node, ``roll 2``).  The roll is the
-  number of decisions that seat then takes, one after another.  ``roll 0``:
-  the turn is lost, and the mud swallows every opponent of the roller (not a
-  teammate) whose pawn waits on the start square with 1 hit point: they are
-  all eliminated at once (CR-4).
-* **CR-4 Decisions.** ``advance``: the own pawn moves one square ahead, if that
-  square is the goal or empty.  ``hit player_k``: seat ``k``'s pawn stands on
-  the square directly ahead of or directly behind the own pawn, that square is
-  not safe, and ``k`` is not a teammate: ``k`` loses one hit point and goes back
-  to the start; at zero hit points ``k`` is **eliminated** (its pawn leaves the
-  track, its return is -1 for good, the others play on; eliminated seats are
-  skipped in the turn order).
+  probability 1/8, 3/8, 1/4, 1/4 (a chance node, ``roll 2``), then takes two
+  decisions, one after the other.  ``roll 0``: the mud swallows every
+  opponent of the roller (not a teammate) whose pawn waits on the start square
+  with 1 hit point: they are all eliminated at once (CR-4).
+* **CR-4 Decisions.** ``advance``: the own pawn moves ahead, on the turn's
+  first decision as many squares as the roll if that square may take it,
+  else (and on the second decision) one square; a square may take it if it
+  is the goal (reaching or passing it), safe, or empty.  ``hit player_k``:
+  seat ``k``'s pawn stands on the square directly ahead of or directly behind
+  the own pawn, that square is not safe, and ``k`` is not a teammate: ``k``
+  loses one hit point and goes back to the start; at zero hit points ``k``
+  is **eliminated** (its pawn leaves the track, its return is -1 for good,
+  the others play on; eliminated seats are skipped in the turn order).
 * **CR-5 Forced pass.** A seat with no legal decision, right after its roll or
-  in the middle of its turn, passes the rest of its turn automatically.
+  in the middle of its turn, passes the rest of its turn automatically (only
+  a teammate can block a pawn that way: an opponent in the way can be hit).
 * **CR-6 End.** A pawn reaching the goal wins: that seat (team play: its whole
   team) +1, every other seat -1.  When only one seat (team play: one team) is
   left in the game, it wins the same way.  An eliminated seat keeps its -1
@@ -41,10 +44,11 @@ Rules
 
 Actions ``Discrete(1 + num_players)``: 0 ``advance``, ``1 + k`` ``hit
 player_k``; at a chance node the actions are the die faces ``0..3`` (``roll
-0`` .. ``roll 3``).  Observation ``int8 (num_players, goal + 8)``, one row per
-seat starting with the observer: pawn square one-hot (``goal + 1``
-columns), alive, full hit points, teammate (self included), to act, decisions
-left >= 1, >= 2, >= 3.
+0`` .. ``roll 3``).  A whole turn is written ``advance, hit player_1``.
+Observation ``int8 (num_players, goal + 7)``, one row per seat starting with
+the observer: pawn square one-hot (``goal + 1`` columns), alive, hit points
+(a count, 0..3), teammate (self included), to act, decisions left (0..2), the
+roll (0..3).
 """
 from __future__ import annotations
 
@@ -54,15 +58,17 @@ import numpy as np
 from numba import njit
 
 from boardenvs import engine as E
-from boardenvs.errors import IllegalMoveError, NotationError
+from boardenvs.errors import IllegalMoveError, NotationError, OptionError
 from boardenvs.game import Game
+from boardenvs.spec import Option, first_player_option, max_turns_option, num_players_option
 
-# state slots after the generic header
-T_ROLLER = E.HEADER  # the seat whose turn it is (rolls, then decides)
-T_LEFT = T_ROLLER + 1  # decisions left in this turn
-T_POS = T_LEFT + 1  # MAX_PLAYERS pawn squares, -1 once eliminated
-T_HP = T_POS + E.MAX_PLAYERS  # MAX_PLAYERS hit points
-STATE_SIZE = T_HP + E.MAX_PLAYERS
+# the state row after the generic header
+LAYOUT = E.HEADER_LAYOUT.extend("contract_race_v0")
+T_ROLLER = LAYOUT.add("roller", 1, "the seat whose turn it is (rolls, then decides)")
+T_LEFT = LAYOUT.add("left", 1, "decisions left in this turn")
+T_ROLL = LAYOUT.add("roll", 1, "this turn's roll")
+T_POS = LAYOUT.add("pawns", E.MAX_PLAYERS, "pawn squares, -1 once eliminated")
+T_HP = LAYOUT.add("hit_points", E.MAX_PLAYERS)
 
 # game options after the generic ones
 P_TEAMS = E.P_GAME
@@ -73,7 +79,8 @@ REASON_LAST = E.REASON_GAME + 1
 
 DIE_PROBS = np.array([0.125, 0.375, 0.25, 0.25])
 NUM_FACES = 4
-HIT_POINTS = 2
+HIT_POINTS = 3
+DECISIONS_PER_TURN = 2
 ADVANCE = 0
 
 
@@ -105,13 +112,30 @@ def _occupant(state, params, sq):
 
 
 @njit(cache=True)
+def _takes(state, params, sq):
+    """CR-2: may square ``sq`` (ahead of a pawn) take one more pawn?"""
+    return sq >= params[P_GOAL] or sq % 4 == 0 or _occupant(state, params, sq) < 0
+
+
+@njit(cache=True)
+def _advance_to(state, params, seat):
+    """CR-4: where ``advance`` takes ``seat``'s pawn, or -1 if it cannot."""
+    pos = state[T_POS + seat]
+    if state[T_LEFT] == DECISIONS_PER_TURN and state[T_ROLL] > 1 and _takes(state, params, pos + state[T_ROLL]):
+        return min(pos + state[T_ROLL], params[P_GOAL])
+    if _takes(state, params, pos + 1):
+        return pos + 1
+    return -1
+
+
+@njit(cache=True)
 def _decisions(state, params, seat, mask):
     """Count (and, if ``mask`` is non-empty, mark) the legal decisions of ``seat``."""
     write = mask.shape[0] > 0
     goal = params[P_GOAL]
     pos = state[T_POS + seat]
     count = 0
-    if pos + 1 == goal or _occupant(state, params, pos + 1) < 0:
+    if _advance_to(state, params, seat) >= 0:
         count += 1
         if write:
             mask[ADVANCE] = 1
@@ -177,10 +201,11 @@ def legal(state, params, mask):
 
 @njit(cache=True)
 def apply(state, params, action):
-    if state[E.H_CURRENT] == E.CHANCE:  # CR-3: the roll is the number of decisions
+    if state[E.H_CURRENT] == E.CHANCE:  # CR-3: the roll, then two decisions
         seat = state[T_ROLLER]
         E.record_action(state, E.CHANCE, action)
-        state[T_LEFT] = action
+        state[T_ROLL] = action
+        state[T_LEFT] = DECISIONS_PER_TURN
         state[E.H_CURRENT] = seat
         if action == 0:  # CR-3: the mud swallows the wounded opponents on the start
             for k in range(params[E.P_NUM_PLAYERS]):
@@ -196,12 +221,13 @@ def apply(state, params, action):
     else:
         seat = state[E.H_CURRENT]
         E.record_action(state, seat, action)
-        state[T_LEFT] -= 1
         if action == ADVANCE:
-            state[T_POS + seat] += 1
+            state[T_POS + seat] = _advance_to(state, params, seat)
+            state[T_LEFT] -= 1
             if state[T_POS + seat] == params[P_GOAL]:
                 _win(state, params, seat, REASON_GOAL)
         else:  # CR-4 hit
+            state[T_LEFT] -= 1
             k = action - 1
             state[T_HP + k] -= 1
             state[T_POS + k] = 0
@@ -209,8 +235,8 @@ def apply(state, params, action):
                 _knock_out(state, params, k)
                 if _teams_left(state, params) == 1:
                     _win(state, params, seat, REASON_LAST)
-    # the same seat decides again, unless the game is over, the roll is used
-    # up, or it has no legal decision left (CR-5 forced pass)
+    # the same seat decides again, unless the game is over, both decisions
+    # are taken, or it has no legal decision left (CR-5 forced pass)
     if state[E.H_STATUS] == E.PLAYING and state[T_LEFT] > 0 and _decisions(state, params, seat, state[0:0]) > 0:
         return
     state[T_LEFT] = 0
@@ -223,7 +249,7 @@ def observe(state, params, seat, obs):
     obs[:] = 0
     n = params[E.P_NUM_PLAYERS]
     goal = params[P_GOAL]
-    width = goal + 8
+    width = goal + 7
     acting = state[E.H_CURRENT]
     for r in range(n):
         s = (seat + r) % n
@@ -231,13 +257,12 @@ def observe(state, params, seat, obs):
         if state[T_POS + s] >= 0:
             obs[base + state[T_POS + s]] = 1
         obs[base + goal + 1] = 1 if E.is_alive(state, s) else 0
-        obs[base + goal + 2] = 1 if state[T_HP + s] == HIT_POINTS else 0
+        obs[base + goal + 2] = state[T_HP + s]
         obs[base + goal + 3] = 1 if _team(params, s) == _team(params, seat) else 0
         if s == acting:
             obs[base + goal + 4] = 1
-            for d in range(3):
-                if state[T_LEFT] > d:
-                    obs[base + goal + 5 + d] = 1
+            obs[base + goal + 5] = state[T_LEFT]
+            obs[base + goal + 6] = state[T_ROLL]
 
 
 @njit(cache=True)
@@ -255,31 +280,35 @@ _HIT_RE = re.compile(r"^hit player_([0-9])$")
 
 class ContractRaceGame(Game):
     env_id = "contract_race_v0"
+    title = "Contract race"
     kernels = KERNELS
-    num_chance_outcomes = NUM_FACES
+    layout = LAYOUT
+    option_specs = (
+        num_players_option(2, range(2, E.MAX_PLAYERS + 1)),
+        Option("teams", 0, "0: everyone for itself; k >= 2: k teams (CR-1)", low=0, high=3),
+        Option("goal", 9, "the goal square (CR-2)", low=2, high=20),
+        first_player_option(0),
+        max_turns_option(200),
+    )
     reason_names = {REASON_GOAL: "goal", REASON_LAST: "last_standing"}
-    defaults = {"num_players": 2, "teams": 0, "goal": 9, "first_player": 0, "max_turns": 200}
-    text_options = ("num_players", "teams", "goal", "max_turns")
+    multi_decision_turns = True
+    eliminations = True
+    variants = (
+        {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
+        {"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3},
+    )  # fmt: skip
 
-    def __init__(self, **options):
-        super().__init__(**options)
-        n, teams, goal = (self.options[k] for k in ("num_players", "teams", "goal"))
-        if not isinstance(n, (int, np.integer)) or not 2 <= n <= E.MAX_PLAYERS:
-            raise ValueError(f"{self.env_id}: num_players must be an int 2..{E.MAX_PLAYERS}, got {n!r}")
-        if not isinstance(teams, (int, np.integer)) or teams < 0 or teams == 1 or (
-            teams and (n % teams or n // teams < 2)
-        ):
-            raise ValueError(
-                f"{self.env_id}: teams must be 0 or k >= 2 dividing num_players={n} into teams of 2+, got {teams!r}"
+    def configure(self, o):
+        n, teams, goal = o["num_players"], o["teams"], o["goal"]
+        if teams == 1 or (teams and (n % teams or n // teams < 2)):
+            raise OptionError(
+                f"{self.env_id}: option teams={teams} does not fit num_players={n}; expected 0 or k >= 2 "
+                "dividing num_players into teams of 2 or more"
             )
-        if not isinstance(goal, (int, np.integer)) or not 2 <= goal <= 20:
-            raise ValueError(f"{self.env_id}: goal must be an int 2..20, got {goal!r}")
-        self.num_actions = 1 + n
-        self.obs_shape = (n, goal + 8)
-        self._set_params(n, self.options["max_turns"], self.options["first_player"], (teams, goal), STATE_SIZE)
-
-    def team_of(self, seat: int) -> int:
-        return int(_team(self.params, seat))
+        high = [1] * (goal + 1) + [1, HIT_POINTS, 1, 1, DECISIONS_PER_TURN, NUM_FACES - 1]
+        return dict(num_players=n, num_actions=1 + n, num_chance_outcomes=NUM_FACES, obs_shape=(n, goal + 7),
+                    obs_high_per_plane=high, params=(teams, goal),
+                    teams=[s % teams if teams else s for s in range(n)])  # fmt: skip
 
     # -- notation ---------------------------------------------------------
     def action_to_move(self, state, action: int) -> str:
@@ -292,7 +321,7 @@ class ContractRaceGame(Game):
         return "advance" if action == ADVANCE else f"hit player_{action - 1}"
 
     def move_to_action(self, state, move: str) -> int:
-        text = move.strip() if isinstance(move, str) else None
+        text = " ".join(move.split()) if isinstance(move, str) else None
         roll = _ROLL_RE.match(text) if text is not None else None
         hit = _HIT_RE.match(text) if text is not None else None
         if text != "advance" and not roll and not hit:
@@ -313,31 +342,35 @@ class ContractRaceGame(Game):
         return [
             f"roller: {self.seat_name(int(state[T_ROLLER]))}",
             f"left: {int(state[T_LEFT])}",
+            f"roll: {int(state[T_ROLL])}",
             f"pawns: {pawns}",
             "hp: " + " ".join(str(int(state[T_HP + s])) for s in range(n)),
         ]
 
     def body_from_text(self, lines: list[str], state) -> None:
         n, goal = self.num_players, int(self.params[P_GOAL])
+        keys = ("roller", "left", "roll", "pawns", "hp")
         fields = {}
         for line in lines:
             key, sep, value = line.partition(":")
-            if not sep or key not in ("roller", "left", "pawns", "hp") or key in fields:
+            if not sep or key not in keys or key in fields:
                 raise NotationError(f"{self.env_id}: unexpected line {line!r}")
             fields[key] = value.split()
-        if len(fields) != 4:
-            raise NotationError(f"{self.env_id}: the body needs the lines roller, left, pawns and hp")
+        if len(fields) != len(keys):
+            raise NotationError(f"{self.env_id}: the body needs the lines {', '.join(keys)}")
         roller = fields["roller"][0] if len(fields["roller"]) == 1 else ""
-        if not (roller.startswith("player_") and roller[7:].isdigit() and int(roller[7:]) < n):
+        if not re.fullmatch(f"player_[0-{n - 1}]", roller):
             raise NotationError(f"{self.env_id}: roller must be player_0..player_{n - 1}")
         left = fields["left"][0] if len(fields["left"]) == 1 else ""
-        if left not in ("0", "1", "2", "3"):
-            raise NotationError(f"{self.env_id}: left must be 0..3")
+        roll = fields["roll"][0] if len(fields["roll"]) == 1 else ""
+        if left not in ("0", "1", "2") or roll not in ("0", "1", "2", "3"):
+            raise NotationError(f"{self.env_id}: left must be 0..2 and roll 0..3")
         pawns, hps = fields["pawns"], fields["hp"]
         if len(pawns) != n or len(hps) != n:
             raise NotationError(f"{self.env_id}: pawns and hp need {n} values each")
         state[T_ROLLER] = int(roller[7:])
         state[T_LEFT] = int(left)
+        state[T_ROLL] = int(roll)
         for s in range(E.MAX_PLAYERS):
             state[T_POS + s], state[T_HP + s] = -1, 0
         taken = set()
@@ -345,16 +378,34 @@ class ContractRaceGame(Game):
             alive = (int(state[E.H_ALIVE]) >> s) & 1
             if p == "x" and h == "0" and not alive:
                 continue
-            if not (p.isdigit() and int(p) <= goal and h in ("1", "2") and alive):
+            if not (re.fullmatch("[0-9]{1,2}", p) and int(p) <= goal and h in ("1", "2", "3") and alive):
                 raise NotationError(f"{self.env_id}: player_{s}: pawn {p!r} hp {h!r} do not fit its alive flag")
-            if 0 < int(p) < goal:
+            if 0 < int(p) < goal and int(p) % 4:
                 if int(p) in taken:
-                    raise NotationError(f"{self.env_id}: two pawns on square {p}")
+                    raise NotationError(f"{self.env_id}: two pawns on square {p}, which is not safe (CR-2)")
                 taken.add(int(p))
             state[T_POS + s], state[T_HP + s] = int(p), int(h)
-        cur = int(state[E.H_CURRENT])
-        if state[E.H_STATUS] == E.PLAYING and cur != E.CHANCE and cur != state[T_ROLLER]:
-            raise NotationError(f"{self.env_id}: to_move must be chance or the roller")
+
+    def check_state(self, state) -> None:
+        n, goal = self.num_players, int(self.params[P_GOAL])
+        cur, status = int(state[E.H_CURRENT]), int(state[E.H_STATUS])
+        at_goal = [s for s in range(n) if state[T_POS + s] == goal]
+        if status == E.PLAYING:
+            if at_goal:
+                raise NotationError(f"{self.env_id}: player_{at_goal[0]} is on the goal, so the game is over (CR-6)")
+            if _teams_left(state, self.params) < 2:
+                raise NotationError(f"{self.env_id}: one side is left, so the game is over (CR-6)")
+            if (cur == E.CHANCE) != (state[T_LEFT] == 0) or (cur != E.CHANCE and cur != state[T_ROLLER]):
+                raise NotationError(f"{self.env_id}: to_move must be chance with left 0, or the roller with left 1..2")
+            if not E.is_alive(state, int(state[T_ROLLER])):
+                raise NotationError(f"{self.env_id}: the roller must still be in the game")
+        elif status == E.TERMINATED and state[E.H_REASON] in (REASON_GOAL, REASON_LAST):
+            winner = at_goal[0] if at_goal else next((s for s in range(n) if E.is_alive(state, s)), 0)
+            won = [self.team_of(s) == self.team_of(winner) and E.is_alive(state, s) for s in range(n)]
+            rets = [int(state[E.H_RET + s]) for s in range(n)]
+            ok = (len(at_goal) == 1) if state[E.H_REASON] == REASON_GOAL else (not at_goal and _teams_left(state, self.params) == 1)
+            if not ok or rets != [1 if w else -1 for w in won]:
+                raise NotationError(f"{self.env_id}: reason {self.end_reason(state)} does not hold with these pawns and returns")
 
     # -- pictures ------------------------------------------------------------
     def render_ansi(self, state) -> str:
@@ -378,7 +429,7 @@ class ContractRaceGame(Game):
             status = (
                 f"{self.seat_name(int(state[T_ROLLER]))} to roll"
                 if cur == E.CHANCE
-                else f"{self.seat_name(cur)} to move, {int(state[T_LEFT])} decision(s) left"
+                else f"{self.seat_name(cur)} to move, roll {int(state[T_ROLL])}, {int(state[T_LEFT])} decision(s) left"
             )
         else:
             rets = " ".join(str(int(state[E.H_RET + s])) for s in range(self.num_players))

@@ -1,11 +1,12 @@
 """The engine contract (boardenvs/engine.py) and the generic faces (Position,
-the AEC env, the batched drivers) carry what the five games need: chance nodes
-with non-uniform outcomes, several decisions per turn, eliminations, teams,
-forced passes, truncation, 2..6 seats, cloning by row copy, and a plain-Python
-path that runs the same code.
+the AEC env, make_vec) carry what the five games need: chance nodes with
+non-uniform outcomes, turns of several decisions, eliminations, teams, forced
+passes, truncation, 2..6 seats, cloning by row copy, and a plain-Python path
+that runs the same code.
 
 Everything here runs on the toy game of ``contract_game.py`` (rules CR-1..CR-7
-in its docstring), plus Quess for the plain-Python comparison.
+in its docstring), registered in ``conftest.py`` by the same one line as a
+real game, plus Quess and Quagmire for the plain-Python comparison.
 """
 from __future__ import annotations
 
@@ -17,36 +18,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
-from pettingzoo.utils.conversions import aec_to_parallel
 
+import boardenvs
 import contract_game as C
 from boardenvs import engine as E
-from boardenvs import registry
-from boardenvs.aec import BoardEnv, wrap
 from boardenvs.errors import IllegalMoveError
 from boardenvs.position import Position
 from position_text import header
 
-SEATINGS = [
-    pytest.param({"num_players": 2}, id="2p"),
-    pytest.param({"num_players": 3}, id="3p"),
-    pytest.param({"num_players": 4}, id="4p"),
-    pytest.param({"num_players": 6}, id="6p"),
-    pytest.param({"num_players": 4, "teams": 2}, id="4p-2teams"),
-    pytest.param({"num_players": 6, "teams": 3}, id="6p-3teams"),
-    pytest.param({"num_players": 6, "teams": 2}, id="6p-2teams"),
-]
-
-
-@pytest.fixture
-def registered(monkeypatch):
-    """The toy game in the registry, so ``Position.from_text`` finds it."""
-    monkeypatch.setitem(registry._ENVS, C.ContractRaceGame.env_id, ("contract_game", "contract_game:ContractRaceGame"))
+ENV_ID = C.ContractRaceGame.env_id
 
 
 def make_env(**options):
-    return wrap(BoardEnv(C.ContractRaceGame, **options))
+    return boardenvs.make(ENV_ID, **options)
 
 
 def start(**options) -> Position:
@@ -55,13 +39,12 @@ def start(**options) -> Position:
 
 
 def position(body: str, to_move="chance", turn=0, alive=None, **options) -> Position:
-    """A toy position from its body lines (``roller``, ``left``, ``pawns``, ``hp``)."""
+    """A toy position from its body lines (``roller``, ``left``, ``roll``, ``pawns``, ``hp``)."""
     game = C.ContractRaceGame(**options)
     n = game.num_players
     alive = alive or " ".join(["1"] * n)
     rets = " ".join("-1" if a == "0" else "0" for a in alive.split())
-    opts = " ".join(f"{k}={game.options[k]}" for k in game.text_options)
-    lines = header(game.env_id, opts, to_move, turn, alive=alive, returns=rets)
+    lines = header(game.env_id, game.text_options(), to_move, turn, alive=alive, returns=rets)
     return Position.from_text("\n".join(lines) + f"\n{body.strip()}\n")
 
 
@@ -94,21 +77,20 @@ def test_chance_node_in_position():
     assert pos.legal_moves() == [o for o, _ in outcomes]
     after = pos.play("roll 3")
     assert after.to_move == 0 and not after.is_chance
-    assert after.legal_moves() == ["advance"]
     assert after.chance_outcomes() == []
-    assert int(after.state[C.T_LEFT]) == 3
+    assert int(after.state[C.T_LEFT]) == 2 and int(after.state[C.T_ROLL]) == 3
     assert int(after.state[E.H_LAST_SEAT]) == E.CHANCE and int(after.state[E.H_LAST_ACTION]) == 3
     assert pos.to_move == -1, "play() must not change the Position it is called on"
     # outcomes and decisions share action ids: the notation refuses the wrong kind
     with pytest.raises(IllegalMoveError):
-        pos.play("advance")
+        pos.play("advance, advance")
     with pytest.raises(IllegalMoveError):
         after.play("roll 1")
 
 
 def test_chance_probabilities_drive_in_kernel_sampling():
-    """engine.sample_probs (used by the batched drivers) follows the
-    non-uniform probabilities, not a uniform choice among the outcomes."""
+    """engine.sample_probs (used by make_vec) follows the non-uniform
+    probabilities, not a uniform choice among the outcomes."""
     game = C.ContractRaceGame()
     state = game.new_state(0, rng_seed=2024)
     probs = game.chance_probs(state)
@@ -117,20 +99,77 @@ def test_chance_probabilities_drive_in_kernel_sampling():
     np.testing.assert_allclose(freq, C.DIE_PROBS, atol=0.015)
 
 
-# --- several decisions per turn ------------------------------------------------
+# --- decisions and turns -------------------------------------------------------
 
 
-def test_several_decisions_per_turn_keep_the_mover_and_count_one_turn():
+def test_a_turn_is_a_chain_of_decisions_by_one_seat():
+    """The header counts decisions and turns apart: a roll and two decisions
+    by the same seat make one turn."""
     pos = start(num_players=2).play("roll 3")
-    seen = []
-    for _ in range(3):
-        seen.append((pos.to_move, pos.turn))
-        pos = pos.play("advance")
-    assert seen == [(0, 0), (0, 0), (0, 0)], "the same seat decides three times within turn 0"
-    assert pos.to_move == -1 and pos.turn == 1, "H_TURN counts the whole turn once"
-    assert int(pos.state[C.T_ROLLER]) == 1
-    assert int(pos.state[E.H_DECISIONS]) == 4  # one chance outcome + three decisions
-    assert pos.play("roll 1").to_move == 1
+    assert (pos.to_move, pos.turn, pos.decisions) == (0, 0, 1)
+    mid = pos.play(C.ADVANCE)  # one decision, by action id
+    assert (mid.to_move, mid.turn, mid.decisions) == (0, 0, 2), "the same seat decides again within turn 0"
+    assert int(mid.state[C.T_POS]) == 3, "CR-4: the turn's first advance goes as far as the roll"
+    end = mid.play(C.ADVANCE)
+    assert (end.to_move, end.turn, end.decisions) == (-1, 1, 3), "H_TURN counts the whole turn once"
+    assert int(end.state[C.T_POS]) == 4 and int(end.state[C.T_ROLLER]) == 1
+
+
+def test_legal_moves_list_whole_turns_and_play_takes_them(monkeypatch):
+    # player_0 on 2, player_1 on 3 (unsafe, ahead): roll 2 passes it to the
+    # safe 4 (then hit it behind, or go on), or hit it first (then advance)
+    pos = position("roller: player_0\nleft: 2\nroll: 2\npawns: 2 3\nhp: 3 3", to_move="player_0")
+    moves = pos.legal_moves()
+    assert moves == ["advance, advance", "advance, hit player_1", "hit player_1, advance"], moves
+    assert pos.legal_actions() == [C.ADVANCE, 2], "legal_actions() are single decisions"
+    after = pos.play("hit player_1, advance")
+    assert after.is_chance and after.turn == 1
+    assert int(after.state[C.T_POS]) == 3 and int(after.state[C.T_POS + 1]) == 0
+    assert int(after.state[C.T_HP + 1]) == 2
+    # a move is a whole turn: half a turn, or a turn and more, is refused
+    with pytest.raises(IllegalMoveError, match="whole turn"):
+        pos.play("advance")
+    with pytest.raises(IllegalMoveError, match="turn is over"):
+        pos.play("advance, advance, advance")
+    with pytest.raises(IllegalMoveError, match="decision 2"):
+        pos.play("hit player_1, hit player_1")  # player_1 went back to the start
+    # legal_moves() and move_to_actions() describe the same chains, via the game's declared hook
+    for move, chain in zip(moves, pos.legal_turns()):
+        assert pos.move_to_actions(move) == chain
+    # legal_moves() walks the kernels: no game re-derives it
+    calls = []
+    original = C.ContractRaceGame.actions_to_move
+    monkeypatch.setattr(C.ContractRaceGame, "actions_to_move", lambda self, st, ch: calls.append(list(ch)) or original(self, st, ch))
+    pos.legal_moves()
+    assert calls == pos.legal_turns()
+
+
+def test_every_listed_turn_plays_and_random_turns_are_listed():
+    rng = np.random.default_rng(8)
+    checked = 0
+    for opts in 3 * ({"num_players": 2}, {"num_players": 4, "teams": 2}):
+        for before, _, _ in random_playout(start(**opts), rng):
+            if before.is_chance or int(before.state[C.T_LEFT]) != 2:
+                continue
+            moves = before.legal_moves()
+            assert len(set(moves)) == len(moves), "one notation per turn"
+            for move in moves:
+                after = before.play(move)
+                assert after.is_terminal or after.is_chance
+            checked += 1
+    assert checked > 20
+
+
+def test_roll_moves_the_first_advance_when_the_square_takes_it():
+    """CR-4: the first advance goes roll squares if that square takes the
+    pawn (empty, safe or the goal), else one square."""
+    blocked = position("roller: player_0\nleft: 2\nroll: 3\npawns: 0 3\nhp: 3 3", to_move="player_0")
+    assert int(blocked.play(C.ADVANCE).state[C.T_POS]) == 1
+    free = position("roller: player_0\nleft: 2\nroll: 3\npawns: 0 2\nhp: 3 3", to_move="player_0")
+    assert int(free.play(C.ADVANCE).state[C.T_POS]) == 3, "passing over a pawn is allowed"
+    goal = position("roller: player_0\nleft: 2\nroll: 3\npawns: 7 0\nhp: 3 3", to_move="player_0")
+    won = goal.play(C.ADVANCE)
+    assert won.is_terminal and won.end_reason == "goal" and won.returns == (1.0, -1.0)
 
 
 def test_turn_counts_rolls_over_random_games():
@@ -139,48 +178,47 @@ def test_turn_counts_rolls_over_random_games():
         steps = random_playout(start(num_players=3, first_player=1), rng)
         rolls = sum(1 for before, _, _ in steps if before.is_chance)
         assert steps[-1][2].turn == rolls, "one turn per roll, whatever the number of decisions"
-        decisions = sum(1 for before, _, _ in steps if not before.is_chance)
-        assert int(steps[-1][2].state[E.H_DECISIONS]) == rolls + decisions
+        assert steps[-1][2].decisions == len(steps)
 
 
 # --- eliminations --------------------------------------------------------------
 
 
-def test_elimination_in_position(registered):
-    pos = position("roller: player_0\nleft: 0\npawns: 2 3 0\nhp: 2 1 2", num_players=3)
-    pos = pos.play("roll 2")
-    assert pos.legal_moves() == ["hit player_1"]
-    pos = pos.play("hit player_1")
+def test_elimination_in_position():
+    pos = position("roller: player_0\nleft: 0\nroll: 0\npawns: 2 3 0\nhp: 3 1 3", num_players=3)
+    pos = pos.play("roll 1")
+    assert "hit player_1, advance" in pos.legal_moves()
+    pos = pos.play(2)  # hit player_1
     assert not pos.alive(1) and pos.returns[1] == -1.0
     assert not pos.is_terminal, "the others play on"
     assert pos.legal_moves() == ["advance"] and pos.to_move == 0
     pos = pos.play("advance").play("roll 1")
     assert pos.to_move == 2, "the eliminated seat is skipped"
-    pos = pos.play("advance").play("roll 0")
-    assert pos.is_chance and int(pos.state[C.T_ROLLER]) == 2, "roll 0 loses the turn; player_1 still skipped"
+    pos = pos.play("advance, advance").play("roll 0")
+    assert pos.to_move == 0, "player_1 still skipped"
 
 
-def test_last_seat_standing_wins(registered):
-    pos = position("roller: player_0\nleft: 0\npawns: 5 6 x\nhp: 2 1 0", alive="1 1 0", num_players=3)
-    pos = pos.play("roll 1").play("hit player_1")
+def test_last_seat_standing_wins():
+    pos = position("roller: player_0\nleft: 0\nroll: 0\npawns: 5 6 x\nhp: 3 1 0", alive="1 1 0", num_players=3)
+    pos = pos.play("roll 1").play(2)
     assert pos.is_terminal and not pos.is_truncated
     assert pos.end_reason == "last_standing"
     assert pos.returns == (1.0, -1.0, -1.0)
 
 
-def test_mud_eliminates_several_seats_at_once(registered):
-    pos = position("roller: player_0\nleft: 0\npawns: 0 0 0 5\nhp: 2 1 1 2", num_players=4)
+def test_mud_eliminates_several_seats_at_once():
+    pos = position("roller: player_0\nleft: 0\nroll: 1\npawns: 0 0 0 5\nhp: 3 1 1 3", num_players=4)
     pos = pos.play("roll 0")
     assert [pos.alive(s) for s in range(4)] == [True, False, False, True]
     assert pos.returns == (0.0, -1.0, -1.0, 0.0) and not pos.is_terminal
-    assert pos.is_chance and int(pos.state[C.T_ROLLER]) == 3
+    assert pos.to_move == 0 and int(pos.state[C.T_LEFT]) == 2, "roll 0 still gives two decisions"
 
 
 @pytest.mark.parametrize("num_players", [4, 6])
 def test_eliminated_agents_leave_the_aec_env_and_others_finish(num_players):
     finished_after_elimination = 0
     several_at_once = 0
-    for seed in range(30):
+    for seed in range(40):
         env = make_env(num_players=num_players, first_player="random")
         env.reset(seed=seed)
         raw = env.unwrapped
@@ -220,7 +258,7 @@ def test_eliminated_agents_leave_the_aec_env_and_others_finish(num_players):
             assert sorted(pos.returns) == [-1.0] * (num_players - 1) + [1.0]
             for agent in gone:
                 assert pos.returns[raw._seat[agent]] == -1.0
-    assert finished_after_elimination >= 5, "too few games with an elimination before the end"
+    assert finished_after_elimination >= 3, "too few games with an elimination before the end"
     if num_players == 6:
         assert several_at_once >= 1, "no step knocked out several agents at once"
 
@@ -228,32 +266,30 @@ def test_eliminated_agents_leave_the_aec_env_and_others_finish(num_players):
 # --- teams -----------------------------------------------------------------------
 
 
-def test_team_members_share_the_win(registered):
+def test_team_members_share_the_win():
     # 4 players, teams {0, 2} and {1, 3}: player_2 reaches the goal
-    pos = position(
-        "roller: player_2\nleft: 0\npawns: 1 2 8 3\nhp: 2 2 2 2", num_players=4, teams=2
-    )
-    pos = pos.play("roll 1").play("advance")
+    pos = position("roller: player_2\nleft: 0\nroll: 0\npawns: 1 2 8 3\nhp: 3 3 3 3", num_players=4, teams=2)
+    pos = pos.play("roll 1").play(C.ADVANCE)
     assert pos.is_terminal and pos.end_reason == "goal"
     assert pos.returns == (1.0, -1.0, 1.0, -1.0)
 
 
-def test_eliminated_teammate_keeps_its_minus_one(registered):
+def test_eliminated_teammate_keeps_its_minus_one():
     # player_3 (team 1) is out; team 1 = {1, 3} wins later: player_3 stays at -1,
     # as the AEC env already gave it -1 when it left
     pos = position(
-        "roller: player_1\nleft: 0\npawns: 1 8 2 x\nhp: 2 2 2 0", alive="1 1 1 0", num_players=4, teams=2
+        "roller: player_1\nleft: 0\nroll: 0\npawns: 1 8 2 x\nhp: 3 3 3 0", alive="1 1 1 0", num_players=4, teams=2
     )
-    pos = pos.play("roll 1").play("advance")
+    pos = pos.play("roll 1").play(C.ADVANCE)
     assert pos.returns == (-1.0, 1.0, -1.0, -1.0)
 
 
-def test_last_team_standing_wins(registered):
+def test_last_team_standing_wins():
     # teams {0, 2} and {1, 3}; player_3 already out, player_0 knocks out player_1
     pos = position(
-        "roller: player_0\nleft: 0\npawns: 2 3 5 x\nhp: 2 1 2 0", alive="1 1 1 0", num_players=4, teams=2
+        "roller: player_0\nleft: 0\nroll: 0\npawns: 2 3 5 x\nhp: 3 1 3 0", alive="1 1 1 0", num_players=4, teams=2
     )
-    pos = pos.play("roll 1").play("hit player_1")
+    pos = pos.play("roll 1").play(2)
     assert pos.is_terminal and pos.end_reason == "last_standing"
     assert pos.returns == (1.0, -1.0, 1.0, -1.0)
 
@@ -294,40 +330,40 @@ def test_teams_in_the_aec_env(opts):
 # --- forced pass -----------------------------------------------------------------
 
 
-def test_forced_pass_right_after_the_roll(registered):
-    # player_1 stands on the safe square 4 right ahead of player_0: no advance, no hit
-    pos = position("roller: player_0\nleft: 0\npawns: 3 4\nhp: 2 2", num_players=2)
-    assert pos.is_chance
-    after = pos.play("roll 2")
+def test_forced_pass_right_after_the_roll():
+    # teams {0, 2} and {1, 3}: player_0 on 2, its teammate player_2 on 3 ahead,
+    # nobody to hit: no decision at all after a roll of 1
+    pos = position("roller: player_0\nleft: 0\nroll: 0\npawns: 2 0 3 0\nhp: 3 3 3 3", num_players=4, teams=2)
+    after = pos.play("roll 1")
     assert after.is_chance and after.turn == 1, "apply passed player_0's turn by itself"
     assert int(after.state[C.T_ROLLER]) == 1 and int(after.state[C.T_LEFT]) == 0
 
 
-def test_forced_pass_in_the_middle_of_a_turn(registered):
-    # a teammate (team play) blocks the way after one step
+def test_forced_pass_in_the_middle_of_a_turn():
+    # player_0 on 1, teammate player_2 on 3: the first advance (roll 1) reaches 2, then blocked
     pos = position(
-        "roller: player_0\nleft: 0\npawns: 1 0 3 0\nhp: 2 2 2 2", num_players=4, teams=2
-    ).play("roll 3")
-    assert pos.legal_moves() == ["advance"]
+        "roller: player_0\nleft: 0\nroll: 0\npawns: 1 0 3 0\nhp: 3 3 3 3", num_players=4, teams=2
+    ).play("roll 1")
+    assert pos.legal_moves() == ["advance"], "the turn ends after one decision"
     after = pos.play("advance")
-    assert after.is_chance and after.turn == 1, "two decisions were left, none legal: the turn passed"
+    assert after.is_chance and after.turn == 1, "one decision was left, none legal: the turn passed"
     assert int(after.state[C.T_ROLLER]) == 1
 
 
-@pytest.mark.parametrize("opts", [o.values[0] for o in SEATINGS], ids=[o.id for o in SEATINGS])
+@pytest.mark.parametrize("opts", C.ContractRaceGame.variants)
 def test_a_mover_always_has_a_legal_action(opts):
     """After every apply the state is terminal, at a chance node, or its mover
-    has a legal decision; forced passes happen along the way."""
+    has a legal decision; forced passes happen along the way (with teams
+    only: CR-5)."""
     rng = np.random.default_rng(11)
     passes = 0
     for _ in range(30):
         for before, action, after in random_playout(start(**opts), rng):
             assert after.is_terminal or len(after.legal_actions()) > 0
             if not after.is_terminal and after.is_chance and after.turn == before.turn + 1:
-                left = int(before.state[C.T_LEFT])
-                if (before.is_chance and action > 0) or (not before.is_chance and left > 1):
+                if before.is_chance or int(before.state[C.T_LEFT]) == 2:
                     passes += 1
-    assert passes > 0
+    assert (passes > 0) == bool(opts.get("teams"))
 
 
 # --- truncation --------------------------------------------------------------------
@@ -347,8 +383,7 @@ def test_max_turns_truncates_in_position():
 
 
 def test_max_turns_truncates_in_the_aec_env():
-    """The AEC side of PettingZoo's max_cycles_test, for a turn-based env:
-    ``max_turns`` ends the episode after exactly that many turns, with
+    """``max_turns`` ends the episode after exactly that many turns, with
     truncation for every agent still in and one final ``None`` step each."""
     env = make_env(num_players=3, max_turns=6, goal=20)
     env.reset(seed=1)
@@ -368,80 +403,64 @@ def test_max_turns_truncates_in_the_aec_env():
     assert dead_steps == {a: 1 for a in env.possible_agents}
 
 
-def test_max_cycles_test_needs_a_parallel_env():
-    """PettingZoo's max_cycles_test builds ``mod.parallel_env(max_cycles=...)``
-    and counts one parallel step per cycle; a turn-based AEC env with several
-    decisions per turn is not parallelizable, and says so."""
-    env = make_env(num_players=3)
-    assert env.metadata["is_parallelizable"] is False
-    with pytest.raises(AssertionError, match="is_parallelizable"):
-        aec_to_parallel(env)
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_max_cycles_counts_each_agents_decisions(num_players):
+    """PettingZoo's max_cycles counts how often an agent is asked (its
+    decisions, two a turn here), not turns: with max_cycles=5 no agent
+    decides more than 5 times, and the game stops when the next one asked
+    already has."""
+    env = make_env(num_players=num_players, max_cycles=5, goal=20)
+    env.reset(seed=3)
+    asked = dict.fromkeys(env.possible_agents, 0)
+    rng = np.random.default_rng(3)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            assert trunc and info["end_reason"] == "max_cycles"
+            env.step(None)
+            continue
+        asked[agent] += 1
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    pos = env.unwrapped.position()
+    assert max(asked.values()) == 5 and pos.is_truncated and pos.end_reason == "max_cycles"
+    # stopped inside a turn: its roll and every completed turn's roll are chance outcomes, not agents' decisions
+    assert pos.decisions - sum(asked.values()) == pos.turn + 1
+    assert pos.turn < 5 * num_players, "max_cycles is not max_turns"
 
 
-# --- PettingZoo's own tests -----------------------------------------------------------
+# --- make_vec on the toy game ------------------------------------------------------
 
 
-@pytest.mark.parametrize("opts", [o.values[0] for o in SEATINGS], ids=[o.id for o in SEATINGS])
-def test_pettingzoo_api_and_seed(opts):
-    api_test(make_env(first_player="random", **opts), num_cycles=200)
-    seed_test(lambda: make_env(first_player="random", **opts), num_cycles=200)
-
-
-def test_pettingzoo_api_with_truncation():
-    api_test(make_env(num_players=3, max_turns=3), num_cycles=50)
-
-
-# --- batched drivers ----------------------------------------------------------------
-
-_DRIVERS = {}
-
-
-def drivers():
-    if "d" not in _DRIVERS:
-        _DRIVERS["d"] = E.batched(C.KERNELS)
-    return _DRIVERS["d"]
-
-
-def run_batched(game, seeds, steps, check=True, d=None):
+def run_vec(seeds, steps, check=True, **options):
     """Random play of len(seeds) rows for ``steps`` steps; the final states and
     every finished episode as (step, row, rewards, terminated)."""
-    d = d or drivers()
-    n, params, nchance = len(seeds), game.params, game.num_chance_outcomes
-    states = np.zeros((n, game.state_size), np.int64)
-    obs = np.zeros((n, game.obs_size), np.int8)
-    masks = np.zeros((n, game.mask_size), np.int8)
-    rewards = np.zeros((n, game.num_players), np.float32)
-    term = np.zeros(n, np.bool_)
-    trunc = np.zeros(n, np.bool_)
-    actions = np.zeros(n, np.int64)
-    d.init(states, params, np.asarray(seeds, np.int64), nchance)
-    d.legal(states, params, masks)
+    vec = boardenvs.make_vec(ENV_ID, num_envs=len(seeds), **options)
+    obs, infos = vec.reset(seed=np.asarray(seeds))
+    game = vec.game
     episodes = []
     for t in range(steps):
         if check:
             # chance is resolved in-kernel and forced passes in apply: every row
             # waits on a decision with at least one legal action
-            assert (states[:, E.H_STATUS] == E.PLAYING).all()
-            assert (states[:, E.H_CURRENT] >= 0).all()
-            assert (masks.sum(axis=1) > 0).all()
-        d.random_actions(states, masks, actions)
-        d.step(states, params, actions, obs, masks, rewards, term, trunc, nchance)
+            assert (vec.states[:, E.H_STATUS] == E.PLAYING).all()
+            assert (infos["to_move"] >= 0).all() and (obs["action_mask"].sum(axis=1) > 0).all()
+        obs, rewards, term, trunc, infos = vec.step(vec.random_actions())
         for i in np.flatnonzero(term | trunc):
             episodes.append((t, int(i), rewards[i].copy(), bool(term[i])))
         if check and t % 25 == 0:
-            for i in range(n):
-                seat = int(states[i, E.H_CURRENT])
-                np.testing.assert_array_equal(masks[i], game.legal_mask(states[i]))
-                np.testing.assert_array_equal(obs[i], game.observe(states[i], seat).ravel())
-    return states, episodes
+            for i in range(len(seeds)):
+                pos = vec.position(i)
+                np.testing.assert_array_equal(obs["action_mask"][i], pos.action_mask()[: game.num_actions])
+                np.testing.assert_array_equal(obs["observation"][i], pos.observation(pos.to_move))
+    return vec.states.copy(), episodes
 
 
 @pytest.mark.parametrize("opts", [{"num_players": 3}, {"num_players": 4, "teams": 2}])
-def test_batched_drivers_autoreset_and_reproduce(opts):
-    game = C.ContractRaceGame(first_player="random", max_turns=15, **opts)
+def test_make_vec_autoreset_and_reproduce(opts):
+    game = C.ContractRaceGame(first_player="random", max_turns=10, **opts)
     n = game.num_players
     seeds = np.arange(64) + 1000
-    states, episodes = run_batched(game, seeds, 300)
+    states, episodes = run_vec(seeds, 300, first_player="random", max_turns=10, **opts)
     ends = [e[3] for e in episodes]
     assert sum(ends) > 64 and len(ends) - sum(ends) > 10, "both game ends and truncations, auto-reset"
     for _, _, rew, terminated in episodes:
@@ -453,28 +472,11 @@ def test_batched_drivers_autoreset_and_reproduce(opts):
         else:
             assert (rew <= 0).all()
     # the same seeds give the same games; other seeds do not
-    states2, episodes2 = run_batched(game, seeds, 300, check=False)
+    states2, episodes2 = run_vec(seeds, 300, check=False, first_player="random", max_turns=10, **opts)
     np.testing.assert_array_equal(states, states2)
     assert [(t, i, r.tolist(), e) for t, i, r, e in episodes] == [(t, i, r.tolist(), e) for t, i, r, e in episodes2]
-    states3, _ = run_batched(game, seeds + 1, 300, check=False)
+    states3, _ = run_vec(seeds + 1, 300, check=False, first_player="random", max_turns=10, **opts)
     assert not np.array_equal(states, states3)
-
-
-def test_batched_illegal_action_forfeits_the_row():
-    game = C.ContractRaceGame(num_players=3)
-    d = drivers()
-    states = np.zeros((2, game.state_size), np.int64)
-    masks = np.zeros((2, game.mask_size), np.int8)
-    obs = np.zeros((2, game.obs_size), np.int8)
-    rewards = np.zeros((2, 3), np.float32)
-    term, trunc = np.zeros(2, np.bool_), np.zeros(2, np.bool_)
-    d.init(states, game.params, np.array([1, 2], np.int64), game.num_chance_outcomes)
-    d.legal(states, game.params, masks)
-    mover = int(states[0, E.H_CURRENT])
-    actions = np.array([int(np.flatnonzero(masks[0] == 0)[0]), int(np.flatnonzero(masks[1])[0])], np.int64)
-    d.step(states, game.params, actions, obs, masks, rewards, term, trunc, game.num_chance_outcomes)
-    assert term.tolist() == [True, False]
-    assert rewards[0, mover] == -1.0 and (np.delete(rewards[0], mover) == 0).all()
 
 
 # --- cloning ----------------------------------------------------------------------------
@@ -508,7 +510,7 @@ def test_cloning_is_a_row_copy():
     assert E.sample_probs(rows[0], probs) == outcome
 
 
-def test_text_round_trip_through_a_game(registered):
+def test_text_round_trip_through_a_game():
     rng = np.random.default_rng(4)
     for opts in ({"num_players": 3}, {"num_players": 6, "teams": 2}):
         for before, _, after in random_playout(start(**opts), rng):
@@ -516,6 +518,25 @@ def test_text_round_trip_through_a_game(registered):
                 back = Position.from_text(pos.to_text())
                 assert back == pos and back.to_move == pos.to_move and back.returns == pos.returns
                 assert np.array_equal(back.action_mask(), pos.action_mask())
+
+
+def test_observation_counts_stay_within_the_declared_bounds():
+    """The spec declares per-column bounds (hit points 0..3, decisions left
+    0..2, the roll 0..3); the env's Box uses them and observations stay inside."""
+    env = make_env(num_players=3)
+    space = env.observation_space("player_0")["observation"]
+    goal = 9
+    assert space.high[0, goal + 2] == 3 and space.high[0, goal + 5] == 2 and space.high[0, goal + 6] == 3
+    assert space.high[0, 0] == 1 and (space.low == 0).all()
+    env.reset(seed=0)
+    seen_counts = set()
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        assert space.contains(obs["observation"])
+        seen_counts.update(obs["observation"][:, goal + 2].tolist())
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert {3, 2} <= seen_counts
 
 
 def test_render_ansi_through_the_env():
@@ -534,28 +555,27 @@ TESTS_DIR = Path(__file__).resolve().parent
 
 def sample_runs() -> dict:
     """A small fixed sample through Position (Quess, Quagmire and the toy
-    game) and the batched drivers; JSON-able, so a NUMBA_DISABLE_JIT=1
-    process can compare."""
+    game) and make_vec; JSON-able, so a NUMBA_DISABLE_JIT=1 process can
+    compare."""
     out = {"quess": [], "quagmire": [], "toy": [], "batched": None}
     for seed in range(3):
         rng = np.random.default_rng(seed)
-        pos = registry.position("quess_v0", max_turns=30, first_player=seed % 2)
+        pos = boardenvs.position("quess_v0", max_turns=30, first_player=seed % 2)
         while not pos.is_terminal:
             pos = pos.play(int(rng.choice(pos.legal_actions())))
         out["quess"].append([pos.to_text(), list(pos.returns)])
     for seed in range(3):
         rng = np.random.default_rng(seed)
-        pos = registry.position("quagmire_v0", radius=2 + seed, first_player=seed % 2)
+        pos = boardenvs.position("quagmire_v0", radius=2 + seed, first_player=seed % 2)
         trace = []
         while not pos.is_terminal:
             pos = pos.play(int(rng.choice(pos.legal_actions())))
             trace.append(pos.observation(0).tolist())
-        out["quagmire"].append([pos.to_text(), list(pos.returns), trace])
+        out["quagmire"].append([pos.to_text(), list(pos.returns)])
     for seed, opts in enumerate(({"num_players": 2}, {"num_players": 5}, {"num_players": 6, "teams": 3})):
         end = random_playout(start(**opts), np.random.default_rng(seed))[-1][2]
         out["toy"].append([end.to_text(), list(end.returns)])
-    game = C.ContractRaceGame(num_players=3, first_player="random", max_turns=10)
-    states, episodes = run_batched(game, np.arange(4) + 7, 40, check=False)
+    states, episodes = run_vec(np.arange(4) + 7, 40, check=False, num_players=3, first_player="random", max_turns=10)
     out["batched"] = [states.tolist(), [(t, i, r.tolist(), e) for t, i, r, e in episodes]]
     # a long sparse mask, as Quess' (counted eight entries at a time)
     mask = np.zeros(40, np.int8)
@@ -570,13 +590,13 @@ def test_plain_python_path_runs_the_same_code():
     jitted = json.loads(json.dumps(sample_runs()))
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(TESTS_DIR)}
     code = (
-        "import json, numba, test_engine_contract as t;"
+        "import json, numba, conftest, test_engine_contract as t;"
         "assert numba.config.DISABLE_JIT;"
         "print(json.dumps(t.sample_runs()))"
     )
     proc = subprocess.run(
         [sys.executable, "-W", "error::RuntimeWarning", "-c", code],
-        env=env, cwd=TESTS_DIR, capture_output=True, text=True, timeout=120,
+        env=env, cwd=TESTS_DIR, capture_output=True, text=True, timeout=180,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     plain = json.loads(proc.stdout.strip().splitlines()[-1])

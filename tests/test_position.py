@@ -138,7 +138,7 @@ def test_initial_text():
     text = boardenvs.position("quess_v0", first_player=0).to_text()
     assert text.splitlines()[:8] == [
         "game: quess_v0",
-        f"options: max_turns={boardenvs.games.quess.QuessGame.defaults['max_turns']}",
+        f"options: max_turns={boardenvs.games.quess.QuessGame.defaults['max_turns']} superko_memory=4096",
         "to_move: player_0",
         "turn: 0",
         "status: playing",

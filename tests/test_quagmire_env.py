@@ -59,26 +59,31 @@ def test_pettingzoo_parallel_api_test(module):
 
 def test_max_cycles_means_each_agent_asked_that_many_times():
     env = quagmire_v0.env(max_cycles=3, illegal_action="random")
-    assert env.unwrapped.game.options["max_turns"] == 6
+    assert env.unwrapped.game.options["max_turns"] == 1000, "max_cycles is its own limit, not max_turns"
     env.reset(seed=0)
     asked = {a: 0 for a in env.possible_agents}
     for agent in env.agent_iter():
         _, _, term, trunc, info = env.last()
         if term or trunc:
-            assert trunc and not term and info["end_reason"] == "max_turns"
+            assert trunc and not term and info["end_reason"] == "max_cycles"
             env.step(None)
             continue
         asked[agent] += 1
         env.step(env.action_space(agent).sample())
     assert asked == {"player_0": 3, "player_1": 3}
+    # the parallel view asks every agent every step: max_cycles steps = decisions
     par = quagmire_v0.parallel_env(max_cycles=5)
-    assert par.unwrapped.game.options["max_turns"] == 5
-    with pytest.raises(ValueError, match="not both"):
-        quagmire_v0.env(max_cycles=3, max_turns=10)
-    with pytest.raises(ValueError, match="not both"):
-        quagmire_v0.parallel_env(max_cycles=3, max_turns=10)
-    with pytest.raises(ValueError, match="max_cycles"):
-        quagmire_v0.env(max_cycles=0)
+    assert par.unwrapped.max_decisions == 5
+    # both limits at once: whichever comes first (here max_turns, after the 4 placements)
+    both = quagmire_v0.env(max_cycles=3, max_turns=4)
+    both.reset(seed=0)
+    for agent in both.agent_iter():
+        obs, _, term, trunc, info = both.last()
+        both.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert both.unwrapped.position().end_reason == "max_turns"
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="max_cycles"):
+            quagmire_v0.env(max_cycles=bad)
 
 
 def test_parallel_view_plays_only_the_active_agent():
@@ -203,43 +208,3 @@ def test_cli_demo_plays_every_env(capsys):
     assert main(["demo", "--games", "1", "--env", "quagmire_v0"]) == 0
     out = capsys.readouterr().out
     assert "results: 1 random-vs-random quagmire_v0 games" in out and "no_legal_move" in out
-
-
-def test_batched_drivers_agree_with_the_row_kernels():
-    """The N-row step driver: the observation and mask of the seat to act,
-    +1/-1 rewards on the rows that ended, and in-kernel auto-reset."""
-    from boardenvs import engine as E
-    from boardenvs.games.quagmire import QuagmireGame
-
-    game = QuagmireGame(radius=2)
-    drivers = E.batched(game.kernels)
-    n = 16
-    states = np.zeros((n, game.state_size), np.int64)
-    obs = np.zeros((n, game.obs_size), np.int8)
-    masks = np.zeros((n, game.mask_size), np.int8)
-    rewards = np.zeros((n, 2), np.float32)
-    term, trunc = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
-    actions = np.zeros(n, np.int64)
-    drivers.init(states, game.params, np.arange(n, dtype=np.int64), 0)
-    drivers.legal(states, game.params, masks)
-    ended = 0
-    for _ in range(60):
-        drivers.random_actions(states, masks, actions)  # draws from each row's generator
-        before = states.copy()
-        assert all(masks[i, actions[i]] for i in range(n))
-        drivers.step(states, game.params, actions, obs, masks, rewards, term, trunc, 0)
-        for i in range(n):
-            expected = before[i].copy()
-            game.kernels.apply(expected, game.params, int(actions[i]))
-            if term[i]:
-                ended += 1
-                assert expected[E.H_STATUS] == E.TERMINATED
-                assert sorted(rewards[i]) == [-1.0, 1.0]
-                assert states[i, E.H_TURN] == 0 and states[i, E.H_STATUS] == E.PLAYING  # reset in place
-            else:
-                assert np.array_equal(states[i], expected) and not rewards[i].any()
-            seat = int(states[i, E.H_CURRENT])
-            assert np.array_equal(obs[i], game.observe(states[i], seat).ravel())
-            assert np.array_equal(masks[i], game.legal_mask(states[i]))
-        assert not trunc.any()
-    assert ended > 0

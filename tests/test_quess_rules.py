@@ -17,7 +17,8 @@ import pytest
 import boardenvs
 from boardenvs import engine as E
 from boardenvs import quess_v0
-from boardenvs.errors import IllegalMoveError
+from boardenvs.errors import IllegalMoveError, NotationError
+import boardenvs.games.quess as quess
 from boardenvs.games.quess import QuessGame
 from boardenvs.position import Position
 from position_text import header
@@ -375,7 +376,7 @@ def test_qu6_circle_knight_moves():
 def test_qu6_circle_jumps_over_pieces():
     """QU-6: the circle jumps; a ring of own and opposing pieces around it
     changes nothing (the targets stay empty)."""
-    ring = [("C2", "T"), ("C3", "T"), ("C4", "T"), ("D2", "t"), ("D4", "t"), ("E2", "S"), ("E3", "s"), ("E4", "T")]
+    ring = [("C2", "T"), ("C3", "T"), ("C4", "T"), ("D2", "t"), ("D4", "t"), ("E2", "S"), ("E3", "s"), ("E4", "C")]
     pos = _lone("C", "D3", ring)
     assert moves_from(pos, "D3") == {f"D3-{s}" for s in ("B2", "B4", "F2", "F4", "C1", "C5", "E1", "E5")}
 
@@ -528,9 +529,16 @@ def test_qu9_a_capture_into_the_zone_counts():
 
 def test_qu9_only_the_movers_pieces_count():
     """QU-9 checks the mover: Dark already sitting on two Light-zone squares
-    (a hand-built position) does not make Light's quiet move a Dark win."""
+    does not make Light's quiet move a Dark win.  No game reaches that (Dark
+    would have won on entering), so the text form refuses it (C-6) and the
+    kernel is shown it on a row edited by hand."""
     rows = ["......", "..T...", "......", "t.....", "......", "..t.S."]
-    after = pos_from(rows, to_move=0).play("B3-B2")
+    with pytest.raises(NotationError, match="zone"):
+        pos_from(rows, to_move=0)
+    pos = pos_from(["......", "..T...", "......", "t.....", "......", "....S."], to_move=0)
+    state = pos.state.copy()
+    state[quess.Q_BB + 3] |= (1 << idx("F3")) | (1 << idx("E1"))  # two Dark triangles in Light's zone
+    after = Position(pos.game, state).play("B3-B2")
     assert not after.is_terminal
 
 

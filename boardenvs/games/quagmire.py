@@ -47,16 +47,18 @@ from .. import engine as E
 from ..errors import IllegalMoveError, NotationError
 from ..game import Game
 from ..hexboard import MAX_RADIUS, hex_board
+from ..spec import Option, first_player_option, max_turns_option
 
 EMPTY, WATER, PIECE = 0, 1, 2  # cell codes; a piece of seat s is PIECE + s
 OFF = 4  # the code of the sentinel cell that stands for "off the board"
 CELL_CHARS = ".~xo"
 
-# state slots after the generic header
-M_PLACED = E.HEADER  # placements made so far (0..4)
-M_PIECES = M_PLACED + 1  # 4 slots, 2 * seat + p: cells of the pieces, -1 before placed
-M_LAST = M_PIECES + 4  # the last move: kind, from, via (run middle / jumped cell), to
-M_CELLS = M_LAST + 4  # one cell code per cell, then the sentinel cell (OFF)
+# the state row after the generic header
+LAYOUT = E.HEADER_LAYOUT.extend("quagmire_v0")
+M_PLACED = LAYOUT.add("placed", 1, "placements made so far (0..4)")
+M_PIECES = LAYOUT.add("pieces", 4, "2 * seat + p: cells of the pieces, -1 before placed")
+M_LAST = LAYOUT.add("last_move", 4, "kind, from, via (run middle / jumped cell), to")
+M_CELLS = LAYOUT.add("cells", "cells", "one code per cell, then the sentinel cell (OFF)")
 
 # game options after the generic ones.  The geometry travels in params, so
 # the kernels serve every radius; off-board cells are the sentinel cell C,
@@ -259,32 +261,28 @@ _JUMP_RE = re.compile(rf"^{_CELL}\^{_CELL}$")
 
 
 class QuagmireGame(Game):
-    """Quagmire with its options fixed: ``radius`` (QM-1), ``first_player``
-    (QM-2, seat 0 by default) and ``max_turns``."""
+    """Quagmire with its options fixed (see the module docstring for the card)."""
 
     env_id = "quagmire_v0"
+    title = "Quagmire"
+    rules_file = "quagmire.md"
     kernels = KERNELS
+    layout = LAYOUT
+    option_specs = (
+        Option("radius", 3, "board radius (QM-1): 37 cells at 3", low=2, high=MAX_RADIUS),
+        first_player_option(0),  # QM-2
+        # never reached: a game lasts at most as many turns as the board has cells
+        max_turns_option(1000),
+    )
     reason_names = {REASON_TRAPPED: "no_legal_move"}
-    defaults = {"radius": 3, "first_player": 0, "max_turns": 1000}
-    text_options = ("radius", "max_turns")
+    variants = ({}, {"radius": 2}, {"radius": 4})
 
-    def __init__(self, **options):
-        super().__init__(**options)
-        radius = self.options["radius"]
-        if isinstance(radius, bool) or not isinstance(radius, (int, np.integer)) or not 2 <= radius <= MAX_RADIUS:
-            raise ValueError(f"quagmire_v0: radius must be an int in 2..{MAX_RADIUS} (QM-1), got {radius!r}")
-        self.board = board = hex_board(int(radius))
+    def configure(self, o):
+        self.board = board = hex_board(o["radius"])
         n = board.num_cells
         self.num_cells = n
-        self.num_actions = n + 2 * MOVES_PER_PIECE
-        self.obs_shape = (board.side, board.side, OBS_PLANES)
-        self._set_params(
-            2,
-            self.options["max_turns"],
-            self.options["first_player"],
-            np.concatenate([[n], move_tables(board)]),
-            state_size=M_CELLS + n + 1,
-        )
+        return dict(num_actions=n + 2 * MOVES_PER_PIECE, obs_shape=(board.side, board.side, OBS_PLANES),
+                    params=np.concatenate([[n], move_tables(board)]), sizes={"cells": n + 1})  # fmt: skip
 
     # -- reading a state -----------------------------------------------------
     def cells(self, state) -> np.ndarray:
@@ -315,18 +313,17 @@ class QuagmireGame(Game):
     # -- notation ------------------------------------------------------------
     def action_to_move(self, state, action: int) -> str:
         n = self.num_cells
-        if not 0 <= action < self.num_actions:
-            raise ValueError(f"action {action} is outside 0..{self.num_actions - 1}")
+        action = self.check_action_id(action)
         if action < n:
             return self._notation(PLACE, -1, -1, action)
         p, m = divmod(action - n, MOVES_PER_PIECE)
         a = self._piece_cells(state)[p]
         if a < 0:
             seat = max(int(state[E.H_CURRENT]), 0)
-            raise ValueError(f"action {action} moves piece {p} of player_{seat}, which is not on the board yet")
+            raise IllegalMoveError(f"quagmire_v0: action {action} moves piece {p} of player_{seat}, which is not on the board yet")
         kind, b, c = (int(v) for v in decode_move(self.params, a, m))
-        if c == n:
-            raise ValueError(f"action {action} takes the piece on {self.board.name(a)} off the board")
+        if c == n or b == n:
+            raise IllegalMoveError(f"quagmire_v0: action {action} takes the piece on {self.board.name(a)} off the board")
         return self._notation(kind, a, b, c)
 
     def move_to_action(self, state, move: str) -> int:
@@ -343,22 +340,27 @@ class QuagmireGame(Game):
                 "'d4-d5-e5' (run) or 'd4^d6' (jump)"
             )
         cells = [board.cell(c) for c in (steps or jump).groups() if c is not None]
-        mine = self._piece_cells(state)
-        if cells[0] not in mine:
-            seat = max(int(state[E.H_CURRENT]), 0)
-            raise IllegalMoveError(f"quagmire_v0: {move!r}: player_{seat} has no piece on {board.name(cells[0])}")
-        # the move whose decoded path is the notation's
+        # the move from the first cell whose decoded path is the notation's
         kind = JUMP if jump else (WALK, RUN)[len(cells) - 2]
         a, *rest = cells
+        found = -1
         for m in range(MOVES_PER_PIECE):
             k, b, c = decode_move(self.params, a, m)
             if k == kind and c == rest[-1] and (kind != RUN or b == rest[0]):
-                return self.num_cells + MOVES_PER_PIECE * mine.index(a) + m
+                found = m
+                break
+        if found >= 0:
+            mine = self._piece_cells(state)
+            if a not in mine:
+                seat = max(int(state[E.H_CURRENT]), 0)
+                raise IllegalMoveError(f"quagmire_v0: {move!r}: player_{seat} has no piece on {board.name(a)}")
+            return self.num_cells + MOVES_PER_PIECE * mine.index(a) + found
+        # the shape of the move is wrong wherever the pieces stand: a notation error
         if jump:
-            raise IllegalMoveError(f"quagmire_v0: {move!r} is not a jump: the landing must be two cells away in a straight line (QM-6)")
+            raise NotationError(f"quagmire_v0: {move!r} is not a jump: the landing must be two cells away in a straight line (QM-6)")
         if kind == RUN and rest[1] == a and board.direction(a, rest[0]) >= 0:
-            raise IllegalMoveError(f"quagmire_v0: {move!r}: a run may not turn back to its start (QM-5)")
-        raise IllegalMoveError(f"quagmire_v0: {move!r}: each step of a walk or run goes to a neighbouring cell (QM-4)")
+            raise NotationError(f"quagmire_v0: {move!r}: a run may not turn back to its start (QM-5)")
+        raise NotationError(f"quagmire_v0: {move!r}: each step of a walk or run goes to a neighbouring cell (QM-4)")
 
     # -- text form -----------------------------------------------------------
     def board_lines(self, state) -> list[str]:
@@ -412,8 +414,31 @@ class QuagmireGame(Game):
                 raise NotationError(
                     f"quagmire_v0: player_{mover} cannot be the one to place with {counts[0]} x and {counts[1]} o on the board (QM-2)"
                 )
-        elif state[E.H_STATUS] == E.PLAYING and not _has_move(state, self.params, mover):
+
+    def check_state(self, state) -> None:
+        placed, turn = int(state[M_PLACED]), int(state[E.H_TURN])
+        water = int(np.sum(self.cells(state) == WATER))
+        moves = turn - 4
+        if placed < 4 and turn != placed:
+            raise NotationError(f"quagmire_v0: {placed} pieces placed, so this is turn {placed}, not {turn} (QM-2)")
+        if placed == 4 and not (0 <= moves <= water <= 2 * moves):
+            raise NotationError(
+                f"quagmire_v0: turn {turn} is {max(moves, 0)} moves after the setup, which flood "
+                f"{max(moves, 0)}..{2 * max(moves, 0)} cells, but {water} are water (QM-7)"
+            )
+        mover = int(state[E.H_CURRENT])
+        trapped = placed == 4 and not _has_move(state, self.params, mover)
+        status, code = int(state[E.H_STATUS]), int(state[E.H_REASON])
+        if status == E.PLAYING and trapped:
             raise NotationError(f"quagmire_v0: player_{mover} has no legal move, so the game is over (QM-8)")
+        if status == E.TERMINATED and code == REASON_TRAPPED:
+            rets = [int(state[E.H_RET + s]) for s in (0, 1)]
+            want = [-1 if s == mover else 1 for s in (0, 1)]
+            if not trapped or rets != want:
+                raise NotationError(
+                    f"quagmire_v0: reason no_legal_move needs player_{mover} (to move) trapped and returns "
+                    f"{want[0]} {want[1]} (QM-8)"
+                )
 
     # -- pictures ------------------------------------------------------------
     def status_line(self, state) -> str:

@@ -22,10 +22,17 @@ Options            ``first_player`` (``"random"``; QU-3), ``max_turns``
 Notation           ``F3-E3`` (from-to, captures too; lower case accepted)
 =================  ==========================================================
 
-Superko (QU-8) is tracked with Zobrist hashes of every board since the last
-capture: a capture lowers the piece count for good, so no earlier board can
-come back, and every capture-free move is checked against that list (a
-4096-bit Bloom filter in the state skips the scan for almost every move).
+Superko (QU-8) is tracked over every board since the last capture: a capture
+lowers the piece count for good, so no earlier board can come back.  The
+state keeps the moves since the last capture (16 bits each) and a 4096-bit
+Bloom filter of those boards' Zobrist hashes; a candidate board the filter
+knows is checked exactly by undoing the moves one by one from the current
+hash.  The record holds ``min(max_turns + 1, superko_memory)`` boards, so the
+state does not grow with ``max_turns`` beyond that: about 6.7 KB per game at
+the defaults (``max_turns`` 3000), 8.9 KB at most with the default
+``superko_memory`` of 4096.  A game whose capture-free stretch fills the
+record is truncated (end reason ``superko_memory``, 0 for both, like
+``max_turns``); random play never comes near it within 3000 turns.
 """
 from __future__ import annotations
 
@@ -39,27 +46,30 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from .. import engine as E
 from ..errors import NotationError
 from ..game import Game
+from ..spec import Option, first_player_option, max_turns_option
 
 TRIANGLE, CIRCLE, SQUARE = 0, 1, 2
 LIGHT, DARK = 0, 1
 # cell code: 0 empty, 1 + 3 * colour + shape
 PIECE_CHARS = ".TCStcs"
 
-# state slots after the generic header
-Q_BB = E.HEADER  # six bitboards, one per colour and shape (index 3 * colour + shape), bit i = square i
-Q_HASH = Q_BB + 6  # Zobrist hash of the current board
-Q_HLEN = Q_HASH + 1  # boards since the last capture, the current one included
-Q_BLOOM = Q_HLEN + 1
+# the state row after the generic header
+LAYOUT = E.HEADER_LAYOUT.extend("quess_v0")
+Q_BB = LAYOUT.add("bitboards", 6, "one per colour and shape (index 3 * colour + shape), bit i = square i")
+Q_HASH = LAYOUT.add("hash", 1, "Zobrist hash of the current board")
+Q_HLEN = LAYOUT.add("boards", 1, "boards since the last capture, the current one included")
 BLOOM_WORDS = 64  # a 4096-bit Bloom filter, two bits per board
-Q_HIST = Q_BLOOM + BLOOM_WORDS  # hashes of the boards since the last capture
-# then, from Q_HIST + capacity, the moves between those boards (i * 36 + j in
-# absolute squares, four 16-bit moves per slot), so the text form can list
-# them and rebuild the hashes
-P_HIST_CAP = E.P_GAME
+Q_BLOOM = LAYOUT.add("bloom", BLOOM_WORDS, "Bloom filter of the hashes of those boards")
+# the moves between those boards, four 16-bit moves a slot, each
+# (code - 1) * 1296 + from * 36 + to in absolute squares, so the hashes can be
+# rebuilt backwards and the text form can list them
+Q_HIST = LAYOUT.add("history", "history_words", "moves since the last capture, 4 per slot")
+P_HIST_CAP = E.P_GAME  # boards the history holds
 
 REASON_ZONE = E.REASON_GAME
 REASON_ONE_EACH = E.REASON_GAME + 1
 REASON_NO_MOVE = E.REASON_GAME + 2
+REASON_MEMORY = E.REASON_GAME + 3  # a truncation: the superko record is full
 
 NUM_ACTIONS = 36 * 36
 OBS_PLANES = 8
@@ -132,35 +142,40 @@ def _bloom_bits(h):
 
 
 @njit(cache=True)
-def _push_history(state, h):
-    """Record board hash ``h`` as having occurred (QU-8); the board becomes current."""
+def _remember(state, h):
+    """Put board hash ``h`` into the Bloom filter and make it current (QU-8)."""
     b1, b2 = _bloom_bits(h)
     state[Q_BLOOM + (b1 >> 6)] |= np.int64(1) << (b1 & 63)
     state[Q_BLOOM + (b2 >> 6)] |= np.int64(1) << (b2 & 63)
-    state[Q_HIST + state[Q_HLEN]] = h
-    state[Q_HLEN] += 1
     state[Q_HASH] = h
 
 
 @njit(cache=True)
-def _set_move(state, cap, k, move):
-    slot = Q_HIST + cap + k // 4
+def _set_move(state, k, move):
+    slot = Q_HIST + k // 4
     shift = 16 * (k % 4)
     state[slot] = (state[slot] & ~(np.int64(0xFFFF) << shift)) | (np.int64(move) << shift)
 
 
 @njit(cache=True)
-def _get_move(state, cap, k):
-    return (state[Q_HIST + cap + k // 4] >> (16 * (k % 4))) & 0xFFFF
+def _get_move(state, k):
+    return (state[Q_HIST + k // 4] >> (16 * (k % 4))) & 0xFFFF
 
 
 @njit(cache=True)
 def _seen(state, h):
+    """Did board hash ``h`` occur since the last capture?  The filter answers
+    'no' for almost every board; otherwise the moves are undone one by one
+    from the current board, comparing each earlier board's hash."""
     b1, b2 = _bloom_bits(h)
     if (state[Q_BLOOM + (b1 >> 6)] >> (b1 & 63)) & 1 == 0 or (state[Q_BLOOM + (b2 >> 6)] >> (b2 & 63)) & 1 == 0:
         return False
-    for k in range(state[Q_HLEN]):
-        if state[Q_HIST + k] == h:
+    hh = state[Q_HASH]
+    for k in range(state[Q_HLEN] - 2, -1, -1):
+        m = _get_move(state, k)
+        code = m // 1296 + 1
+        hh ^= ZOBRIST[(m % 1296) // 36, code] ^ ZOBRIST[m % 36, code]
+        if hh == h:
             return True
     return False
 
@@ -260,7 +275,8 @@ def init(state, params, first_seat):
         if v:
             state[Q_BB + v - 1] |= np.int64(1) << i
             h ^= ZOBRIST[i, v]
-    _push_history(state, h)  # QU-8: the initial board counts
+    _remember(state, h)  # QU-8: the initial board counts
+    state[Q_HLEN] = 1
 
 
 @njit(cache=True)
@@ -282,11 +298,12 @@ def apply(state, params, action):
     if t != 0:  # QU-4 capture: boards before it can never return
         state[Q_BB + t - 1] ^= np.int64(1) << j
         h ^= ZOBRIST[j, t]
-        state[Q_HLEN] = 0
+        state[Q_HLEN] = 1
         state[Q_BLOOM : Q_BLOOM + BLOOM_WORDS] = 0
     else:
-        _set_move(state, params[P_HIST_CAP], state[Q_HLEN] - 1, i * 36 + j)
-    _push_history(state, h)
+        _set_move(state, state[Q_HLEN] - 1, (c - 1) * 1296 + i * 36 + j)
+        state[Q_HLEN] += 1
+    _remember(state, h)
     E.record_action(state, seat, action)
 
     mine = state[Q_BB + 3 * seat] | state[Q_BB + 3 * seat + 1] | state[Q_BB + 3 * seat + 2]
@@ -299,6 +316,8 @@ def apply(state, params, action):
     elif _moves(state, opp, state[0:0], True) == 0:
         E.win_seat(state, seat, REASON_NO_MOVE)
     E.end_turn(state, params, opp)
+    if state[E.H_STATUS] == E.PLAYING and state[Q_HLEN] >= params[P_HIST_CAP]:
+        E.truncate(state, REASON_MEMORY)  # the superko record is full
 
 
 @njit(cache=True)
@@ -329,31 +348,37 @@ _MOVE_RE = re.compile(r"^([A-Fa-f][1-6])-([A-Fa-f][1-6])$")
 
 class QuessGame(Game):
     """Quess with its options fixed: ``first_player`` (``"random"`` or a seat,
-    QU-3) and ``max_turns`` (default 3000, QU-13: nearly twice the 99.9th
-    percentile of random-vs-random game lengths, measured by ``make bench``)."""
+    QU-3), ``max_turns`` (default 3000, QU-13: nearly twice the 99.9th
+    percentile of random-vs-random game lengths, measured by ``make bench``)
+    and ``superko_memory`` (default 4096 boards since the last capture)."""
 
     env_id = "quess_v0"
+    title = "Quess"
+    rules_file = "quess.md"
     kernels = KERNELS
-    num_actions = NUM_ACTIONS
-    obs_shape = (6, 6, OBS_PLANES)
-    reason_names = {REASON_ZONE: "zone", REASON_ONE_EACH: "one_each", REASON_NO_MOVE: "no_legal_move"}
-    # QU-13: random-vs-random game lengths are measured by benchmarks/bench.py
-    defaults = {"first_player": "random", "max_turns": 3000}
+    layout = LAYOUT
+    option_specs = (
+        first_player_option("random"),  # QU-3
+        # QU-13: nearly twice the 99.9th percentile of random-vs-random game
+        # lengths, measured by benchmarks/bench.py
+        max_turns_option(3000),
+        Option("superko_memory", 4096, "boards since the last capture the superko record holds (QU-8); "
+               "a game that fills it is truncated", low=16, high=2**20),
+    )
+    reason_names = {REASON_ZONE: "zone", REASON_ONE_EACH: "one_each", REASON_NO_MOVE: "no_legal_move",
+                    REASON_MEMORY: "superko_memory"}  # fmt: skip
+    truncation_reasons = frozenset({REASON_MEMORY})
+    variants = ({}, {"max_turns": 40, "superko_memory": 16})
 
-    def __init__(self, **options):
-        super().__init__(**options)
-        max_turns = self.options["max_turns"]
-        # the history holds every board since the last capture: at most one
-        # per turn plus the initial board
-        cap = int(max_turns) + 1
-        self._set_params(
-            2, max_turns, self.options["first_player"], (cap,), state_size=Q_HIST + cap + (cap + 3) // 4
-        )
+    def configure(self, o):
+        # every board since the last capture: at most one per turn plus the initial one
+        cap = min(o["max_turns"] + 1, o["superko_memory"])
+        return dict(num_actions=NUM_ACTIONS, obs_shape=(6, 6, OBS_PLANES), params=(cap,),
+                    sizes={"history_words": (cap + 2) // 4 + 1})  # fmt: skip
 
     # -- notation ---------------------------------------------------------
     def action_to_move(self, state, action: int) -> str:
-        if not 0 <= action < NUM_ACTIONS:
-            raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
+        action = self.check_action_id(action)
         seat = max(int(state[E.H_CURRENT]), 0)
         return f"{square_name(_frame(action // 36, seat))}-{square_name(_frame(action % 36, seat))}"
 
@@ -379,8 +404,7 @@ class QuessGame(Game):
         lines = ["board:", "  1 2 3 4 5 6"]
         for r in range(6):
             lines.append("ABCDEF"[r] + " " + " ".join(PIECE_CHARS[int(v)] for v in board[r * 6 : r * 6 + 6]))
-        cap = self.params[P_HIST_CAP]
-        moves = [_get_move(state, cap, k) for k in range(state[Q_HLEN] - 1)]
+        moves = [_get_move(state, k) % 1296 for k in range(state[Q_HLEN] - 1)]
         lines.append("since_capture: " + " ".join(f"{square_name(m // 36)}-{square_name(m % 36)}" for m in moves))
         return [ln.rstrip() for ln in lines]
 
@@ -395,6 +419,15 @@ class QuessGame(Game):
                     f"quess_v0: row {'ABCDEF'[r]} must be its letter and six of {PIECE_CHARS!r}, got {lines[2 + r]!r}"
                 )
             board[r * 6 : r * 6 + 6] = [PIECE_CHARS.index(c) for c in cells[1:]]
+        counts = np.bincount(board, minlength=7)[1:]
+        for code, count in enumerate(counts):
+            colour, shape = divmod(code, 3)
+            have = (3, 2, 1)[shape]
+            if count > have:
+                raise NotationError(
+                    f"quess_v0: {count} {('Light', 'Dark')[colour]} {('triangles', 'circles', 'squares')[shape]} "
+                    f"on the board; each side has {have} (QU-2)"
+                )
         if len(lines) < 9 or not lines[8].startswith("since_capture:"):
             raise NotationError("quess_v0: the line 'since_capture: <moves>' is missing after the board")
         key, _, rest = lines[8].partition(":")
@@ -408,7 +441,14 @@ class QuessGame(Game):
             moves.append((square_index(m.group(1)), square_index(m.group(2))))
         cap = int(self.params[P_HIST_CAP])
         if len(moves) + 1 > cap:
-            raise NotationError(f"quess_v0: {len(moves)} moves since the last capture exceed max_turns")
+            raise NotationError(
+                f"quess_v0: {len(moves)} moves since the last capture; the superko record holds "
+                f"{cap - 1} (min(max_turns, superko_memory - 1))"
+            )
+        if len(moves) > state[E.H_TURN]:
+            raise NotationError(f"quess_v0: {len(moves)} moves since the last capture, but only turn {int(state[E.H_TURN])}")
+        if state[E.H_CURRENT] == E.CHANCE:
+            raise NotationError("quess_v0: there are no chance nodes; to_move must be player_0 or player_1")
         # walk back from the current board to rebuild every earlier board
         boards = [board.copy()]
         for i, j in reversed(moves):
@@ -425,24 +465,69 @@ class QuessGame(Game):
     def _replay_history(self, state, earliest, moves) -> None:
         """Replay ``moves`` from ``earliest`` with the kernels, checking that
         each was legal for the side whose turn it was (the last by the side
-        not to move), and copy the rebuilt superko history into ``state``."""
+        not to move), and copy the rebuilt superko record into ``state``."""
         n = len(moves)
         to_move = int(state[E.H_CURRENT])
         replay = np.zeros(self.state_size, np.int64)
-        E.new_game(replay, self.params, (to_move + n) % 2)
+        params = self.params.copy()
+        params[E.P_MAX_TURNS] = n + 1  # the replay must not stop at the real limit
+        E.new_game(replay, params, (to_move + n) % 2)
         for i in np.flatnonzero(earliest):
             replay[Q_BB + earliest[i] - 1] |= 1 << int(i)
-        _push_history(replay, np.bitwise_xor.reduce(ZOBRIST[np.arange(36), earliest]))
+        _remember(replay, np.bitwise_xor.reduce(ZOBRIST[np.arange(36), earliest]))
+        replay[Q_HLEN] = 1
         for k, (i, j) in enumerate(moves):
             seat = int(replay[E.H_CURRENT])
             action = _frame(i, seat) * 36 + _frame(j, seat)
-            if replay[E.H_STATUS] != E.PLAYING or not self.legal_mask(replay)[action]:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+            if replay[E.H_STATUS] != E.PLAYING or not (_moves(replay, seat, mask, False) and mask[action]):
                 raise NotationError(
                     f"quess_v0: since_capture move {k + 1} ({square_name(i)}-{square_name(j)}) "
                     f"is not a legal move for player_{seat} there"
                 )
-            self.kernels.apply(replay, self.params, action)
+            self.kernels.apply(replay, params, action)
         state[Q_BB:] = replay[Q_BB:]
+
+    def outcome(self, state):
+        """What the rules say of this board, the side to move being
+        ``H_CURRENT``: ``(reason, winner)`` if the game is over (winner None
+        for the QU-10 draw), else None."""
+        mover = int(state[E.H_CURRENT])
+        last = 1 - mover  # who made the last move
+        pieces = [sum(_popcount(int(state[Q_BB + 3 * c + k])) for k in range(3)) for c in (LIGHT, DARK)]
+        for c in (last, mover):
+            own = state[Q_BB + 3 * c] | state[Q_BB + 3 * c + 1] | state[Q_BB + 3 * c + 2]
+            if _popcount(int(own & ZONE_BB[1 - c])) >= 2:  # QU-9
+                return REASON_ZONE, c
+        if pieces == [1, 1]:  # QU-10
+            return REASON_ONE_EACH, None
+        if _moves(state, mover, state[0:0], True) == 0:  # QU-11
+            return REASON_NO_MOVE, last
+        return None
+
+    def check_state(self, state) -> None:
+        status = int(state[E.H_STATUS])
+        full = state[Q_HLEN] >= self.params[P_HIST_CAP]
+        if (status == E.PLAYING and full) or (state[E.H_REASON] == REASON_MEMORY and not full):
+            raise NotationError(
+                f"quess_v0: the superko record holds {int(self.params[P_HIST_CAP])} boards; the game is truncated "
+                "(reason superko_memory) exactly when since_capture fills it"
+            )
+        ruled = self.outcome(state)
+        if status == E.PLAYING:
+            if ruled is not None:
+                raise NotationError(f"quess_v0: the game is over ({self.reason_name(ruled[0])}), so status cannot be playing")
+            return
+        code = int(state[E.H_REASON])
+        if status == E.TRUNCATED or code in (E.REASON_ILLEGAL, E.REASON_TIMEOUT):
+            return
+        if ruled is None or ruled[0] != code:
+            said = "nothing ends it" if ruled is None else self.reason_name(ruled[0])
+            raise NotationError(f"quess_v0: reason {self.reason_name(code)} does not hold on this board ({said})")
+        winner = ruled[1]
+        want = [0, 0] if winner is None else [1 if s == winner else -1 for s in (0, 1)]
+        if [int(state[E.H_RET + s]) for s in (0, 1)] != want:
+            raise NotationError(f"quess_v0: returns must be {want[0]} {want[1]} for this ending")
 
     # -- pictures ------------------------------------------------------------
     def render_ansi(self, state) -> str:

@@ -1,0 +1,17 @@
+"""The games of the package: one line each.
+
+Everything generic follows from this tuple: ``boardenvs.ENV_IDS``, the
+PettingZoo module trio ``boardenvs.<env id>`` (``env`` / ``raw_env`` /
+``parallel_env``), ``make`` / ``make_vec`` / ``position``, the benchmark's
+rows and the parametrised tests.  Adding a game = one module under
+``games/`` plus one line here.
+"""
+from __future__ import annotations
+
+from .games.quagmire import QuagmireGame
+from .games.quess import QuessGame
+
+GAMES = (
+    QuessGame,
+    QuagmireGame,
+)

@@ -1,0 +1,224 @@
+"""Face 3: ``make_vec`` — N games of one id stepped in one call.
+
+>>> vec = boardenvs.make_vec("quess_v0", num_envs=4096)
+>>> obs, infos = vec.reset(seed=0)
+>>> obs, rewards, terminations, truncations, infos = vec.step(vec.random_actions())
+
+The games are rows of one ``(N, state_size)`` int64 array, stepped by the
+engine's drivers (:func:`boardenvs.engine.batched`).  The env owns every
+buffer; every input is checked in Python before a kernel runs.  Rows that
+end are reset in place (auto-reset): the observation returned is the new
+game's, the ended game's returns are that step's ``rewards`` (one column per
+seat), its end reason and length are in ``infos``.  Chance nodes are resolved
+inside, from each row's own seeded generator.
+
+Small batches run a serial driver, large ones spread the rows over numba's
+threads (``num_threads``; by default numba's, which follows
+``NUMBA_NUM_THREADS``).  The returned arrays are the env's own buffers,
+overwritten by the next ``step``: copy what you keep.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numba
+import numpy as np
+
+from . import _threads
+from . import engine as E
+from .aec import check_seed
+from .errors import IllegalActionError
+from .game import Game
+from .position import Position
+
+# Below this many rows the serial driver is as fast as the threaded one and
+# leaves the other cores alone (measured by benchmarks/bench.py; see README).
+PARALLEL_FROM = 256
+
+_DRIVERS: dict = {}  # kernels -> engine.Batched, compiled once per process
+
+
+def drivers_for(kernels) -> E.Batched:
+    if kernels not in _DRIVERS:
+        _DRIVERS[kernels] = E.batched(kernels)
+    return _DRIVERS[kernels]
+
+
+class VectorEnv:
+    """``num_envs`` games of one id (see the module docstring).
+
+    Options: the game's own (``first_player``, ``max_turns``, ...), and
+
+    * ``illegal_action``: ``"raise"`` (default: a masked-out or out-of-range
+      action in any row raises IllegalActionError naming the rows, and no
+      row changes) or ``"lose"`` (that row's mover forfeits: -1 for it, 0
+      for the others, and the row starts a new game; the other rows play on);
+    * ``num_threads``: threads for the parallel driver (default: numba's);
+    * ``parallel``: ``None`` (default: threads from ``PARALLEL_FROM`` rows
+      on), ``True`` or ``False``.
+    """
+
+    def __init__(self, game_cls: type[Game], num_envs: int, illegal_action: str = "raise",
+                 num_threads: int | None = None, parallel: bool | None = None, **options):  # fmt: skip
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        if num_threads is not None:
+            top = numba.config.NUMBA_NUM_THREADS
+            if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral) or not 1 <= num_threads <= top:
+                raise ValueError(f"num_threads must be an int 1..{top} (NUMBA_NUM_THREADS), got {num_threads!r}")
+        if parallel not in (None, True, False):
+            raise ValueError(f"parallel must be None, True or False, got {parallel!r}")
+        self.game = game = game_cls(**options)
+        self.env_id = game.env_id
+        self.num_envs = n = int(num_envs)
+        self.num_players = game.num_players
+        self.num_actions = game.num_actions
+        self.illegal_action = illegal_action
+        self.num_threads = None if num_threads is None else int(num_threads)
+        self.parallel = n >= PARALLEL_FROM if parallel is None else parallel
+        self.possible_agents = game.agents
+        self._batched = drivers_for(game.kernels)
+        self._drivers = self._batched.parallel if self.parallel else self._batched.serial
+        info = game.info
+        self.states = np.zeros((n, info.state_size), np.int64)
+        self._obs = np.zeros((n, info.obs_size), np.int8)
+        self._masks = np.zeros((n, info.mask_size), np.int8)
+        self._probs = np.zeros((n, max(info.num_chance_outcomes, 1)), np.float64)
+        self._rewards = np.zeros((n, game.num_players), np.float32)
+        self._terminated = np.zeros(n, np.bool_)
+        self._truncated = np.zeros(n, np.bool_)
+        self._reasons = np.zeros(n, np.int64)
+        self._lengths = np.zeros(n, np.int64)
+        self._actions = np.zeros(n, np.int64)
+        self._rows = np.arange(n)
+        self._has_reset = False
+
+    # -- the API ---------------------------------------------------------------------
+    def reset(self, seed=None):
+        """Start a new game in every row.  ``seed``: an int (each row gets its
+        own seed, derived from it), an array of ``num_envs`` non-negative
+        ints (one per row), or None (fresh entropy)."""
+        seeds = self._row_seeds(seed)
+        with _threads.limit(self.num_threads if self.parallel else None):
+            self._drivers.init(self.states, self.game.params, seeds, self._probs)
+            self._drivers.observe_legal(self.states, self.game.params, self._obs, self._masks)
+        self._has_reset = True
+        self._rewards[:] = 0
+        self._terminated[:] = False
+        self._truncated[:] = False
+        self._reasons[:] = 0
+        self._lengths[:] = 0
+        return self._observations(), self._infos()
+
+    def step(self, actions):
+        """One action per row (an integer array of shape ``(num_envs,)``, each
+        in the row's mask).  Returns ``obs, rewards, terminations,
+        truncations, infos`` (see the module docstring)."""
+        self._require_reset("step")
+        actions = self._check_actions(actions)
+        with _threads.limit(self.num_threads if self.parallel else None):
+            self._drivers.step(
+                self.states, self.game.params, actions, self._probs, self._obs, self._masks,
+                self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
+            )  # fmt: skip
+        return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action per row, drawn in the kernel from
+        each row's generator (so it is reproduced by the reset seed)."""
+        self._require_reset("random_actions")
+        out = np.empty(self.num_envs, np.int64)
+        with _threads.limit(self.num_threads if self.parallel else None):
+            self._drivers.random_actions(self.states, self._masks, out)
+        return out
+
+    def position(self, i) -> Position:
+        """A Position snapshot (a copy) of row ``i``."""
+        self._require_reset("position")
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral) or not -self.num_envs <= i < self.num_envs:
+            raise IndexError(f"row must be an int in 0..{self.num_envs - 1}, got {i!r}")
+        return Position(self.game, self.states[int(i)].copy())
+
+    def action_masks(self) -> np.ndarray:
+        """The masks of the seats to act, ``(num_envs, num_actions)`` int8."""
+        return self._masks[:, : self.num_actions]
+
+    def reason_name(self, code: int) -> str:
+        """The name of an end-reason code of ``infos["end_reason"]``."""
+        return self.game.reason_name(int(code))
+
+    @property
+    def to_move(self) -> np.ndarray:
+        return self.states[:, E.H_CURRENT].copy()
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"<VectorEnv {self.env_id} num_envs={self.num_envs} {'parallel' if self.parallel else 'serial'}>"
+
+    # -- checks and views ------------------------------------------------------------
+    def _require_reset(self, what: str) -> None:
+        if not self._has_reset:
+            from .errors import ResetNeededError
+
+            raise ResetNeededError(f"{self.env_id} make_vec: {what}() before reset(): call reset() first")
+
+    def _row_seeds(self, seed) -> np.ndarray:
+        n = self.num_envs
+        if seed is None or isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+            entropy = None if seed is None else check_seed(seed)
+            words = np.random.SeedSequence(entropy).generate_state(n, np.uint64)
+            return words.view(np.int64)
+        seeds = np.asarray(seed)
+        if seeds.shape != (n,) or not np.issubdtype(seeds.dtype, np.integer):
+            raise ValueError(f"seed must be an int, None, or {n} integers (one per row), got {_describe(seed)}")
+        if (seeds < 0).any():
+            raise ValueError(f"seeds must be non-negative, got {int(seeds.min())} in row {int(np.argmin(seeds))}")
+        # each row's seed goes through SeedSequence too, so nearby seeds give unrelated games
+        return np.array([np.random.SeedSequence(int(s)).generate_state(1, np.uint64)[0] for s in seeds], np.uint64).view(np.int64)
+
+    def _check_actions(self, actions) -> np.ndarray:
+        n = self.num_envs
+        arr = np.asarray(actions)
+        if arr.shape != (n,):
+            raise IllegalActionError(f"{self.env_id} make_vec: actions must have shape ({n},), got {_describe(actions)}")
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise IllegalActionError(f"{self.env_id} make_vec: actions must be integers, got dtype {arr.dtype}")
+        bad = (arr < 0) | (arr >= self.num_actions)  # on the original dtype: no wrap-around
+        ok = ~bad
+        legal = np.zeros(n, np.bool_)
+        legal[ok] = self._masks[self._rows[ok], arr[ok].astype(np.int64)] == 1
+        if self.illegal_action == "raise" and not legal.all():
+            rows = np.flatnonzero(~legal)
+            shown = ", ".join(f"row {r}: {arr[r]}" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
+            raise IllegalActionError(
+                f"{self.env_id} make_vec: {len(rows)} action(s) outside 0..{self.num_actions - 1} "
+                f"or masked out ({shown}); no row was stepped"
+            )
+        out = self._actions
+        out[ok] = arr[ok]
+        out[bad] = -1  # forfeited in the kernel ("lose")
+        return out
+
+    def _observations(self) -> dict:
+        return {
+            "observation": self._obs.reshape((self.num_envs, *self.game.obs_shape)),
+            "action_mask": self._masks[:, : self.num_actions],
+        }
+
+    def _infos(self) -> dict:
+        return {
+            "to_move": self.states[:, E.H_CURRENT].copy(),
+            "end_reason": self._reasons,
+            "length": self._lengths,
+        }
+
+
+def _describe(x) -> str:
+    a = np.asarray(x) if not isinstance(x, (str, bytes)) else None
+    if a is None or a.dtype == object:
+        return repr(x)[:60]
+    return f"shape {a.shape}, dtype {a.dtype}"
