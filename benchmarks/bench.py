@@ -11,8 +11,10 @@ compare ratios, not absolute numbers across runs).
 * AEC rows use PettingZoo's own loop (``agent_iter``/``last``/``step``) with a
   uniformly random legal action from the mask: observation and mask every
   step, dead steps counted as steps, as PettingZoo's benchmarks do.
-* Batched rows call the engine's step driver (observation, mask, in-kernel
-  auto-reset for every env every step) plus a random legal action per env.
+* make_vec rows step ``boardenvs.make_vec(env_id, num_envs=N)``: a random
+  legal action per env drawn in the kernel, then observation, mask and
+  in-kernel auto-reset for every env every step.  The CPU column is
+  CPU-seconds per wall-second (threads count: 2.0 = both cores busy).
 * OpenSpiel rows (when ``open_spiel`` is installed, ``pip install
   'boardenvs[bench]'``): the C++ game through pyspiel, with the legal-action
   list and the observation tensor every step, as design.md's anchors were taken.
@@ -31,14 +33,14 @@ import sys
 import time
 from pathlib import Path
 
+import numba
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import boardenvs
-from boardenvs import engine as E
-from boardenvs.registry import make_game
+from boardenvs.vector import PARALLEL_FROM
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,32 +116,20 @@ def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - t0)
 
 
-def batched_steps_per_second(env_id: str, n: int, seconds: float, **options) -> float:
-    game = make_game(env_id, **options)
-    drivers = E.batched(game.kernels)
-    states = np.zeros((n, game.state_size), np.int64)
-    obs = np.zeros((n, game.obs_size), np.int8)
-    masks = np.zeros((n, game.mask_size), np.int8)
-    rewards = np.zeros((n, game.num_players), np.float32)
-    terminated = np.zeros(n, np.bool_)
-    truncated = np.zeros(n, np.bool_)
-    actions = np.zeros(n, np.int64)
-    nchance = game.num_chance_outcomes
-    drivers.init(states, game.params, np.arange(n, dtype=np.int64) + 12345, nchance)
-    drivers.legal(states, game.params, masks)
-
-    def one_step():
-        drivers.random_actions(states, masks, actions)
-        drivers.step(states, game.params, actions, obs, masks, rewards, terminated, truncated, nchance)
-
-    one_step()  # compiles the drivers
+def vec_steps_per_second(env_id: str, n: int, seconds: float, **options) -> tuple[float, float]:
+    """make_vec steps/s and CPU-seconds per wall-second (after a warm-up step
+    that compiles the drivers)."""
+    vec = boardenvs.make_vec(env_id, num_envs=n, **options)
+    vec.reset(seed=12345)
+    vec.step(vec.random_actions())  # compiles the drivers
     iters = 0
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         for _ in range(10):
-            one_step()
+            vec.step(vec.random_actions())
         iters += 10
-    return iters * n / (time.perf_counter() - t0)
+    wall = time.perf_counter() - t0
+    return iters * n / wall, (time.process_time() - c0) / wall
 
 
 def openspiel_steps_per_second(name: str, seconds: float, seed: int = 0) -> float:
@@ -177,38 +167,23 @@ def startup_seconds(cold: bool, env_id: str = "quess_v0") -> float:
 
 
 def quess_game_lengths(games: int, n: int = 4096) -> np.ndarray:
-    """Lengths (turns) of random-vs-random Quess games, from the batched
-    driver with truncation out of reach (for QU-13's documented default).
-    Each env's first game counts, and every batch runs until all its games
-    are over (stopping earlier would favour short games)."""
+    """Lengths (turns) of random-vs-random Quess games from make_vec, with no
+    limit in reach (for QU-13's documented default).  Each env's first game
+    counts, and every batch runs until all its games are over (stopping
+    earlier would favour short games)."""
     n = min(n, games)
-    game = make_game("quess_v0", max_turns=20000)
-    drivers = E.batched(game.kernels)
-    states = np.zeros((n, game.state_size), np.int64)
-    masks = np.zeros((n, game.mask_size), np.int8)
-    obs = np.zeros((n, game.obs_size), np.int8)
-    rewards = np.zeros((n, 2), np.float32)
-    term = np.zeros(n, np.bool_)
-    trunc = np.zeros(n, np.bool_)
-    actions = np.zeros(n, np.int64)
-    drivers.init(states, game.params, np.arange(n, dtype=np.int64) + 777, 0)
-    drivers.legal(states, game.params, masks)
+    vec = boardenvs.make_vec("quess_v0", num_envs=n, max_turns=20000, superko_memory=2**20)
     lengths = []
-    # only each env's first game counts: later ones would favour short games
-    counted = np.zeros(n, np.bool_)
-    while True:
-        before = states[:, E.H_TURN].copy()
-        drivers.random_actions(states, masks, actions)
-        drivers.step(states, game.params, actions, obs, masks, rewards, term, trunc, 0)
-        done = (term | trunc) & ~counted
-        lengths.extend((before[done] + 1).tolist())
-        counted |= done
-        if counted.all():
-            if len(lengths) >= games:
-                break
-            counted[:] = False
-            drivers.init(states, game.params, np.arange(n, dtype=np.int64) + 777 + len(lengths), 0)
-            drivers.legal(states, game.params, masks)
+    batch = 0
+    while len(lengths) < games:
+        vec.reset(seed=777 + batch)
+        batch += 1
+        counted = np.zeros(n, np.bool_)
+        while not counted.all():
+            _, _, term, trunc, infos = vec.step(vec.random_actions())
+            done = (term | trunc) & ~counted
+            lengths.extend(infos["length"][done].tolist())
+            counted |= done
     return np.array(lengths[:games])
 
 
@@ -232,12 +207,12 @@ def main(argv=None) -> int:
         fn()  # warm-up: compilation, caches
         return statistics.median(fn() for _ in range(args.repeats))
 
-    rows = []  # (system, API, steps/s)
+    rows = []  # (system, API, steps/s, CPU-s per wall-s or None)
     s = args.seconds
     noop = median(lambda: aec_steps_per_second(lambda: wrappers.OrderEnforcingWrapper(NoopEnv()), s))
-    rows.append(("no-op AEC env, same wrapper stack (ceiling)", "AEC", noop))
-    for env_id in ("quess_v0", "quagmire_v0"):
-        rows.append((f"boardenvs {env_id}", "AEC", median(lambda: aec_steps_per_second(lambda: boardenvs.make(env_id), s))))
+    rows.append(("no-op AEC env, same wrapper stack (ceiling)", "AEC", noop, None))
+    for env_id in boardenvs.ENV_IDS:
+        rows.append((f"boardenvs {env_id}", "AEC", median(lambda: aec_steps_per_second(lambda: boardenvs.make(env_id), s)), None))
     try:
         from pettingzoo.classic import connect_four_v3
     except Exception as exc:  # pragma: no cover - optional anchor
@@ -245,7 +220,7 @@ def main(argv=None) -> int:
         print(f"(connect_four_v3 skipped: {exc}; pip install 'boardenvs[bench]')", file=sys.stderr)
     else:
         c4 = median(lambda: aec_steps_per_second(lambda: connect_four_v3.env(), s))
-        rows.append(("PettingZoo classic connect_four_v3", "AEC", c4))
+        rows.append(("PettingZoo classic connect_four_v3", "AEC", c4, None))
     try:
         import pyspiel  # noqa: F401
     except Exception as exc:  # pragma: no cover - optional anchor
@@ -253,31 +228,39 @@ def main(argv=None) -> int:
         print(f"(OpenSpiel amazons skipped: {exc}; pip install 'boardenvs[bench]')", file=sys.stderr)
     else:
         amazons = median(lambda: openspiel_steps_per_second("amazons", s))
-        rows.append(("OpenSpiel amazons (C++, obs tensor each step)", "pyspiel", amazons))
-    for env_id in ("quess_v0", "quagmire_v0"):
+        rows.append(("OpenSpiel amazons (C++, obs tensor each step)", "pyspiel", amazons, 1.0))
+    for env_id in boardenvs.ENV_IDS:
         for n in (1, 64, 4096):
-            rows.append((f"boardenvs {env_id} batched, N = {n}", "batched", median(lambda: batched_steps_per_second(env_id, n, s))))
+            runs = [vec_steps_per_second(env_id, n, s) for _ in range(args.repeats + 1)][1:]
+            rate = statistics.median(r for r, _ in runs)
+            cpu = statistics.median(c for _, c in runs)
+            rows.append((f"boardenvs {env_id} make_vec, N = {n}", "make_vec", rate, cpu))
 
     lines = [
-        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"numba threading layer {numba.threading_layer()}; "
         f"median of {args.repeats} runs of {s:g} s; ratios against anchors from this same run.",
         "",
-        "| system | API | steps/s | vs no-op AEC | vs connect_four_v3 | vs OpenSpiel amazons |",
-        "|---|---|---:|---:|---:|---:|",
+        "| system | API | steps/s | CPU-s per wall-s | vs no-op AEC | vs connect_four_v3 | vs OpenSpiel amazons |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
-    for name, api, rate in rows:
+    for name, api, rate, cpu in rows:
         c4_ratio = f"{rate / c4:.2f}x" if c4 else "-"
         amazons_ratio = f"{rate / amazons:.2f}x" if amazons else "-"
-        lines.append(f"| {name} | {api} | {fmt(rate)} | {rate / noop:.2f}x | {c4_ratio} | {amazons_ratio} |")
+        cpu_text = f"{cpu:.2f}" if cpu is not None else "-"
+        lines.append(f"| {name} | {api} | {fmt(rate)} | {cpu_text} | {rate / noop:.2f}x | {c4_ratio} | {amazons_ratio} |")
     lines.append("")
-    for env_id in ("quess_v0", "quagmire_v0"):
+    for env_id in boardenvs.ENV_IDS:
         cold = startup_seconds(cold=True, env_id=env_id)
         warm = statistics.median(startup_seconds(cold=False, env_id=env_id) for _ in range(3))
         lines.append(
             f"Start-up, import + first step of {env_id} in a fresh interpreter: {warm:.2f} s with numba's cache warm, "
             f"{cold:.1f} s cold (compiling its kernels)."
         )
-    lines.append("The batched drivers compile once per process on first use.")
+    lines.append(
+        f"make_vec runs a serial driver below N = {PARALLEL_FROM} and numba's threads from there on; "
+        "its drivers compile once per process on first use."
+    )
     if args.lengths:
         lens = quess_game_lengths(args.lengths)
         pct = np.percentile(lens, [50, 90, 99, 99.9])

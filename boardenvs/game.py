@@ -71,6 +71,9 @@ class Game:
         self.options = check_options(self.option_specs, options, self.env_id)
         config = self.configure(self.options)
         n = config.pop("num_players", 2)
+        for opt in self.option_specs:  # seats are checked once the number of players is known
+            if opt.kind == "seat":
+                opt.check(self.options[opt.name], self.env_id, n)
         obs_shape = tuple(config.pop("obs_shape"))
         low, high = obs_bounds(obs_shape, config.pop("obs_high_per_plane", None))
         self.info = GameInfo(

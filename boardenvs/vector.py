@@ -23,6 +23,7 @@ import numbers
 
 import numba
 import numpy as np
+from numba import njit
 
 from . import _threads
 from . import engine as E
@@ -36,6 +37,18 @@ from .position import Position
 PARALLEL_FROM = 256
 
 _DRIVERS: dict = {}  # kernels -> engine.Batched, compiled once per process
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+@njit(cache=True)
+def _count_illegal(actions, masks, num_actions):
+    """How many rows' actions are out of range or masked out."""
+    bad = 0
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= num_actions or masks[i, a] == 0:
+            bad += 1
+    return bad
 
 
 def drivers_for(kernels) -> E.Batched:
@@ -92,7 +105,8 @@ class VectorEnv:
         self._reasons = np.zeros(n, np.int64)
         self._lengths = np.zeros(n, np.int64)
         self._actions = np.zeros(n, np.int64)
-        self._rows = np.arange(n)
+        self._views = (self._obs.reshape((n, *game.obs_shape)), self._masks[:, : game.num_actions])
+        self._threads = self.num_threads if self.parallel else None
         self._has_reset = False
 
     # -- the API ---------------------------------------------------------------------
@@ -101,9 +115,8 @@ class VectorEnv:
         own seed, derived from it), an array of ``num_envs`` non-negative
         ints (one per row), or None (fresh entropy)."""
         seeds = self._row_seeds(seed)
-        with _threads.limit(self.num_threads if self.parallel else None):
-            self._drivers.init(self.states, self.game.params, seeds, self._probs)
-            self._drivers.observe_legal(self.states, self.game.params, self._obs, self._masks)
+        self._run(self._drivers.init, self.states, self.game.params, seeds, self._probs)
+        self._run(self._drivers.observe_legal, self.states, self.game.params, self._obs, self._masks)
         self._has_reset = True
         self._rewards[:] = 0
         self._terminated[:] = False
@@ -118,11 +131,10 @@ class VectorEnv:
         truncations, infos`` (see the module docstring)."""
         self._require_reset("step")
         actions = self._check_actions(actions)
-        with _threads.limit(self.num_threads if self.parallel else None):
-            self._drivers.step(
-                self.states, self.game.params, actions, self._probs, self._obs, self._masks,
-                self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
-            )  # fmt: skip
+        self._run(
+            self._drivers.step, self.states, self.game.params, actions, self._probs, self._obs, self._masks,
+            self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
+        )  # fmt: skip
         return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
 
     def random_actions(self) -> np.ndarray:
@@ -130,8 +142,7 @@ class VectorEnv:
         each row's generator (so it is reproduced by the reset seed)."""
         self._require_reset("random_actions")
         out = np.empty(self.num_envs, np.int64)
-        with _threads.limit(self.num_threads if self.parallel else None):
-            self._drivers.random_actions(self.states, self._masks, out)
+        self._run(self._drivers.random_actions, self.states, self._masks, out)
         return out
 
     def position(self, i) -> Position:
@@ -180,34 +191,45 @@ class VectorEnv:
         # each row's seed goes through SeedSequence too, so nearby seeds give unrelated games
         return np.array([np.random.SeedSequence(int(s)).generate_state(1, np.uint64)[0] for s in seeds], np.uint64).view(np.int64)
 
+    def _run(self, driver, *args):
+        if self._threads is None:
+            driver(*args)
+        else:
+            with _threads.limit(self._threads):
+                driver(*args)
+
     def _check_actions(self, actions) -> np.ndarray:
+        """``actions`` as int64, checked: shape, integer dtype (converted
+        without wrap-around), range and mask; in ``"lose"`` mode an illegal
+        action becomes -1, which the kernel forfeits."""
         n = self.num_envs
-        arr = np.asarray(actions)
+        arr = actions if type(actions) is np.ndarray else np.asarray(actions)
         if arr.shape != (n,):
             raise IllegalActionError(f"{self.env_id} make_vec: actions must have shape ({n},), got {_describe(actions)}")
-        if not np.issubdtype(arr.dtype, np.integer):
+        if arr.dtype.kind not in "iu":
             raise IllegalActionError(f"{self.env_id} make_vec: actions must be integers, got dtype {arr.dtype}")
-        bad = (arr < 0) | (arr >= self.num_actions)  # on the original dtype: no wrap-around
-        ok = ~bad
-        legal = np.zeros(n, np.bool_)
-        legal[ok] = self._masks[self._rows[ok], arr[ok].astype(np.int64)] == 1
-        if self.illegal_action == "raise" and not legal.all():
+        if arr.dtype != np.int64:
+            wide = arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and arr.max() > _INT64_MAX
+            out = self._actions
+            out[:] = arr if not wide else np.where(arr > _INT64_MAX, -1, arr).astype(np.int64)
+            arr = out
+        if _count_illegal(arr, self._masks, self.num_actions) == 0:
+            return arr
+        legal = (arr >= 0) & (arr < self.num_actions)
+        legal[legal] = self._masks[np.flatnonzero(legal), arr[legal]] == 1
+        if self.illegal_action == "raise":
             rows = np.flatnonzero(~legal)
-            shown = ", ".join(f"row {r}: {arr[r]}" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
+            original = np.asarray(actions)
+            shown = ", ".join(f"row {r}: {original[r]}" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
             raise IllegalActionError(
                 f"{self.env_id} make_vec: {len(rows)} action(s) outside 0..{self.num_actions - 1} "
                 f"or masked out ({shown}); no row was stepped"
             )
-        out = self._actions
-        out[ok] = arr[ok]
-        out[bad] = -1  # forfeited in the kernel ("lose")
+        out = np.where(legal, arr, -1)  # forfeited in the kernel
         return out
 
     def _observations(self) -> dict:
-        return {
-            "observation": self._obs.reshape((self.num_envs, *self.game.obs_shape)),
-            "action_mask": self._masks[:, : self.num_actions],
-        }
+        return {"observation": self._views[0], "action_mask": self._views[1]}
 
     def _infos(self) -> dict:
         return {

@@ -446,7 +446,9 @@ class QuessGame(Game):
                 f"{cap - 1} (min(max_turns, superko_memory - 1))"
             )
         if len(moves) > state[E.H_TURN]:
-            raise NotationError(f"quess_v0: {len(moves)} moves since the last capture, but only turn {int(state[E.H_TURN])}")
+            raise NotationError(
+                f"quess_v0: since_capture lists {len(moves)} moves since the last capture, but this is turn {int(state[E.H_TURN])}"
+            )
         if state[E.H_CURRENT] == E.CHANCE:
             raise NotationError("quess_v0: there are no chance nodes; to_move must be player_0 or player_1")
         # walk back from the current board to rebuild every earlier board

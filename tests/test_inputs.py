@@ -1,0 +1,329 @@
+"""No crash and no silent nonsense from any public input (C-6, engine
+contract v2): position texts that could not occur, seats and action ids of
+the wrong kind, options, seeds, calls before reset.  Each case was seen
+through the public API before this contract; each must now be a clear error
+that changes nothing (or, for numpy seeds, simply work).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import boardenvs
+from boardenvs import IllegalActionError, IllegalMoveError, NotationError, OptionError
+from boardenvs.errors import ResetNeededError
+from boardenvs.games.quess import QuessGame
+from boardenvs.position import Position
+from boardenvs.spec import Layout
+from position_text import header
+
+GOOD = boardenvs.position("quess_v0", first_player=0).play("F3-E3").to_text()
+
+
+def _with(text: str, prefix: str, new: str) -> str:
+    lines = text.splitlines()
+    (k,) = [i for i, ln in enumerate(lines) if ln.startswith(prefix)]
+    lines[k] = new
+    return "\n".join(lines) + "\n"
+
+
+def quess_text(rows, to_move=0, turn=10, status="playing", reason="-", returns="0 0", alive="1 1", since=""):
+    lines = header("quess_v0", "max_turns=3000", f"player_{to_move}", turn, status, reason, alive=alive, returns=returns)
+    lines += ["board:", "  1 2 3 4 5 6"] + [f"{'ABCDEF'[r]} " + " ".join(rows[r]) for r in range(6)]
+    return "\n".join(lines + [f"since_capture: {since}".rstrip()]) + "\n"
+
+
+# --- position texts --------------------------------------------------------------
+
+# Light: T E3, T D2, C F2 (none in Dark's zone); Dark: t A4, c B5
+PLAIN = ["...t..", "....c.", "......", ".T....", "..T...", ".C...."]
+
+
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("turn: 9223372036854775807", ["turn", "max_turns"]),
+        ("turn: 99999999999999999999", ["turn"]),
+        ("turn: \u00b2", ["turn"]),  # a superscript two: isdigit() but no integer
+        ("turn: 0", ["since_capture", "turn 0"]),  # one move since the last capture, at turn 0
+        ("turn: 3000", ["max_turns"]),  # playing at the limit
+        ("to_move: chance", ["chance"]),
+        ("status: terminated", ["reason"]),  # terminated with reason -
+        ("returns: 1 1", ["returns"]),
+        ("alive: 0 0", ["alive"]),
+        ("alive: 1 0", ["alive"]),  # no one leaves a Quess game early
+    ],
+)
+def test_impossible_or_overflowing_headers_are_notation_errors(line, words):
+    bad = _with(GOOD, line.split(":")[0] + ":", line)
+    with pytest.raises(NotationError) as info:
+        Position.from_text(bad)
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+
+
+def test_quess_texts_the_rules_cannot_reach():
+    assert not Position.from_text(quess_text(PLAIN)).is_terminal
+    nine = [r.replace(".", "T", 1) if k in (2, 3) else r for k, r in enumerate(PLAIN)]  # five Light triangles
+    cases = {
+        "triangles": quess_text(nine),
+        # Light on two squares of Dark's zone (A5, B6) and still playing (QU-9)
+        "zone": quess_text(["....T.", ".....T", "......", "t.....", "c.....", ".C...."], to_move=1),
+        # one piece each and still playing (QU-10)
+        "one_each": quess_text(["......", "......", "..T...", "......", "......", ".....s"]),
+        # Dark to move with no move at all (QU-11): its triangle is walled in by Light triangles
+        "no legal move": quess_text(["C.....", "......", "......", "......", ".....T", "....Tt"], to_move=1),
+        # a zone win claimed where nobody is in a zone
+        "does not hold": quess_text(PLAIN, status="terminated", reason="zone", returns="1 -1"),
+        # the right ending with the wrong returns
+        "returns": quess_text(["....T.", ".....T", "......", "t.....", "c.....", ".C...."], to_move=1,
+                              status="terminated", reason="zone", returns="-1 1"),
+    }  # fmt: skip
+    for words, text in cases.items():
+        with pytest.raises(NotationError, match=words.split()[0]):
+            Position.from_text(text)
+    # and the consistent ending parses
+    won = Position.from_text(quess_text(["....T.", ".....T", "......", "t.....", "c.....", ".C...."], to_move=1,
+                                        status="terminated", reason="zone", returns="1 -1"))  # fmt: skip
+    assert won.is_terminal and won.returns == (1.0, -1.0)
+
+
+def test_quess_history_longer_than_the_turns_or_the_record():
+    text = boardenvs.position("quess_v0", first_player=0).play("F3-E3").play("A4-B4").to_text()
+    assert Position.from_text(text).turn == 2
+    with pytest.raises(NotationError, match="since the last capture"):
+        Position.from_text(_with(text, "turn:", "turn: 1"))
+    small = text.replace("superko_memory=4096", "superko_memory=16")
+    assert Position.from_text(small).game.options["superko_memory"] == 16
+
+
+def test_quagmire_texts_the_rules_cannot_reach():
+    def qtext(rows, turn, status="playing", reason="-", returns="0 0", to_move=0):
+        lines = header("quagmire_v0", "radius=2 max_turns=1000", f"player_{to_move}", turn, status, reason, returns=returns)
+        return "\n".join(lines + ["board:"] + [f"{'abcde'[k]} {r}" for k, r in enumerate(rows)]) + "\n"
+
+    rows = [". . .", ". x . .", ". . ~ . .", ". o . .", "x . o"]
+    assert Position.from_text(qtext(rows, 5)).turn == 5
+    with pytest.raises(NotationError, match="water"):
+        Position.from_text(qtext(rows, 9))  # five moves flood at least five cells
+    with pytest.raises(NotationError, match="turn"):
+        Position.from_text(qtext(rows, 3))  # the setup takes four turns
+    # a draw claimed (Quagmire has none: QM-9) and a loss claimed with a free mover
+    with pytest.raises(NotationError, match="no_legal_move"):
+        Position.from_text(qtext(rows, 5, "terminated", "no_legal_move", "0 0"))
+    with pytest.raises(NotationError, match="no_legal_move"):
+        Position.from_text(qtext(rows, 5, "terminated", "no_legal_move", "-1 1"))
+
+
+# --- Position's seats and action ids ---------------------------------------------
+
+
+@pytest.mark.parametrize("seat", [-1, 2, 99, 1.5, True, "0", None])
+def test_observation_and_alive_refuse_bad_seats(seat):
+    pos = boardenvs.position("quess_v0")
+    for call in (pos.observation, pos.alive):
+        with pytest.raises(ValueError, match="seat"):
+            call(seat)
+
+
+@pytest.mark.parametrize("env_id", boardenvs.ENV_IDS)
+@pytest.mark.parametrize("action", [-1, 10**6, 2**63, 1.5, "3", None, True])
+def test_action_to_move_raises_one_error_type(env_id, action):
+    pos = boardenvs.position(env_id)
+    with pytest.raises(IllegalMoveError):
+        pos.action_to_move(action)
+
+
+def test_quagmire_move_to_action_syntax_is_a_notation_error():
+    pos = boardenvs.position("quagmire_v0")
+    for move in ("zz", "d4-f6", "d4^d5", "d4-d5-d4", "@z9", 7):
+        with pytest.raises(NotationError):
+            pos.move_to_action(move)
+    with pytest.raises(IllegalMoveError, match="no piece"):
+        pos.move_to_action("d4-d5")  # well-formed; nobody stands on d4
+
+
+# --- options ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "env_id, options, words",
+    [
+        ("quess_v0", {"first_player": True}, ["first_player", "random"]),
+        ("quess_v0", {"first_player": 2}, ["first_player", "0..1"]),
+        ("quess_v0", {"first_player": "any"}, ["first_player"]),
+        ("quess_v0", {"max_turns": 0}, ["max_turns", "1.."]),
+        ("quess_v0", {"max_turns": 2**41}, ["max_turns"]),
+        ("quess_v0", {"max_turns": 10.0}, ["max_turns"]),
+        ("quess_v0", {"superko_memory": 8}, ["superko_memory", "16.."]),
+        ("quagmire_v0", {"radius": "3"}, ["radius", "2..12"]),
+        ("quagmire_v0", {"radius": 13}, ["radius"]),
+        ("contract_race_v0", {"num_players": 5, "teams": 2}, ["teams", "num_players=5"]),
+        ("contract_race_v0", {"num_players": 7}, ["num_players", "2, 3, 4, 5, 6"]),
+    ],
+)
+def test_bad_options_name_the_option_and_what_it_allows(env_id, options, words):
+    for build in (boardenvs.make, boardenvs.position, lambda e, **o: boardenvs.make_vec(e, 2, **o)):
+        with pytest.raises(OptionError) as info:
+            build(env_id, **options)
+        for w in words:
+            assert w in str(info.value), (w, str(info.value))
+
+
+def test_unknown_option_lists_the_accepted_ones():
+    with pytest.raises(TypeError, match=r"board_size.*accepted.*first_player.*max_turns"):
+        boardenvs.make("quess_v0", board_size=7)
+
+
+def test_numpy_option_values_are_accepted():
+    env = boardenvs.make("quagmire_v0", radius=np.int64(2), first_player=np.int32(1))
+    assert env.unwrapped.game.options == {"radius": 2, "first_player": 1, "max_turns": 1000}
+
+
+def test_quess_state_no_longer_grows_with_max_turns():
+    """The superko record is bounded by superko_memory: a huge max_turns is
+    fine and small, and the row stays a few KB (the env card says how many)."""
+    default = QuessGame()
+    huge = QuessGame(max_turns=10**9)
+    assert default.state_size * 8 < 7_000 and huge.state_size * 8 < 9_000
+    assert QuessGame(max_turns=100).state_size < default.state_size
+    import boardenvs.games.quess as quess
+
+    assert "6.7 KB" in quess.__doc__ and "8.9 KB" in quess.__doc__
+
+
+def test_superko_memory_truncates_a_long_capture_free_game():
+    """A game whose capture-free stretch fills the record is truncated, with
+    its own reason (0 for both), and the text form says so (QU-8's record)."""
+    pos = boardenvs.position("quess_v0", first_player=0, superko_memory=16)
+    rng = np.random.default_rng(0)
+
+    def pieces(p):
+        return int(np.count_nonzero(QuessGame.board_cells(p.state)))
+
+    while not pos.is_terminal:
+        for a in rng.permutation(pos.legal_actions()):
+            after = pos.play(int(a))
+            if pieces(after) == pieces(pos):  # a quiet move
+                break
+        pos = after
+    assert pos.end_reason == "superko_memory" and pos.turn == 15
+    assert pos.is_truncated and pos.returns == (0.0, 0.0)
+    assert Position.from_text(pos.to_text()) == pos
+
+
+def test_spaces_come_from_the_declared_spec():
+    for env_id in boardenvs.ENV_IDS:
+        env = boardenvs.make(env_id)
+        info = env.unwrapped.game.info
+        box = env.observation_space("player_0")["observation"]
+        assert box.shape == info.obs_shape and (box.high == info.obs_high).all() and (box.low == info.obs_low).all()
+        assert env.action_space("player_0").n == info.num_actions
+
+
+def test_layout_by_name_and_describe():
+    pos = boardenvs.position("quess_v0").play("F3-E3")
+    text = pos.game.describe(pos.state)
+    for field in ("current", "turn", "decisions", "returns", "bitboards", "hash", "boards", "bloom", "history"):
+        assert f"  {field} " in text
+    layout = Layout("x")
+    layout.add("a", 2)
+    with pytest.raises(ValueError, match="twice"):
+        layout.add("a", 1)
+    assert layout.add("tail", "n") == 2
+    with pytest.raises(ValueError, match="after a variable"):
+        layout.add("b", 1)
+    assert layout.resolve(n=5).size == 7
+
+
+# --- the env ------------------------------------------------------------------------
+
+
+def test_numpy_seeds_are_seeds_and_negative_ones_are_refused():
+    def first_obs(seed):
+        env = boardenvs.make("quess_v0")
+        env.reset(seed=seed)
+        return env.agent_selection, env.unwrapped.position().to_text()
+
+    assert first_obs(np.int64(3)) == first_obs(3) == first_obs(np.uint8(3))
+    for bad in (-1, np.int64(-5), 1.5, "3", True):
+        with pytest.raises(ValueError, match="seed"):
+            boardenvs.make("quess_v0").reset(seed=bad)
+
+
+@pytest.mark.parametrize("raw", [True, False])
+def test_calls_before_reset_say_call_reset_first(raw):
+    env = boardenvs.quess_v0.raw_env() if raw else boardenvs.make("quess_v0")
+    with pytest.raises(ResetNeededError, match=r"reset\(\) first"):
+        env.step(0)
+    with pytest.raises(ResetNeededError, match=r"reset\(\) first"):
+        env.unwrapped.position()
+    assert issubclass(ResetNeededError, ValueError) and issubclass(ResetNeededError, RuntimeError)
+
+
+def test_rejected_step_keeps_the_infos_with_illegal_action_random():
+    env = boardenvs.make("quagmire_v0", illegal_action="random")
+    env.reset(seed=4)
+    env.step(0)
+    env.step(0)  # masked out for player_1: replaced, and said in its infos
+    agent = env.agent_selection
+    before = {a: dict(i) for a, i in env.infos.items()}
+    with pytest.raises(IllegalActionError):
+        env.step("zz")
+    assert env.infos == before and env.agent_selection == agent
+
+
+def test_terminations_and_truncations_are_python_bools():
+    env = boardenvs.make("quagmire_v0", radius=2)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        assert type(term) is bool and type(trunc) is bool
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert all(type(v) is bool for v in (*env.terminations.values(), *env.truncations.values()))
+
+
+def test_parallel_reset_infos_name_the_active_agent():
+    par = boardenvs.quess_v0.parallel_env(first_player=1)
+    _, infos = par.reset(seed=0)
+    assert infos == {"player_0": {"active_agent": "player_1"}, "player_1": {"active_agent": "player_1"}}
+
+
+def test_masked_out_message_names_the_action_once():
+    env = boardenvs.make("quess_v0", first_player=0)
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError) as info:
+        env.step(0)  # A1-A1
+    assert str(info.value).count("action 0") == 1 and "masked out" in str(info.value)
+    env = boardenvs.make("quagmire_v0")
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError) as info:
+        env.step(37)  # a move during the setup
+    message = str(info.value)
+    assert message.count("action 37") == 1 and "not on the board yet" in message
+
+
+@pytest.mark.parametrize("args", [["demo", "--seed", "-1"], ["demo", "--games", "0"], ["demo", "--seed", "x"]])
+def test_cli_refuses_bad_numbers_without_a_traceback(args, capsys):
+    from boardenvs.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and ("seed" in err or "games" in err)
+
+
+@pytest.mark.parametrize("env_id", boardenvs.ENV_IDS)
+def test_rules_ship_in_the_package_with_their_ids(env_id, capsys):
+    from boardenvs.cli import main
+
+    assert main(["rules", env_id]) == 0
+    text = capsys.readouterr().out
+    prefix = {"quess_v0": "QU", "quagmire_v0": "QM"}[env_id]
+    count = {"quess_v0": 13, "quagmire_v0": 9}[env_id]
+    for k in range(1, count + 1):
+        assert f"{prefix}-{k}" in text
+    assert main(["rules"]) == 0
+    conventions = capsys.readouterr().out
+    assert all(f"C-{k}" in conventions for k in range(1, 7))

@@ -1,0 +1,171 @@
+"""``boardenvs.make_vec``: the batched face as an object that owns its
+buffers, checks every input before a kernel runs, auto-resets in place, and
+works in forked and spawned workers after it ran."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import boardenvs
+from boardenvs import IllegalActionError
+from boardenvs import engine as E
+from boardenvs.errors import ResetNeededError
+
+
+def _vec(n=8, **options):
+    vec = boardenvs.make_vec("quagmire_v0", num_envs=n, radius=2, **options)
+    vec.reset(seed=3)
+    return vec
+
+
+def test_shapes_and_dtypes():
+    vec = boardenvs.make_vec("quess_v0", num_envs=5)
+    obs, infos = vec.reset(seed=0)
+    assert obs["observation"].shape == (5, 6, 6, 8) and obs["observation"].dtype == np.int8
+    assert obs["action_mask"].shape == (5, 1296) and obs["action_mask"].dtype == np.int8
+    assert infos["to_move"].shape == (5,) and set(infos["to_move"].tolist()) <= {0, 1}
+    obs, rewards, term, trunc, infos = vec.step(vec.random_actions())
+    assert rewards.shape == (5, 2) and rewards.dtype == np.float32
+    assert term.dtype == np.bool_ and trunc.shape == (5,)
+    assert {"to_move", "end_reason", "length"} <= set(infos)
+    assert repr(vec).startswith("<VectorEnv quess_v0 num_envs=5")
+
+
+def test_random_actions_are_legal_and_reproduced_by_the_seed():
+    a, b = _vec(), _vec()
+    for _ in range(30):
+        acts = a.random_actions()
+        assert (a.action_masks()[np.arange(8), acts] == 1).all()
+        np.testing.assert_array_equal(acts, b.random_actions())
+        a.step(acts)
+        b.step(acts)
+    np.testing.assert_array_equal(a.states, b.states)
+
+
+@pytest.mark.parametrize(
+    "actions, words",
+    [
+        (np.zeros(7, np.int64), ["shape (8,)"]),
+        (np.zeros((8, 1), np.int64), ["shape (8,)"]),
+        (np.zeros(8, np.float64), ["integers", "float64"]),
+        (np.zeros(8, np.bool_), ["integers", "bool"]),
+        ([0.5] * 8, ["integers"]),
+        ("abcdefgh", ["shape"]),
+        (np.full(8, 2**63 + 5, np.uint64), ["outside", "row 0"]),  # no wrap-around into a small action
+        (np.full(8, -1, np.int8), ["outside"]),
+        (np.full(8, 10**6, np.int64), ["outside"]),
+    ],
+)
+def test_bad_actions_raise_before_any_row_changes(actions, words):
+    vec = _vec()
+    before = vec.states.copy()
+    with pytest.raises(IllegalActionError) as info:
+        vec.step(actions)
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+    np.testing.assert_array_equal(vec.states, before)
+
+
+def test_a_masked_out_action_in_one_row_touches_no_row():
+    vec = _vec()
+    actions = vec.random_actions()
+    taken = int(actions[3])
+    masked = int(np.flatnonzero(vec.action_masks()[5] == 0)[0])
+    actions[5] = masked
+    before = vec.states.copy()
+    with pytest.raises(IllegalActionError, match=f"row 5: {masked}"):
+        vec.step(actions)
+    np.testing.assert_array_equal(vec.states, before)
+    assert taken == actions[3]
+
+
+def test_illegal_action_lose_forfeits_only_that_row():
+    vec = _vec(illegal_action="lose")
+    actions = vec.random_actions()
+    mover = int(vec.to_move[5])
+    actions[5] = int(np.flatnonzero(vec.action_masks()[5] == 0)[0])
+    actions[6] = 10**6  # out of range: the same
+    _, rewards, term, trunc, infos = vec.step(actions)
+    assert term[5] and term[6] and not term[[0, 1, 2, 3, 4, 7]].any()
+    assert rewards[5, mover] == -1.0 and rewards[5, 1 - mover] == 0.0
+    assert vec.reason_name(infos["end_reason"][5]) == "illegal_action"
+    assert vec.states[5, E.H_TURN] == 0, "the row started a new game"
+
+
+def test_integer_arrays_of_any_width_are_accepted():
+    a, b = _vec(), _vec()
+    acts = a.random_actions()
+    b.random_actions()
+    a.step(acts.astype(np.int16))
+    b.step(acts.astype(np.uint32).tolist())
+    np.testing.assert_array_equal(a.states, b.states)
+
+
+def test_seeds():
+    vec = boardenvs.make_vec("quess_v0", num_envs=4, first_player="random")
+    one = vec.reset(seed=7)[0]["observation"].copy()
+    assert np.array_equal(vec.reset(seed=np.int64(7))[0]["observation"], one)
+    per_row = vec.states.copy()
+    vec.reset(seed=[1, 2, 3, 4])
+    assert not np.array_equal(vec.states, per_row)
+    for bad, words in [(-1, "non-negative"), ([1, 2, 3], "4 integers"), ([1, 2, -3, 4], "non-negative"), (1.5, "seed")]:
+        with pytest.raises(ValueError, match=words):
+            vec.reset(seed=bad)
+
+
+def test_calls_before_reset_and_bad_rows():
+    vec = boardenvs.make_vec("quess_v0", num_envs=2)
+    for call in (lambda: vec.step([0, 0]), vec.random_actions, lambda: vec.position(0)):
+        with pytest.raises(ResetNeededError, match=r"reset\(\) first"):
+            call()
+    vec.reset(seed=0)
+    assert vec.position(1).to_move in (0, 1) and vec.position(-1).to_move in (0, 1)
+    for bad in (2, -3, 1.0, "0", True):
+        with pytest.raises(IndexError, match="row"):
+            vec.position(bad)
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [({"num_envs": 0}, "num_envs"), ({"num_envs": 2.0}, "num_envs"), ({"num_envs": True}, "num_envs"),
+     ({"num_envs": 2, "num_threads": 0}, "num_threads"), ({"num_envs": 2, "num_threads": 999}, "num_threads"),
+     ({"num_envs": 2, "illegal_action": "random"}, "illegal_action"), ({"num_envs": 2, "parallel": "yes"}, "parallel")],
+)  # fmt: skip
+def test_constructor_checks(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        boardenvs.make_vec("quess_v0", **kwargs)
+
+
+def test_serial_and_parallel_drivers_play_the_same_games():
+    runs = []
+    for parallel in (False, True):
+        vec = boardenvs.make_vec("quess_v0", num_envs=64, parallel=parallel, num_threads=2 if parallel else None)
+        assert vec.parallel is parallel
+        vec.reset(seed=5)
+        ends = 0
+        for _ in range(200):
+            _, rewards, term, trunc, _ = vec.step(vec.random_actions())
+            ends += int((term | trunc).sum())
+        runs.append((vec.states.copy(), ends))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    assert runs[0][1] == runs[1][1]
+    assert boardenvs.make_vec("quess_v0", num_envs=4).parallel is False
+    assert boardenvs.make_vec("quess_v0", num_envs=4096).parallel is True
+
+
+def test_ended_rows_report_and_restart():
+    vec = _vec(n=16)
+    seen = 0
+    for _ in range(200):
+        _, rewards, term, trunc, infos = vec.step(vec.random_actions())
+        for i in np.flatnonzero(term):
+            seen += 1
+            assert sorted(rewards[i].tolist()) == [-1.0, 1.0]
+            assert vec.reason_name(infos["end_reason"][i]) == "no_legal_move" and infos["length"][i] > 4
+            assert vec.states[i, E.H_TURN] == 0
+        assert (infos["end_reason"][~(term | trunc)] == 0).all()
+    assert seen > 16
