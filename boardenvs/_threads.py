@@ -1,9 +1,71 @@
-"""numba's threads for the batched drivers (placeholder: layer choice pending)."""
+"""numba's threads for ``make_vec``'s threaded drivers.
+
+numba picks its threading layer once per process, when the first threaded
+(``parallel=True``) function runs.  On Linux its default is GNU OpenMP, which
+is not fork-safe: once it ran, a forked child that runs a threaded driver
+hangs or dies, and a ``multiprocessing`` fork pool hangs — every user of SB3's
+``SubprocVecEnv`` or a Ray worker would meet that.  So, at import, unless
+the user chose a layer (``NUMBA_THREADING_LAYER``, or
+``numba.config.THREADING_LAYER`` set before importing boardenvs), we ask
+numba for its ``"forksafe"`` layers: TBB first (the pip package ``tbb``, a
+dependency where it has wheels; measured as fast as OpenMP here), else
+``workqueue``.  pip puts ``libtbb`` in ``<prefix>/lib``, off the loader's
+path, so it is loaded here first and numba then finds it by its soname.
+"""
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import os
+import sys
 
 import numba
+from numba import config
+
+_LIBTBB = {"linux": "libtbb.so.12", "darwin": "libtbb.12.dylib", "win32": "tbb12.dll"}.get(sys.platform)
+
+
+def started_layer() -> str | None:
+    """The layer numba launched (``"tbb"``, ``"omp"``, ``"workqueue"``), or
+    None before its first threaded run."""
+    try:
+        return numba.threading_layer()
+    except ValueError:
+        return None
+
+
+def _load_tbb() -> str | None:
+    """Load libtbb where numba will look for it; its path, or None."""
+    if _LIBTBB is None:
+        return None
+    try:
+        ctypes.CDLL(_LIBTBB)  # already on the loader's path (system, conda)
+        return _LIBTBB
+    except OSError:
+        pass
+    try:
+        from importlib.metadata import PackageNotFoundError, files
+
+        for f in files("tbb") or ():
+            if f.name == _LIBTBB:
+                path = str(f.locate())
+                ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                return path
+    except (PackageNotFoundError, OSError):
+        pass
+    return None
+
+
+def _user_chose() -> bool:
+    return "NUMBA_THREADING_LAYER" in os.environ or str(config.THREADING_LAYER).lower() != "default"
+
+
+def configure() -> None:
+    """Choose the fork-safe layers (see the module docstring); idempotent."""
+    if started_layer() is not None or _user_chose():
+        return
+    _load_tbb()
+    config.THREADING_LAYER = "forksafe"
 
 
 @contextlib.contextmanager
@@ -18,3 +80,6 @@ def limit(num_threads):
         yield
     finally:
         numba.set_num_threads(before)
+
+
+configure()

@@ -3,9 +3,10 @@ buffers, checks every input before a kernel runs, auto-resets in place, and
 works in forked and spawned workers after it ran."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,3 +170,33 @@ def test_ended_rows_report_and_restart():
             assert vec.states[i, E.H_TURN] == 0
         assert (infos["end_reason"][~(term | trunc)] == 0).all()
     assert seen > 16
+
+
+# --- processes ---------------------------------------------------------------------
+
+FORK_CHECK = Path(__file__).resolve().parent / "fork_check.py"
+
+
+def _run_fork_check(**env):
+    return subprocess.run(
+        [sys.executable, str(FORK_CHECK)], env={**os.environ, **env}, cwd=FORK_CHECK.parent,
+        capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork() and GNU OpenMP are Linux's")
+def test_fork_and_spawn_workers_run_after_make_vec():
+    """After the parent ran a threaded driver: a forked child, a
+    multiprocessing fork pool and a spawn pool each run make_vec (numba's
+    fork-safe layer, TBB here, chosen at import: boardenvs/_threads.py)."""
+    proc = _run_fork_check()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("ok tbb"), proc.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork() and GNU OpenMP are Linux's")
+def test_the_fork_check_fails_under_gnu_openmp():
+    """The control: with numba's Linux default (GNU OpenMP) forced, the same
+    check fails, so the test above can fail."""
+    proc = _run_fork_check(NUMBA_THREADING_LAYER="omp")
+    assert proc.returncode != 0 and "OpenMP" in proc.stderr
