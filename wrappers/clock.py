@@ -39,7 +39,7 @@ class ChessClock(BaseWrapper):
     def step(self, action):
         agent = self.agent_selection
         raw = self.unwrapped
-        if raw._done(agent) if raw.agents else True:
+        if raw.is_done(agent):
             super().step(action)
             return
         elapsed = self.time_source() - self._started
