@@ -55,15 +55,15 @@ class BoardEnv(AECEnv):
         **options,
     ):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self.max_cycles = _positive_or_none(max_cycles, "max_cycles")
         self.max_decisions = _positive_or_none(max_decisions, "max_decisions")
         self.game = game_cls(**options)
         info = self.game.info
-        self.metadata = {**self.metadata, "name": self.game.env_id}
+        self.metadata = {**self.metadata, "name": self.game.env_id, "render_modes": list(self.game.render_modes)}
+        if render_mode is not None and render_mode not in self.game.render_modes:
+            raise ValueError(f"render_mode must be one of {list(self.game.render_modes)} or None, got {render_mode!r}")
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.possible_agents = self.game.agents

@@ -41,6 +41,7 @@ class Game:
     # -- the declaration (class attributes) -----------------------------------
     env_id: str = ""
     title: str = ""  # the game's name for people ("Quess")
+    gym_name: str = ""  # its gymnasium id's name, if not the title without spaces
     kernels: E.Kernels
     option_specs: tuple[Option, ...] = ()
     layout: Layout = E.HEADER_LAYOUT
@@ -57,6 +58,8 @@ class Game:
     variants: tuple = ({},)
     # the separator of the decisions of one turn in the default notation
     decision_separator: str = ", "
+    # what render() can draw: text (render_ansi) and Pillow pictures (render_rgb)
+    render_modes: tuple = ("ansi", "rgb_array")
     # rules files shipped with the package (boardenvs/rules/<name>)
     rules_file: str = ""
 

@@ -4,12 +4,16 @@ envs from them.
 :func:`register` is the one registration mechanism: the package registers
 the games of :mod:`boardenvs.catalog` with it at import; tests register
 their toy game the same way.  Registering a game makes its PettingZoo module
-``boardenvs.<env id>`` (``env()`` / ``raw_env()`` / ``parallel_env()``).
+``boardenvs.<env id>`` (``env()`` / ``raw_env()`` / ``parallel_env()``) and
+its gymnasium id ``boardenvs/<Name>-v<N>`` (the single-agent view,
+:class:`boardenvs.wrappers.single_agent.SingleAgentEnv`).
 """
 from __future__ import annotations
 
 import sys
 import types
+
+import gymnasium
 
 from . import engine as E
 
@@ -28,10 +32,21 @@ def register(game_cls) -> types.ModuleType:
     module = _env_module(game_cls)
     sys.modules[module.__name__] = module
     setattr(sys.modules[__package__], env_id, module)
+    gym_id = gym_id_of(game_cls)
+    if gym_id not in gymnasium.registry:
+        gymnasium.register(gym_id, entry_point=f"{__package__}.wrappers.single_agent:SingleAgentEnv", kwargs={"env_id": env_id})
     return module
 
 
+def gym_id_of(game_cls) -> str:
+    """The gymnasium id of a game: ``boardenvs/Quess-v0`` for ``quess_v0``."""
+    version = game_cls.env_id.rpartition("_v")[2]
+    return f"{__package__}/{game_cls.gym_name or game_cls.title.replace(' ', '')}-v{version}"
+
+
 def unregister(env_id: str) -> None:
+    if env_id in _GAMES:
+        gymnasium.registry.pop(gym_id_of(_GAMES[env_id]), None)
     _GAMES.pop(env_id, None)
     sys.modules.pop(f"{__package__}.{env_id}", None)
     if hasattr(sys.modules[__package__], env_id):

@@ -281,6 +281,7 @@ _HIT_RE = re.compile(r"^hit player_([0-9])$")
 class ContractRaceGame(Game):
     env_id = "contract_race_v0"
     title = "Contract race"
+    gym_name = "ContractRace"
     kernels = KERNELS
     layout = LAYOUT
     option_specs = (
@@ -293,6 +294,7 @@ class ContractRaceGame(Game):
     reason_names = {REASON_GOAL: "goal", REASON_LAST: "last_standing"}
     multi_decision_turns = True
     eliminations = True
+    render_modes = ("ansi",)
     variants = (
         {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
         {"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3},

@@ -1,0 +1,140 @@
+"""The gymnasium ids and the single-agent view (boardenvs/wrappers/single_agent.py):
+registered with each game's one registration line, gymnasium's check_env
+passes, rewards are the learner's also when the game ends on an opponent's
+move, seeds reproduce episodes, and 2-6 seats, teams, eliminations and chance
+work."""
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import boardenvs
+from boardenvs import IllegalActionError
+from boardenvs.registry import game_class, gym_id_of, registered_ids
+
+CASES = [
+    pytest.param(env_id, variant, id=f"{env_id}[{'-'.join(f'{k}={v}' for k, v in variant.items()) or 'default'}]")
+    for env_id in registered_ids()
+    for variant in game_class(env_id).variants
+]
+
+
+def test_every_registered_game_has_its_gymnasium_id():
+    ids = {gym_id_of(game_class(e)) for e in registered_ids()}
+    assert {"boardenvs/Quess-v0", "boardenvs/Quagmire-v0", "boardenvs/ContractRace-v0"} <= ids
+    assert ids <= set(gymnasium.registry)
+    env = gymnasium.make("boardenvs:boardenvs/Quagmire-v0", radius=2)  # the module:id form
+    assert env.unwrapped.game.options["radius"] == 2
+    with pytest.raises(TypeError, match="unknown option"):
+        gymnasium.make("boardenvs/Quess-v0", radius=2)
+
+
+@pytest.mark.parametrize("env_id, variant", CASES)
+def test_gymnasium_check_env_passes_without_warnings(env_id, variant):
+    env = gymnasium.make(gym_id_of(game_class(env_id)), illegal_action="random", **variant)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+
+
+def _play(env, seed, policy=None):
+    """One episode with random legal learner actions; every (reward, terminated, truncated, info)."""
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    while True:
+        assert obs in env.observation_space
+        mask = env.unwrapped.action_masks()
+        assert np.array_equal(mask, info["action_mask"]) and mask.any()
+        obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        out.append((reward, term, trunc, info))
+        if term or trunc:
+            return out
+
+
+def test_the_learner_loses_on_the_opponents_move():
+    """QM-8 ends the game when the player to move is trapped: after an
+    opponent's move that traps the learner, the learner gets -1."""
+    env = gymnasium.make("boardenvs/Quagmire-v0", radius=2, seat=0)
+    lost_on_their_move = won = 0
+    for seed in range(40):
+        steps = _play(env, seed)
+        reward, term, trunc, info = steps[-1]
+        pos = env.unwrapped.position()
+        assert term and not trunc and reward == pos.returns[0] and info["end_reason"] == "no_legal_move"
+        assert all(r == 0.0 for r, *_ in steps[:-1])
+        if reward == -1.0:
+            assert int(pos.state[boardenvs.engine.H_LAST_SEAT]) == 1, "the game ended on player_1's move"
+            lost_on_their_move += 1
+        else:
+            won += 1
+    assert lost_on_their_move > 3 and won > 3
+
+
+def test_same_seed_same_episode_and_random_seat():
+    env = gymnasium.make("boardenvs/Quess-v0", max_turns=60)
+    first = [(r, t, u) for r, t, u, _ in _play(env, 5)]
+    text = env.unwrapped.position().to_text()
+    assert [(r, t, u) for r, t, u, _ in _play(env, 5)] == first
+    assert env.unwrapped.position().to_text() == text
+    seats = {env.reset(seed=s)[1]["seat"] for s in range(20)}
+    assert seats == {0, 1}
+    fixed = gymnasium.make("boardenvs/Quess-v0", seat=1)
+    assert {fixed.reset(seed=s)[1]["seat"] for s in range(5)} == {1}
+
+
+def test_four_players_three_opponents_eliminations_and_chance():
+    env = gymnasium.make("boardenvs/ContractRace-v0", num_players=4, seat=2, goal=12)
+    rewards = []
+    eliminated = 0
+    for seed in range(60):
+        steps = _play(env, seed)
+        reward, term, trunc, info = steps[-1]
+        pos = env.unwrapped.position()
+        if not pos.alive(2):
+            eliminated += 1
+            assert term and reward == -1.0
+            assert not pos.is_terminal or pos.returns[2] == -1.0
+        rewards.append(reward)
+        assert reward == pos.returns[2]
+    assert eliminated > 0 and set(rewards) >= {-1.0, 1.0}
+
+
+def test_callable_and_model_opponents():
+    calls = []
+
+    def first_legal(observations, masks):
+        calls.append((observations.shape, masks.shape))
+        return np.array([int(np.flatnonzero(m)[0]) for m in masks])
+
+    env = gymnasium.make("boardenvs/Quagmire-v0", radius=2, seat=0, opponent=first_legal)
+    _play(env, 0)
+    assert calls and calls[0] == ((1, 5, 5, 5), (1, 103))
+
+    class Model:  # what SB3's MaskablePPO.predict looks like
+        def predict(self, obs, action_masks=None, deterministic=False):
+            return np.array(int(np.flatnonzero(action_masks)[-1])), None
+
+    env = gymnasium.make("boardenvs/Quagmire-v0", radius=2, seat=1, opponent=Model())
+    _play(env, 1)
+    with pytest.raises(ValueError, match="opponent"):
+        gymnasium.make("boardenvs/Quess-v0", opponent=42)
+
+
+def test_bad_actions_and_seats():
+    env = gymnasium.make("boardenvs/Quess-v0", seat=0, first_player=0)
+    env.reset(seed=0)
+    for bad in (0, -1, 5000, 1.5, "F3-E3"):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+    lose = gymnasium.make("boardenvs/Quess-v0", seat=0, first_player=0, illegal_action="lose")
+    lose.reset(seed=0)
+    _, reward, term, _, info = lose.step(0)
+    assert (reward, term, info["end_reason"]) == (-1.0, True, "illegal_action")
+    for seat in (2, -1, 1.0, "0"):
+        with pytest.raises(ValueError, match="seat"):
+            gymnasium.make("boardenvs/Quess-v0", seat=seat)

@@ -1,0 +1,208 @@
+"""The single-agent view: one seat learns, opponents play every other seat.
+
+``gymnasium.make("boardenvs/Quess-v0", opponent="random", seat="random")``
+builds a :class:`SingleAgentEnv`: a ``gymnasium.Env`` over one game's
+kernels.  The learner plays ``seat`` (an int, or ``"random"``: drawn per
+episode from the reset seed); every other seat is played by ``opponent``;
+chance is resolved inside from the env's seeded generator.  So after
+``reset`` and after every ``step`` it is the learner's turn, or the episode
+is over.
+
+* Observation: the learner's own (the game's ``int8`` planes, egocentric).
+  ``int8``, so SB3 does not take the planes for an image (it treats only
+  ``uint8`` boxes as images) and feeds them to its MLP/CNN as numbers.
+* ``action_masks()`` (the method sb3-contrib's ``MaskablePPO`` calls) and
+  ``info["action_mask"]``: the learner's mask.
+* Reward from the learner's point of view: +1 / -1 / 0 when the game ends,
+  on its own move or an opponent's; -1 when the learner is eliminated (its
+  episode ends there); 0 otherwise.  ``truncated`` when a limit ends the game.
+* ``illegal_action``: ``"raise"`` (default, C-6: IllegalActionError, nothing
+  changes), ``"lose"`` (the learner forfeits: -1, episode over) or
+  ``"random"`` (a random legal action instead, said in
+  ``info["illegal_action"]``; for mask-unaware code such as gymnasium's and
+  SB3's ``check_env``, which sample the whole action space).
+* Opponents: ``"random"`` (a uniformly random legal action from the env's
+  generator); a callable ``policy(observations, action_masks) -> actions``
+  on batches (arrays in, array out; here batches of one); or anything with
+  SB3's ``predict(obs, action_masks=...)`` (a trained ``MaskablePPO``).
+"""
+from __future__ import annotations
+
+import numbers
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .. import engine as E
+from ..errors import IllegalActionError
+from ..registry import make_game
+
+
+class RandomOpponent:
+    """A uniformly random legal action, from the generator it is handed."""
+
+    name = "random"
+
+    def act(self, obs, mask, rng) -> int:
+        return int(rng.choice(np.flatnonzero(mask)))
+
+
+class PolicyOpponent:
+    """A batched policy ``policy(observations, action_masks) -> actions``."""
+
+    def __init__(self, policy):
+        self.policy = policy
+
+    def act(self, obs, mask, rng) -> int:
+        return int(np.asarray(self.policy(obs[None], mask[None])).reshape(-1)[0])
+
+
+class ModelOpponent:
+    """A trained SB3 model (``MaskablePPO``): ``predict`` with the mask."""
+
+    def __init__(self, model, deterministic: bool = False):
+        self.model = model
+        self.deterministic = deterministic
+
+    def act(self, obs, mask, rng) -> int:
+        action, _ = self.model.predict(obs, action_masks=mask.astype(bool), deterministic=self.deterministic)
+        return int(np.asarray(action).reshape(-1)[0])
+
+
+def make_opponent(spec):
+    """An opponent from what a user passes as ``opponent=``."""
+    if spec == "random" or spec is None:
+        return RandomOpponent()
+    if hasattr(spec, "act") and not hasattr(spec, "predict"):
+        return spec
+    if hasattr(spec, "predict"):
+        return ModelOpponent(spec)
+    if callable(spec):
+        return PolicyOpponent(spec)
+    raise ValueError(f"opponent must be 'random', a policy(obs, masks) -> actions, or an SB3 model; got {spec!r}")
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """See the module docstring."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(self, env_id: str, opponent="random", seat="random", render_mode=None, illegal_action="raise",
+                 **options):  # fmt: skip
+        self.game = game = make_game(env_id, **options)
+        if illegal_action not in ("raise", "lose", "random"):
+            raise ValueError(f"illegal_action must be 'raise', 'lose' or 'random', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        n = game.num_players
+        if seat != "random" and (
+            isinstance(seat, (bool, np.bool_)) or not isinstance(seat, numbers.Integral) or not 0 <= seat < n
+        ):
+            raise ValueError(f"{env_id}: seat must be 'random' or a seat 0..{n - 1}, got {seat!r}")
+        self.metadata = {**self.metadata, "render_modes": list(game.render_modes)}
+        if render_mode is not None and render_mode not in game.render_modes:
+            raise ValueError(f"render_mode must be one of {list(game.render_modes)} or None, got {render_mode!r}")
+        self.env_id = env_id
+        self.seat_option = seat
+        self.opponent = make_opponent(opponent)
+        self.render_mode = render_mode
+        info = game.info
+        self.observation_space = spaces.Box(info.obs_low, info.obs_high, info.obs_shape, np.int8)
+        self.action_space = spaces.Discrete(info.num_actions)
+        self.seat = 0 if seat == "random" else int(seat)
+        self._state = None
+
+    # -- gymnasium API ----------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        game, rng = self.game, self.np_random
+        n = game.num_players
+        self.seat = int(rng.integers(n)) if self.seat_option == "random" else int(self.seat_option)
+        first = int(game.params[E.P_FIRST])
+        if first < 0:
+            first = int(rng.integers(n))
+        self._state = game.new_state(first, rng_seed=int(rng.integers(2**62)))
+        self._play_others()
+        return self._obs(), self._info()
+
+    def step(self, action):
+        if self._state is None:
+            from ..errors import ResetNeededError
+
+            raise ResetNeededError(f"{self.env_id}: step() before reset(): call reset() first")
+        if self._over():
+            raise IllegalActionError(f"{self.env_id}: step({action!r}) after the episode ended: call reset() first")
+        mask = self.action_masks()
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu" or isinstance(action, np.integer):
+            action = int(action)
+        is_int = isinstance(action, int) and not isinstance(action, bool)
+        note = None
+        if not (is_int and 0 <= action < mask.shape[0] and mask[action]):
+            note = f"the learner (player_{self.seat}) sent {action!r}: not a legal action now"
+            if self.illegal_action == "raise" or (self.illegal_action == "random" and not is_int):
+                raise IllegalActionError(f"{self.env_id}: {note}")
+        if note and self.illegal_action == "lose":
+            E.forfeit(self._state, self.seat, E.REASON_ILLEGAL)
+        else:
+            played = int(self.np_random.choice(np.flatnonzero(mask))) if note else action
+            self.game.kernels.apply(self._state, self.game.params, played)
+            self._play_others()
+        terminated = self._over() and (self._state[E.H_STATUS] == E.TERMINATED or not self._alive())
+        truncated = self._over() and not terminated
+        reward = float(self._state[E.H_RET + self.seat]) if self._over() else 0.0
+        info = self._info()
+        if note:
+            info["illegal_action"] = note
+        return self._obs(), reward, bool(terminated), bool(truncated), info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's mask (all zeros once the episode is over), as bools."""
+        if self._over():
+            return np.zeros(self.game.num_actions, np.bool_)
+        return self.game.legal_mask(self._state)[: self.game.num_actions].astype(np.bool_)
+
+    def render(self):
+        if self.render_mode is None or self._state is None:
+            return None
+        if self.render_mode == "ansi":
+            return self.game.render_ansi(self._state)
+        return self.game.render_rgb(self._state)
+
+    def position(self):
+        """A Position snapshot of the game."""
+        from ..position import Position
+
+        return Position(self.game, self._state.copy())
+
+    # -- inside ----------------------------------------------------------------------
+    def _alive(self) -> bool:
+        return bool((int(self._state[E.H_ALIVE]) >> self.seat) & 1)
+
+    def _over(self) -> bool:
+        return self._state is None or self._state[E.H_STATUS] != E.PLAYING or not self._alive()
+
+    def _play_others(self):
+        """Chance and opponents until the learner is to act or its episode is over."""
+        game, state, rng = self.game, self._state, self.np_random
+        while not self._over():
+            mover = int(state[E.H_CURRENT])
+            if mover == self.seat:
+                return
+            if mover == E.CHANCE:
+                probs = game.chance_probs(state)
+                action = int(rng.choice(len(probs), p=probs))
+            else:
+                mask = game.legal_mask(state)[: game.num_actions]
+                action = self.opponent.act(game.observe(state, mover), mask, rng)
+                if not (0 <= action < mask.shape[0] and mask[action]):
+                    raise IllegalActionError(f"{self.env_id}: the opponent (player_{mover}) chose {action}, not legal")
+            game.kernels.apply(state, game.params, action)
+
+    def _obs(self) -> np.ndarray:
+        return self.game.observe(self._state, self.seat)
+
+    def _info(self) -> dict:
+        info = {"action_mask": self.action_masks(), "seat": self.seat}
+        if self._over():
+            info["end_reason"] = self.game.end_reason(self._state)
+        return info
