@@ -138,3 +138,25 @@ def test_bad_actions_and_seats():
     for seat in (2, -1, 1.0, "0"):
         with pytest.raises(ValueError, match="seat"):
             gymnasium.make("boardenvs/Quess-v0", seat=seat)
+
+
+@pytest.mark.parametrize("env_id", registered_ids())
+def test_sb3_check_env_and_maskable_ppo_trains(env_id):
+    """SB3's own checker passes without warnings on the flat layout (on the
+    planes it warns that a 3-D box looks like an image: see the module
+    docstring), and sb3-contrib's MaskablePPO trains 2048 steps, asking the
+    env's action_masks()."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    gym_id = gym_id_of(game_class(env_id))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb3_check_env(gymnasium.make(gym_id, illegal_action="random", flatten=True).unwrapped)
+    env = gymnasium.make(gym_id)
+    asked = []
+    original = env.unwrapped.action_masks
+    env.unwrapped.action_masks = lambda: asked.append(1) or original()
+    model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, n_epochs=2, seed=0, verbose=0)
+    model.learn(2048)
+    assert model.num_timesteps >= 2048 and len(asked) >= 2048

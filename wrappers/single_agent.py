@@ -9,8 +9,10 @@ chance is resolved inside from the env's seeded generator.  So after
 is over.
 
 * Observation: the learner's own (the game's ``int8`` planes, egocentric).
-  ``int8``, so SB3 does not take the planes for an image (it treats only
-  ``uint8`` boxes as images) and feeds them to its MLP/CNN as numbers.
+  ``int8``, so SB3 never normalises the planes as pixels (it treats only
+  ``uint8`` boxes as images); SB3's ``check_env`` still warns about any 3-D
+  box ("is an image"), so ``flatten=True`` gives the same numbers as one
+  vector, for ``MlpPolicy`` users who want a silent check.
 * ``action_masks()`` (the method sb3-contrib's ``MaskablePPO`` calls) and
   ``info["action_mask"]``: the learner's mask.
 * Reward from the learner's point of view: +1 / -1 / 0 when the game ends,
@@ -89,7 +91,7 @@ class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(self, env_id: str, opponent="random", seat="random", render_mode=None, illegal_action="raise",
-                 **options):  # fmt: skip
+                 flatten=False, **options):  # fmt: skip
         self.game = game = make_game(env_id, **options)
         if illegal_action not in ("raise", "lose", "random"):
             raise ValueError(f"illegal_action must be 'raise', 'lose' or 'random', got {illegal_action!r}")
@@ -107,7 +109,11 @@ class SingleAgentEnv(gymnasium.Env):
         self.opponent = make_opponent(opponent)
         self.render_mode = render_mode
         info = game.info
-        self.observation_space = spaces.Box(info.obs_low, info.obs_high, info.obs_shape, np.int8)
+        if flatten not in (True, False):
+            raise ValueError(f"flatten must be True or False, got {flatten!r}")
+        self.flatten = flatten
+        low, high = (info.obs_low.ravel(), info.obs_high.ravel()) if flatten else (info.obs_low, info.obs_high)
+        self.observation_space = spaces.Box(low, high, low.shape, np.int8)
         self.action_space = spaces.Discrete(info.num_actions)
         self.seat = 0 if seat == "random" else int(seat)
         self._state = None
@@ -199,7 +205,8 @@ class SingleAgentEnv(gymnasium.Env):
             game.kernels.apply(state, game.params, action)
 
     def _obs(self) -> np.ndarray:
-        return self.game.observe(self._state, self.seat)
+        obs = self.game.observe(self._state, self.seat)
+        return obs.ravel() if self.flatten else obs
 
     def _info(self) -> dict:
         info = {"action_mask": self.action_masks(), "seat": self.seat}
