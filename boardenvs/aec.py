@@ -123,15 +123,17 @@ class BoardEnv(AECEnv):
                 raise IllegalActionError(f"{agent} is done; its only valid action is None, got {action!r}")
             self._was_dead_step(action)
             return
-        problem = self._check(action)
+        # the common case first: a legal plain int
+        problem = "" if type(action) is int and 0 <= action < self._mask.shape[0] and self._mask[action] else self._check(action)
         if problem and (self.illegal_action == "raise" or (self.illegal_action == "random" and not _is_int(action))):
             # rejected: nothing changes, infos included (C-6)
             raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}")
         seat = self._seat[agent]
-        info = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}  # said of an earlier step
-        if problem:
-            info["illegal_action"] = f"{action!r}: {problem}"
-        self.infos[agent] = info
+        if problem or "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
+            info = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
+            if problem:
+                info["illegal_action"] = f"{action!r}: {problem}"
+            self.infos[agent] = info
         if problem and self.illegal_action == "lose":
             E.forfeit(self._state, seat, E.REASON_ILLEGAL)
         else:

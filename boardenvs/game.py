@@ -90,6 +90,11 @@ class Game:
             layout=self.layout.resolve(**config.pop("sizes", {})),
             teams=tuple(config.pop("teams", range(n))),
         )
+        # the sizes as plain attributes: the faces read them on every step
+        info = self.info
+        self.num_players, self.num_actions = info.num_players, info.num_actions
+        self.num_chance_outcomes, self.obs_shape = info.num_chance_outcomes, info.obs_shape
+        self.obs_size, self.state_size, self.mask_size = info.obs_size, info.state_size, info.mask_size
         game_params = config.pop("params", ())
         if config:
             raise TypeError(f"{self.env_id}: configure() returned unknown keys {sorted(config)}")
@@ -111,14 +116,6 @@ class Game:
         fit together."""
         raise NotImplementedError
 
-    # -- sizes (from the info) ----------------------------------------------------
-    num_players = property(lambda self: self.info.num_players)
-    num_actions = property(lambda self: self.info.num_actions)
-    num_chance_outcomes = property(lambda self: self.info.num_chance_outcomes)
-    obs_shape = property(lambda self: self.info.obs_shape)
-    obs_size = property(lambda self: self.info.obs_size)
-    state_size = property(lambda self: self.info.state_size)
-    mask_size = property(lambda self: self.info.mask_size)
 
     @property
     def agents(self) -> list[str]:
