@@ -40,7 +40,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import boardenvs
-from boardenvs.vector import PARALLEL_FROM
+from boardenvs._threads import parallel_from
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -258,7 +258,7 @@ def main(argv=None) -> int:
             f"{cold:.1f} s cold (compiling its kernels)."
         )
     lines.append(
-        f"make_vec runs a serial driver below N = {PARALLEL_FROM} and numba's threads from there on; "
+        f"make_vec runs a serial driver below N = {parallel_from()} and numba's threads from there on; "
         "its drivers compile once per process on first use."
     )
     if args.lengths:

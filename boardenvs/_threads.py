@@ -9,7 +9,8 @@ the user chose a layer (``NUMBA_THREADING_LAYER``, or
 ``numba.config.THREADING_LAYER`` set before importing boardenvs), we ask
 numba for its ``"forksafe"`` layers: TBB first (the pip package ``tbb``, a
 dependency where it has wheels; measured as fast as OpenMP here), else
-``workqueue``.  pip puts ``libtbb`` in ``<prefix>/lib``, off the loader's
+``workqueue`` (fork-safe, but slow on small batches and not thread-safe:
+threaded calls then take turns under a lock).  pip puts ``libtbb`` in ``<prefix>/lib``, off the loader's
 path, so it is loaded here first and numba then finds it by its soname.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ import contextlib
 import ctypes
 import os
 import sys
+import threading
 
 import numba
 from numba import config
@@ -60,12 +62,51 @@ def _user_chose() -> bool:
     return "NUMBA_THREADING_LAYER" in os.environ or str(config.THREADING_LAYER).lower() != "default"
 
 
+_TBB = None  # where libtbb was loaded from, if it was
+
+
 def configure() -> None:
     """Choose the fork-safe layers (see the module docstring); idempotent."""
+    global _TBB
     if started_layer() is not None or _user_chose():
         return
-    _load_tbb()
+    _TBB = _load_tbb()
     config.THREADING_LAYER = "forksafe"
+
+
+def expected_layer() -> str | None:
+    """The layer numba runs or will run, as far as can be told before its
+    pool starts (None: the user's choice, not known here)."""
+    started = started_layer()
+    if started is not None:
+        return started
+    if str(config.THREADING_LAYER).lower() == "forksafe":
+        return "tbb" if _TBB else ("workqueue" if sys.platform.startswith("linux") else None)
+    return None
+
+
+# Rows from which the threaded driver beats the serial one, per layer
+# (measured on 2 cores with both games: TBB from 64-96 rows, GNU OpenMP from
+# 32-48, workqueue, whose every call costs ~100 us, from 1024-4096).
+PARALLEL_FROM = {"tbb": 128, "omp": 128, "workqueue": 4096}
+
+
+def parallel_from() -> int:
+    return PARALLEL_FROM.get(expected_layer(), 256)
+
+
+# numba's workqueue layer aborts the process when two Python threads run
+# threaded code at once: such calls take turns (TBB and OpenMP need not)
+_WORKQUEUE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def exclusive():
+    if started_layer() == "workqueue":
+        with _WORKQUEUE_LOCK:
+            yield
+    else:
+        yield
 
 
 @contextlib.contextmanager

@@ -32,9 +32,6 @@ from .errors import IllegalActionError
 from .game import Game
 from .position import Position
 
-# Below this many rows the serial driver is as fast as the threaded one and
-# leaves the other cores alone (measured by benchmarks/bench.py; see README).
-PARALLEL_FROM = 256
 
 _DRIVERS: dict = {}  # kernels -> engine.Batched, compiled once per process
 _INT64_MAX = np.iinfo(np.int64).max
@@ -67,8 +64,9 @@ class VectorEnv:
       row changes) or ``"lose"`` (that row's mover forfeits: -1 for it, 0
       for the others, and the row starts a new game; the other rows play on);
     * ``num_threads``: threads for the parallel driver (default: numba's);
-    * ``parallel``: ``None`` (default: threads from ``PARALLEL_FROM`` rows
-      on), ``True`` or ``False``.
+    * ``parallel``: ``None`` (default: threads from the row count where they
+      pay, :func:`boardenvs._threads.parallel_from`: 128 with TBB or
+      OpenMP, 4096 with workqueue), ``True`` or ``False``.
     """
 
     def __init__(self, game_cls: type[Game], num_envs: int, illegal_action: str = "raise",
@@ -90,7 +88,7 @@ class VectorEnv:
         self.num_actions = game.num_actions
         self.illegal_action = illegal_action
         self.num_threads = None if num_threads is None else int(num_threads)
-        self.parallel = n >= PARALLEL_FROM if parallel is None else parallel
+        self.parallel = n >= _threads.parallel_from() if parallel is None else parallel
         self.possible_agents = game.agents
         self._batched = drivers_for(game.kernels)
         self._drivers = self._batched.parallel if self.parallel else self._batched.serial
@@ -192,11 +190,11 @@ class VectorEnv:
         return np.array([np.random.SeedSequence(int(s)).generate_state(1, np.uint64)[0] for s in seeds], np.uint64).view(np.int64)
 
     def _run(self, driver, *args):
-        if self._threads is None:
+        if not self.parallel:
             driver(*args)
-        else:
-            with _threads.limit(self._threads):
-                driver(*args)
+            return
+        with _threads.exclusive(), _threads.limit(self._threads):
+            driver(*args)
 
     def _check_actions(self, actions) -> np.ndarray:
         """``actions`` as int64, checked: shape, integer dtype (converted

@@ -200,3 +200,14 @@ def test_the_fork_check_fails_under_gnu_openmp():
     check fails, so the test above can fail."""
     proc = _run_fork_check(NUMBA_THREADING_LAYER="omp")
     assert proc.returncode != 0 and "OpenMP" in proc.stderr
+
+
+def test_threads_start_where_they_pay_for_the_layer():
+    """TBB (loaded at import, fork-safe) is the layer here; with it the
+    threaded driver pays from about 64-96 rows, so make_vec switches at 128."""
+    from boardenvs import _threads
+
+    assert _threads.expected_layer() == "tbb"
+    assert _threads.parallel_from() == 128
+    assert boardenvs.make_vec("quagmire_v0", num_envs=127).parallel is False
+    assert boardenvs.make_vec("quagmire_v0", num_envs=128).parallel is True
