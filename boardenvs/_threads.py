@@ -102,7 +102,8 @@ _WORKQUEUE_LOCK = threading.Lock()
 
 @contextlib.contextmanager
 def exclusive():
-    if started_layer() == "workqueue":
+    layer = started_layer()
+    if layer == "workqueue" or (layer is None and expected_layer() in ("workqueue", None)):
         with _WORKQUEUE_LOCK:
             yield
     else:

@@ -17,6 +17,9 @@ from .errors import IllegalMoveError, NotationError
 from .game import Game
 
 
+HEADER_KEYS = ("game", "options", "to_move", "turn", "status", "reason", "alive", "returns")
+
+
 class Position:
     __slots__ = ("game", "state")
 
@@ -188,6 +191,8 @@ class Position:
                 break
             if key in fields:
                 raise NotationError(f"position text: the line '{key}:' appears twice")
+            if key not in HEADER_KEYS:
+                raise NotationError(f"position text: unknown header line {key!r}; expected {', '.join(HEADER_KEYS)}")
             fields[key] = value.strip()
             body_start = k + 1
             if key == "returns":
@@ -199,6 +204,8 @@ class Position:
             key, sep, value = item.partition("=")
             if not sep or not key:
                 raise NotationError(f"malformed option {item!r}; expected key=value")
+            if key in options:
+                raise NotationError(f"position text: option {key!r} given twice")
             options[key] = int(value) if re.fullmatch(r"-?[0-9]{1,19}", value) else value
         try:
             game = make_game(fields["game"], **options)

@@ -10,6 +10,7 @@ its gymnasium id ``boardenvs/<Name>-v<N>`` (the single-agent view,
 """
 from __future__ import annotations
 
+import re
 import sys
 import types
 
@@ -24,10 +25,12 @@ def register(game_cls) -> types.ModuleType:
     """Register ``game_cls`` under its ``env_id``; returns the id's PettingZoo
     module (also importable as ``boardenvs.<env id>``)."""
     env_id = game_cls.env_id
-    if not env_id.isidentifier():
-        raise ValueError(f"env id {env_id!r} must be a Python identifier (it names a module)")
+    if not isinstance(env_id, str) or not re.fullmatch(r"[a-z][a-z0-9_]*_v[0-9]+", env_id):
+        raise ValueError(f"env id {env_id!r} must look like 'name_v0' (lower case; it names a module)")
     if env_id in _GAMES and _GAMES[env_id] is not game_cls:
         raise ValueError(f"env id {env_id!r} is already registered to {_GAMES[env_id].__name__}")
+    if env_id not in _GAMES and hasattr(sys.modules[__package__], env_id):
+        raise ValueError(f"env id {env_id!r} would shadow boardenvs.{env_id}")
     _GAMES[env_id] = game_cls
     module = _env_module(game_cls)
     sys.modules[module.__name__] = module

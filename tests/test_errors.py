@@ -353,11 +353,17 @@ def test_c6_since_capture_move_impossible_for_the_piece():
     """C-6: since_capture moves must be moves the pieces could have made: a
     triangle cannot have come to E3 from E5 (two squares away) -- an
     inconsistent history that would silently forbid the wrong boards (QU-8)."""
-    bad = GOOD.replace("since_capture: F3-E3", "since_capture: E5-E3")
-    assert bad != GOOD
-    Position.from_text(GOOD.replace("since_capture: F3-E3", "since_capture: E4-E3"))  # a step: fine
+    # two Dark pieces captured earlier (B6, C6), so the record starts after turn 2
+    captured = GOOD.replace("B . . . . t c", "B . . . . t .").replace("C . . . . . t", "C . . . . . .")
+    captured = captured.replace("turn: 1", "turn: 3")
+    assert captured != GOOD
+    Position.from_text(captured.replace("since_capture: F3-E3", "since_capture: E4-E3"))  # a step: fine
     with pytest.raises(NotationError, match="E5-E3"):
-        Position.from_text(bad)
+        Position.from_text(captured.replace("since_capture: F3-E3", "since_capture: E5-E3"))
+    # with no capture yet the history must lead back to the start position,
+    # where E4 was empty (QU-2, QU-8)
+    with pytest.raises(NotationError, match="start position"):
+        Position.from_text(GOOD.replace("since_capture: F3-E3", "since_capture: E4-E3"))
 
 
 def test_c6_since_capture_moves_must_alternate_and_end_with_the_other_side():

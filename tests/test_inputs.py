@@ -45,7 +45,7 @@ PLAIN = ["...t..", "....c.", "......", ".T....", "..T...", ".C...."]
         ("turn: 9223372036854775807", ["turn", "max_turns"]),
         ("turn: 99999999999999999999", ["turn"]),
         ("turn: \u00b2", ["turn"]),  # a superscript two: isdigit() but no integer
-        ("turn: 0", ["since_capture", "turn 0"]),  # one move since the last capture, at turn 0
+        ("turn: 0", ["since_capture", "0 turns"]),  # one move since the start, at turn 0
         ("turn: 3000", ["max_turns"]),  # playing at the limit
         ("to_move: chance", ["chance"]),
         ("status: terminated", ["reason"]),  # terminated with reason -
@@ -68,7 +68,7 @@ def test_quess_texts_the_rules_cannot_reach():
     cases = {
         "triangles": quess_text(nine),
         # Light on two squares of Dark's zone (A5, B6) and still playing (QU-9)
-        "zone": quess_text(["....T.", ".....T", "......", "t.....", "c.....", ".C...."], to_move=1),
+        "zone": quess_text(["....T.", ".....T", "......", "..tc..", "......", ".C...."], to_move=1),
         # one piece each and still playing (QU-10)
         "one_each": quess_text(["......", "......", "..T...", "......", "......", ".....s"]),
         # Dark to move with no move at all (QU-11): its triangle is walled in by Light triangles
@@ -76,22 +76,59 @@ def test_quess_texts_the_rules_cannot_reach():
         # a zone win claimed where nobody is in a zone
         "does not hold": quess_text(PLAIN, status="terminated", reason="zone", returns="1 -1"),
         # the right ending with the wrong returns
-        "returns": quess_text(["....T.", ".....T", "......", "t.....", "c.....", ".C...."], to_move=1,
+        "returns": quess_text(["....T.", ".....T", "......", "..tc..", "......", ".C...."], to_move=1,
                               status="terminated", reason="zone", returns="-1 1"),
     }  # fmt: skip
     for words, text in cases.items():
         with pytest.raises(NotationError, match=words.split()[0]):
             Position.from_text(text)
     # and the consistent ending parses
-    won = Position.from_text(quess_text(["....T.", ".....T", "......", "t.....", "c.....", ".C...."], to_move=1,
+    won = Position.from_text(quess_text(["....T.", ".....T", "......", "..tc..", "......", ".C...."], to_move=1,
                                         status="terminated", reason="zone", returns="1 -1"))  # fmt: skip
     assert won.is_terminal and won.returns == (1.0, -1.0)
+
+
+def test_quess_texts_whose_turns_pieces_or_endings_disagree():
+    """The turn counter covers the captures and the record; an ending by a
+    limit, a forfeit or a flag never replaces one the rules give; a side
+    with no pieces has just lost (QU-11)."""
+    three = ["......", "......", "..T...", "......", "....t.", ".....s"]  # nine captures
+    assert Position.from_text(quess_text(three, turn=9)).turn == 9
+    with pytest.raises(NotationError, match="captures"):
+        Position.from_text(quess_text(three, turn=1))
+    zone = ["....T.", ".....T", "......", "..tc..", "......", ".C...."]
+    for status, reason, returns in (("truncated", "max_cycles", "0 0"), ("terminated", "illegal_action", "-1 0"),
+                                    ("terminated", "timeout", "-1 1")):  # fmt: skip
+        with pytest.raises(NotationError, match="the rules end this game"):
+            Position.from_text(quess_text(zone, to_move=1, status=status, reason=reason, returns=returns))
+    no_light = ["......", "......", "......", "..tc..", "......", "......"]
+    with pytest.raises(NotationError, match="no pieces"):
+        Position.from_text(quess_text(no_light, to_move=1))
+    lost = quess_text(no_light, to_move=0, status="terminated", reason="no_legal_move", returns="-1 1")
+    assert Position.from_text(lost).returns == (-1.0, 1.0)
+
+
+def test_unknown_header_lines_and_repeated_options_are_refused():
+    with pytest.raises(NotationError, match="colour"):
+        Position.from_text(GOOD.replace("turn: 1", "turn: 1\ncolour: purple"))
+    with pytest.raises(NotationError, match="given twice"):
+        Position.from_text(GOOD.replace("options: max_turns=3000", "options: max_turns=5 max_turns=3000"))
+
+
+def test_a_clock_decided_one_each_round_trips():
+    """QU-12: the chess clock gives the one-each draw to the side with more
+    time; the text form keeps that ending."""
+    one_each = ["......", "......", "..T...", "......", "......", ".....s"]
+    text = quess_text(one_each, to_move=1, turn=10, status="terminated", reason="one_each", returns="1 -1")
+    assert Position.from_text(text).returns == (1.0, -1.0)
+    with pytest.raises(NotationError, match="returns"):
+        Position.from_text(text.replace("returns: 1 -1", "returns: 1 1"))
 
 
 def test_quess_history_longer_than_the_turns_or_the_record():
     text = boardenvs.position("quess_v0", first_player=0).play("F3-E3").play("A4-B4").to_text()
     assert Position.from_text(text).turn == 2
-    with pytest.raises(NotationError, match="since the last capture"):
+    with pytest.raises(NotationError, match="turns played"):
         Position.from_text(_with(text, "turn:", "turn: 1"))
     small = text.replace("superko_memory=4096", "superko_memory=16")
     assert Position.from_text(small).game.options["superko_memory"] == 16

@@ -1,4 +1,4 @@
-"""Quagmire rules, one group of tests per rule of shared/rules/quagmire.md (QM-1..QM-9).
+"""Quagmire rules, one group of tests per rule of boardenvs/rules/quagmire.md (QM-1..QM-9).
 
 Hand-built positions are drawn as hex pictures: one line per row (row ``a``
 at the top), cells separated by spaces: ``.`` empty, ``~`` water, ``x``

@@ -1,4 +1,4 @@
-"""Quess rules, one group of tests per rule of shared/rules/quess.md (QU-1..QU-13).
+"""Quess rules, one group of tests per rule of boardenvs/rules/quess.md (QU-1..QU-13).
 
 Hand-built positions are written in the position text form and read with
 ``Position.from_text``; ``rows`` below are six strings of six characters,
@@ -32,9 +32,14 @@ INITIAL_ROWS = ["...tcs", "....tc", ".....t", "T.....", "CT....", "SCT..."]
 # --- helpers -------------------------------------------------------------------
 
 
-def qtext(rows, to_move=0, since="", turn=0, max_turns=None, status="playing", reason="-", returns="0 0"):
+def qtext(rows, to_move=0, since="", turn=None, max_turns=None, status="playing", reason="-", returns="0 0"):
+    """The text of a hand-built position; ``turn`` defaults to the fewest
+    turns the board and history need (a capture each for the missing pieces,
+    then the moves since the last one)."""
     if max_turns is None:
         max_turns = QuessGame.defaults["max_turns"]
+    if turn is None:
+        turn = 12 - sum(c != "." for r in rows for c in r) + len(since.split())
     assert len(rows) == 6 and all(len(r) == 6 for r in rows)
     lines = header("quess_v0", f"max_turns={max_turns}", f"player_{to_move}", turn, status, reason, returns=returns)
     lines += ["board:", "  1 2 3 4 5 6"]
@@ -427,10 +432,17 @@ def test_qu8_seed_example_from_a_hand_built_text():
     """QU-8: the superko history is rebuilt from ``since_capture`` in the text."""
     rows = ["...tcs", "....tc", "......", "T....t", "CT....", "SCT..."]
     with_history = pos_from(rows, to_move=1, turn=3, since="F3-E3 C6-D6 E3-F3")
-    without = pos_from(rows, to_move=1, turn=3, since="")
     assert "D6-C6" not in with_history.legal_moves()
-    assert "D6-C6" in without.legal_moves()
-    assert sorted(set(without.legal_moves()) - set(with_history.legal_moves())) == ["D6-C6"]
+    # the same board with a shorter record would silently allow D6-C6: with no
+    # capture yet the record is the whole game, so such a text is refused (C-6)
+    with pytest.raises(NotationError, match="since_capture lists every move"):
+        pos_from(rows, to_move=1, turn=3, since="")
+    # the kernels' own record agrees: D6-C6 is the one move the history removes
+    fresh = with_history.copy()
+    fresh.state[quess.Q_HLEN] = 1
+    fresh.state[quess.Q_BLOOM : quess.Q_BLOOM + quess.BLOOM_WORDS] = 0
+    quess._remember(fresh.state, fresh.state[quess.Q_HASH])
+    assert sorted(set(fresh.legal_moves()) - set(with_history.legal_moves())) == ["D6-C6"]
 
 
 def test_qu8_initial_board_counts_as_occurred():

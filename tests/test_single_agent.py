@@ -160,3 +160,57 @@ def test_sb3_check_env_and_maskable_ppo_trains(env_id):
     model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, n_epochs=2, seed=0, verbose=0)
     model.learn(2048)
     assert model.num_timesteps >= 2048 and len(asked) >= 2048
+
+
+def test_a_failing_opponent_takes_nothing_back_but_the_learners_move():
+    """An opponent that raises (or answers an illegal action) leaves the env
+    as it was before the learner's step, its turn still the learner's."""
+    calls = {"n": 0}
+
+    def flaky(observations, masks):
+        calls["n"] += 1
+        return np.array([9999 if calls["n"] == 2 else int(np.flatnonzero(masks[0])[0])])
+
+    env = gymnasium.make("boardenvs/Quess-v0", opponent=flaky, seat=0, first_player=0).unwrapped
+    _, info = env.reset(seed=0)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    before = env.position()
+    action = int(np.flatnonzero(env.action_masks())[0])
+    with pytest.raises(IllegalActionError, match="opponent"):
+        env.step(action)
+    assert env.position() == before and env.position().to_move == 0
+    env.step(action)  # the opponent answers legally this time
+    assert env.position().turn == before.turn + 2
+
+
+def test_flat_learners_play_flat_opponents_and_numpy_seeds():
+    shapes = []
+
+    def policy(observations, masks):
+        shapes.append(observations.shape)
+        return np.array([int(np.flatnonzero(masks[0])[0])])
+
+    env = gymnasium.make("boardenvs/Quagmire-v0", flatten=True, opponent=policy, seat=0, first_player=1)
+    obs, _ = env.reset(seed=np.int64(3))
+    assert obs.shape == (245,) and shapes == [(1, 245)]
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=-2)
+    with pytest.raises(boardenvs.errors.ResetNeededError):
+        gymnasium.make("boardenvs/Quess-v0").unwrapped.position()
+
+
+def test_register_refuses_ids_that_are_not_env_ids():
+    from boardenvs.games.quagmire import QuagmireGame
+
+    for bad in ("engine", "Quess_v0", "quess", "x-y_v0", "engine_v0x"):
+        game = type("Bad", (QuagmireGame,), {"env_id": bad, "title": "Bad"})
+        with pytest.raises(ValueError, match="env id"):
+            boardenvs.register(game)
+    shadow = type("Shadow", (QuagmireGame,), {"env_id": "make_v0", "title": "Shadow"})
+    boardenvs.make_v0 = object()
+    try:
+        with pytest.raises(ValueError, match="shadow"):
+            boardenvs.register(shadow)
+    finally:
+        del boardenvs.make_v0
+    assert "engine" not in boardenvs.registry.registered_ids()

@@ -37,7 +37,8 @@ import numpy as np
 from gymnasium import spaces
 
 from .. import engine as E
-from ..errors import IllegalActionError
+from ..aec import check_seed
+from ..errors import IllegalActionError, ResetNeededError
 from ..registry import make_game
 
 
@@ -120,7 +121,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     # -- gymnasium API ----------------------------------------------------------
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else check_seed(seed))
         game, rng = self.game, self.np_random
         n = game.num_players
         self.seat = int(rng.integers(n)) if self.seat_option == "random" else int(self.seat_option)
@@ -132,10 +133,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self._obs(), self._info()
 
     def step(self, action):
-        if self._state is None:
-            from ..errors import ResetNeededError
-
-            raise ResetNeededError(f"{self.env_id}: step() before reset(): call reset() first")
+        self._require_reset("step")
         if self._over():
             raise IllegalActionError(f"{self.env_id}: step({action!r}) after the episode ended: call reset() first")
         mask = self.action_masks()
@@ -151,8 +149,15 @@ class SingleAgentEnv(gymnasium.Env):
             E.forfeit(self._state, self.seat, E.REASON_ILLEGAL)
         else:
             played = int(self.np_random.choice(np.flatnonzero(mask))) if note else action
+            before = self._state.copy(), self.np_random.bit_generator.state
             self.game.kernels.apply(self._state, self.game.params, played)
-            self._play_others()
+            try:
+                self._play_others()
+            except BaseException:
+                # an opponent failed: the learner's move is taken back, nothing changed
+                self._state[:] = before[0]
+                self.np_random.bit_generator.state = before[1]
+                raise
         terminated = self._over() and (self._state[E.H_STATUS] == E.TERMINATED or not self._alive())
         truncated = self._over() and not terminated
         reward = float(self._state[E.H_RET + self.seat]) if self._over() else 0.0
@@ -178,7 +183,12 @@ class SingleAgentEnv(gymnasium.Env):
         """A Position snapshot of the game."""
         from ..position import Position
 
+        self._require_reset("position")
         return Position(self.game, self._state.copy())
+
+    def _require_reset(self, what: str) -> None:
+        if self._state is None:
+            raise ResetNeededError(f"{self.env_id}: {what}() before reset(): call reset() first")
 
     # -- inside ----------------------------------------------------------------------
     def _alive(self) -> bool:
@@ -199,7 +209,8 @@ class SingleAgentEnv(gymnasium.Env):
                 action = int(rng.choice(len(probs), p=probs))
             else:
                 mask = game.legal_mask(state)[: game.num_actions]
-                action = self.opponent.act(game.observe(state, mover), mask, rng)
+                obs = game.observe(state, mover)
+                action = self.opponent.act(obs.ravel() if self.flatten else obs, mask, rng)
                 if not (0 <= action < mask.shape[0] and mask[action]):
                     raise IllegalActionError(f"{self.env_id}: the opponent (player_{mover}) chose {action}, not legal")
             game.kernels.apply(state, game.params, action)

@@ -1,6 +1,6 @@
 """Quagmire — ``quagmire_v0``: two pieces each on a hex board that floods.
 
-Rules: ``shared/rules/quagmire.md`` (QM-1..QM-9, Christopher Field's game),
+Rules: ``boardenvs/rules/quagmire.md`` (``boardenvs rules quagmire_v0``) (QM-1..QM-9, Christopher Field's game),
 implemented once, in the numba kernels below; :class:`QuagmireGame` adds
 notation, the text form and pictures.  Board geometry (C-5) comes from
 :mod:`boardenvs.hexboard`.

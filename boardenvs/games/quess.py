@@ -1,6 +1,6 @@
 """Quess — ``quess_v0``: shapes on a 6x6 board with positional superko.
 
-Rules: ``shared/rules/quess.md`` (QU-1..QU-13), implemented once, in the numba
+Rules: ``boardenvs/rules/quess.md`` (``boardenvs rules quess_v0``) (QU-1..QU-13), implemented once, in the numba
 kernels below; :class:`QuessGame` adds notation, the text form and pictures.
 
 =================  ==========================================================
@@ -445,9 +445,16 @@ class QuessGame(Game):
                 f"quess_v0: {len(moves)} moves since the last capture; the superko record holds "
                 f"{cap - 1} (min(max_turns, superko_memory - 1))"
             )
-        if len(moves) > state[E.H_TURN]:
+        captures = len(INITIAL_BOARD.nonzero()[0]) - int(np.count_nonzero(board))
+        if captures + len(moves) > state[E.H_TURN]:
             raise NotationError(
-                f"quess_v0: since_capture lists {len(moves)} moves since the last capture, but this is turn {int(state[E.H_TURN])}"
+                f"quess_v0: {captures} captures and since_capture's {len(moves)} moves since the last one "
+                f"take more than the {int(state[E.H_TURN])} turns played"
+            )
+        if captures == 0 and len(moves) != state[E.H_TURN]:
+            raise NotationError(
+                f"quess_v0: with no capture yet, since_capture lists every move of the game: "
+                f"{int(state[E.H_TURN])}, not {len(moves)} (QU-8 counts the boards since the start)"
             )
         if state[E.H_CURRENT] == E.CHANCE:
             raise NotationError("quess_v0: there are no chance nodes; to_move must be player_0 or player_1")
@@ -462,6 +469,8 @@ class QuessGame(Game):
             b[i], b[j] = b[j], 0
             boards.append(b)
         boards.reverse()
+        if captures == 0 and not np.array_equal(boards[0], INITIAL_BOARD):
+            raise NotationError("quess_v0: with no capture yet, since_capture must lead back to the start position (QU-2)")
         self._replay_history(state, boards[0], moves)
 
     def _replay_history(self, state, earliest, moves) -> None:
@@ -497,18 +506,36 @@ class QuessGame(Game):
         mover = int(state[E.H_CURRENT])
         last = 1 - mover  # who made the last move
         pieces = [sum(_popcount(int(state[Q_BB + 3 * c + k])) for k in range(3)) for c in (LIGHT, DARK)]
-        for c in (last, mover):
-            own = state[Q_BB + 3 * c] | state[Q_BB + 3 * c + 1] | state[Q_BB + 3 * c + 2]
-            if _popcount(int(own & ZONE_BB[1 - c])) >= 2:  # QU-9
-                return REASON_ZONE, c
+        if self._in_zone(state, last) >= 2:  # QU-9
+            return REASON_ZONE, last
         if pieces == [1, 1]:  # QU-10
             return REASON_ONE_EACH, None
         if _moves(state, mover, state[0:0], True) == 0:  # QU-11
             return REASON_NO_MOVE, last
         return None
 
+    @staticmethod
+    def _in_zone(state, colour) -> int:
+        """How many of ``colour``'s pieces stand in the other side's starting zone."""
+        own = state[Q_BB + 3 * colour] | state[Q_BB + 3 * colour + 1] | state[Q_BB + 3 * colour + 2]
+        return _popcount(int(own & ZONE_BB[1 - colour]))
+
     def check_state(self, state) -> None:
+        mover = int(state[E.H_CURRENT])
+        if self._in_zone(state, mover) >= 2:
+            raise NotationError(
+                f"quess_v0: player_{mover} (to move) has two pieces in the other zone: it would have won "
+                "on entering (QU-9), and the loser is the one to move"
+            )
         status = int(state[E.H_STATUS])
+        for colour in (LIGHT, DARK):
+            if not any(state[Q_BB + 3 * colour + k] for k in range(3)) and (
+                colour != mover or status != E.TERMINATED or state[E.H_REASON] != REASON_NO_MOVE
+            ):
+                raise NotationError(
+                    f"quess_v0: player_{colour} has no pieces: its last one was just taken, so it is to move "
+                    "and the game is over (no_legal_move, QU-11)"
+                )
         full = state[Q_HLEN] >= self.params[P_HIST_CAP]
         if (status == E.PLAYING and full) or (state[E.H_REASON] == REASON_MEMORY and not full):
             raise NotationError(
@@ -522,13 +549,21 @@ class QuessGame(Game):
             return
         code = int(state[E.H_REASON])
         if status == E.TRUNCATED or code in (E.REASON_ILLEGAL, E.REASON_TIMEOUT):
+            if ruled is not None:  # a limit, a forfeit or a flag fall never ends a game the rules ended
+                raise NotationError(
+                    f"quess_v0: the rules end this game ({self.reason_name(ruled[0])}), so it cannot end by "
+                    f"{self.reason_name(code)}"
+                )
             return
         if ruled is None or ruled[0] != code:
             said = "nothing ends it" if ruled is None else self.reason_name(ruled[0])
             raise NotationError(f"quess_v0: reason {self.reason_name(code)} does not hold on this board ({said})")
         winner = ruled[1]
+        rets = [int(state[E.H_RET + s]) for s in (0, 1)]
         want = [0, 0] if winner is None else [1 if s == winner else -1 for s in (0, 1)]
-        if [int(state[E.H_RET + s]) for s in (0, 1)] != want:
+        # QU-12: with the chess clock, the one-each draw goes to the side with more time left
+        clock = code == REASON_ONE_EACH and sorted(rets) == [-1, 1]
+        if rets != want and not clock:
             raise NotationError(f"quess_v0: returns must be {want[0]} {want[1]} for this ending")
 
     # -- pictures ------------------------------------------------------------
