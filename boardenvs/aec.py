@@ -12,6 +12,7 @@ from . import engine as E
 from .errors import IllegalActionError, ResetNeededError
 from .game import Game
 from .position import Position
+from .spec import is_int
 
 ILLEGAL_ACTION_MODES = ("raise", "lose", "random")
 
@@ -170,9 +171,7 @@ class BoardEnv(AECEnv):
         the ended agents their rewards and flags."""
         state = self._state
         game = self.game
-        while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
-            probs = game.chance_probs(state)
-            game.kernels.apply(state, game.params, int(self.np_random.choice(len(probs), p=probs)))
+        game.resolve_chance(state, self.np_random)
         if state[E.H_STATUS] == E.PLAYING and (
             (self.max_cycles and self._asked[state[E.H_CURRENT]] >= self.max_cycles)
             or (self.max_decisions and self._decisions >= self.max_decisions)
@@ -253,7 +252,7 @@ class BoardEnv(AECEnv):
 
 def check_seed(seed) -> int:
     """A seed as a non-negative int (numpy integers welcome), or ValueError."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(f"a seed is a non-negative int (or None), got {seed!r}")
     return int(seed)
 
@@ -270,7 +269,7 @@ def _is_int(action) -> bool:
     """An int, a numpy integer or a 0-d integer array (what ``Discrete.sample`` gives)."""
     if isinstance(action, np.ndarray):
         return action.shape == () and np.issubdtype(action.dtype, np.integer)
-    return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+    return is_int(action)
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):

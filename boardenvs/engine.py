@@ -366,8 +366,7 @@ def batched(k: Kernels) -> Batched:
         """A new game in every row, each with its own seed."""
         for i in prange(states.shape[0]):
             s = states[i]
-            s[:] = 0
-            s[H_RNG] = seeds[i]
+            s[H_RNG] = seeds[i]  # init's new_game zeroes the rest
             init(s, params, first_seat_of(s, params))
             settle_chance(s, params, probs[i])
 

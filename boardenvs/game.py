@@ -22,7 +22,7 @@ import numpy as np
 
 from . import engine as E
 from .errors import IllegalMoveError, NotationError
-from .spec import GameInfo, Layout, Option, check_options, obs_bounds
+from .spec import GameInfo, Layout, Option, check_options, is_int, obs_bounds
 
 STATUS_NAMES = {E.PLAYING: "playing", E.TERMINATED: "terminated", E.TRUNCATED: "truncated"}
 GENERIC_REASONS = {
@@ -153,6 +153,13 @@ class Game:
             self.kernels.chance_probs(state, self.params, probs)
         return probs
 
+    def resolve_chance(self, state, rng) -> None:
+        """Play chance outcomes, drawn from the numpy generator ``rng`` by
+        their probabilities, until a seat is to act or the game is over."""
+        while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
+            probs = self.chance_probs(state)
+            self.kernels.apply(state, self.params, int(rng.choice(len(probs), p=probs)))
+
     def describe_action(self, state, action) -> str:
         """``F3-E3 (action 75)`` if ``action`` decodes here, else why not
         (``action 37 moves piece 0 of player_0, which is not on the board yet``)."""
@@ -170,7 +177,7 @@ class Game:
 
     def check_action_id(self, action) -> int:
         """``action`` as an int, or IllegalMoveError if it is no action id."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if not is_int(action):
             raise IllegalMoveError(f"{self.env_id}: an action id is an int, got {action!r}")
         if not 0 <= action < self.mask_size:
             raise IllegalMoveError(f"{self.env_id}: action {action} is outside 0..{self.mask_size - 1}")
@@ -254,8 +261,7 @@ class Game:
         self.body_from_text(body, state)
         self.check_state(state)
         if state[E.H_STATUS] == E.PLAYING:
-            mask = np.empty(self.mask_size, np.int8)
-            if self.kernels.legal(state, self.params, mask) == 0:
+            if not self.legal_mask(state).any():
                 who = self.seat_name(int(state[E.H_CURRENT]))
                 raise NotationError(f"{self.env_id}: {who} has no legal move, so the game cannot still be playing")
         return state

@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from .errors import NotationError
+from .spec import is_int
 
 DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 MAX_RADIUS = 12  # rows are named a..y
@@ -47,7 +48,7 @@ class HexBoard:
     """
 
     def __init__(self, radius: int):
-        if isinstance(radius, bool) or not isinstance(radius, (int, np.integer)) or not 1 <= radius <= MAX_RADIUS:
+        if not is_int(radius) or not 1 <= radius <= MAX_RADIUS:
             raise ValueError(f"a hex board radius is an int in 1..{MAX_RADIUS}, got {radius!r}")
         R = self.radius = int(radius)
         self.side = 2 * R + 1

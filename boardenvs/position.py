@@ -15,6 +15,7 @@ import numpy as np
 from . import engine as E
 from .errors import IllegalMoveError, NotationError
 from .game import Game
+from .spec import is_int
 
 
 HEADER_KEYS = ("game", "options", "to_move", "turn", "status", "reason", "alive", "returns")
@@ -67,7 +68,7 @@ class Position:
 
     def _seat(self, seat) -> int:
         n = self.game.num_players
-        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        if not is_int(seat) or not 0 <= seat < n:
             raise ValueError(f"{self.game.env_id}: a seat is an int 0..{n - 1}, got {seat!r}")
         return int(seat)
 
@@ -124,8 +125,6 @@ class Position:
 
     def move_to_actions(self, move: str) -> list[int]:
         """A whole turn in notation as its chain of action ids."""
-        if not isinstance(move, str):
-            raise NotationError(f"{self.game.env_id}: a move is a str, got {move!r}")
         return self.game.move_to_actions(self.state, move)
 
     def action_to_move(self, action: int) -> str:
@@ -143,7 +142,7 @@ class Position:
         if isinstance(move, str):
             actions = self.game.move_to_actions(self.state, move)
             whole_turn = True
-        elif isinstance(move, (int, np.integer)) and not isinstance(move, (bool, np.bool_)):
+        elif is_int(move):
             actions = [int(move)]
             whole_turn = False
         else:

@@ -26,6 +26,12 @@ from .errors import OptionError
 RANDOM = "random"
 
 
+def is_int(value) -> bool:
+    """An int or a numpy integer, never a bool: the one test every public
+    input that must be an integer (seats, seeds, action ids, sizes) goes through."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 # --- options -------------------------------------------------------------------
 
 
@@ -72,7 +78,7 @@ class Option:
             if value == RANDOM:
                 return value
             raise bad()
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        if not is_int(value):
             raise bad()
         value = int(value)
         if self.kind == "seat":

@@ -19,8 +19,6 @@ overwritten by the next ``step``: copy what you keep.
 """
 from __future__ import annotations
 
-import numbers
-
 import numba
 import numpy as np
 from numba import njit
@@ -31,6 +29,7 @@ from .aec import check_seed
 from .errors import IllegalActionError
 from .game import Game
 from .position import Position
+from .spec import is_int
 
 
 _DRIVERS: dict = {}  # kernels -> engine.Batched, compiled once per process
@@ -71,13 +70,13 @@ class VectorEnv:
 
     def __init__(self, game_cls: type[Game], num_envs: int, illegal_action: str = "raise",
                  num_threads: int | None = None, parallel: bool | None = None, **options):  # fmt: skip
-        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
+        if not is_int(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         if num_threads is not None:
             top = numba.config.NUMBA_NUM_THREADS
-            if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral) or not 1 <= num_threads <= top:
+            if not is_int(num_threads) or not 1 <= num_threads <= top:
                 raise ValueError(f"num_threads must be an int 1..{top} (NUMBA_NUM_THREADS), got {num_threads!r}")
         if parallel not in (None, True, False):
             raise ValueError(f"parallel must be None, True or False, got {parallel!r}")
@@ -146,7 +145,7 @@ class VectorEnv:
     def position(self, i) -> Position:
         """A Position snapshot (a copy) of row ``i``."""
         self._require_reset("position")
-        if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral) or not -self.num_envs <= i < self.num_envs:
+        if not is_int(i) or not -self.num_envs <= i < self.num_envs:
             raise IndexError(f"row must be an int in 0..{self.num_envs - 1}, got {i!r}")
         return Position(self.game, self.states[int(i)].copy())
 
@@ -177,7 +176,7 @@ class VectorEnv:
 
     def _row_seeds(self, seed) -> np.ndarray:
         n = self.num_envs
-        if seed is None or isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+        if seed is None or is_int(seed):
             entropy = None if seed is None else check_seed(seed)
             words = np.random.SeedSequence(entropy).generate_state(n, np.uint64)
             return words.view(np.int64)

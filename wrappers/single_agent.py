@@ -30,16 +30,15 @@ is over.
 """
 from __future__ import annotations
 
-import numbers
-
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from .. import engine as E
-from ..aec import check_seed
+from ..aec import _is_int, check_seed
 from ..errors import IllegalActionError, ResetNeededError
 from ..registry import make_game
+from ..spec import is_int
 
 
 class RandomOpponent:
@@ -99,7 +98,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         n = game.num_players
         if seat != "random" and (
-            isinstance(seat, (bool, np.bool_)) or not isinstance(seat, numbers.Integral) or not 0 <= seat < n
+            not is_int(seat) or not 0 <= seat < n
         ):
             raise ValueError(f"{env_id}: seat must be 'random' or a seat 0..{n - 1}, got {seat!r}")
         self.metadata = {**self.metadata, "render_modes": list(game.render_modes)}
@@ -137,13 +136,13 @@ class SingleAgentEnv(gymnasium.Env):
         if self._over():
             raise IllegalActionError(f"{self.env_id}: step({action!r}) after the episode ended: call reset() first")
         mask = self.action_masks()
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu" or isinstance(action, np.integer):
+        whole = _is_int(action)  # an int, a numpy integer or a 0-d integer array
+        if whole:
             action = int(action)
-        is_int = isinstance(action, int) and not isinstance(action, bool)
         note = None
-        if not (is_int and 0 <= action < mask.shape[0] and mask[action]):
+        if not (whole and 0 <= action < mask.shape[0] and mask[action]):
             note = f"the learner (player_{self.seat}) sent {action!r}: not a legal action now"
-            if self.illegal_action == "raise" or (self.illegal_action == "random" and not is_int):
+            if self.illegal_action == "raise" or (self.illegal_action == "random" and not whole):
                 raise IllegalActionError(f"{self.env_id}: {note}")
         if note and self.illegal_action == "lose":
             E.forfeit(self._state, self.seat, E.REASON_ILLEGAL)
@@ -202,17 +201,16 @@ class SingleAgentEnv(gymnasium.Env):
         game, state, rng = self.game, self._state, self.np_random
         while not self._over():
             mover = int(state[E.H_CURRENT])
+            if mover == E.CHANCE:
+                game.resolve_chance(state, rng)
+                continue
             if mover == self.seat:
                 return
-            if mover == E.CHANCE:
-                probs = game.chance_probs(state)
-                action = int(rng.choice(len(probs), p=probs))
-            else:
-                mask = game.legal_mask(state)[: game.num_actions]
-                obs = game.observe(state, mover)
-                action = self.opponent.act(obs.ravel() if self.flatten else obs, mask, rng)
-                if not (0 <= action < mask.shape[0] and mask[action]):
-                    raise IllegalActionError(f"{self.env_id}: the opponent (player_{mover}) chose {action}, not legal")
+            mask = game.legal_mask(state)[: game.num_actions]
+            obs = game.observe(state, mover)
+            action = self.opponent.act(obs.ravel() if self.flatten else obs, mask, rng)
+            if not (0 <= action < mask.shape[0] and mask[action]):
+                raise IllegalActionError(f"{self.env_id}: the opponent (player_{mover}) chose {action}, not legal")
             game.kernels.apply(state, game.params, action)
 
     def _obs(self) -> np.ndarray:
