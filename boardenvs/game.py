@@ -62,6 +62,11 @@ class Game:
     render_modes: tuple = ("ansi", "rgb_array")
     # rules files shipped with the package (boardenvs/rules/<name>)
     rules_file: str = ""
+    # the dice variant's action classes (wrappers' dice wrapper): names of the
+    # classes a die roll picks from before a turn (Quess: the shapes; Quagmire:
+    # walk/run/jump, ...); () = the game has no dice variant.  See
+    # :meth:`action_classes`.
+    action_class_names: tuple = ()
 
     # {option: default}, derived from option_specs
     defaults: dict = {}
@@ -225,6 +230,14 @@ class Game:
         """Refuse (NotationError) a parsed state the rules could not reach or
         whose header contradicts its body: a won position still playing, an
         end reason that does not hold, ... (python-chess's bar for FEN)."""
+
+    def action_classes(self, state) -> np.ndarray:
+        """The class of every action id (an index into ``action_class_names``)
+        as the first decision of a turn in ``state``; -1 for action ids that
+        belong to no class (not a turn's first decision).  Called only at the
+        start of a turn by the dice variant, which keeps the legal actions of
+        the rolled class and re-rolls when that class has none."""
+        raise NotImplementedError(f"{self.env_id} declares no dice variant (action_class_names is empty)")
 
     def render_ansi(self, state) -> str:
         raise NotImplementedError
