@@ -343,6 +343,16 @@ class Drivers(NamedTuple):
     observe_legal: object
     step: object
     random_actions: object
+    # the single-agent vector view's drivers (boardenvs.wrappers.vector):
+    # listed rows only, no auto-reset, observations for a given seat
+    act_rows: object
+    observe_rows: object
+    reset_rows: object
+
+
+# an action code of ``act_rows``: a uniformly random legal action, drawn in
+# the kernel from the row's generator (-1 forfeits the mover)
+RANDOM_ACTION = -2
 
 
 def batched(k: Kernels) -> Batched:
@@ -414,7 +424,45 @@ def batched(k: Kernels) -> Batched:
         for i in prange(states.shape[0]):
             out[i] = sample_mask(states[i], masks[i])
 
-    fns = (init_n, observe_legal_n, step_n, random_actions_n)
+    def act_rows(states, params, rows, actions, probs, scratch):
+        """Row ``rows[k]`` plays ``actions[k]`` (checked by the caller):
+        ``RANDOM_ACTION`` draws a legal one from the row's generator, -1
+        forfeits the mover.  Then chance is resolved.  No auto-reset."""
+        for k in prange(rows.shape[0]):
+            s = states[rows[k]]
+            a = actions[k]
+            if a == RANDOM_ACTION:
+                legal(s, params, scratch[k])
+                a = sample_mask(s, scratch[k])
+            if a >= 0:
+                apply(s, params, a)
+            else:
+                forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
+            settle_chance(s, params, probs[rows[k]])
+
+    def observe_rows(states, params, rows, seats, obs, masks):
+        """Row ``rows[k]`` as seat ``seats[k]`` sees it, in ``obs[k]``; its
+        mask in ``masks[k]`` when that seat is to act in a live game, else
+        zeros."""
+        for k in prange(rows.shape[0]):
+            s = states[rows[k]]
+            observe(s, params, seats[k], obs[k])
+            if s[H_STATUS] == PLAYING and s[H_CURRENT] == seats[k]:
+                legal(s, params, masks[k])
+            else:
+                masks[k, :] = 0
+
+    def reset_rows(states, params, rows, probs, seats, draw):
+        """A new game in each listed row (from the row's generator); with
+        ``draw``, ``seats[k]`` is drawn from it too (the learner's seat)."""
+        for k in prange(rows.shape[0]):
+            s = states[rows[k]]
+            init(s, params, first_seat_of(s, params))
+            if draw:
+                seats[k] = rand_below(s, s[H_NUM_PLAYERS])
+            settle_chance(s, params, probs[rows[k]])
+
+    fns = (init_n, observe_legal_n, step_n, random_actions_n, act_rows, observe_rows, reset_rows)
     # the same Python functions compiled twice: with threads, prange splits
     # the rows; without, it is a plain range (small batches, one env per process)
     return Batched(Drivers(*(njit(f) for f in fns)), Drivers(*(njit(parallel=True)(f) for f in fns)))

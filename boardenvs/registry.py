@@ -37,7 +37,12 @@ def register(game_cls) -> types.ModuleType:
     setattr(sys.modules[__package__], env_id, module)
     gym_id = gym_id_of(game_cls)
     if gym_id not in gymnasium.registry:
-        gymnasium.register(gym_id, entry_point=f"{__package__}.wrappers.single_agent:SingleAgentEnv", kwargs={"env_id": env_id})
+        gymnasium.register(
+            gym_id,
+            entry_point=f"{__package__}.wrappers.single_agent:SingleAgentEnv",
+            vector_entry_point=f"{__package__}.wrappers.vector:SingleAgentVectorEnv",
+            kwargs={"env_id": env_id},
+        )
     return module
 
 

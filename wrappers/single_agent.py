@@ -23,10 +23,12 @@ is over.
   ``"random"`` (a random legal action instead, said in
   ``info["illegal_action"]``; for mask-unaware code such as gymnasium's and
   SB3's ``check_env``, which sample the whole action space).
-* Opponents: ``"random"`` (a uniformly random legal action from the env's
-  generator); a callable ``policy(observations, action_masks) -> actions``
-  on batches (arrays in, array out; here batches of one); or anything with
-  SB3's ``predict(obs, action_masks=...)`` (a trained ``MaskablePPO``).
+* Opponents (:mod:`boardenvs.wrappers.opponents`): ``"random"`` (a
+  uniformly random legal action from the env's generator); a callable
+  ``policy(observations, action_masks) -> actions`` on batches (arrays in,
+  array out; here batches of one); a trained SB3 model (``MaskablePPO``);
+  or a :class:`~boardenvs.wrappers.opponents.SelfPlayPool`, which picks one
+  of its snapshots per episode (the pick is in ``info["opponent"]``).
 """
 from __future__ import annotations
 
@@ -39,50 +41,7 @@ from ..aec import _is_int, check_seed
 from ..errors import IllegalActionError, ResetNeededError
 from ..registry import make_game
 from ..spec import is_int
-
-
-class RandomOpponent:
-    """A uniformly random legal action, from the generator it is handed."""
-
-    name = "random"
-
-    def act(self, obs, mask, rng) -> int:
-        return int(rng.choice(np.flatnonzero(mask)))
-
-
-class PolicyOpponent:
-    """A batched policy ``policy(observations, action_masks) -> actions``."""
-
-    def __init__(self, policy):
-        self.policy = policy
-
-    def act(self, obs, mask, rng) -> int:
-        return int(np.asarray(self.policy(obs[None], mask[None])).reshape(-1)[0])
-
-
-class ModelOpponent:
-    """A trained SB3 model (``MaskablePPO``): ``predict`` with the mask."""
-
-    def __init__(self, model, deterministic: bool = False):
-        self.model = model
-        self.deterministic = deterministic
-
-    def act(self, obs, mask, rng) -> int:
-        action, _ = self.model.predict(obs, action_masks=mask.astype(bool), deterministic=self.deterministic)
-        return int(np.asarray(action).reshape(-1)[0])
-
-
-def make_opponent(spec):
-    """An opponent from what a user passes as ``opponent=``."""
-    if spec == "random" or spec is None:
-        return RandomOpponent()
-    if hasattr(spec, "act") and not hasattr(spec, "predict"):
-        return spec
-    if hasattr(spec, "predict"):
-        return ModelOpponent(spec)
-    if callable(spec):
-        return PolicyOpponent(spec)
-    raise ValueError(f"opponent must be 'random', a policy(obs, masks) -> actions, or an SB3 model; got {spec!r}")
+from .opponents import ModelOpponent, PolicyOpponent, RandomOpponent, SelfPlayPool, make_opponent, make_picker  # noqa: F401
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -106,7 +65,8 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"render_mode must be one of {list(game.render_modes)} or None, got {render_mode!r}")
         self.env_id = env_id
         self.seat_option = seat
-        self.opponent = make_opponent(opponent)
+        self.opponents = make_picker(opponent)
+        self.opponent = None  # this episode's, picked at reset
         self.render_mode = render_mode
         info = game.info
         if flatten not in (True, False):
@@ -128,6 +88,7 @@ class SingleAgentEnv(gymnasium.Env):
         if first < 0:
             first = int(rng.integers(n))
         self._state = game.new_state(first, rng_seed=int(rng.integers(2**62)))
+        self.opponent = self.opponents.pick(rng)
         self._play_others()
         return self._obs(), self._info()
 
@@ -208,8 +169,9 @@ class SingleAgentEnv(gymnasium.Env):
                 return
             mask = game.legal_mask(state)[: game.num_actions]
             obs = game.observe(state, mover)
-            action = self.opponent.act(obs.ravel() if self.flatten else obs, mask, rng)
-            if not (0 <= action < mask.shape[0] and mask[action]):
+            obs = obs.ravel() if self.flatten else obs
+            action = self.opponent.act(obs[None], mask[None].astype(np.bool_), rng)[0]
+            if not (_is_int(action) and 0 <= action < mask.shape[0] and mask[action]):
                 raise IllegalActionError(f"{self.env_id}: the opponent (player_{mover}) chose {action}, not legal")
             game.kernels.apply(state, game.params, action)
 
@@ -218,7 +180,7 @@ class SingleAgentEnv(gymnasium.Env):
         return obs.ravel() if self.flatten else obs
 
     def _info(self) -> dict:
-        info = {"action_mask": self.action_masks(), "seat": self.seat}
+        info = {"action_mask": self.action_masks(), "seat": self.seat, "opponent": self.opponent.name}
         if self._over():
             info["end_reason"] = self.game.end_reason(self._state)
         return info

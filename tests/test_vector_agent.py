@@ -1,0 +1,269 @@
+"""The batched single-agent view (boardenvs/wrappers/vector.py), SB3's VecEnv
+over it (wrappers/sb3.py) and the self-play pool (wrappers/opponents.py):
+``gymnasium.make_vec(id, num_envs=N, opponent=...)`` for every registered id
+and variant, the same games as the single env, rewards on the opponent's
+move, seeds, 4 players with three opponents, and MaskablePPO on SB3VecEnv."""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+import boardenvs
+from boardenvs import IllegalActionError
+from boardenvs import engine as E
+from boardenvs.registry import game_class, gym_id_of, registered_ids
+from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool, SingleAgentVectorEnv
+
+CASES = [
+    pytest.param(env_id, variant, id=f"{env_id}[{'-'.join(f'{k}={v}' for k, v in variant.items()) or 'default'}]")
+    for env_id in registered_ids()
+    for variant in game_class(env_id).variants
+]
+
+
+def first_legal(observations, masks):
+    return np.argmax(masks, axis=1)
+
+
+def last_legal(observations, masks):
+    return masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+
+
+def _random_actions(masks, rng):
+    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+
+@pytest.mark.parametrize("env_id, variant", CASES)
+@pytest.mark.parametrize("opponent", ["random", "policy"])
+def test_every_row_is_the_learners_turn_with_its_own_view(env_id, variant, opponent):
+    """After reset and every step, in every row: the learner's seat is to
+    act, the observation is the game's observation for that seat and the
+    mask its legal actions; ended rows report the learner's return."""
+    venv = gymnasium.make_vec(gym_id_of(game_class(env_id)), num_envs=9,
+                              opponent=last_legal if opponent == "policy" else "random", **variant)  # fmt: skip
+    env = venv.unwrapped
+    assert isinstance(env, SingleAgentVectorEnv) and env.metadata["autoreset_mode"].name == "SAME_STEP"
+    obs, info = venv.reset(seed=1)
+    rng = np.random.default_rng(1)
+    game = env.game
+    ended = 0
+    for _ in range(60):
+        for i in range(env.num_envs):
+            pos = env.position(i)
+            assert pos.to_move == info["seat"][i] and not pos.is_terminal
+            assert np.array_equal(obs[i], game.observe(pos.state, int(info["seat"][i])))
+            assert np.array_equal(info["action_mask"][i], game.legal_mask(pos.state)[: game.num_actions].astype(bool))
+        assert obs in venv.observation_space
+        obs, rewards, term, trunc, info = venv.step(_random_actions(info["action_mask"], rng))
+        done = term | trunc
+        assert not (term & trunc).any()
+        assert np.all(rewards[~done] == 0) and set(rewards[done]) <= {-1.0, 0.0, 1.0}
+        if done.any():
+            assert np.array_equal(info["_final_obs"], done)
+            assert all(info["final_obs"][i].shape == obs.shape[1:] for i in np.flatnonzero(done))
+            assert np.array_equal(info["episode"]["r"][done], rewards[done])
+            ended += int(done.sum())
+    assert ended > 0
+
+
+@pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("quess_v0", {"max_turns": 30})])
+def test_each_row_plays_the_same_game_as_the_single_env(env_id, options):
+    """Deterministic learner and opponent, fixed seats: every row of the
+    batched view plays exactly the single env's episode (same observations,
+    same final observation, reward and length)."""
+    gid = gym_id_of(game_class(env_id))
+    single = gymnasium.make(gid, opponent=last_legal, seat=1, first_player=0, **options).unwrapped
+    obs, info = single.reset(seed=0)
+    trace = [obs]
+    while True:
+        obs, reward, term, trunc, info = single.step(int(first_legal(None, info["action_mask"][None])[0]))
+        trace.append(obs)
+        if term or trunc:
+            break
+    venv = gymnasium.make_vec(gid, num_envs=5, opponent=last_legal, seat=1, first_player=0, **options)
+    vobs, vinfo = venv.reset(seed=0)
+    for k, expected in enumerate(trace[:-1]):
+        assert all(np.array_equal(vobs[i], expected) for i in range(5)), f"step {k}"
+        vobs, rewards, term, trunc, vinfo = venv.step(first_legal(None, vinfo["action_mask"]))
+    assert (term | trunc).all() and np.all(rewards == reward) and np.all(term == term[0])
+    assert all(np.array_equal(vinfo["final_obs"][i], trace[-1]) for i in range(5))
+    assert np.all(vinfo["episode"]["l"] == len(trace) - 1)
+
+
+def test_the_learner_loses_on_the_opponents_move():
+    """QM-8: the player to move with no legal move loses; when an opponent's
+    move leaves the learner trapped, the learner's reward is -1 in that
+    step (the same step the opponent moved).  (The learner's own move never
+    costs it the game in Quagmire: after it moves, the opponent is the one to
+    move, so every -1 here came from an opponent's move.)"""
+    venv = gymnasium.make_vec("boardenvs/Quagmire-v0", num_envs=64, radius=2, seat=0, opponent="random")
+    obs, info = venv.reset(seed=3)
+    rng = np.random.default_rng(3)
+    losses = wins = 0
+    for _ in range(40):
+        obs, rewards, term, trunc, info = venv.step(_random_actions(info["action_mask"], rng))
+        losses += int((rewards == -1).sum())
+        wins += int((rewards == 1).sum())
+        assert not trunc.any() and np.array_equal(rewards != 0, term)
+        if term.any():
+            reasons = {venv.unwrapped.game.reason_name(int(c)) for c in info["episode"]["end_reason"][term]}
+            assert reasons == {"no_legal_move"}
+    assert losses > 10 and wins > 10
+
+
+def test_same_seed_same_episodes_and_seats_from_the_seed():
+    def run(seed, opponent):
+        venv = gymnasium.make_vec("boardenvs/Quess-v0", num_envs=16, max_turns=40, opponent=opponent)
+        obs, info = venv.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        out = [obs.copy(), info["seat"].copy()]
+        for _ in range(50):
+            obs, r, te, tr, info = venv.step(_random_actions(info["action_mask"], rng))
+            out += [obs.copy(), r.copy(), te.copy(), tr.copy()]
+        return out
+
+    for opponent in ("random", first_legal):
+        a, b, c = run(7, opponent), run(7, opponent), run(8, opponent)
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
+        assert not all(np.array_equal(x, y) for x, y in zip(a, c))
+        assert set(a[1]) == {0, 1}  # seats drawn per row
+
+
+def test_four_players_three_opponents_eliminations_and_chance():
+    """ContractRace, 4 seats: three opponents per row (one batched policy
+    call per round for all rows waiting on it), chance inside, and a learner
+    eliminated ends its episode with -1."""
+    calls = []
+
+    def policy(observations, masks):
+        calls.append(len(masks))
+        return np.argmax(masks, axis=1)
+
+    venv = gymnasium.make_vec("boardenvs/ContractRace-v0", num_envs=32, num_players=4, goal=12, opponent=policy)
+    obs, info = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    results = []
+    for _ in range(80):
+        obs, rewards, term, trunc, info = venv.step(_random_actions(info["action_mask"], rng))
+        results += list(rewards[term | trunc])
+    assert {-1.0, 1.0} <= set(results)
+    assert max(calls) > 1, "opponents are asked once per round for a batch of rows"
+    assert set(info["seat"]) == {0, 1, 2, 3}
+
+
+def test_illegal_learner_actions_and_failing_opponents_change_nothing():
+    venv = SingleAgentVectorEnv("quess_v0", num_envs=4, seat=0, first_player=0)
+    _, info = venv.reset(seed=0)
+    before = venv.vec.states.copy()
+    for bad in (np.zeros(4, np.int64), np.full(4, 5000), np.zeros(3, np.int64), np.full(4, 1.5)):
+        with pytest.raises(IllegalActionError):
+            venv.step(bad)
+        assert np.array_equal(venv.vec.states, before)
+    lose = SingleAgentVectorEnv("quess_v0", num_envs=4, seat=0, first_player=0, illegal_action="lose")
+    _, info = lose.reset(seed=0)
+    acts = first_legal(None, info["action_mask"])
+    acts[2] = 0  # masked out in Quess' first position
+    _, rewards, term, _, info = lose.step(acts)
+    assert rewards.tolist() == [0, 0, -1, 0] and term.tolist() == [False, False, True, False]
+    assert lose.game.reason_name(int(info["episode"]["end_reason"][2])) == "illegal_action"
+
+    def bad_opponent(observations, masks):
+        return np.full(len(masks), 9999)
+
+    venv = SingleAgentVectorEnv("quess_v0", num_envs=4, seat=0, first_player=0, opponent=bad_opponent)
+    _, info = venv.reset(seed=0)
+    before = venv.vec.states.copy()
+    with pytest.raises(IllegalActionError, match="opponent"):
+        venv.step(first_legal(None, info["action_mask"]))
+    assert np.array_equal(venv.vec.states, before)
+    with pytest.raises(ValueError, match="seat"):
+        SingleAgentVectorEnv("quess_v0", num_envs=2, seat=2)
+    with pytest.raises(boardenvs.errors.ResetNeededError):
+        SingleAgentVectorEnv("quess_v0", num_envs=2).step(np.zeros(2, np.int64))
+
+
+@pytest.mark.parametrize("env_id", registered_ids())
+def test_maskable_ppo_trains_on_sb3_vec_env(env_id):
+    """MaskablePPO trains 2048 steps on SB3VecEnv over the kernels, asking
+    its masks through env_method("action_masks"); ended rows carry
+    terminal_observation and SB3 logs their episodes without VecMonitor."""
+    from sb3_contrib import MaskablePPO
+
+    env = SB3VecEnv(gym_id_of(game_class(env_id)), num_envs=16)
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=256, n_epochs=1, seed=0, verbose=0)
+    model.learn(2048)
+    assert model.num_timesteps >= 2048
+    assert len(model.ep_info_buffer) > 0 and all(e["r"] in (-1.0, 0.0, 1.0) for e in model.ep_info_buffer)
+    assert env.env_method("action_masks").shape == (16, game_class(env_id)().num_actions)
+    env.reset()
+    for _ in range(200):
+        env.step_async(first_legal(None, env.action_masks()))
+        obs, rewards, dones, infos = env.step_wait()
+        for i in np.flatnonzero(dones):
+            assert infos[i]["terminal_observation"].shape == obs.shape[1:] and "episode" in infos[i]
+        if dones.any():
+            break
+    assert dones.any()
+
+
+def test_sb3_vec_monitor_and_make_vec_env_work_too():
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    env = VecMonitor(SB3VecEnv("quagmire_v0", num_envs=8, radius=2))
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=128, n_epochs=1, seed=0, verbose=0)
+    model.learn(1024)
+    assert len(model.ep_info_buffer) > 0
+    dummy = make_vec_env("boardenvs/Quagmire-v0", n_envs=2, env_kwargs={"radius": 2})
+    MaskablePPO("MlpPolicy", dummy, n_steps=64, batch_size=64, n_epochs=1, seed=0).learn(256)
+
+
+def test_the_pool_callback_adds_snapshots_and_opponents_play_them():
+    from sb3_contrib import MaskablePPO
+
+    pool = SelfPlayPool(max_size=3, latest_prob=0.5)
+    assert pool.pick(np.random.default_rng(0)).name == "random"  # empty: the initial opponent
+    env = SB3VecEnv("quagmire_v0", num_envs=8, radius=2, opponent=pool)
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=128, n_epochs=1, seed=0, verbose=0)
+    model.learn(1024, callback=SelfPlayCallback(pool, every=256))
+    assert pool.added >= 4 and len(pool) == 3  # one at the start, then every 256 steps; the oldest dropped
+    assert pool.picks > 0
+    picked = {id(env.venv._opp_list[k]) for k in np.unique(env.venv._opp_ids)}
+    assert picked <= {id(s) for s in pool.snapshots} | {id(o) for o in env.venv._opp_list}
+    assert any(o.name.startswith("snapshot") for o in env.venv._opp_list)
+    # snapshots are frozen copies: training the learner further leaves them as they were
+    import torch
+
+    snap = pool.snapshots[-1]
+    weights = [p.detach().clone() for p in snap.policy.parameters()]
+    model.learn(256, reset_num_timesteps=False)
+    assert all(torch.equal(w, p) for w, p in zip(weights, snap.policy.parameters()))
+    # the single env picks one per episode, named in its info
+    single = gymnasium.make("boardenvs/Quagmire-v0", radius=2, opponent=pool)
+    names = {single.reset(seed=s)[1]["opponent"] for s in range(20)}
+    assert names and all(n.startswith("snapshot") for n in names) and len(names) > 1
+    with pytest.raises(ValueError, match="latest_prob"):
+        SelfPlayPool(latest_prob=2)
+    with pytest.raises(TypeError, match="SelfPlayPool"):
+        SelfPlayCallback("pool")
+
+
+def test_model_opponents_sample_from_the_env_generator():
+    """A trained model as opponent: seeded envs replay (its actions are drawn
+    with the env's generator), and always legal."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", SB3VecEnv("quagmire_v0", num_envs=4, radius=2), n_steps=32, batch_size=64, seed=0)
+
+    def run():
+        venv = SingleAgentVectorEnv("quagmire_v0", num_envs=8, radius=2, opponent=model)
+        obs, info = venv.reset(seed=4)
+        out = []
+        for _ in range(15):
+            obs, r, te, tr, info = venv.step(first_legal(None, info["action_mask"]))
+            out.append(obs)
+        return np.stack(out)
+
+    assert np.array_equal(run(), run())

@@ -1,0 +1,115 @@
+"""stable-baselines3's ``VecEnv`` over the batched single-agent view.
+
+>>> from sb3_contrib import MaskablePPO
+>>> from boardenvs.wrappers import SB3VecEnv
+>>> env = SB3VecEnv("boardenvs/Quess-v0", num_envs=64, opponent="random")
+>>> MaskablePPO("MlpPolicy", env).learn(100_000)
+
+:class:`SB3VecEnv` takes a :class:`~boardenvs.wrappers.vector.SingleAgentVectorEnv`
+(or an id / env id and its options, and builds one) and speaks SB3's
+protocol: ``step_async`` / ``step_wait`` with a list of per-env infos
+holding ``terminal_observation`` and ``TimeLimit.truncated`` on the rows that
+ended (SB3's bootstrapping reads both), ``env_method("action_masks")`` (what
+``MaskablePPO`` calls; answered by one array for all rows), ``get_attr`` /
+``has_attr`` / ``set_attr``, ``seed``.  Every ended row's info also holds
+``episode`` = ``{"r", "l", "t"}``, so SB3 logs ``ep_rew_mean`` and
+``ep_len_mean`` with no ``VecMonitor`` (wrapping it in one works too).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from .vector import SingleAgentVectorEnv
+
+
+class SB3VecEnv(VecEnv):
+    """See the module docstring."""
+
+    def __init__(self, venv, num_envs: int | None = None, **kwargs):
+        if isinstance(venv, str):
+            from ..registry import _GAMES, gym_id_of
+
+            env_id = venv
+            for eid, cls in _GAMES.items():
+                if venv == gym_id_of(cls):
+                    env_id = eid
+            if env_id not in _GAMES:
+                raise ValueError(f"unknown id {venv!r}: use an env id ({', '.join(_GAMES)}) or its gymnasium id")
+            venv = SingleAgentVectorEnv(env_id, num_envs=1 if num_envs is None else num_envs, **kwargs)
+        elif num_envs is not None or kwargs:
+            raise TypeError("pass num_envs and options only with an id; a built env already has them")
+        venv = getattr(venv, "unwrapped", venv)
+        if not isinstance(venv, SingleAgentVectorEnv):
+            raise TypeError(f"SB3VecEnv wraps a SingleAgentVectorEnv (gymnasium.make_vec of a boardenvs id), got {venv!r}")
+        self.venv = venv
+        self._actions = None
+        self._t0 = time.perf_counter()
+        super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
+
+    # -- the VecEnv protocol -----------------------------------------------------------
+    def reset(self):
+        seed = self._seeds[0]
+        obs, _ = self.venv.reset(seed=seed)
+        self._reset_seeds()
+        self._reset_options()
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return obs
+
+    def step_async(self, actions) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        obs, rewards, terminated, truncated, infos = self.venv.step(self._actions)
+        dones = terminated | truncated
+        out = [{} for _ in range(self.num_envs)]
+        if dones.any():
+            now = round(time.perf_counter() - self._t0, 6)
+            final, ep = infos["final_obs"], infos["episode"]
+            for i in np.flatnonzero(dones):
+                out[i] = {
+                    "terminal_observation": final[i],
+                    "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
+                    "episode": {"r": float(ep["r"][i]), "l": int(ep["l"][i]), "t": now},
+                }
+        return obs, rewards.astype(np.float32), dones, out
+
+    def action_masks(self) -> np.ndarray:
+        return self.venv.action_masks()
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        rows = self._get_indices(indices)
+        if method_name == "action_masks":
+            masks = self.venv.action_masks()
+            return masks if indices is None else [masks[i] for i in rows]
+        result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
+        return [result for _ in rows]
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        rows = list(self._get_indices(indices))
+        if attr_name == "seat":
+            seats = self.venv.seats
+            return [int(seats[i]) for i in rows]
+        value = getattr(self.venv, attr_name)
+        return [value for _ in rows]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return hasattr(self.venv, attr_name)
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        setattr(self.venv, attr_name, value)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self):
+        frames = self.venv.render() if self.venv.render_mode == "rgb_array" else None
+        return list(frames) if frames is not None else [None] * self.num_envs
+
+    def close(self) -> None:
+        self.venv.close()
+
+    def __repr__(self) -> str:
+        return f"<SB3VecEnv {self.venv!r}>"

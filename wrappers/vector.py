@@ -1,0 +1,286 @@
+"""The single-agent view, batched: N games stepped per call by the kernels.
+
+``gymnasium.make_vec("boardenvs/Quess-v0", num_envs=N, opponent="random")``
+builds a :class:`SingleAgentVectorEnv` (the ids' ``vector_entry_point``): a
+``gymnasium.vector.VectorEnv`` over :func:`boardenvs.make_vec`'s rows.  Each
+row is one game in which the learner plays a seat (``seat``: an int, or
+``"random"``: drawn per episode from the row's generator) and opponents play
+the others.  One ``step(actions)`` plays the learner's action in every row,
+then every opponent move until it is the learner's turn again, in all rows:
+
+* the ``"random"`` opponent is drawn inside the kernel, from each row's own
+  generator (no Python per move);
+* policy, model and pool opponents are evaluated once per round on the batch
+  of rows where that opponent is to act (with the mover's observation and
+  mask), then those rows are stepped together;
+* chance is resolved in the kernel.
+
+Rows whose episode ended (the game is over, or the learner was eliminated)
+are reset in the same step (gymnasium's ``AutoresetMode.SAME_STEP``): the
+returned observation is the new episode's, the ended one's last
+observation is ``infos["final_obs"][i]`` (``infos["_final_obs"]`` marks the
+rows), with ``infos["episode"]`` = ``{"r", "l"}`` (return, learner steps)
+for them.  Rewards are the learner's: +1 / -1 / 0 at the end, also when the
+game ends on an opponent's move, -1 when the learner is eliminated.
+
+``action_masks()`` is the ``(N, A)`` bool mask of the learner in every row
+(the name sb3-contrib calls); ``infos["action_mask"]`` holds it too.  For
+stable-baselines3, wrap this env in :class:`boardenvs.wrappers.sb3.SB3VecEnv`.
+"""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from .. import engine as E
+from ..aec import check_seed
+from ..errors import IllegalActionError, ResetNeededError
+from ..registry import game_class
+from ..spec import is_int
+from ..vector import VectorEnv
+from .opponents import FixedOpponent, make_picker
+
+
+class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
+    """See the module docstring.
+
+    Options: ``opponent`` (``"random"``, a batched policy, an SB3 model or a
+    :class:`~boardenvs.wrappers.opponents.SelfPlayPool`), ``seat``,
+    ``illegal_action`` (``"raise"``: nothing changes and the rows are named;
+    ``"lose"``: that row's learner forfeits), ``flatten`` (observations as
+    vectors), ``render_mode``, ``num_threads`` / ``parallel`` (as
+    :func:`boardenvs.make_vec`), and the game's own options.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 2}
+
+    def __init__(self, env_id: str, num_envs: int = 1, opponent="random", seat="random", illegal_action="raise",
+                 flatten=False, render_mode=None, num_threads=None, parallel=None, **options):  # fmt: skip
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        self.vec = vec = VectorEnv(game_class(env_id), num_envs, illegal_action=illegal_action,
+                                   num_threads=num_threads, parallel=parallel, **options)  # fmt: skip
+        self.game = game = vec.game
+        n = game.num_players
+        if seat != "random" and (not is_int(seat) or not 0 <= seat < n):
+            raise ValueError(f"{env_id}: seat must be 'random' or a seat 0..{n - 1}, got {seat!r}")
+        if flatten not in (True, False):
+            raise ValueError(f"flatten must be True or False, got {flatten!r}")
+        if render_mode is not None and render_mode not in game.render_modes:
+            raise ValueError(f"render_mode must be one of {list(game.render_modes)} or None, got {render_mode!r}")
+        self.metadata = {**self.metadata, "render_modes": list(game.render_modes)}
+        self.env_id = env_id
+        self.num_envs = N = vec.num_envs
+        self.seat_option = seat
+        self.flatten = flatten
+        self.render_mode = render_mode
+        self.opponents = make_picker(opponent)
+        info = game.info
+        low, high = (info.obs_low.ravel(), info.obs_high.ravel()) if flatten else (info.obs_low, info.obs_high)
+        self.single_observation_space = spaces.Box(low, high, low.shape, np.int8)
+        self.single_action_space = spaces.Discrete(info.num_actions)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, N)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, N)
+        self._obs_shape = (N, *low.shape)
+        self._rows = np.arange(N, dtype=np.int64)
+        self._seats = np.zeros(N, np.int64)  # the learner's seat per row
+        self._lengths = np.zeros(N, np.int64)  # learner steps in the current episode
+        self._returns = np.zeros(N, np.float32)
+        self._scratch = np.zeros((N, info.mask_size), np.int8)
+        self._opp_obs = np.zeros((N, info.obs_size), np.int8)
+        self._opp_masks = np.zeros((N, info.mask_size), np.int8)
+        self._final_obs = np.zeros((N, info.obs_size), np.int8)
+        self._final_masks = np.zeros((N, info.mask_size), np.int8)
+        # per-row opponents as small ints into _opp_list (one group per opponent)
+        self._opp_ids = np.zeros(N, np.int64)
+        self._opp_list: list = []
+        self._opp_index: dict = {}
+        self._rng = None
+
+    # -- gymnasium API -----------------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        """New games in every row.  ``seed``: an int (each row's game and the
+        learner's seat drawn from it), or None."""
+        if options:
+            raise ValueError(f"options are not used by reset(); got {options!r}")
+        vec = self.vec
+        seed = None if seed is None else check_seed(seed)
+        seeds = vec._row_seeds(seed)
+        self._rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(seed).spawn(1)[0])
+        vec.states[:, E.H_RNG] = seeds
+        vec._has_reset = True
+        self._reset_rows(self._rows)
+        self._lengths[:] = 0
+        self._returns[:] = 0
+        self._observe_all()
+        return self._observations(), self._infos()
+
+    def step(self, actions):
+        vec = self.vec
+        if self._rng is None:
+            raise ResetNeededError(f"{self.env_id} make_vec: step() before reset(): call reset() first")
+        actions = vec._check_actions(actions)  # raise (nothing changed) or -1 = forfeit
+        backup = None if self._all_in_kernel() else (vec.states.copy(), self._rng.bit_generator.state)
+        try:
+            vec._run(vec._drivers.act_rows, vec.states, self.game.params, self._rows, actions, vec._probs, self._scratch)
+            self._advance(self._rows)
+        except BaseException:
+            if backup is not None:  # an opponent failed: every row back as it was
+                vec.states[:] = backup[0]
+                self._rng.bit_generator.state = backup[1]
+            raise
+        self._lengths += 1
+        st = vec.states
+        alive = ((st[:, E.H_ALIVE] >> self._seats) & 1) == 1
+        over = (st[:, E.H_STATUS] != E.PLAYING) | ~alive
+        ended = np.flatnonzero(over)
+        rewards = np.zeros(self.num_envs, np.float32)
+        terminated = np.zeros(self.num_envs, np.bool_)
+        truncated = np.zeros(self.num_envs, np.bool_)
+        infos = {}
+        if ended.size:
+            seats = self._seats[ended]
+            rewards[ended] = st[ended, E.H_RET + seats]
+            terminated[ended] = (st[ended, E.H_STATUS] == E.TERMINATED) | ~alive[ended]
+            truncated[ended] = ~terminated[ended]
+            infos = self._final_infos(ended, rewards)
+            self._reset_rows(ended)
+            self._lengths[ended] = 0
+        self._observe_all()
+        infos.update(self._infos())
+        return self._observations(), rewards, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's mask in every row, ``(num_envs, num_actions)`` bool."""
+        return self.vec._masks[:, : self.game.num_actions].astype(np.bool_)
+
+    @property
+    def seats(self) -> np.ndarray:
+        """The learner's seat in every row (a copy)."""
+        return self._seats.copy()
+
+    def position(self, i):
+        """A Position snapshot of row ``i``."""
+        return self.vec.position(i)
+
+    def render(self):
+        """Every row's picture (gymnasium's convention: a tuple, one per row)."""
+        if self.render_mode is None or self._rng is None:
+            return None
+        draw = self.game.render_ansi if self.render_mode == "ansi" else self.game.render_rgb
+        return tuple(draw(row) for row in self.vec.states)
+
+    def close(self, **kwargs):
+        self.closed = True
+
+    def __repr__(self) -> str:
+        return f"<SingleAgentVectorEnv {self.env_id} num_envs={self.num_envs}>"
+
+    # -- inside ------------------------------------------------------------------------
+    def _all_in_kernel(self) -> bool:
+        return isinstance(self.opponents, FixedOpponent) and self.opponents.opponent.in_kernel
+
+    def _reset_rows(self, rows):
+        """New games in ``rows``: seats, opponents, then opponents' moves
+        until the learner is to act."""
+        vec, draw = self.vec, self.seat_option == "random"
+        seats = np.full(rows.shape[0], 0 if draw else int(self.seat_option), np.int64)
+        vec._run(vec._drivers.reset_rows, vec.states, self.game.params, rows, vec._probs, seats, draw)
+        self._seats[rows] = seats
+        self._returns[rows] = 0
+        if not isinstance(self.opponents, FixedOpponent):
+            self._opp_ids[rows] = [self._opp_id(self.opponents.pick(self._rng)) for _ in range(rows.shape[0])]
+        elif not self._opp_list:
+            self._opp_id(self.opponents.opponent)
+        self._advance(rows)
+        # a game that ended before the learner's first decision (an opponent
+        # ended it at once) is no episode of the learner's: start another
+        st = self.vec.states[rows]
+        gone = (st[:, E.H_STATUS] != E.PLAYING) | (((st[:, E.H_ALIVE] >> self._seats[rows]) & 1) == 0)
+        if gone.any():
+            self._reset_rows(rows[gone])
+
+    def _opp_id(self, opponent) -> int:
+        key = id(opponent)
+        if key not in self._opp_index:
+            self._opp_index[key] = len(self._opp_list)
+            self._opp_list.append(opponent)
+        return self._opp_index[key]
+
+    def _advance(self, rows):
+        """Opponents move in ``rows`` until the learner is to act or its
+        episode is over: one round = one decision in every waiting row."""
+        vec, params = self.vec, self.game.params
+        while True:
+            st = vec.states[rows]
+            seats = self._seats[rows]
+            waiting = (st[:, E.H_STATUS] == E.PLAYING) & (((st[:, E.H_ALIVE] >> seats) & 1) == 1)
+            waiting &= st[:, E.H_CURRENT] != seats
+            if not waiting.any():
+                return
+            wrows = rows[waiting]
+            actions = np.full(wrows.shape[0], E.RANDOM_ACTION, np.int64)
+            if not self._all_in_kernel():
+                movers = st[waiting, E.H_CURRENT]
+                ids = self._opp_ids[wrows]
+                for k in np.unique(ids):
+                    opponent = self._opp_list[int(k)]
+                    if opponent.in_kernel:
+                        continue
+                    sel = np.flatnonzero(ids == k)
+                    actions[sel] = self._opponent_actions(opponent, wrows[sel], movers[sel])
+            vec._run(vec._drivers.act_rows, vec.states, params, wrows, actions, vec._probs, self._scratch)
+
+    def _opponent_actions(self, opponent, rows, movers) -> np.ndarray:
+        vec, game, m = self.vec, self.game, rows.shape[0]
+        obs, masks = self._opp_obs[:m], self._opp_masks[:m]
+        vec._run(vec._drivers.observe_rows, vec.states, game.params, rows, movers, obs, masks)
+        shaped = obs if self.flatten else obs.reshape((m, *game.obs_shape))
+        legal = masks[:, : game.num_actions].astype(np.bool_)
+        acts = np.asarray(opponent.act(shaped.copy(), legal, self._rng)).reshape(-1)
+        if acts.shape != (m,) or acts.dtype.kind not in "iu":
+            raise IllegalActionError(f"{self.env_id}: opponent {opponent.name} returned {acts.shape} {acts.dtype}, expected {m} integer actions")
+        acts = acts.astype(np.int64)
+        bad = (acts < 0) | (acts >= game.num_actions)
+        bad[~bad] = ~legal[np.flatnonzero(~bad), acts[~bad]]
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise IllegalActionError(
+                f"{self.env_id}: opponent {opponent.name} (player_{int(movers[r])}) chose {int(acts[r])} in row {int(rows[r])}: not legal"
+            )
+        return acts
+
+    def _observe_all(self):
+        vec = self.vec
+        vec._run(vec._drivers.observe_rows, vec.states, self.game.params, self._rows, self._seats, vec._obs, vec._masks)
+
+    def _final_infos(self, ended, rewards) -> dict:
+        vec, m = self.vec, ended.shape[0]
+        obs, masks = self._final_obs[:m], self._final_masks[:m]
+        vec._run(vec._drivers.observe_rows, vec.states, self.game.params, ended, self._seats[ended], obs, masks)
+        final_obs = np.empty(self.num_envs, dtype=object)
+        shaped = obs.reshape((m, *self._obs_shape[1:]))
+        for k, i in enumerate(ended):
+            final_obs[i] = shaped[k].copy()
+        flags = np.zeros(self.num_envs, np.bool_)
+        flags[ended] = True
+        ep_r = np.zeros(self.num_envs, np.float32)
+        ep_l = np.zeros(self.num_envs, np.int64)
+        ep_r[ended] = rewards[ended]
+        ep_l[ended] = self._lengths[ended]
+        reasons = np.zeros(self.num_envs, np.int64)
+        reasons[ended] = vec.states[ended, E.H_REASON]
+        return {
+            "final_obs": final_obs,
+            "_final_obs": flags,
+            "episode": {"r": ep_r, "l": ep_l, "end_reason": reasons},
+            "_episode": flags.copy(),
+        }
+
+    def _observations(self) -> np.ndarray:
+        return self.vec._obs.reshape(self._obs_shape).copy()
+
+    def _infos(self) -> dict:
+        return {"action_mask": self.action_masks(), "seat": self._seats.copy()}
