@@ -187,6 +187,101 @@ def quess_game_lengths(games: int, n: int = 4096) -> np.ndarray:
     return np.array(lengths[:games])
 
 
+@numba.njit(cache=True)
+def _pick_legal(masks, u, out):
+    for i in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        k = int(u[i] * count)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+    return out
+
+
+def _random_legal(masks, rng):
+    """A uniformly random legal action per row of a bool mask array (one
+    compiled pass, so the sampler costs both VecEnvs the same small time)."""
+    masks = np.ascontiguousarray(masks, dtype=np.bool_)
+    return _pick_legal(masks, rng.random(len(masks)), np.zeros(len(masks), np.int64))
+
+
+def sb3_env(kind: str, gym_id: str, n: int):
+    """``SB3VecEnv`` over the kernels, or SB3's ``DummyVecEnv`` of ``n``
+    single-agent envs (what a user would build without it); random opponent."""
+    if kind == "SB3VecEnv":
+        from boardenvs.wrappers import SB3VecEnv
+
+        return SB3VecEnv(gym_id, num_envs=n)
+    from stable_baselines3.common.env_util import make_vec_env
+
+    return make_vec_env(gym_id, n_envs=n)
+
+
+def sb3_steps_per_second(kind: str, gym_id: str, n: int, seconds: float) -> float:
+    """Learner steps/s (each with the opponent's reply) through an SB3 VecEnv,
+    random legal actions from ``env_method("action_masks")`` as MaskablePPO asks."""
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    env = sb3_env(kind, gym_id, n)
+    rng = np.random.default_rng(0)
+    env.seed(0)
+    env.reset()
+    steps = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        env.step(_random_legal(get_action_masks(env), rng))
+        steps += n
+    rate = steps / (time.perf_counter() - t0)
+    env.close()
+    return rate
+
+
+def ppo_steps_per_second(kind: str, gym_id: str, n: int, steps: int) -> float:
+    """MaskablePPO ``learn`` timesteps/s (rollouts + updates, MlpPolicy,
+    n_steps = 128 per env, one epoch) on an SB3 VecEnv."""
+    from sb3_contrib import MaskablePPO
+
+    env = sb3_env(kind, gym_id, n)
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=1024, n_epochs=1, seed=0, verbose=0)
+    t0 = time.perf_counter()
+    model.learn(steps)
+    return model.num_timesteps / (time.perf_counter() - t0)
+
+
+def training_path_table(seconds: float, repeats: int) -> list[str]:
+    """The SB3 rows: env steps/s and MaskablePPO timesteps/s through
+    SB3VecEnv vs DummyVecEnv of single-agent envs, same id, same run."""
+    try:
+        import sb3_contrib  # noqa: F401
+    except Exception as exc:  # pragma: no cover - optional
+        return [f"(training-path rows skipped: {exc}; pip install 'boardenvs[train]')"]
+    lines = [
+        "",
+        "Training path (learner steps, each with the random opponent's reply; random legal actions from "
+        "`env_method(\"action_masks\")`, as MaskablePPO asks):",
+        "",
+        "| id | N | DummyVecEnv steps/s | SB3VecEnv steps/s | ratio | MaskablePPO timesteps/s Dummy / SB3VecEnv |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for gym_id in ("boardenvs/Quess-v0", "boardenvs/Quagmire-v0"):
+        for n in (64, 1024):
+            dummy = statistics.median(sb3_steps_per_second("DummyVecEnv", gym_id, n, seconds) for _ in range(repeats))
+            ours = statistics.median(sb3_steps_per_second("SB3VecEnv", gym_id, n, seconds) for _ in range(repeats))
+            ppo = "-"
+            if n == 64:
+                budget = 64 * 128 * 2
+                ppo_d = ppo_steps_per_second("DummyVecEnv", gym_id, n, budget)
+                ppo_s = ppo_steps_per_second("SB3VecEnv", gym_id, n, budget)
+                ppo = f"{fmt(ppo_d)} / {fmt(ppo_s)} ({ppo_s / ppo_d:.2f}x)"
+            lines.append(f"| {gym_id} | {n} | {fmt(dummy)} | {fmt(ours)} | {ours / dummy:.1f}x | {ppo} |")
+    return lines
+
+
 def fmt(x: float) -> str:
     if x >= 1e6:
         return f"{x / 1e6:.2f}M"
@@ -201,6 +296,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=5, help="timed runs per row (median reported)")
     ap.add_argument("--lengths", type=int, default=20000, help="random Quess games for the length table (0: skip)")
     ap.add_argument("--update-readme", action="store_true")
+    ap.add_argument("--no-training-path", dest="training_path", action="store_false",
+                    help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO rows")
     args = ap.parse_args(argv)
 
     def median(fn):
@@ -261,6 +358,8 @@ def main(argv=None) -> int:
         f"make_vec runs a serial driver below N = {parallel_from()} and numba's threads from there on; "
         "its drivers compile once per process on first use."
     )
+    if args.training_path:
+        lines += training_path_table(s, args.repeats)
     if args.lengths:
         lens = quess_game_lengths(args.lengths)
         pct = np.percentile(lens, [50, 90, 99, 99.9])

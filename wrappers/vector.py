@@ -32,6 +32,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from numba import njit
 from gymnasium.vector import AutoresetMode
 
 from .. import engine as E
@@ -41,6 +42,22 @@ from ..registry import game_class
 from ..spec import is_int
 from ..vector import VectorEnv
 from .opponents import FixedOpponent, make_picker
+
+
+@njit(cache=True)
+def _waiting(states, rows, seats, out_rows, out_movers):
+    """The listed rows where an opponent is to act (the game goes on, the
+    learner ``seats[row]`` is alive and not to move), and their movers;
+    returns how many.  Reads three header fields, never a whole row."""
+    m = 0
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        s = states[i]
+        if s[E.H_STATUS] == E.PLAYING and (s[E.H_ALIVE] >> seats[i]) & 1 == 1 and s[E.H_CURRENT] != seats[i]:
+            out_rows[m] = i
+            out_movers[m] = s[E.H_CURRENT]
+            m += 1
+    return m
 
 
 class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
@@ -94,6 +111,9 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._final_obs = np.zeros((N, info.obs_size), np.int8)
         self._final_masks = np.zeros((N, info.mask_size), np.int8)
         # per-row opponents as small ints into _opp_list (one group per opponent)
+        self._wait_rows = np.zeros(N, np.int64)
+        self._wait_movers = np.zeros(N, np.int64)
+        self._bool_masks = np.zeros((N, info.num_actions), np.bool_)
         self._opp_ids = np.zeros(N, np.int64)
         self._opp_list: list = []
         self._opp_index: dict = {}
@@ -153,8 +173,9 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return self._observations(), rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
-        """The learner's mask in every row, ``(num_envs, num_actions)`` bool."""
-        return self.vec._masks[:, : self.game.num_actions].astype(np.bool_)
+        """The learner's mask in every row, ``(num_envs, num_actions)`` bool
+        (the env's buffer, rewritten by the next step: copy what you keep)."""
+        return self._bool_masks
 
     @property
     def seats(self) -> np.ndarray:
@@ -197,8 +218,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._advance(rows)
         # a game that ended before the learner's first decision (an opponent
         # ended it at once) is no episode of the learner's: start another
-        st = self.vec.states[rows]
-        gone = (st[:, E.H_STATUS] != E.PLAYING) | (((st[:, E.H_ALIVE] >> self._seats[rows]) & 1) == 0)
+        st = self.vec.states
+        gone = (st[rows, E.H_STATUS] != E.PLAYING) | (((st[rows, E.H_ALIVE] >> self._seats[rows]) & 1) == 0)
         if gone.any():
             self._reset_rows(rows[gone])
 
@@ -213,17 +234,15 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         """Opponents move in ``rows`` until the learner is to act or its
         episode is over: one round = one decision in every waiting row."""
         vec, params = self.vec, self.game.params
+        out_rows, out_movers = self._wait_rows, self._wait_movers
         while True:
-            st = vec.states[rows]
-            seats = self._seats[rows]
-            waiting = (st[:, E.H_STATUS] == E.PLAYING) & (((st[:, E.H_ALIVE] >> seats) & 1) == 1)
-            waiting &= st[:, E.H_CURRENT] != seats
-            if not waiting.any():
+            m = _waiting(vec.states, rows, self._seats, out_rows, out_movers)
+            if m == 0:
                 return
-            wrows = rows[waiting]
-            actions = np.full(wrows.shape[0], E.RANDOM_ACTION, np.int64)
+            wrows = out_rows[:m].copy()
+            actions = np.full(m, E.RANDOM_ACTION, np.int64)
             if not self._all_in_kernel():
-                movers = st[waiting, E.H_CURRENT]
+                movers = out_movers[:m].copy()
                 ids = self._opp_ids[wrows]
                 for k in np.unique(ids):
                     opponent = self._opp_list[int(k)]
@@ -255,6 +274,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     def _observe_all(self):
         vec = self.vec
         vec._run(vec._drivers.observe_rows, vec.states, self.game.params, self._rows, self._seats, vec._obs, vec._masks)
+        self._bool_masks[:] = vec._masks[:, : self.game.num_actions].view(np.bool_)
 
     def _final_infos(self, ended, rewards) -> dict:
         vec, m = self.vec, ended.shape[0]
@@ -283,4 +303,4 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return self.vec._obs.reshape(self._obs_shape).copy()
 
     def _infos(self) -> dict:
-        return {"action_mask": self.action_masks(), "seat": self._seats.copy()}
+        return {"action_mask": self._bool_masks.copy(), "seat": self._seats.copy()}
