@@ -1,6 +1,6 @@
 # Two commands on a fresh machine with Python >= 3.10 and pip:
 #   make demo   - create .venv, install, play seeded random Quess games
-#   make test   - create .venv, install with test and train extras, run the test suite
+#   make test   - create .venv, install with test, train and interop extras, run the test suite
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -14,12 +14,12 @@ BENCH_STAMP := $(VENV)/.installed-bench
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) --upgrade pip "setuptools>=69"
-	$(PIP_INSTALL) -e '.[test,render,train]'
+	$(PIP_INSTALL) -e '.[test,render,train,interop]'
 	touch $(STAMP)
 
 # the benchmark's anchors (PettingZoo classic, OpenSpiel) only for make bench
 $(BENCH_STAMP): $(STAMP)
-	$(PIP_INSTALL) -e '.[test,render,train,bench]'
+	$(PIP_INSTALL) -e '.[test,render,train,interop,bench]'
 	touch $(BENCH_STAMP)
 
 install: $(STAMP)

@@ -295,20 +295,49 @@ def wrap(raw: BoardEnv):
 
 class TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
     """PettingZoo's turn-based parallel conversion, with ``active_agent`` in
-    the infos from ``reset`` on (PettingZoo adds it only after a step)."""
+    the infos from ``reset`` on (PettingZoo adds it only after a step).
+
+    ``idle_mask``: the ``action_mask`` of the agents that are not to act.
+    ``"zeros"`` (default, PettingZoo's meaning: no legal action now) or
+    ``"ones"``: every action is allowed and ignored, for learners that sample
+    every agent's action from a masked distribution each step (TorchRL's
+    ``PettingZooWrapper`` with ``use_mask=True``; a masked categorical over
+    an all-zero mask has no support)."""
+
+    def __init__(self, aec_env, idle_mask: str = "zeros"):
+        if idle_mask not in ("zeros", "ones"):
+            raise ValueError(f"idle_mask must be 'zeros' or 'ones', got {idle_mask!r}")
+        super().__init__(aec_env)
+        self.idle_mask = idle_mask
 
     def reset(self, seed=None, options=None):
         observations, infos = super().reset(seed=seed, options=options)
-        return observations, {a: {**i, "active_agent": self.aec_env.agent_selection} for a, i in infos.items()}
+        infos = {a: {**i, "active_agent": self.aec_env.agent_selection} for a, i in infos.items()}
+        return self._idle(observations), infos
+
+    def step(self, actions):
+        observations, rewards, terminations, truncations, infos = super().step(actions)
+        return self._idle(observations), rewards, terminations, truncations, infos
+
+    def _idle(self, observations):
+        if self.idle_mask == "zeros" or not self.aec_env.agents:
+            return observations
+        active = self.aec_env.agent_selection
+        for agent, obs in observations.items():
+            if agent != active and isinstance(obs, dict) and "action_mask" in obs:
+                observations[agent] = {**obs, "action_mask": np.ones_like(obs["action_mask"])}
+        return observations
 
 
-def turn_based_parallel(env_fn, max_cycles: int | None = None, **options):
+def turn_based_parallel(env_fn, max_cycles: int | None = None, idle_mask: str = "zeros", **options):
     """The PettingZoo parallel view of a turn-based env (PettingZoo's own
     ``turn_based_aec_to_parallel``): every live agent sends an action each
     step, only the action of the agent to act is played, and
     ``infos[agent]["active_agent"]`` names it.  Every agent is asked at every
     parallel step, so ``max_cycles`` parallel steps are ``max_cycles``
-    decisions."""
+    decisions.  ``idle_mask``: see :class:`TurnBasedParallel`."""
     if "max_decisions" in options:
         raise TypeError("the parallel view counts its length with max_cycles")
-    return TurnBasedParallel(env_fn(max_decisions=max_cycles, **options))
+    if idle_mask not in ("zeros", "ones"):
+        raise ValueError(f"idle_mask must be 'zeros' or 'ones', got {idle_mask!r}")
+    return TurnBasedParallel(env_fn(max_decisions=max_cycles, **options), idle_mask=idle_mask)

@@ -127,9 +127,9 @@ def _env_module(game_cls) -> types.ModuleType:
             raise TypeError("time_source is only used with clock_seconds")
         return wrapped
 
-    def parallel_env(render_mode=None, max_cycles=None, **options):
+    def parallel_env(render_mode=None, max_cycles=None, idle_mask="zeros", **options):
         """The turn-based parallel view (see :func:`boardenvs.aec.turn_based_parallel`)."""
-        return turn_based_parallel(env, max_cycles=max_cycles, render_mode=render_mode, **options)
+        return turn_based_parallel(env, max_cycles=max_cycles, idle_mask=idle_mask, render_mode=render_mode, **options)
 
     for fn in (raw_env, env, parallel_env):
         fn.__module__ = module.__name__
