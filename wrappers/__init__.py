@@ -16,6 +16,7 @@ _NAMES = {
     "ModelOpponent": "opponents",
     "make_opponent": "opponents",
     "ChessClock": "clock",
+    "evaluate": "evaluation",
 }
 __all__ = sorted(_NAMES)
 

@@ -25,20 +25,22 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from .vector import SingleAgentVectorEnv
 
 
+def _env_id(name: str) -> str:
+    """An env id from an env id or a gymnasium id (``boardenvs/Quess-v0``)."""
+    from ..registry import _GAMES, gym_id_of
+
+    for env_id, cls in _GAMES.items():
+        if name in (env_id, gym_id_of(cls)):
+            return env_id
+    raise ValueError(f"unknown id {name!r}: use an env id ({', '.join(_GAMES)}) or its gymnasium id")
+
+
 class SB3VecEnv(VecEnv):
     """See the module docstring."""
 
     def __init__(self, venv, num_envs: int | None = None, **kwargs):
         if isinstance(venv, str):
-            from ..registry import _GAMES, gym_id_of
-
-            env_id = venv
-            for eid, cls in _GAMES.items():
-                if venv == gym_id_of(cls):
-                    env_id = eid
-            if env_id not in _GAMES:
-                raise ValueError(f"unknown id {venv!r}: use an env id ({', '.join(_GAMES)}) or its gymnasium id")
-            venv = SingleAgentVectorEnv(env_id, num_envs=1 if num_envs is None else num_envs, **kwargs)
+            venv = SingleAgentVectorEnv(_env_id(venv), num_envs=1 if num_envs is None else num_envs, **kwargs)
         elif num_envs is not None or kwargs:
             raise TypeError("pass num_envs and options only with an id; a built env already has them")
         venv = getattr(venv, "unwrapped", venv)

@@ -1,0 +1,40 @@
+"""How often does an agent win?  ``evaluate(agent, id, games=200)`` plays
+``games`` episodes at once through the batched single-agent view (one per
+row, each row's first episode counted) and counts the agent's results.
+
+``agent``: an SB3 model (its masked action distribution, sampled with the
+env's generator unless ``deterministic``), a batched policy
+``policy(observations, action_masks) -> actions``, or ``"random"``.
+``opponent`` and ``seat`` as in the single-agent view; ``seat="random"``
+draws a seat per game, and the result splits the counts by seat.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .opponents import ModelOpponent, make_opponent
+from .vector import SingleAgentVectorEnv
+
+
+def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="random", seed: int = 0,
+             deterministic: bool = False, **options) -> dict:  # fmt: skip
+    """``{"games", "wins", "draws", "losses", "win_rate", "by_seat": {seat: (wins, draws, losses)}}``."""
+    from .sb3 import _env_id
+
+    player = ModelOpponent(agent, deterministic=deterministic) if hasattr(agent, "policy") else make_opponent(agent)
+    venv = SingleAgentVectorEnv(_env_id(env_id), num_envs=games, opponent=opponent, seat=seat, **options)
+    obs, info = venv.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    seats = info["seat"].copy()
+    result = np.full(games, np.nan)
+    while np.isnan(result).any():
+        actions = player.act(obs, info["action_mask"], rng)
+        obs, rewards, term, trunc, info = venv.step(actions)
+        first = (term | trunc) & np.isnan(result)
+        result[first] = rewards[first]
+    by_seat = {}
+    for s in np.unique(seats):
+        r = result[seats == s]
+        by_seat[int(s)] = (int((r > 0).sum()), int((r == 0).sum()), int((r < 0).sum()))
+    wins, draws, losses = int((result > 0).sum()), int((result == 0).sum()), int((result < 0).sum())
+    return {"games": games, "wins": wins, "draws": draws, "losses": losses, "win_rate": wins / games, "by_seat": by_seat}
