@@ -93,15 +93,17 @@ def new_game(env_id: str, options: dict, seed: int):
     return Position(game, game.new_state(first)), rng
 
 
-def game_record(pos, seed, moves) -> dict:
-    """The JSON record of a game: what ``boardenvs replay`` plays back."""
+def game_record(start, seed, moves, final) -> dict:
+    """The JSON record of a game from Position ``start`` to ``final``: what
+    ``boardenvs replay`` plays back (``moves``: every turn in notation,
+    chance outcomes included; ``result``: for people, replay recomputes it)."""
     return {
         "format": "boardenvs-game-1",
-        "game": pos.game.env_id,
-        "options": _resolved_options(pos.game),
+        "game": start.game.env_id,
+        "options": _resolved_options(start.game),
         "seed": seed,
         "moves": list(moves),
-        "result": {"over": pos.is_terminal, "returns": list(pos.returns), "end_reason": pos.end_reason},
+        "result": {"over": final.is_terminal, "returns": list(final.returns), "end_reason": final.end_reason},
     }
 
 
@@ -261,7 +263,7 @@ def watch(args) -> int:
         if args.delay:
             _time.sleep(3 * args.delay)
         window.close()
-    record = game_record(frames_pos[0], args.seed, moves)
+    record = game_record(frames_pos[0], args.seed, moves, pos)
     if args.save:
         print(f"saved {save_record(record, args.save)}")
     for path in (args.gif, args.mp4):

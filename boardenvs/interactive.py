@@ -139,7 +139,7 @@ class Match:
     def finish(self) -> None:
         from .cli import game_record, save_record
 
-        path = save_record(game_record(self.start, self.seed, self.moves), self.save_path)
+        path = save_record(game_record(self.start, self.seed, self.moves, self.pos), self.save_path)
         self.say(f"game saved to {path} ({len(self.moves)} moves); play it back with: boardenvs replay {path}")
         if self.window is not None:
             self.window.close()
