@@ -174,9 +174,11 @@ class SingleAgentEnv(gymnasium.Env):
     def render(self):
         if self.render_mode is None or self._state is None:
             return None
+        from ..render import ansi_frame, rgb_frame  # the board with legend, turn, last move, result
+
         if self.render_mode == "ansi":
-            return self.game.render_ansi(self._state)
-        return self.game.render_rgb(self._state)
+            return ansi_frame(self.game, self._state)
+        return rgb_frame(self.game, self._state)
 
     def position(self):
         """A Position snapshot of the game."""
