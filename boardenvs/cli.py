@@ -207,6 +207,68 @@ def replay(args) -> int:
     return 0
 
 
+def random_moves(pos, count: int, seed: int):
+    """``count`` seeded random turns (chance by its probabilities) from ``pos``,
+    stopping at the end of the game: the moves in notation and the last Position."""
+    rng = np.random.default_rng(seed)
+    moves = []
+    while len(moves) < count and not pos.is_terminal:
+        if pos.is_chance:
+            probs = pos.game.chance_probs(pos.state)
+            move = pos.action_to_move(int(rng.choice(len(probs), p=probs)))
+        else:
+            move = str(rng.choice(pos.legal_moves()))
+        moves.append(move)
+        pos = pos.play(move)
+    return moves, pos
+
+
+def picture(args) -> int:
+    """The picture (PNG) of the position after the given moves, or after
+    ``--random N`` seeded random turns."""
+    from PIL import Image
+
+    pos = position(args.env, **parse_options(args.option))
+    pos = replay_moves(pos, args.moves)[-1]
+    if args.random:
+        _, pos = random_moves(pos, args.random, args.seed)
+    Image.fromarray(pos.render("rgb_array")).save(args.out, optimize=True)
+    print(pos)
+    print(f"saved {args.out}")
+    return 0
+
+
+# the README's pictures: (env id, options, random turns, seed) per game; a game
+# not listed gets 12 random turns from the default options
+DOC_PICTURES = {"quess_v0": ({"first_player": 0}, 14, 3), "quagmire_v0": ({}, 9, 1)}
+DOC_GIF = ("quagmire_v0", {}, 5)  # a short full game for the README's animation
+
+
+def doc_pictures(folder="boardenvs/rules") -> list:
+    """Write each game's picture beside its rules (``<rules file>.png``) and
+    the README's GIF of one full game; ``make pictures`` runs this."""
+    from pathlib import Path
+
+    from PIL import Image
+
+    from .wrappers.recording import record_game
+
+    folder = Path(folder)
+    written = []
+    for env_id in ENV_IDS:
+        options, count, seed = DOC_PICTURES.get(env_id, ({}, 12, 0))
+        _, pos = random_moves(position(env_id, **options), count, seed)
+        path = folder / (Path(game_class(env_id).rules_file).stem + ".png")
+        Image.fromarray(pos.render("rgb_array")).save(path, optimize=True)
+        written.append(path)
+    env_id, options, seed = DOC_GIF
+    moves, _ = random_moves(position(env_id, **options), 10_000, seed)
+    path = folder / f"{Path(game_class(env_id).rules_file).stem}_game.gif"
+    record_game(env_id, moves, path, fps=1.5, end_pause=3.0, **options)
+    written.append(path)
+    return written
+
+
 def list_games(args) -> int:
     from .registry import game_class, registered_ids
 
@@ -372,6 +434,14 @@ def main(argv=None) -> int:
     w.add_argument("--mp4", default=None)
     w.add_argument("--fps", type=_fps, default=2.0)
     w.set_defaults(func=watch)
+    pc = sub.add_parser("picture", help="save the picture (PNG) of a position: the moves given, or --random N turns")
+    pc.add_argument("env", choices=registered)
+    pc.add_argument("moves", nargs="*")
+    pc.add_argument("--out", required=True, help="the PNG file to write")
+    pc.add_argument("--random", type=_seed, default=0, metavar="N", help="then N seeded random turns")
+    pc.add_argument("--seed", type=_seed, default=0)
+    pc.add_argument("--option", action="append", metavar="K=V")
+    pc.set_defaults(func=picture)
     ls = sub.add_parser("list", help="the games: ids, player counts and options")
     ls.add_argument("--all", action="store_true", help="every registered id (tests' toy games too)")
     ls.set_defaults(func=list_games)

@@ -403,3 +403,21 @@ def test_clock_rejects_bad_settings():
             ChessClock(env, bad)
     with pytest.raises(ValueError, match="increment"):
         ChessClock(env, 5, increment=-1)
+
+
+def test_cli_watch_records_and_picture_saves(tmp_path, capsys):
+    from PIL import Image
+
+    from boardenvs.cli import main
+
+    save, gif = tmp_path / "w.json", tmp_path / "w.gif"
+    assert main(["watch", "quagmire_v0", "--option", "radius=2", "--seed", "4", "--quiet",
+                 "--save", str(save), "--gif", str(gif)]) == 0  # fmt: skip
+    record = json.loads(save.read_text())
+    assert record["result"]["over"] and "game over" in capsys.readouterr().out
+    assert iio.imread(gif, index=None).shape[0] == len(record["moves"]) + 1  # one decision per Quagmire turn
+    png = tmp_path / "p.png"
+    assert main(["picture", "quess_v0", "F3-E3", "--option", "first_player=0", "--out", str(png)]) == 0
+    picture = np.asarray(Image.open(png).convert("RGB"))
+    expected = boardenvs.position("quess_v0", first_player=0).play("F3-E3").render("rgb_array")
+    np.testing.assert_array_equal(picture, expected)
