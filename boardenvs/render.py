@@ -6,7 +6,9 @@ extra work):
 
 ``Game.render_ansi(state) -> str``
     the board only, as text, with the coordinates of the rules' notation on
-    its edges (Quess: files ``1..6`` above, rows ``A..F`` on the left).
+    its edges (Quess: files ``1..6`` above, rows ``A..F`` on the left).  No
+    status line: whose turn, the last move and the result are added here
+    (``str(Position)`` and ``render()`` show the whole frame).
 ``Game.render_rgb(state) -> np.ndarray``
     the board only, ``uint8 (H, W, 3)``, the same size for every state of a
     configured game, drawn with :class:`GridPicture` / :class:`HexPicture`

@@ -421,3 +421,28 @@ def test_cli_watch_records_and_picture_saves(tmp_path, capsys):
     picture = np.asarray(Image.open(png).convert("RGB"))
     expected = boardenvs.position("quess_v0", first_player=0).play("F3-E3").render("rgb_array")
     np.testing.assert_array_equal(picture, expected)
+
+
+@pytest.mark.parametrize("flatten", [False, True])
+def test_cli_plays_against_a_saved_sb3_model(flatten, tmp_path, monkeypatch, capsys):
+    """--vs MODEL: an SB3 MaskablePPO saved to a zip (untrained here: the
+    point is loading it and asking it for masked actions)."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    from boardenvs.cli import main
+    from boardenvs.opponents import load_opponent
+
+    env = gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=flatten)
+    MaskablePPO("MlpPolicy", env, seed=0, n_steps=64).save(tmp_path / "model")
+    opponent = load_opponent(str(tmp_path / "model.zip"))
+    pos = boardenvs.position("quagmire_v0", radius=2)
+    rng = np.random.default_rng(0)
+    assert pos.action_mask()[opponent.act(pos.observation(0), pos.action_mask(), rng)]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("@a1\n@e1\nquit\n"))
+    save = tmp_path / "g.json"
+    args = ["play", "quagmire_v0", "--option", "radius=2", "--vs", str(tmp_path / "model"), "--save", str(save)]
+    assert main(args) == 0
+    moves = json.loads(save.read_text())["moves"]
+    assert moves[0] == "@a1" and moves[3] == "@e1" and len(moves) == 4  # QM-2: the model placed twice between
+    assert "player_1 (o) plays" in capsys.readouterr().out
