@@ -114,6 +114,45 @@ def test_toy_game_picture_draws_each_pawn_on_its_square():
     legend_checks(frame, pos.game, pos.state, grid.image.size[1])
 
 
+def _all_cases():
+    from boardenvs.registry import game_class, registered_ids
+
+    for env_id in registered_ids():
+        for variant in game_class(env_id).variants[:2]:
+            yield pytest.param(env_id, variant, id=f"{env_id}-{'-'.join(f'{k}={v}' for k, v in variant.items())}")
+
+
+@pytest.mark.parametrize("env_id, variant", list(_all_cases()))
+def test_every_game_explains_its_pictures(env_id, variant):
+    """Every registered game (new ones too): the text and the picture carry the
+    legend, whose turn it is, the last move and the result, and the picture
+    keeps one size through a game."""
+    game = boardenvs.make_game(env_id, **variant)
+    rng = np.random.default_rng(0)
+    pos = boardenvs.position(env_id, **variant)
+    shapes = set()
+    for k in range(400):
+        text = str(pos)
+        assert all(f"player_{s}" in text for s in range(game.num_players))
+        assert (f"turn {pos.turn}:" in text) and (("to move" in text or "chance" in text) != pos.is_terminal)
+        if pos.decisions and not pos.is_terminal:
+            assert "last move " in text
+        if "rgb_array" in game.render_modes and (k < 3 or pos.is_terminal):
+            frame = pos.render("rgb_array")
+            shapes.add(frame.shape)
+            board_h = np.asarray(game.render_rgb(pos.state)).shape[0]
+            legend_checks(frame, game, pos.state, board_h)
+        if pos.is_terminal:
+            assert "game over (" in text
+            break
+        if pos.is_chance:
+            probs = game.chance_probs(pos.state)
+            pos = pos.play(int(rng.choice(len(probs), p=probs)))
+        else:
+            pos = pos.play(int(rng.choice(pos.legal_actions())))
+    assert len(shapes) <= 1
+
+
 def test_frames_keep_one_size_and_show_the_result():
     pos = random_position("quagmire_v0", 200, seed=0, radius=2)
     assert pos.is_terminal
