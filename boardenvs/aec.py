@@ -50,7 +50,7 @@ class BoardEnv(AECEnv):
     ever see decisions.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False, "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
 
     def __init__(
         self,

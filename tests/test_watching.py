@@ -485,3 +485,35 @@ def test_cli_plays_against_a_saved_sb3_model(flatten, tmp_path, monkeypatch, cap
     moves = json.loads(save.read_text())["moves"]
     assert moves[0] == "@a1" and moves[3] == "@e1" and len(moves) == 4  # QM-2: the model placed twice between
     assert "player_1 (o) plays" in capsys.readouterr().out
+
+
+def test_single_agent_view_human_mode_headless(monkeypatch):
+    import gymnasium
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    env = gymnasium.make("boardenvs/Quess-v0", render_mode="human", seat=0)
+    env.unwrapped.metadata["render_fps"] = 1000
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    assert env.unwrapped._window.is_open
+    env.close()
+    assert env.unwrapped._window is None
+
+
+def test_clock_shows_the_next_agent_fresh_in_a_picture_drawn_during_the_step():
+    clock = FakeTime()
+    env = boardenvs.make("quess_v0", render_mode="ansi", first_player=0, clock_seconds=10, time_source=clock)
+    env.reset(seed=0)
+    seen = []
+    raw = env.unwrapped
+    original = raw.step
+
+    def step_and_look(action):
+        original(action)
+        seen.append(raw.render())  # what a human-mode window draws inside the step
+
+    raw.step = step_and_look
+    clock.t += 4
+    env.step(first_legal(env))
+    assert "player_0 = Light  [6.0 s]" in seen[-1] and "player_1 = Dark  [10.0 s]" in seen[-1]

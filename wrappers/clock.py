@@ -111,11 +111,18 @@ class ChessClock(BaseWrapper):
             self._started = self.time_source()
             return
         turn = raw.turn
-        # a rejected action raises here and charges nothing: the clock keeps
-        # running from the same start
-        super().step(action)
+        started = self._started
+        # charged before the env steps, so a picture drawn inside the step
+        # (render_mode="human") shows the clocks as they are after the move
         self.remaining[agent] -= elapsed
         self._started = now
+        try:
+            super().step(action)
+        except BaseException:
+            # a rejected action charges nothing: the clock keeps running from the same start
+            self.remaining[agent] += elapsed
+            self._started = started
+            raise
         turn_over = raw.end_reason is not None or raw.turn != turn or self.agent_selection != agent
         if turn_over:
             if raw.end_reason is None:

@@ -88,7 +88,7 @@ def make_opponent(spec):
 class SingleAgentEnv(gymnasium.Env):
     """See the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(self, env_id: str, opponent="random", seat="random", render_mode=None, illegal_action="raise",
                  flatten=False, **options):  # fmt: skip
@@ -101,9 +101,15 @@ class SingleAgentEnv(gymnasium.Env):
             not is_int(seat) or not 0 <= seat < n
         ):
             raise ValueError(f"{env_id}: seat must be 'random' or a seat 0..{n - 1}, got {seat!r}")
-        self.metadata = {**self.metadata, "render_modes": list(game.render_modes)}
-        if render_mode is not None and render_mode not in game.render_modes:
-            raise ValueError(f"render_mode must be one of {list(game.render_modes)} or None, got {render_mode!r}")
+        modes = list(game.render_modes) + (["human"] if "rgb_array" in game.render_modes else [])
+        self.metadata = {**self.metadata, "render_modes": modes}
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+        if render_mode == "human":
+            from ..render import require_pygame
+
+            require_pygame()
+        self._window = None
         self.env_id = env_id
         self.seat_option = seat
         self.opponent = make_opponent(opponent)
@@ -129,6 +135,8 @@ class SingleAgentEnv(gymnasium.Env):
             first = int(rng.integers(n))
         self._state = game.new_state(first, rng_seed=int(rng.integers(2**62)))
         self._play_others()
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), self._info()
 
     def step(self, action):
@@ -163,6 +171,8 @@ class SingleAgentEnv(gymnasium.Env):
         info = self._info()
         if note:
             info["illegal_action"] = note
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), reward, bool(terminated), bool(truncated), info
 
     def action_masks(self) -> np.ndarray:
@@ -178,7 +188,21 @@ class SingleAgentEnv(gymnasium.Env):
 
         if self.render_mode == "ansi":
             return ansi_frame(self.game, self._state)
-        return rgb_frame(self.game, self._state)
+        frame = rgb_frame(self.game, self._state)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:  # "human": a pygame window, opened on the first frame
+            from ..render import Window
+
+            self._window = Window(f"boardenvs: {self.game.title}", fps=self.metadata["render_fps"])
+        self._window.show(frame)
+        return None
+
+    def close(self):
+        """Release the human mode's window (if one was opened)."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
     def position(self):
         """A Position snapshot of the game."""
