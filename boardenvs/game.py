@@ -270,6 +270,12 @@ class Game:
         before[E.H_STATUS] = E.PLAYING
         return self.action_to_move(before, action)
 
+    def cell_at(self, x: int, y: int):
+        """The name of the board cell drawn at pixel ``(x, y)`` of
+        :meth:`render_rgb`'s picture, or None (clicks in ``boardenvs play
+        --window``); None everywhere by default (moves are picked from a list)."""
+        return None
+
     def turn_notes(self, state) -> list[str]:
         """Lines on the turn under way for the pictures (the roll at chance
         games, decisions left in a chain, a setup phase); none by default."""

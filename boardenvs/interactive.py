@@ -10,8 +10,13 @@ rules' notation, or a command:
 
 A move that is malformed or illegal gets a message and you try again.  With
 ``--window`` the picture is shown in a pygame window with the legal moves as
-buttons beside it (click one; ``undo`` / ``quit`` are buttons too): the moves
-are picked from the list, not by clicking squares.
+buttons beside it (click one; ``undo`` / ``quit`` are buttons too).  In games
+whose picture maps pixels to cells (``Game.cell_at``: Quess, Quagmire) you
+can click cells instead: each click narrows the buttons to the moves whose
+notation names the clicked cells in that order, and the move is played as
+soon as only one is left and complete (``F3`` then ``E3``; ``@d4`` in one
+click; a Quagmire walk that a run could extend is then picked from the
+buttons or by clicking the run's last cell).
 
 Chance outcomes are drawn from the seeded generator (``--seed``), and every
 game is saved as JSON (game, options, seed, moves: every turn in notation,
@@ -57,6 +62,7 @@ class Match:
 
             self.window = Window(f"boardenvs play: {self.pos.game.title}", fps=0)
         self._page = 0
+        self._clicked: list[str] = []
 
     # -- output -----------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -148,7 +154,7 @@ class Match:
         if self.window is not None:
             self._draw_window([] if final else self.pos.legal_moves())
             if final:
-                time.sleep(1.0)
+                self.window.wait_click(timeout_s=120)  # the end stays on screen until a click
             return
         self.say(str(self.pos))
 
@@ -166,12 +172,12 @@ class Match:
             self.say(line.strip())  # echo piped input, so the transcript reads as a dialogue
         return line.strip()
 
-    # -- the window: click a legal move ---------------------------------------
+    # -- the window: click cells or a legal move -------------------------------
     BUTTON_W, BUTTON_H, COLUMNS = 118, 24, 3
 
     def _buttons(self, moves, height):
         """[(box, command)] of the panel right of the board."""
-        per_column = max(1, (height - 2 * self.BUTTON_H - 16) // self.BUTTON_H)
+        per_column = max(1, (height - 3 * self.BUTTON_H - 16) // self.BUTTON_H)
         per_page = per_column * self.COLUMNS
         pages = max(1, -(-len(moves) // per_page))
         self._page %= pages
@@ -182,11 +188,18 @@ class Match:
             x, y = 8 + col * self.BUTTON_W, 8 + row * self.BUTTON_H
             out.append(((x, y, x + self.BUTTON_W - 6, y + self.BUTTON_H - 4), move))
         y = height - self.BUTTON_H - 8
-        controls = ["undo", "quit"] + (["more"] if pages > 1 else [])
+        controls = ["undo", "quit"] + (["more"] if pages > 1 else []) + (["clear"] if self._clicked else [])
         for k, name in enumerate(controls):
-            x = 8 + k * self.BUTTON_W
-            out.append(((x, y, x + self.BUTTON_W - 6, y + self.BUTTON_H - 4), name))
+            x = 8 + k * (self.BUTTON_W * 3 // 4)
+            out.append(((x, y, x + self.BUTTON_W * 3 // 4 - 6, y + self.BUTTON_H - 4), name))
         return out
+
+    def _candidates(self):
+        """The legal moves whose notation names the clicked cells, in order."""
+        import re
+
+        picked = [c.lower() for c in self._clicked]
+        return [m for m in self.pos.legal_moves() if re.findall(r"[a-z]+[0-9]+", m.lower())[: len(picked)] == picked]
 
     def _draw_window(self, moves) -> None:
         import numpy as np
@@ -194,8 +207,10 @@ class Match:
 
         from .render import PALETTE, font, rgb_frame
 
-        frame = rgb_frame(self.pos.game, self.pos.state)
+        game = self.pos.game
+        frame = rgb_frame(game, self.pos.state)
         h, w = frame.shape[:2]
+        self._board_x = (w - np.asarray(game.render_rgb(self.pos.state)).shape[1]) // 2
         panel_w = 16 + self.COLUMNS * self.BUTTON_W
         image = Image.new("RGB", (w + panel_w, h), PALETTE["panel"])
         image.paste(Image.fromarray(frame), (0, 0))
@@ -206,18 +221,45 @@ class Match:
             draw.rectangle(box, fill=PALETTE["cell"], outline=PALETTE["edge"])
             draw.text((box[0] + 6, box[1] + 3), name, fill=PALETTE["text"], font=font(13))
             self._hits.append((box, name))
+        hint = f"clicked: {' '.join(self._clicked)}" if self._clicked else "click cells on the board, or a move"
+        if moves:
+            draw.text((w + 8, h - 2 * self.BUTTON_H - 8), hint, fill=PALETTE["text"], font=font(13))
         self.window.show(np.asarray(image, dtype=np.uint8))
 
     def _click(self):
+        """The next command from the window: a move (a button, or the one
+        move the clicked cells complete), ``undo`` or ``quit``; None if the
+        window was closed."""
+        game = self.pos.game
         while True:
-            self._draw_window(self.pos.legal_moves())
+            moves = self._candidates()
+            self._draw_window(moves)
             at = self.window.wait_click()
             if at is None:
                 return None
-            for (x0, y0, x1, y1), name in self._hits:
-                if x0 <= at[0] <= x1 and y0 <= at[1] <= y1:
-                    if name == "more":
-                        self._page += 1
-                        break
-                    self._page = 0
-                    return name
+            hit = next((name for (x0, y0, x1, y1), name in self._hits if x0 <= at[0] <= x1 and y0 <= at[1] <= y1), None)
+            if hit == "more":
+                self._page += 1
+                continue
+            if hit is not None:
+                self._page, self._clicked = 0, []
+                if hit == "clear":
+                    continue
+                return hit
+            cell = game.cell_at(at[0] - self._board_x, at[1])
+            if cell is None:
+                continue
+            self._page = 0
+            self._clicked.append(cell)
+            if not self._candidates():  # a click that fits no move starts again from that cell
+                self._clicked = [cell]
+                if not self._candidates():
+                    self._clicked = []
+                    continue
+            moves = self._candidates()
+            import re
+
+            complete = [m for m in moves if len(re.findall(r"[a-z]+[0-9]+", m.lower())) == len(self._clicked)]
+            if len(moves) == 1 and complete:
+                self._clicked = []
+                return moves[0]

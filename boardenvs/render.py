@@ -25,6 +25,11 @@ extra work):
     (``H_LAST_ACTION`` by ``H_LAST_SEAT``) as if its seat were to act, so a game
     whose notation depends on the board before the move overrides it
     (Quagmire keeps its last move in its own fields).
+``Game.cell_at(x, y) -> str | None`` (optional)
+    the name of the cell under pixel ``(x, y)`` of the board picture (the
+    pictures' ``cell_at`` helpers give it): ``boardenvs play --window`` then
+    lets a player click cells, narrowing the legal moves to those whose
+    notation names the clicked cells in that order.
 ``Game.turn_notes(state) -> list[str]`` (optional)
     extra lines for the state of the turn: the roll at chance games, the
     decisions left in a chain, the setup phase.
@@ -136,6 +141,11 @@ class GridPicture:
         x0, y0, x1, y1 = self._box(r, c)
         return (x0 + x1) // 2, (y0 + y1) // 2
 
+    def cell_at(self, x, y):
+        """The cell ``(r, c)`` under pixel ``(x, y)``, or None (for clicks)."""
+        c, r = (x - self.margin) // self.cell, (y - self.margin) // self.cell
+        return (int(r), int(c)) if 0 <= r < self.rows and 0 <= c < self.cols else None
+
     def tint(self, r, c, colour):
         self.draw.rectangle(self._box(r, c), fill=PALETTE[colour], outline=PALETTE["grid"])
 
@@ -192,6 +202,16 @@ class HexPicture:
         """The pixel at the centre of cell ``i`` (for tests and click maps)."""
         x, y = self._centre(i)
         return int(round(x)), int(round(y))
+
+    def cell_at(self, x, y):
+        """The cell index under pixel ``(x, y)``, or None (for clicks)."""
+        best, dist = None, self.size * 0.9
+        for i in range(self.board.num_cells):
+            cx, cy = self._centre(i)
+            d = math.hypot(x - cx, y - cy)
+            if d < dist:
+                best, dist = i, d
+        return best
 
     def _corners(self, i, scale=1.0):
         x, y = self._centre(i)

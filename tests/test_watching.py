@@ -349,7 +349,10 @@ def test_cli_window_mode_picks_a_clicked_move(tmp_path, monkeypatch, capsys):
 
     def click(timeout_s=None):
         # press the button of the first legal move (the hit boxes of the last drawing)
-        box, name = next((b, n) for b, n in match._hits if n not in ("undo", "quit", "more"))
+        buttons = [(b, n) for b, n in match._hits if n not in ("undo", "quit", "more", "clear")]
+        if not buttons:
+            return None  # the final picture: the window is closed
+        box, name = buttons[0]
         clicks.append(name)
         return ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
 
@@ -517,3 +520,34 @@ def test_clock_shows_the_next_agent_fresh_in_a_picture_drawn_during_the_step():
     clock.t += 4
     env.step(first_legal(env))
     assert "player_0 = Light  [6.0 s]" in seen[-1] and "player_1 = Dark  [10.0 s]" in seen[-1]
+
+
+def test_cli_window_mode_plays_by_clicking_cells(tmp_path, monkeypatch):
+    """--window in games that map pixels to cells: F3 then E3 plays F3-E3
+    (Quess); one click on d4 places there (Quagmire)."""
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    from boardenvs.interactive import Match
+
+    def run(env_id, options, cells, centre):
+        match = Match(env_id, options, seed=0, save=str(tmp_path / f"{env_id}.json"), window=True)
+        match.window.show = lambda frame: None
+        queue = [centre(match.pos.game, c) for c in cells]
+
+        def click(timeout_s=None):
+            if not queue:
+                return None  # then the window closes: the game so far is saved
+            x, y = queue.pop(0)
+            return (x + match._board_x, y)
+
+        monkeypatch.setattr(match.window, "wait_click", click)
+        assert match.run() == 0
+        return json.loads((tmp_path / f"{env_id}.json").read_text())["moves"]
+
+    grid = GridPicture(rows=6, cols=6)
+    quess = run("quess_v0", {"first_player": 0}, ["A1", "F3", "E3"],  # A1 fits no move: ignored
+                lambda game, c: grid.centre("ABCDEF".index(c[0]), int(c[1]) - 1))  # fmt: skip
+    assert quess[0] == "F3-E3" and len(quess) == 2
+    assert quess[0] == boardenvs.position("quess_v0", first_player=0).game.cell_at(*grid.centre(5, 2)) + "-E3"
+    board = boardenvs.position("quagmire_v0").game.board
+    quag = run("quagmire_v0", {}, ["d4", "a1"], lambda game, c: HexPicture(board).centre(board.cell(c)))
+    assert quag[0] == "@d4" and quag[3] == "@a1"

@@ -451,6 +451,12 @@ class QuagmireGame(Game):
         row (``d4`` is the centre); ``x`` / ``o`` pieces, ``~`` water."""
         return "\n".join(self.board_lines(state))
 
+    def cell_at(self, x, y):
+        from ..render import HexPicture
+
+        i = HexPicture(self.board, names=False).cell_at(x, y)
+        return None if i is None else self.board.name(i)
+
     def render_rgb(self, state) -> np.ndarray:
         """Row letters on both sides, each empty cell's name in it, water
         blue, the last move's cells outlined, pieces in the seat colours."""

@@ -581,6 +581,12 @@ class QuessGame(Game):
         lseat = int(state[E.H_LAST_SEAT])
         return f"{square_name(_frame(last // 36, lseat))}-{square_name(_frame(last % 36, lseat))}"
 
+    def cell_at(self, x, y):
+        from ..render import GridPicture
+
+        rc = GridPicture(rows=6, cols=6).cell_at(x, y)
+        return None if rc is None else square_name(rc[0] * 6 + rc[1])
+
     def render_rgb(self, state) -> np.ndarray:
         """Rows A..F down, files 1..6 across (the notation's coordinates on
         every edge), the starting zones tinted, the last move's squares
