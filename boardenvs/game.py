@@ -70,6 +70,9 @@ class Game:
     # what each seat is called in the rules ("Light", "Dark"; "x", "o"): the
     # pictures' legend shows them beside the agent names (boardenvs/render.py)
     seat_labels: tuple = ()
+    # how each seat's pieces are written in the text board, where the label
+    # does not say it (Quess: "T C S" / "t c s"); the ANSI legend shows them
+    seat_symbols: tuple = ()
     # end reasons (names) of draws that a chess clock decides: the seat with
     # more time left wins instead (Quess' one-each draw, QU-10 with QU-12)
     clock_decided_reasons: frozenset = frozenset()

@@ -20,6 +20,9 @@ extra work):
 ``Game.seat_labels`` (optional tuple)
     what each seat is called in the rules (``("Light", "Dark")``,
     ``("x", "o")``); shown beside the agent names in the legend.
+``Game.seat_symbols`` (optional tuple)
+    how each seat's pieces are written in the text board where the label
+    does not say it (Quess: ``("T C S", "t c s")``); shown in the ANSI legend.
 ``Game.last_move(state) -> str`` (optional)
     the last move in notation; the default decodes the header's last decision
     (``H_LAST_ACTION`` by ``H_LAST_SEAT``) as if its seat were to act, so a game
@@ -301,6 +304,9 @@ def legend_lines(game, state, notes=None) -> list[str]:
     for s in range(game.num_players):
         label = seat_label(game, s)
         text = f"{'>' if s == seat_to_act else ' '} {game.seat_name(s)}" + (f" = {label}" if label else "")
+        symbols = getattr(game, "seat_symbols", ()) or ()
+        if s < len(symbols):
+            text += f" ({symbols[s]})"
         if not (int(state[E.H_ALIVE]) >> s) & 1:
             text += "  (out)"
         if notes.get(s):

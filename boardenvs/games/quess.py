@@ -368,7 +368,8 @@ class QuessGame(Game):
     reason_names = {REASON_ZONE: "zone", REASON_ONE_EACH: "one_each", REASON_NO_MOVE: "no_legal_move",
                     REASON_MEMORY: "superko_memory"}  # fmt: skip
     truncation_reasons = frozenset({REASON_MEMORY})
-    seat_labels = ("Light", "Dark")  # upper case T C S in the text form, lower case t c s
+    seat_labels = ("Light", "Dark")
+    seat_symbols = ("T C S", "t c s")  # triangles, circles, squares in the text form
     clock_decided_reasons = frozenset({"one_each"})  # QU-10 with QU-12
     variants = ({}, {"max_turns": 40, "superko_memory": 16})
 
