@@ -9,7 +9,7 @@ PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check 
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: demo test test-nojit bench install clean
+.PHONY: demo test test-nojit bench install clean pictures
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ test: $(STAMP)
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench.py --update-readme
+
+# each game's picture beside its rules (boardenvs/rules/<game>.png) and the README's GIF
+pictures: $(STAMP)
+	$(BIN)/python -c "from boardenvs.cli import doc_pictures; print(*doc_pictures(), sep='\n')"
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -23,7 +23,13 @@ class BoardEnv(AECEnv):
 
     Options common to all games:
 
-    * ``render_mode``: ``"ansi"`` or ``"rgb_array"``;
+    * ``render_mode``: ``"ansi"`` (text), ``"rgb_array"`` (a picture) or
+      ``"human"`` (a pygame window, opened on the first render and released
+      by ``close()``; rendered after every ``reset`` and ``step``, at most
+      ``metadata["render_fps"]`` frames a second; needs ``boardenvs[render]``).
+      Every mode shows the board with its coordinates, the legend (seat
+      colours and agent names), whose turn it is, the last move, the result
+      and notes such as a chess clock (see ``boardenvs/render.py``);
     * ``illegal_action``: ``"raise"`` (default: an IllegalActionError, state
       untouched); ``"lose"`` (the offender gets -1, the others 0, and the game
       ends, PettingZoo classic's convention); ``"random"`` (an out-of-range or
@@ -44,7 +50,7 @@ class BoardEnv(AECEnv):
     ever see decisions.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False, "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
 
     def __init__(
         self,
@@ -62,10 +68,17 @@ class BoardEnv(AECEnv):
         self.max_decisions = _positive_or_none(max_decisions, "max_decisions")
         self.game = game_cls(**options)
         info = self.game.info
-        self.metadata = {**self.metadata, "name": self.game.env_id, "render_modes": list(self.game.render_modes)}
-        if render_mode is not None and render_mode not in self.game.render_modes:
-            raise ValueError(f"render_mode must be one of {list(self.game.render_modes)} or None, got {render_mode!r}")
+        modes = list(self.game.render_modes) + (["human"] if "rgb_array" in self.game.render_modes else [])
+        self.metadata = {**self.metadata, "name": self.game.env_id, "render_modes": modes}
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+        if render_mode == "human":
+            from .render import require_pygame
+
+            require_pygame()  # fail now, with the extra to install, not at the first frame
         self.render_mode = render_mode
+        self._window = None
+        self._seat_notes = []
         self.illegal_action = illegal_action
         self.possible_agents = self.game.agents
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
@@ -107,6 +120,8 @@ class BoardEnv(AECEnv):
         self._asked = [0] * self.game.num_players
         self._decisions = 0
         self._settle()
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent):
         self._require_reset("observe")
@@ -145,6 +160,8 @@ class BoardEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._settle()
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def _check(self, action) -> str:
         """Why ``action`` is illegal for the agent to act, or '' if it is legal."""
@@ -203,9 +220,11 @@ class BoardEnv(AECEnv):
         if newly_done:
             self._deads_step_first()
 
-    def adjudicate(self, winner: str | None, reason: int = E.REASON_TIMEOUT):
-        """End the game now with ``winner`` (+1, others -1) or a draw (None).
-        For out-of-rules endings such as a flag fall (QU-12)."""
+    def adjudicate(self, winner: str | None, reason=E.REASON_TIMEOUT):
+        """End the game now with ``winner`` (+1, others -1) or a draw (None),
+        for out-of-rules endings such as a flag fall (QU-12); ``reason`` is an
+        end reason's code or name (``"timeout"``, or the game's own)."""
+        reason = self._reason_code(reason)
         if winner is None:
             E.draw(self._state, reason)
         else:
@@ -218,6 +237,74 @@ class BoardEnv(AECEnv):
         self._settle()
         for agent in self.agents:
             self._cumulative_rewards[agent] = self.rewards[agent]
+
+    def eliminate(self, agent: str, reason="timeout"):
+        """Take ``agent`` (the one to act) out of the game for an
+        out-of-rules reason, e.g. a fallen flag: in a two-player (or
+        two-team, last seat) game the others win; in a game with eliminations
+        the others play on without it (``Game.eliminate_seat``); elsewhere
+        the game ends as a forfeit (the agent -1, the others 0)."""
+        self._require_reset("eliminate")
+        if agent != self.agent_selection or self._done(agent):
+            raise ValueError(f"{self.game.env_id}: only the agent to act can be eliminated, not {agent!r}")
+        code = self._reason_code(reason)
+        seat = self._seat[agent]
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        if not self.game.eliminate_seat(self._state, seat, code):
+            E.forfeit(self._state, seat, code)
+        self._cumulative_rewards[agent] = 0.0
+        self._alive = -1  # force the end-of-episode bookkeeping
+        self._settle()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _reason_code(self, reason) -> int:
+        if isinstance(reason, str):
+            from .game import GENERIC_REASONS
+
+            codes = {name: code for code, name in {**GENERIC_REASONS, **self.game.reason_names}.items()}
+            if reason not in codes:
+                raise ValueError(f"{self.game.env_id}: unknown end reason {reason!r}; expected one of {sorted(codes)}")
+            return codes[reason]
+        return int(reason)
+
+    # -- public read-outs (what wrappers such as the chess clock use) ---------
+    @property
+    def end_reason(self) -> str | None:
+        """Why the game ended (``"zone"``, ``"timeout"``, ``"max_turns"``, ...),
+        or None while it is playing (or before reset)."""
+        if self._state is None or self._state[E.H_STATUS] == E.PLAYING:
+            return None
+        return self.game.end_reason(self._state)
+
+    @property
+    def turn(self) -> int:
+        """Completed turns (what the rules call moves): a chain of decisions
+        by one agent is one turn."""
+        self._require_reset("turn")
+        return int(self._state[E.H_TURN])
+
+    def state_snapshot(self) -> np.ndarray:
+        """A copy of the state row (the kernels' whole state of the game;
+        :meth:`position` wraps the same copy as a Position)."""
+        self._require_reset("state_snapshot")
+        return self._state.copy()
+
+    def add_seat_note(self, note) -> None:
+        """Show ``note()`` -> ``{agent: text}`` beside the agents in every
+        picture (the chess clock's time left)."""
+        self._seat_notes.append(note)
+
+    def seat_notes(self) -> dict:
+        """``{seat: text}`` from the notes added with :meth:`add_seat_note`."""
+        out: dict = {}
+        for note in self._seat_notes:
+            for agent, text in note().items():
+                seat = self._seat[agent]
+                out[seat] = f"{out[seat]}  {text}" if seat in out else text
+        return out
 
     # -- faces ----------------------------------------------------------------
     def position(self) -> Position:
@@ -239,15 +326,28 @@ class BoardEnv(AECEnv):
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
+            )
             return None
         self._require_reset("render")
+        from . import render as R
+
         if self.render_mode == "ansi":
-            return self.game.render_ansi(self._state)
-        return self.game.render_rgb(self._state)
+            return R.ansi_frame(self.game, self._state, self.seat_notes())
+        frame = R.rgb_frame(self.game, self._state, self.seat_notes())
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:
+            self._window = R.Window(f"boardenvs: {self.game.title}", fps=self.metadata["render_fps"])
+        self._window.show(frame)
+        return None
 
     def close(self):
-        pass
+        """Release the human mode's window (if one was opened)."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
 
 def check_seed(seed) -> int:

@@ -1,11 +1,18 @@
-"""Command line: ``boardenvs demo`` (the README's main job), ``boardenvs play``
-and ``boardenvs rules``.
+"""Command line: ``boardenvs demo`` (the README's main job), ``play``,
+``watch``, ``replay``, ``list`` and ``rules``.
 
-``demo`` plays a few seeded games of every env between random agents through
-the public AEC env, prints each final board and a results line per env.  ``play`` replays moves
-given in notation and prints the position, e.g.
-``boardenvs play quess_v0 F3-E3 A4-B4``.  ``rules`` prints a game's rules
-as shipped with the package, e.g. ``boardenvs rules quess_v0``.
+* ``demo`` plays a few seeded games of every env between random agents
+  through the public AEC env, prints each final board and a results line.
+* ``play GAME [--seat 0] [--vs random|MODEL.zip] [--option k=v ...] [--seed N]
+  [--window] [--save FILE.json]``: you against an opponent (see
+  :mod:`boardenvs.interactive`); the game is saved as JSON.  With moves and
+  no ``-i`` (``boardenvs play quess_v0 F3-E3 A4-B4``) it prints the position
+  they reach and its legal moves.
+* ``watch GAME [--players random MODEL.zip ...] [--window] [--gif F] [--mp4 F]
+  [--save F.json]``: a game between opponents, shown and recorded.
+* ``replay FILE.json [--gif F] [--mp4 F] [--show]``: play a saved game back.
+* ``list``: the games, their player counts and options.
+* ``rules GAME``: a game's rules as shipped with the package.
 """
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ import time
 import numpy as np
 
 from . import ENV_IDS
+from . import engine as E
 from .registry import game_class, make, position
 
 
@@ -63,12 +71,269 @@ def demo(args) -> int:
     return 0
 
 
+def _resolved_options(game) -> dict:
+    """The game's options as given to ``make``, from a configured game."""
+    return {k: v for k, v in game.options.items()}
+
+
+def new_game(env_id: str, options: dict, seed: int):
+    """The start Position of a new game and the generator that draws its
+    chance outcomes and random opponents; ``first_player="random"`` is drawn
+    from it and recorded as a seat, so the record replays exactly."""
+    from .position import Position
+    from .registry import make_game
+
+    rng = np.random.default_rng(seed)
+    game = make_game(env_id, **options)
+    first = int(game.params[E.P_FIRST])
+    if first < 0:
+        first = int(rng.integers(game.num_players))
+        if "first_player" in game.options:
+            game = make_game(env_id, **{**options, "first_player": first})
+    return Position(game, game.new_state(first)), rng
+
+
+def game_record(start, seed, moves, final) -> dict:
+    """The JSON record of a game from Position ``start`` to ``final``: what
+    ``boardenvs replay`` plays back (``moves``: every turn in notation,
+    chance outcomes included; ``result``: for people, replay recomputes it)."""
+    return {
+        "format": "boardenvs-game-1",
+        "game": start.game.env_id,
+        "options": _resolved_options(start.game),
+        "seed": seed,
+        "moves": list(moves),
+        "result": {"over": final.is_terminal, "returns": list(final.returns), "end_reason": final.end_reason},
+    }
+
+
+def save_record(record: dict, path) -> str:
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def load_record(path):
+    """The start Position, the moves and the record of a saved game, or
+    ValueError saying what is wrong with the file."""
+    import json
+
+    from .registry import position
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not JSON: {exc}") from None
+    if not isinstance(record, dict) or not isinstance(record.get("game"), str):
+        raise ValueError(f"{path}: a game record is a JSON object with 'game', 'options', 'seed' and 'moves'")
+    options, moves = record.get("options", {}), record.get("moves")
+    if not isinstance(options, dict) or not isinstance(moves, list):
+        raise ValueError(f"{path}: 'options' must be an object and 'moves' a list of moves in notation")
+    try:
+        start = position(record["game"], **options)
+    except TypeError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return start, moves, record
+
+
+def replay_moves(start, moves):
+    """The positions after each move of ``moves`` from ``start`` (a bad move
+    raises ValueError naming it)."""
+    out = [start]
+    pos = start
+    for k, move in enumerate(moves):
+        if not isinstance(move, (str, int)) or isinstance(move, bool):
+            raise ValueError(f"move {k + 1} must be a move in notation, got {move!r}")
+        try:
+            pos = pos.play(move)
+        except ValueError as exc:
+            raise ValueError(f"move {k + 1} ({move!r}): {exc}") from None
+        out.append(pos)
+    return out
+
+
+def parse_options(items) -> dict:
+    """``["k=v", ...]`` from ``--option`` as make() keywords (ints as ints)."""
+    import re
+
+    options = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"an option is key=value, got {item!r}")
+        if key in options:
+            raise ValueError(f"option {key!r} given twice")
+        options[key] = int(value) if re.fullmatch(r"-?[0-9]{1,19}", value) else value
+    return options
+
+
 def play(args) -> int:
-    pos = position(args.env, first_player=0)
-    for move in args.moves:
+    options = parse_options(args.option)
+    if args.moves and not args.interactive:
+        # the moves from the start, the position they reach and its legal moves
+        pos = replay_moves(position(args.env, **options), args.moves)[-1]
+        print(pos)
+        print("legal:", " ".join(pos.legal_moves()))
+        return 0
+    from .interactive import Match
+
+    match = Match(args.env, options, seed=args.seed, seat=args.seat, opponent=args.vs, save=args.save,
+                  window=args.window, opening=args.moves)  # fmt: skip
+    return match.run()
+
+
+def replay(args) -> int:
+    start, moves, record = load_record(args.file)
+    positions = replay_moves(start, moves)
+    if args.show:
+        for pos in positions:
+            print(pos)
+            print()
+    else:
+        print(positions[-1])
+    print(f"{len(moves)} moves replayed: {'game over' if positions[-1].is_terminal else 'game not over'}")
+    for path in (args.gif, args.mp4):
+        if path:
+            from .wrappers.recording import record_game
+
+            record_game(start, moves, path, fps=args.fps)
+            print(f"saved {path}")
+    return 0
+
+
+def random_moves(pos, count: int, seed: int):
+    """``count`` seeded random turns (chance by its probabilities) from ``pos``,
+    stopping at the end of the game: the moves in notation and the last Position."""
+    rng = np.random.default_rng(seed)
+    moves = []
+    while len(moves) < count and not pos.is_terminal:
+        if pos.is_chance:
+            probs = pos.game.chance_probs(pos.state)
+            move = pos.action_to_move(int(rng.choice(len(probs), p=probs)))
+        else:
+            move = str(rng.choice(pos.legal_moves()))
+        moves.append(move)
         pos = pos.play(move)
+    return moves, pos
+
+
+def picture(args) -> int:
+    """The picture (PNG) of the position after the given moves, or after
+    ``--random N`` seeded random turns."""
+    from PIL import Image
+
+    pos = position(args.env, **parse_options(args.option))
+    pos = replay_moves(pos, args.moves)[-1]
+    if args.random:
+        _, pos = random_moves(pos, args.random, args.seed)
+    Image.fromarray(pos.render("rgb_array")).save(args.out, optimize=True)
     print(pos)
-    print("legal:", " ".join(pos.legal_moves()))
+    print(f"saved {args.out}")
+    return 0
+
+
+# the README's pictures: (env id, options, random turns, seed) per game; a game
+# not listed gets 12 random turns from the default options
+DOC_PICTURES = {"quess_v0": ({"first_player": 0}, 14, 3), "quagmire_v0": ({}, 9, 1)}
+DOC_GIF = ("quagmire_v0", {}, 5)  # a short full game for the README's animation
+
+
+def doc_pictures(folder="boardenvs/rules") -> list:
+    """Write each game's picture beside its rules (``<rules file>.png``) and
+    the README's GIF of one full game; ``make pictures`` runs this."""
+    from pathlib import Path
+
+    from PIL import Image
+
+    from .wrappers.recording import record_game
+
+    folder = Path(folder)
+    written = []
+    for env_id in ENV_IDS:
+        options, count, seed = DOC_PICTURES.get(env_id, ({}, 12, 0))
+        _, pos = random_moves(position(env_id, **options), count, seed)
+        path = folder / (Path(game_class(env_id).rules_file).stem + ".png")
+        Image.fromarray(pos.render("rgb_array")).save(path, optimize=True)
+        written.append(path)
+    env_id, options, seed = DOC_GIF
+    moves, _ = random_moves(position(env_id, **options), 10_000, seed)
+    path = folder / f"{Path(game_class(env_id).rules_file).stem}_game.gif"
+    record_game(env_id, moves, path, fps=1.5, end_pause=3.0, **options)
+    written.append(path)
+    return written
+
+
+def list_games(args) -> int:
+    from .registry import game_class, registered_ids
+
+    for env_id in registered_ids() if args.all else ENV_IDS:
+        cls = game_class(env_id)
+        counts = sorted({cls(**v).num_players for v in cls.variants})
+        spec = next((o for o in cls.option_specs if o.name == "num_players"), None)
+        players = ", ".join(str(c) for c in spec.choices) if spec is not None and spec.choices else "/".join(map(str, counts))
+        print(f"{env_id}  {cls.title}: {players} players")
+        for o in cls.option_specs:
+            print(f"    {o.name}={o.default!r}  {o.doc} ({o.allowed()})")
+    return 0
+
+
+def watch(args) -> int:
+    """A game between opponents (random by default): each position in the
+    terminal (or the window), optionally saved as JSON / GIF / MP4."""
+    import time as _time
+
+    from .opponents import load_opponent, play_turn
+
+    options = parse_options(args.option)
+    pos, rng = new_game(args.env, options, args.seed)
+    opponents = [load_opponent(spec, args.env) for spec in (args.players or ["random"])]
+    frames_pos = [pos]
+    moves = []
+    window = None
+    if args.window:
+        from .render import Window, rgb_frame
+
+        window = Window(f"boardenvs: {pos.game.title}", fps=0)
+    while not pos.is_terminal and len(moves) < args.max_moves:
+        if window is not None:
+            window.show(rgb_frame(pos.game, pos.state))
+            if window.closed_by_user:
+                break
+        elif not args.quiet:
+            print(pos, end="\n\n")
+        if args.delay:
+            _time.sleep(args.delay)
+        if pos.is_chance:
+            probs = pos.game.chance_probs(pos.state)
+            move = pos.action_to_move(int(rng.choice(len(probs), p=probs)))
+            pos = pos.play(move)
+        else:
+            pos, move = play_turn(opponents[pos.to_move % len(opponents)], pos, rng)
+        moves.append(move)
+        frames_pos.append(pos)
+    print(pos)
+    if window is not None:
+        from .render import rgb_frame
+
+        window.show(rgb_frame(pos.game, pos.state))
+        if args.delay:
+            _time.sleep(3 * args.delay)
+        window.close()
+    record = game_record(frames_pos[0], args.seed, moves, pos)
+    if args.save:
+        print(f"saved {save_record(record, args.save)}")
+    for path in (args.gif, args.mp4):
+        if path:
+            from .wrappers.recording import record_game
+
+            record_game(frames_pos[0], moves, path, fps=args.fps)
+            print(f"saved {path}")
     return 0
 
 
@@ -98,7 +363,36 @@ def _games(text: str) -> int:
     return int(text)
 
 
+def _seat(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a seat is a non-negative integer, got {text!r}")
+    return int(text)
+
+
+def _fps(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 60:
+        raise argparse.ArgumentTypeError(f"frames per second is a number in (0, 60], got {text!r}")
+    return value
+
+
+def _delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"a delay is a number of seconds in 0..60, got {text!r}")
+    return value
+
+
 def main(argv=None) -> int:
+    from .registry import registered_ids
+
+    registered = list(registered_ids())
     parser = argparse.ArgumentParser(prog="boardenvs", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="seeded random-vs-random games, boards and a results line")
@@ -106,17 +400,58 @@ def main(argv=None) -> int:
     d.add_argument("--games", type=_games, default=3)
     d.add_argument("--seed", type=_seed, default=0)
     d.set_defaults(func=demo)
-    p = sub.add_parser("play", help="play moves in notation from the initial position and print it")
-    p.add_argument("env", choices=ENV_IDS)
-    p.add_argument("moves", nargs="*")
+    p = sub.add_parser("play", help="play a game in the terminal (or a window) against an opponent; "
+                       "with moves and no -i: print the position they reach")  # fmt: skip
+    p.add_argument("env", choices=registered)
+    p.add_argument("moves", nargs="*", help="moves in notation from the start (an opening)")
+    p.add_argument("--seat", type=_seat, default=0, help="your seat (default 0)")
+    p.add_argument("--vs", default="random", help="the opponent: 'random' or the path of a saved SB3 model")
+    p.add_argument("--option", action="append", metavar="K=V", help="a game option, e.g. --option max_turns=100")
+    p.add_argument("--seed", type=_seed, default=None, help="seed of the chance outcomes and the opponent")
+    p.add_argument("--save", default=None, help="where to save the game as JSON (default: ENV-DATE.json)")
+    p.add_argument("--window", action="store_true", help="play in a pygame window by clicking the legal moves")
+    p.add_argument("-i", "--interactive", action="store_true", help="play on from the given moves")
     p.set_defaults(func=play)
+    rp = sub.add_parser("replay", help="play back a saved game (JSON); --gif/--mp4 record it")
+    rp.add_argument("file")
+    rp.add_argument("--gif", default=None)
+    rp.add_argument("--mp4", default=None)
+    rp.add_argument("--fps", type=_fps, default=2.0)
+    rp.add_argument("--show", action="store_true", help="print every position, not only the last")
+    rp.set_defaults(func=replay)
+    w = sub.add_parser("watch", help="watch a game between opponents (random unless --players), record it")
+    w.add_argument("env", choices=registered)
+    w.add_argument("--players", nargs="+", default=None, metavar="OPP",
+                   help="one opponent per seat (cycled): 'random' or a saved SB3 model")  # fmt: skip
+    w.add_argument("--option", action="append", metavar="K=V")
+    w.add_argument("--seed", type=_seed, default=0)
+    w.add_argument("--window", action="store_true", help="show it in a pygame window")
+    w.add_argument("--delay", type=_delay, default=0.0, help="seconds between moves")
+    w.add_argument("--max-moves", type=_games, default=100_000)
+    w.add_argument("--quiet", action="store_true", help="print only the final position")
+    w.add_argument("--save", default=None, help="save the game as JSON")
+    w.add_argument("--gif", default=None)
+    w.add_argument("--mp4", default=None)
+    w.add_argument("--fps", type=_fps, default=2.0)
+    w.set_defaults(func=watch)
+    pc = sub.add_parser("picture", help="save the picture (PNG) of a position: the moves given, or --random N turns")
+    pc.add_argument("env", choices=registered)
+    pc.add_argument("moves", nargs="*")
+    pc.add_argument("--out", required=True, help="the PNG file to write")
+    pc.add_argument("--random", type=_seed, default=0, metavar="N", help="then N seeded random turns")
+    pc.add_argument("--seed", type=_seed, default=0)
+    pc.add_argument("--option", action="append", metavar="K=V")
+    pc.set_defaults(func=picture)
+    ls = sub.add_parser("list", help="the games: ids, player counts and options")
+    ls.add_argument("--all", action="store_true", help="every registered id (tests' toy games too)")
+    ls.set_defaults(func=list_games)
     r = sub.add_parser("rules", help="print a game's rules (no id: the common conventions)")
     r.add_argument("env", nargs="?", choices=ENV_IDS)
     r.set_defaults(func=rules)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except ValueError as exc:
+    except (ValueError, TypeError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

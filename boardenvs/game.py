@@ -67,6 +67,15 @@ class Game:
     # walk/run/jump, ...); () = the game has no dice variant.  See
     # :meth:`action_classes`.
     action_class_names: tuple = ()
+    # what each seat is called in the rules ("Light", "Dark"; "x", "o"): the
+    # pictures' legend shows them beside the agent names (boardenvs/render.py)
+    seat_labels: tuple = ()
+    # how each seat's pieces are written in the text board, where the label
+    # does not say it (Quess: "T C S" / "t c s"); the ANSI legend shows them
+    seat_symbols: tuple = ()
+    # end reasons (names) of draws that a chess clock decides: the seat with
+    # more time left wins instead (Quess' one-each draw, QU-10 with QU-12)
+    clock_decided_reasons: frozenset = frozenset()
 
     # {option: default}, derived from option_specs
     defaults: dict = {}
@@ -240,10 +249,53 @@ class Game:
         raise NotImplementedError(f"{self.env_id} declares no dice variant (action_class_names is empty)")
 
     def render_ansi(self, state) -> str:
+        """The board only, as text, with the notation's coordinates on its
+        edges; :func:`boardenvs.render.ansi_frame` adds the legend, the turn,
+        the last move and the result (see boardenvs/render.py)."""
         raise NotImplementedError
 
     def render_rgb(self, state) -> np.ndarray:
+        """The board only, ``uint8 (H, W, 3)``, one size per configured game,
+        the last move outlined; :func:`boardenvs.render.rgb_frame` adds the
+        rest (see boardenvs/render.py)."""
         raise NotImplementedError
+
+    def last_move(self, state) -> str:
+        """The last decision in notation ('' before the first): decoded as if
+        its seat were to act, which fits notations that depend only on who
+        moves; games whose notation depends on the board before the move
+        override this."""
+        action, seat = int(state[E.H_LAST_ACTION]), int(state[E.H_LAST_SEAT])
+        if action < 0:
+            return ""
+        before = state.copy()
+        before[E.H_CURRENT] = seat
+        before[E.H_STATUS] = E.PLAYING
+        return self.action_to_move(before, action)
+
+    def cell_at(self, x: int, y: int):
+        """The name of the board cell drawn at pixel ``(x, y)`` of
+        :meth:`render_rgb`'s picture, or None (clicks in ``boardenvs play
+        --window``); None everywhere by default (moves are picked from a list)."""
+        return None
+
+    def turn_notes(self, state) -> list[str]:
+        """Lines on the turn under way for the pictures (the roll at chance
+        games, decisions left in a chain, a setup phase); none by default."""
+        return []
+
+    def eliminate_seat(self, state, seat: int, reason: int) -> bool:
+        """Take ``seat`` (the one to act) out of the game for an out-of-rules
+        reason (a fallen flag): when one team is left it wins (``reason``);
+        otherwise a game with eliminations overrides this to hand the turn on
+        and return True.  The default returns False when others would play on
+        (the caller then ends the game as a forfeit)."""
+        alive = [s for s in range(self.num_players) if (int(state[E.H_ALIVE]) >> s) & 1 and s != seat]
+        teams = {self.team_of(s) for s in alive}
+        if len(teams) == 1:
+            E.win_team(state, sum(1 << s for s in alive), reason)
+            return True
+        return False
 
     # -- the text form (header generic, body the game's) ---------------------
     def seat_name(self, seat: int) -> str:
@@ -351,8 +403,21 @@ class Game:
                 raise NotationError(f"status terminated needs the reason the game ended, got {reason!r}")
             if code == E.REASON_ILLEGAL and sorted(live_rets) != [-1] + [0] * (len(live_rets) - 1):
                 raise NotationError("reason illegal_action: the offender gets -1 and the others 0")
-            if code == E.REASON_TIMEOUT and sorted(live_rets) not in ([-1, 1], [0, 0]):
-                raise NotationError("reason timeout: one player +1 and the other -1, or a draw 0 0")
+            if code == E.REASON_TIMEOUT and not _flag_returns(live_rets):
+                raise NotationError(
+                    "reason timeout: the flagged seat -1 and the others +1 (or, where others played on "
+                    "without it, 0), or a draw of 0 for all"
+                )
+
+
+def _flag_returns(rets) -> bool:
+    """Returns a chess clock can leave (the seats still in): a draw (all 0),
+    winners +1 and losers -1 with a loser, or a forfeit (one -1, others 0)."""
+    if all(r == 0 for r in rets):
+        return True
+    if -1 not in rets:
+        return False
+    return all(r in (-1, 1) for r in rets) and 1 in rets or sorted(rets) == [-1] + [0] * (len(rets) - 1)
 
 
 def _seat_of(name: str, n: int) -> int:

@@ -213,7 +213,18 @@ class Position:
         return cls(game, game.from_text_fields(fields, lines[body_start:]))
 
     def __str__(self) -> str:
-        return self.game.render_ansi(self.state)
+        from .render import ansi_frame
+
+        return ansi_frame(self.game, self.state)
+
+    def render(self, mode: str = "rgb_array"):
+        """The picture of this position: ``"rgb_array"`` (``uint8 (H, W, 3)``,
+        the board with legend, turn, last move and result) or ``"ansi"``."""
+        from .render import ansi_frame, rgb_frame
+
+        if mode not in ("ansi", "rgb_array") or mode not in self.game.render_modes:
+            raise ValueError(f"{self.game.env_id}: mode must be one of {list(self.game.render_modes)}, got {mode!r}")
+        return ansi_frame(self.game, self.state) if mode == "ansi" else rgb_frame(self.game, self.state)
 
     def __repr__(self) -> str:
         return f"<Position {self.game.env_id} turn={self.turn} to_move={self.to_move}>"

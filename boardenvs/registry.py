@@ -111,9 +111,10 @@ def _env_module(game_cls) -> types.ModuleType:
         """The env without wrappers."""
         return BoardEnv(game_cls, render_mode=render_mode, **options)
 
-    def env(render_mode=None, clock_seconds=None, time_source=None, **options):
+    def env(render_mode=None, clock_seconds=None, clock_increment=0.0, time_source=None, **options):
         """The wrapped env (what ``boardenvs.make(env_id)`` returns).
-        ``clock_seconds`` adds a chess clock per player (two-player games;
+        ``clock_seconds`` adds a chess clock per agent, ``clock_increment``
+        seconds added after each turn (:class:`boardenvs.wrappers.ChessClock`;
         Quess' speed variant QU-12), read from ``time_source``
         (``time.monotonic`` unless given)."""
         wrapped = wrap(raw_env(render_mode=render_mode, **options))
@@ -122,9 +123,9 @@ def _env_module(game_cls) -> types.ModuleType:
 
             from .wrappers.clock import ChessClock
 
-            wrapped = ChessClock(wrapped, clock_seconds, time_source=time_source or time.monotonic)
-        elif time_source is not None:
-            raise TypeError("time_source is only used with clock_seconds")
+            wrapped = ChessClock(wrapped, clock_seconds, clock_increment, time_source=time_source or time.monotonic)
+        elif time_source is not None or clock_increment:
+            raise TypeError("time_source and clock_increment are only used with clock_seconds")
         return wrapped
 
     def parallel_env(render_mode=None, max_cycles=None, idle_mask="zeros", **options):

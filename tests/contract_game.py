@@ -294,7 +294,7 @@ class ContractRaceGame(Game):
     reason_names = {REASON_GOAL: "goal", REASON_LAST: "last_standing"}
     multi_decision_turns = True
     eliminations = True
-    render_modes = ("ansi",)
+    seat_labels = ("A", "B", "C", "D", "E", "F")
     variants = (
         {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
         {"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3},
@@ -409,7 +409,7 @@ class ContractRaceGame(Game):
             if not ok or rets != [1 if w else -1 for w in won]:
                 raise NotationError(f"{self.env_id}: reason {self.end_reason(state)} does not hold with these pawns and returns")
 
-    # -- pictures ------------------------------------------------------------
+    # -- pictures (the board; boardenvs/render.py adds legend, turn, result) ----
     def render_ansi(self, state) -> str:
         goal = int(self.params[P_GOAL])
         cells = []
@@ -426,14 +426,49 @@ class ContractRaceGame(Game):
             pos = int(state[T_POS + s])
             where = "out" if pos < 0 else f"square {pos}, hp {int(state[T_HP + s])}"
             lines.append(f"{'ABCDEF'[s]} {self.seat_name(s)} (team {self.team_of(s)}): {where}")
-        if state[E.H_STATUS] == E.PLAYING:
-            cur = int(state[E.H_CURRENT])
-            status = (
-                f"{self.seat_name(int(state[T_ROLLER]))} to roll"
-                if cur == E.CHANCE
-                else f"{self.seat_name(cur)} to move, roll {int(state[T_ROLL])}, {int(state[T_LEFT])} decision(s) left"
-            )
-        else:
-            rets = " ".join(str(int(state[E.H_RET + s])) for s in range(self.num_players))
-            status = f"game over ({self.end_reason(state)}), returns {rets}"
-        return "\n".join(lines + [f"turn {int(state[E.H_TURN])}: {status}"])
+        return "\n".join(lines)
+
+    def turn_notes(self, state) -> list[str]:
+        if state[E.H_CURRENT] == E.CHANCE:
+            return [f"{self.seat_name(int(state[T_ROLLER]))} to roll"]
+        return [f"roll {int(state[T_ROLL])}, {int(state[T_LEFT])} decision(s) left"]
+
+    def render_rgb(self, state) -> np.ndarray:
+        """The track as one row of squares 0..goal (safe squares tinted),
+        each pawn a disc in its seat colour with its hit points."""
+        from boardenvs.render import GridPicture, seat_colour
+
+        goal = int(self.params[P_GOAL])
+        labels = [str(sq) for sq in range(goal + 1)]
+        pic = GridPicture(rows=1, cols=goal + 1, col_labels=labels, cell=48)
+        for sq in range(0, goal + 1, 4):
+            pic.tint(0, sq, "zone_1")
+        if state[E.H_LAST_SEAT] >= 0 and state[T_POS + state[E.H_LAST_SEAT]] >= 0:
+            pic.outline(0, int(state[T_POS + state[E.H_LAST_SEAT]]))
+        for sq in range(goal + 1):
+            here = [s for s in range(self.num_players) if state[T_POS + s] == sq]
+            for k, s in enumerate(here):
+                x, y = self.pawn_centre(pic, sq, k, len(here))
+                r = 9 if len(here) > 1 else 14
+                pic.draw.ellipse((x - r, y - r, x + r, y + r), fill=seat_colour(s), outline=(20, 20, 20), width=2)
+        return pic.to_array()
+
+    @staticmethod
+    def pawn_centre(pic, sq, k, count):
+        """Where the k-th of ``count`` pawns on square ``sq`` is drawn."""
+        x, y = pic.centre(0, sq)
+        if count == 1:
+            return x, y
+        dx, dy = [(-10, -10), (10, -10), (-10, 10), (10, 10), (0, 0), (0, -16)][k]
+        return x + dx, y + dy
+
+    def eliminate_seat(self, state, seat, reason) -> bool:
+        """A flag fall (the chess clock) takes ``seat`` out like a fourth hit
+        (CR-4): the others play on, the next seat rolls."""
+        if super().eliminate_seat(state, seat, reason):
+            return True
+        _knock_out(state, self.params, seat)
+        state[T_LEFT] = 0
+        state[T_ROLLER] = E.next_alive_seat(state, seat)
+        E.end_turn(state, self.params, E.CHANCE)
+        return True

@@ -15,7 +15,7 @@ import types
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, parallel_seed_test, seed_test
+from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
 import boardenvs
 from boardenvs import engine as E
@@ -77,6 +77,21 @@ def test_pettingzoo_seed_tests(env_id, variant):
     mod = _module(env_id, variant, "random")
     seed_test(functools.partial(mod.env, first_player="random"), num_cycles=100)
     parallel_seed_test(functools.partial(mod.parallel_env, first_player="random"), num_cycles=100)
+
+
+@pytest.mark.parametrize("env_id, variant", CASES)
+def test_pettingzoo_render_test(env_id, variant, monkeypatch):
+    """Every declared render mode, "human" included (a headless pygame window)."""
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    module = getattr(boardenvs, env_id)
+
+    def env_fn(render_mode=None):
+        env = module.env(render_mode=render_mode, **variant)
+        env.unwrapped.metadata["render_fps"] = 1000  # no frame-rate pause in tests
+        return env
+
+    assert "human" in env_fn().metadata["render_modes"]
+    render_test(env_fn)
 
 
 # PettingZoo's max_cycles_test expects the median agent asked exactly

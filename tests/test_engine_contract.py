@@ -544,8 +544,7 @@ def test_render_ansi_through_the_env():
     env.reset(seed=0)
     picture = env.render()
     assert picture.splitlines()[0].startswith("track: S") and "to move" in picture
-    with pytest.raises(NotImplementedError):
-        env.unwrapped.game.render_rgb(env.unwrapped._state)
+    assert "roll " in picture and "player_2 = C" in picture  # the roll and the legend
 
 
 # --- the plain-Python path ----------------------------------------------------------------

@@ -16,6 +16,9 @@ _NAMES = {
     "ModelOpponent": "opponents",
     "make_opponent": "opponents",
     "ChessClock": "clock",
+    "Recorder": "recording",
+    "record_game": "recording",
+    "save_animation": "recording",
     "evaluate": "evaluation",
 }
 __all__ = sorted(_NAMES)

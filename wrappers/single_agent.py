@@ -47,7 +47,7 @@ from .opponents import ModelOpponent, PolicyOpponent, RandomOpponent, SelfPlayPo
 class SingleAgentEnv(gymnasium.Env):
     """See the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(self, env_id: str, opponent="random", seat="random", render_mode=None, illegal_action="raise",
                  flatten=False, **options):  # fmt: skip
@@ -60,9 +60,15 @@ class SingleAgentEnv(gymnasium.Env):
             not is_int(seat) or not 0 <= seat < n
         ):
             raise ValueError(f"{env_id}: seat must be 'random' or a seat 0..{n - 1}, got {seat!r}")
-        self.metadata = {**self.metadata, "render_modes": list(game.render_modes)}
-        if render_mode is not None and render_mode not in game.render_modes:
-            raise ValueError(f"render_mode must be one of {list(game.render_modes)} or None, got {render_mode!r}")
+        modes = list(game.render_modes) + (["human"] if "rgb_array" in game.render_modes else [])
+        self.metadata = {**self.metadata, "render_modes": modes}
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+        if render_mode == "human":
+            from ..render import require_pygame
+
+            require_pygame()
+        self._window = None
         self.env_id = env_id
         self.seat_option = seat
         self.opponents = make_picker(opponent)
@@ -90,6 +96,8 @@ class SingleAgentEnv(gymnasium.Env):
         self._state = game.new_state(first, rng_seed=int(rng.integers(2**62)))
         self.opponent = self.opponents.pick(rng)
         self._play_others()
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), self._info()
 
     def step(self, action):
@@ -124,6 +132,8 @@ class SingleAgentEnv(gymnasium.Env):
         info = self._info()
         if note:
             info["illegal_action"] = note
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), reward, bool(terminated), bool(truncated), info
 
     def action_masks(self) -> np.ndarray:
@@ -135,9 +145,25 @@ class SingleAgentEnv(gymnasium.Env):
     def render(self):
         if self.render_mode is None or self._state is None:
             return None
+        from ..render import ansi_frame, rgb_frame  # the board with legend, turn, last move, result
+
         if self.render_mode == "ansi":
-            return self.game.render_ansi(self._state)
-        return self.game.render_rgb(self._state)
+            return ansi_frame(self.game, self._state)
+        frame = rgb_frame(self.game, self._state)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:  # "human": a pygame window, opened on the first frame
+            from ..render import Window
+
+            self._window = Window(f"boardenvs: {self.game.title}", fps=self.metadata["render_fps"])
+        self._window.show(frame)
+        return None
+
+    def close(self):
+        """Release the human mode's window (if one was opened)."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
     def position(self):
         """A Position snapshot of the game."""

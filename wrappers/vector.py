@@ -190,8 +190,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         """Every row's picture (gymnasium's convention: a tuple, one per row)."""
         if self.render_mode is None or self._rng is None:
             return None
-        draw = self.game.render_ansi if self.render_mode == "ansi" else self.game.render_rgb
-        return tuple(draw(row) for row in self.vec.states)
+        from ..render import ansi_frame, rgb_frame  # the board with legend, turn, last move, result
+
+        draw = ansi_frame if self.render_mode == "ansi" else rgb_frame
+        return tuple(draw(self.game, row) for row in self.vec.states)
 
     def close(self, **kwargs):
         self.closed = True

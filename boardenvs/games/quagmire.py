@@ -275,6 +275,7 @@ class QuagmireGame(Game):
         max_turns_option(1000),
     )
     reason_names = {REASON_TRAPPED: "no_legal_move"}
+    seat_labels = ("x", "o")
     variants = ({}, {"radius": 2}, {"radius": 4})
 
     def configure(self, o):
@@ -440,24 +441,25 @@ class QuagmireGame(Game):
                     f"{want[0]} {want[1]} (QM-8)"
                 )
 
-    # -- pictures ------------------------------------------------------------
-    def status_line(self, state) -> str:
-        seat = int(state[E.H_CURRENT])
-        if state[E.H_STATUS] == E.PLAYING:
-            verb = "to place" if self.in_setup(state) else "to move"
-            status = f"{self.seat_name(seat)} ({CELL_CHARS[PIECE + seat]}) {verb}"
-        else:
-            rets = " ".join(str(int(state[E.H_RET + s])) for s in range(2))
-            status = f"game over ({self.end_reason(state)}), returns {rets}"
-        last = self.last_move(state)
-        if last:
-            status += f"; last move {last}"
-        return f"turn {int(state[E.H_TURN])}: {status}"
+    # -- pictures (the board; boardenvs/render.py adds legend, turn, result) ----
+    def turn_notes(self, state) -> list[str]:
+        placed = int(state[M_PLACED])
+        return [f"setup: placement {placed + 1} of 4 (QM-2)"] if placed < 4 else []
 
     def render_ansi(self, state) -> str:
-        return "\n".join(self.board_lines(state) + [self.status_line(state)])
+        """Rows a..g from the top, cells numbered from 1 at the left of each
+        row (``d4`` is the centre); ``x`` / ``o`` pieces, ``~`` water."""
+        return "\n".join(self.board_lines(state))
+
+    def cell_at(self, x, y):
+        from ..render import HexPicture
+
+        i = HexPicture(self.board, names=False).cell_at(x, y)
+        return None if i is None else self.board.name(i)
 
     def render_rgb(self, state) -> np.ndarray:
+        """Row letters on both sides, each empty cell's name in it, water
+        blue, the last move's cells outlined, pieces in the seat colours."""
         from ..render import HexPicture
 
         pic = HexPicture(self.board)

@@ -368,6 +368,9 @@ class QuessGame(Game):
     reason_names = {REASON_ZONE: "zone", REASON_ONE_EACH: "one_each", REASON_NO_MOVE: "no_legal_move",
                     REASON_MEMORY: "superko_memory"}  # fmt: skip
     truncation_reasons = frozenset({REASON_MEMORY})
+    seat_labels = ("Light", "Dark")
+    seat_symbols = ("T C S", "t c s")  # triangles, circles, squares in the text form
+    clock_decided_reasons = frozenset({"one_each"})  # QU-10 with QU-12
     variants = ({}, {"max_turns": 40, "superko_memory": 16})
 
     def configure(self, o):
@@ -566,22 +569,29 @@ class QuessGame(Game):
         if rets != want and not clock:
             raise NotationError(f"quess_v0: returns must be {want[0]} {want[1]} for this ending")
 
-    # -- pictures ------------------------------------------------------------
+    # -- pictures (the board; boardenvs/render.py adds legend, turn, result) ----
     def render_ansi(self, state) -> str:
-        lines = self.body_to_text(state)[1:8]
-        seat = int(state[E.H_CURRENT])
-        if state[E.H_STATUS] == E.PLAYING:
-            status = f"{self.seat_name(seat)} ({'Light' if seat == LIGHT else 'Dark'}) to move"
-        else:
-            rets = " ".join(str(int(state[E.H_RET + s])) for s in range(2))
-            status = f"game over ({self.end_reason(state)}), returns {rets}"
+        """Files 1..6 above, rows A..F on the left (the notation's
+        coordinates); Light upper case ``T C S``, Dark lower case."""
+        return "\n".join(self.body_to_text(state)[1:8])
+
+    def last_move(self, state) -> str:
         last = int(state[E.H_LAST_ACTION])
-        if last >= 0:
-            lseat = int(state[E.H_LAST_SEAT])
-            status += f"; last move {square_name(_frame(last // 36, lseat))}-{square_name(_frame(last % 36, lseat))}"
-        return "\n".join(lines + [f"turn {int(state[E.H_TURN])}: {status}"])
+        if last < 0:
+            return ""
+        lseat = int(state[E.H_LAST_SEAT])
+        return f"{square_name(_frame(last // 36, lseat))}-{square_name(_frame(last % 36, lseat))}"
+
+    def cell_at(self, x, y):
+        from ..render import GridPicture
+
+        rc = GridPicture(rows=6, cols=6).cell_at(x, y)
+        return None if rc is None else square_name(rc[0] * 6 + rc[1])
 
     def render_rgb(self, state) -> np.ndarray:
+        """Rows A..F down, files 1..6 across (the notation's coordinates on
+        every edge), the starting zones tinted, the last move's squares
+        outlined, triangles / circles / squares in the seat colours."""
         from ..render import GridPicture
 
         pic = GridPicture(rows=6, cols=6, row_labels="ABCDEF", col_labels="123456")
