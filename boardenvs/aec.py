@@ -331,17 +331,11 @@ class BoardEnv(AECEnv):
             )
             return None
         self._require_reset("render")
-        from . import render as R
+        from .render import frame_for
 
-        if self.render_mode == "ansi":
-            return R.ansi_frame(self.game, self._state, self.seat_notes())
-        frame = R.rgb_frame(self.game, self._state, self.seat_notes())
-        if self.render_mode == "rgb_array":
-            return frame
-        if self._window is None:
-            self._window = R.Window(f"boardenvs: {self.game.title}", fps=self.metadata["render_fps"])
-        self._window.show(frame)
-        return None
+        out, self._window = frame_for(self.render_mode, self.game, self._state, self.seat_notes(),
+                                      self._window, self.metadata["render_fps"])  # fmt: skip
+        return out
 
     def close(self):
         """Release the human mode's window (if one was opened)."""

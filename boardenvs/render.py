@@ -378,6 +378,22 @@ def rgb_frame(game, state, notes=None) -> np.ndarray:
     return np.asarray(image, dtype=np.uint8).copy()
 
 
+def frame_for(mode, game, state, notes=None, window=None, fps=2):
+    """What an env's ``render()`` gives in ``mode``: the text frame, the
+    picture, or (``"human"``) the picture shown in ``window``, a
+    :class:`Window` opened here on the first frame.  Returns ``(result,
+    window)``; the env keeps the window and closes it in ``close()``."""
+    if mode == "ansi":
+        return ansi_frame(game, state, notes), window
+    frame = rgb_frame(game, state, notes)
+    if mode == "rgb_array":
+        return frame, window
+    if window is None:
+        window = Window(f"boardenvs: {game.title}", fps=fps)
+    window.show(frame)
+    return None, window
+
+
 def _fit(draw, s: str, fnt, room: float) -> str:
     if not s or draw.textlength(s, font=fnt) <= room:
         return s

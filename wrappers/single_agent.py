@@ -145,19 +145,10 @@ class SingleAgentEnv(gymnasium.Env):
     def render(self):
         if self.render_mode is None or self._state is None:
             return None
-        from ..render import ansi_frame, rgb_frame  # the board with legend, turn, last move, result
+        from ..render import frame_for  # the board with legend, turn, last move, result
 
-        if self.render_mode == "ansi":
-            return ansi_frame(self.game, self._state)
-        frame = rgb_frame(self.game, self._state)
-        if self.render_mode == "rgb_array":
-            return frame
-        if self._window is None:  # "human": a pygame window, opened on the first frame
-            from ..render import Window
-
-            self._window = Window(f"boardenvs: {self.game.title}", fps=self.metadata["render_fps"])
-        self._window.show(frame)
-        return None
+        out, self._window = frame_for(self.render_mode, self.game, self._state, None, self._window, self.metadata["render_fps"])
+        return out
 
     def close(self):
         """Release the human mode's window (if one was opened)."""
