@@ -301,7 +301,7 @@ def legal(state, params, mask):
                 if _hop_legal(state, jmask, c, size, jumped, d, k):
                     mask[HOP0 + 3 * d + k - 1] = 1
                     count += 1
-        if jumped > 0:  # only a large gets here with a legal total and a further hop
+        if size == LARGE and jumped > 0:  # QS-7: a legal total reached, and a further hop exists
             mask[STOP] = 1
             count += 1
     else:
