@@ -184,16 +184,21 @@ OBS_CELL = np.array([(5 - c // 6) * 6 + c % 6 for c in range(NCELLS)], np.int64)
 
 
 @njit(cache=True)
-def _hop_ok(state, jmask, c, d, k):
-    """QS-5/QS-6: from c in direction d over k pyramids standing on
-    consecutive cells, none jumped before in this jump, landing on the board
-    and empty (the sentinel's code OFF is never empty)."""
-    for j in range(1, k + 1):
-        x = RAYS[c, d, j]
+def _hop_in(state, jmask, c, d, most):
+    """QS-5/QS-6: the hop from c in direction d, as k (pyramids jumped), or 0
+    if there is none within ``most`` pyramids.  The pyramids on consecutive
+    cells from c's neighbour on (none jumped before in this jump) are the
+    ones hopped over, so a direction holds at most one hop: it lands on the
+    first cell after them, which must be on the board and empty (the
+    sentinel's code OFF is never empty; a jumped pyramid is not either)."""
+    for k in range(1, most + 1):
+        x = RAYS[c, d, k]
         v = state[Q_CELLS + x]
         if v < 1 or v > 6 or (jmask >> x) & 1:
-            return False
-    return state[Q_CELLS + RAYS[c, d, k + 1]] == EMPTY
+            return 0
+        if state[Q_CELLS + RAYS[c, d, k + 1]] == EMPTY:
+            return k
+    return 0
 
 
 @njit(cache=True)
@@ -212,23 +217,22 @@ def _medium_goes_on(state, c, x1, land):
 
 
 @njit(cache=True)
-def _hop_legal(state, jmask, c, size, count, d, k):
-    """A hop the jumper (of ``size``, ``count`` pyramids jumped so far) may
-    take: a legal hop (QS-5/QS-6) within its total (QS-7) that can still be
-    completed to a legal jump (QS-8)."""
-    if count + k > MAX_JUMPED[size] or not _hop_ok(state, jmask, c, d, k):
-        return False
-    if size == MEDIUM and count + k == 1:
-        return _medium_goes_on(state, c, RAYS[c, d, 1], RAYS[c, d, 2])
-    return True
+def _hop_legal(state, jmask, c, size, count, d):
+    """The hop in direction d the jumper (of ``size``, ``count`` pyramids
+    jumped so far) may take, as k, or 0: a legal hop (QS-5/QS-6) within its
+    total (QS-7) that can still be completed to a legal jump (QS-8)."""
+    k = _hop_in(state, jmask, c, d, MAX_JUMPED[size] - count)
+    if k == 1 and size == MEDIUM and count == 0:
+        if not _medium_goes_on(state, c, RAYS[c, d, 1], RAYS[c, d, 2]):
+            return 0
+    return k
 
 
 @njit(cache=True)
 def _any_hop(state, jmask, c, size, count):
     for d in range(8):
-        for k in range(1, 4):
-            if _hop_legal(state, jmask, c, size, count, d, k):
-                return True
+        if _hop_legal(state, jmask, c, size, count, d) > 0:
+            return True
     return False
 
 
@@ -278,18 +282,23 @@ def legal(state, params, mask):
     phase = state[Q_PHASE]
     count = 0
     if phase == PH_FIRST:
-        # QS-3: place one pyramid from the reserve on an empty cell ...
-        for size in range(3):
-            if state[Q_RESERVE + 3 * seat + size] > 0:
-                for i in range(NCELLS):
-                    free = state[Q_CELLS + i] == EMPTY
-                    mask[36 * size + i] = free
-                    count += free
-        # ... or jump with an own pyramid that can complete a jump (QS-8)
+        # QS-3: place one pyramid from the reserve on an empty cell, or jump
+        # with an own pyramid that can complete a jump (QS-8)
+        has0 = state[Q_RESERVE + 3 * seat] > 0
+        has1 = state[Q_RESERVE + 3 * seat + 1] > 0
+        has2 = state[Q_RESERVE + 3 * seat + 2] > 0
+        sizes = np.int64(has0) + np.int64(has1) + np.int64(has2)
+        own = 1 + 3 * seat
         for i in range(NCELLS):
-            v = state[Q_CELLS + i] - 1 - 3 * seat
-            if 0 <= v <= 2 and _any_hop(state, 0, i, v, 0):
-                mask[SELECT0 + i] = 1
+            u = np.uint64(i)
+            v = state[Q_CELLS + i]
+            free = v == EMPTY
+            mask[u] = free & has0
+            mask[u + np.uint64(36)] = free & has1
+            mask[u + np.uint64(72)] = free & has2
+            count += np.int64(free) * sizes
+            if own <= v <= own + 2 and _any_hop(state, 0, i, v - own, 0):
+                mask[u + np.uint64(SELECT0)] = 1
                 count += 1
     elif phase == PH_HOP:
         size = state[Q_TURN + R_SIZE]
@@ -297,10 +306,10 @@ def legal(state, params, mask):
         c = state[Q_TURN + R_CELLS + state[Q_TURN + R_N] - 1]
         jmask = state[Q_JMASK]
         for d in range(8):
-            for k in range(1, 4):
-                if _hop_legal(state, jmask, c, size, jumped, d, k):
-                    mask[HOP0 + 3 * d + k - 1] = 1
-                    count += 1
+            k = _hop_legal(state, jmask, c, size, jumped, d)
+            if k > 0:
+                mask[HOP0 + 3 * d + k - 1] = 1
+                count += 1
         if size == LARGE and jumped > 0:  # QS-7: a legal total reached, and a further hop exists
             mask[STOP] = 1
             count += 1
@@ -415,26 +424,40 @@ def apply(state, params, action):
 
 @njit(cache=True)
 def observe(state, params, seat, obs):
-    obs[:] = 0
     other = 1 - seat
     phase = state[Q_PHASE]
     jumper = -1
     if phase == PH_HOP:
         jumper = state[Q_TURN + R_CELLS + state[Q_TURN + R_N] - 1]
     jmask = state[Q_JMASK]
+    # the constant planes' values: decision kind, reserves, scores
+    r0, r1, r2 = state[Q_RESERVE + 3 * seat], state[Q_RESERVE + 3 * seat + 1], state[Q_RESERVE + 3 * seat + 2]
+    o0, o1, o2 = state[Q_RESERVE + 3 * other], state[Q_RESERVE + 3 * other + 1], state[Q_RESERVE + 3 * other + 2]
+    own_score, opp_score = state[Q_SCORE + seat], state[Q_SCORE + other]
+    own = 1 + 3 * seat
+    opp = 1 + 3 * other
     for i in range(NCELLS):
-        g = OBS_CELL[i] * OBS_PLANES
-        v = state[Q_CELLS + i] - 1
-        if v >= 0:
-            obs[g + (0 if v // 3 == seat else 3) + v % 3] = 1
-        obs[g + 6] = i == jumper
-        obs[g + 7] = (jmask >> i) & 1
-        obs[g + 8 + phase] = 1
-        for s in range(3):
-            obs[g + 11 + s] = state[Q_RESERVE + 3 * seat + s]
-            obs[g + 14 + s] = state[Q_RESERVE + 3 * other + s]
-        obs[g + 17] = state[Q_SCORE + seat]
-        obs[g + 18] = state[Q_SCORE + other]
+        g = np.uint64(OBS_CELL[i] * OBS_PLANES)
+        v = state[Q_CELLS + i]
+        obs[g] = v == own
+        obs[g + np.uint64(1)] = v == own + 1
+        obs[g + np.uint64(2)] = v == own + 2
+        obs[g + np.uint64(3)] = v == opp
+        obs[g + np.uint64(4)] = v == opp + 1
+        obs[g + np.uint64(5)] = v == opp + 2
+        obs[g + np.uint64(6)] = i == jumper
+        obs[g + np.uint64(7)] = (jmask >> i) & 1
+        obs[g + np.uint64(8)] = phase == PH_FIRST
+        obs[g + np.uint64(9)] = phase == PH_HOP
+        obs[g + np.uint64(10)] = phase == PH_ROTATE
+        obs[g + np.uint64(11)] = r0
+        obs[g + np.uint64(12)] = r1
+        obs[g + np.uint64(13)] = r2
+        obs[g + np.uint64(14)] = o0
+        obs[g + np.uint64(15)] = o1
+        obs[g + np.uint64(16)] = o2
+        obs[g + np.uint64(17)] = own_score
+        obs[g + np.uint64(18)] = opp_score
 
 
 @njit(cache=True)
