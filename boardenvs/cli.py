@@ -68,7 +68,7 @@ def play(args) -> int:
     for move in args.moves:
         pos = pos.play(move)
     print(pos)
-    print("legal:", " ".join(pos.legal_moves()))
+    print("legal:", ", ".join(pos.legal_moves()))  # commas: a whole turn may hold spaces (Quicksand)
     return 0
 
 
