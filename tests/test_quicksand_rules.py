@@ -418,7 +418,7 @@ def test_qs12_scores_are_reported_in_infos_at_the_end():
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         if term or trunc:
-            scores = env.unwrapped.game.scores(env.unwrapped._state)
+            scores = env.unwrapped.game.scores(env.unwrapped.position().state)
             assert info["scores"] == scores
             if info["end_reason"] == "score":
                 assert reward == (1.0 if scores[int(agent[-1])] >= 15 else -1.0)

@@ -508,7 +508,6 @@ class QuicksandGame(Game):
     )
     reason_names = {REASON_SCORE: "score", REASON_NO_MOVE: "no_legal_move"}
     multi_decision_turns = True
-    decision_separator = " "
     action_class_names = ("small", "medium", "large")
     variants = ({}, {"max_turns": 20})
 
