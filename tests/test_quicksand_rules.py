@@ -527,6 +527,39 @@ def test_texts_the_rules_cannot_reach_are_refused():
         Position.from_text(qtext(rows, status="terminated", reason="score", returns="1 -1", to_move=1))
 
 
+def test_mutated_texts_are_consistent_positions_or_notation_errors():
+    """No public input crashes: texts of random positions (mid-jump and
+    mid-turn ones too) with characters changed, dropped or added either
+    parse to a position that round-trips and can move, or raise NotationError."""
+    rng = np.random.default_rng(0)
+    texts = []
+    for p in random_positions(6, seed=3):
+        for a in p.legal_actions()[-2:]:
+            q = p.play(int(a))
+            texts += [p.to_text(), q.to_text()] + [q.play(int(b)).to_text() for b in q.legal_actions()[:2]]
+    alphabet = list(".SMLsml0123456789:/-abcdefQ @\n")
+    accepted = 0
+    for _ in range(1500):
+        t = list(texts[rng.integers(len(texts))])
+        for _ in range(rng.integers(1, 4)):
+            i = int(rng.integers(len(t)))
+            op = rng.integers(3)
+            if op == 0:
+                t[i] = alphabet[rng.integers(len(alphabet))]
+            elif op == 1:
+                del t[i]
+            else:
+                t.insert(i, alphabet[rng.integers(len(alphabet))])
+        try:
+            pos = Position.from_text("".join(t))
+        except NotationError:
+            continue
+        accepted += 1
+        assert Position.from_text(pos.to_text()) == pos
+        assert pos.is_terminal or pos.action_mask().any()
+    assert 0 < accepted < 1500
+
+
 def test_render_ansi_and_rgb_show_the_board_quadrants_and_last_move():
     pos = qpos(a1="L", b1="s", d1="s").play("a1:c1:e1 Q4:90")
     text = str(pos)
