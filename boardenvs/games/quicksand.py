@@ -129,6 +129,7 @@ def _rays() -> np.ndarray:
 
 
 RAYS = _rays()
+RAY_FLAT = RAYS.ravel().copy()  # RAYS[c, d, j] at 40 c + 5 d + j, read with unsigned indices in the kernels
 # QS-2 quadrants Q1..Q4: (first file, first rank) of their lower-left cell
 QUADRANT_ORIGINS = ((0, 3), (3, 3), (0, 0), (3, 0))
 
@@ -176,6 +177,9 @@ CYCLES = _cycles()
 QUADRANT_OF = np.zeros(NCELLS, np.int64)
 for _q in range(4):
     QUADRANT_OF[_quadrant_cells(_q)] = _q
+# the eight neighbours of each cell as a bit mask (a jumper needs one occupied)
+NEIGHBOURS = np.array([sum(1 << int(RAYS[c, d, 1]) for d in range(8) if RAYS[c, d, 1] != SENTINEL) for c in range(NCELLS)],
+                      np.int64)  # fmt: skip
 # observation grid index of each cell: row 0 = rank 6
 OBS_CELL = np.array([(5 - c // 6) * 6 + c % 6 for c in range(NCELLS)], np.int64)
 
@@ -190,13 +194,15 @@ def _hop_in(state, jmask, c, d, most):
     cells from c's neighbour on (none jumped before in this jump) are the
     ones hopped over, so a direction holds at most one hop: it lands on the
     first cell after them, which must be on the board and empty (the
-    sentinel's code OFF is never empty; a jumped pyramid is not either)."""
+    sentinel's code OFF is never empty; a jumped pyramid is not either).
+    Indices are unsigned: numba then skips its negative-index checks."""
+    base = np.uint64(40 * c + 5 * d)
     for k in range(1, most + 1):
-        x = RAYS[c, d, k]
-        v = state[Q_CELLS + x]
+        x = RAY_FLAT[base + np.uint64(k)]
+        v = state[np.uint64(Q_CELLS + x)]
         if v < 1 or v > 6 or (jmask >> x) & 1:
             return 0
-        if state[Q_CELLS + RAYS[c, d, k + 1]] == EMPTY:
+        if state[np.uint64(Q_CELLS + RAY_FLAT[base + np.uint64(k + 1)])] == EMPTY:
             return k
     return 0
 
@@ -289,6 +295,8 @@ def legal(state, params, mask):
         has2 = state[Q_RESERVE + 3 * seat + 2] > 0
         sizes = np.int64(has0) + np.int64(has1) + np.int64(has2)
         own = 1 + 3 * seat
+        occupied = np.int64(0)
+        mine = np.int64(0)
         for i in range(NCELLS):
             u = np.uint64(i)
             v = state[Q_CELLS + i]
@@ -297,9 +305,14 @@ def legal(state, params, mask):
             mask[u + np.uint64(36)] = free & has1
             mask[u + np.uint64(72)] = free & has2
             count += np.int64(free) * sizes
-            if own <= v <= own + 2 and _any_hop(state, 0, i, v - own, 0):
-                mask[u + np.uint64(SELECT0)] = 1
-                count += 1
+            occupied |= np.int64(not free) << i
+            mine |= np.int64(own <= v <= own + 2) << i
+        # a jumper needs an occupied neighbour (QS-5): most pyramids fail that cheap test
+        for i in range(NCELLS):
+            if (mine >> i) & 1 and occupied & NEIGHBOURS[i]:
+                if _any_hop(state, 0, i, state[Q_CELLS + i] - own, 0):
+                    mask[np.uint64(i + SELECT0)] = 1
+                    count += 1
     elif phase == PH_HOP:
         size = state[Q_TURN + R_SIZE]
         jumped = state[Q_JCOUNT]
