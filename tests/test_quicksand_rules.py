@@ -496,6 +496,8 @@ def test_texts_round_trip_mid_jump_and_rotate():
         back = Position.from_text(p.to_text())
         assert back == p and np.array_equal(back.action_mask(), p.action_mask())
         assert back.legal_moves() == p.legal_moves()
+        # the rest of a turn under way in notation (':c1:e1 Q1:90', 'Q1:90' with the stop implied)
+        assert all(p.move_to_actions(m) == c for m, c in zip(p.legal_moves(), p.legal_turns()))
     assert "jump: a1:c1" in decide(pos, "a1", ":c1").to_text()
 
 
