@@ -804,7 +804,9 @@ class QuicksandGame(Game):
                 state[Q_TURN + R_KIND] = NONE  # what was played before the rotation is not recorded
             return
         if len(jump) != 1 or not re.fullmatch(rf"{_CELL}(?::{_CELL}){{0,3}}", jump[0]):
-            raise NotationError(f"quicksand_v0: jump must be the jumper's start cell and its landings, like 'c3:e5', got {' '.join(jump)!r}")
+            raise NotationError(
+                f"quicksand_v0: jump must be the jumper's start cell and its landings, like 'c3:e5', got {' '.join(jump)!r}"
+            )
         self._jump_from_text([cell_index(c) for c in jump[0].split(":")], state, mover)
 
     def _jump_from_text(self, path: list[int], state, mover: int) -> None:
@@ -873,14 +875,17 @@ class QuicksandGame(Game):
             ok = state[Q_PHASE] == PH_FIRST and rets == [1 if s == winner else -1 for s in (0, 1)]
             ok &= (won == [winner]) if code == REASON_SCORE else (stuck and not won)
             if not ok:
+                why = "with 15 points or more (QS-10)" if code == REASON_SCORE else (
+                    f"to have left player_{mover} with no place and no jump (QS-11)")  # fmt: skip
                 raise NotationError(
-                    f"quicksand_v0: reason {self.reason_name(code)} does not hold: it needs player_{winner} (not to move) "
-                    f"{'with 15 points or more (QS-10)' if code == REASON_SCORE else 'to have left player_' + str(mover) + ' with no place and no jump (QS-11)'}, "
-                    f"returns {1 if winner == 0 else -1} {1 if winner == 1 else -1}, and the next turn not begun"
+                    f"quicksand_v0: reason {self.reason_name(code)} does not hold: it needs player_{winner} (not to "
+                    f"move) {why}, returns {1 if winner == 0 else -1} {1 if winner == 1 else -1}, phase place"
                 )
             return
         if won or stuck:  # a limit or a forfeit never ends a game the rules ended
-            raise NotationError(f"quicksand_v0: the rules end this game (QS-10/QS-11), so it cannot end by {self.reason_name(code)}")
+            raise NotationError(
+                f"quicksand_v0: the rules end this game (QS-10/QS-11), so it cannot end by {self.reason_name(code)}"
+            )
         if code == E.REASON_TRUNCATED and state[Q_PHASE] != PH_FIRST:
             raise NotationError("quicksand_v0: max_turns ends a game between turns, so phase must be place")
 
@@ -905,7 +910,7 @@ class QuicksandGame(Game):
         return f"turn {int(state[E.H_TURN])}: {status}"
 
     def render_ansi(self, state) -> str:
-        res = ["reserve player_{}: ".format(s) + " ".join(f"{SIZE_CHARS[z]}{v}" for z, v in enumerate(self.reserve(state, s)))
+        res = [f"reserve player_{s}: " + " ".join(f"{SIZE_CHARS[z]}{v}" for z, v in enumerate(self.reserve(state, s)))
                for s in (0, 1)]  # fmt: skip
         rows = []
         for line in self.board_lines(state)[:6]:
