@@ -20,6 +20,8 @@ compare ratios, not absolute numbers across runs).
   list and the observation tensor every step, as design.md's anchors were taken.
   ``amazons`` is Quagmire's nearest published relative (move, then block a
   cell, on a shrinking board); OpenSpiel splits its move into three decisions.
+  It is Quicksand's anchor too (its turns are chains of decisions, so its
+  steps/s rows count decisions, like OpenSpiel's amazons).
 """
 from __future__ import annotations
 
@@ -281,6 +283,30 @@ def training_path_table(seconds: float, repeats: int) -> list[str]:
             lines.append(f"| {gym_id} | {n} | {fmt(dummy)} | {fmt(ours)} | {ours / dummy:.1f}x | {ppo} |")
     return lines
 
+def quicksand_game_lengths(games: int, n: int = 4096) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Random-vs-random Quicksand games from make_vec (each env's first game,
+    every batch run until all its games are over): lengths in turns (QS-12's
+    documented default), in decisions (a turn is a chain of them, so a
+    make_vec step is one decision), and end reasons."""
+    n = min(n, games)
+    vec = boardenvs.make_vec("quicksand_v0", num_envs=n)
+    turns, decisions, reasons = [], [], []
+    batch = 0
+    while len(turns) < games:
+        vec.reset(seed=4242 + batch)
+        batch += 1
+        counted = np.zeros(n, np.bool_)
+        steps = 0
+        while not counted.all():
+            _, _, term, trunc, infos = vec.step(vec.random_actions())
+            steps += 1
+            done = (term | trunc) & ~counted
+            turns.extend(infos["length"][done].tolist())
+            decisions.extend([steps] * int(done.sum()))
+            reasons.extend(vec.reason_name(int(r)) for r in infos["end_reason"][done])
+            counted |= done
+    return np.array(turns[:games]), np.array(decisions[:games]), np.array(reasons[:games])
+
 
 def fmt(x: float) -> str:
     if x >= 1e6:
@@ -295,6 +321,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=1.5, help="length of one timed run")
     ap.add_argument("--repeats", type=int, default=5, help="timed runs per row (median reported)")
     ap.add_argument("--lengths", type=int, default=20000, help="random Quess games for the length table (0: skip)")
+    ap.add_argument("--qs-lengths", type=int, default=4096, help="random Quicksand games for its length line (0: skip)")
     ap.add_argument("--update-readme", action="store_true")
     ap.add_argument("--no-training-path", dest="training_path", action="store_false",
                     help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO rows")
@@ -367,6 +394,16 @@ def main(argv=None) -> int:
             "",
             f"Quess random-vs-random game length over {len(lens)} games (turns): median {pct[0]:.0f}, "
             f"p90 {pct[1]:.0f}, p99 {pct[2]:.0f}, p99.9 {pct[3]:.0f}, max {lens.max()}.",
+        ]
+    if args.qs_lengths and "quicksand_v0" in boardenvs.ENV_IDS:
+        turns, decisions, reasons = quicksand_game_lengths(args.qs_lengths)
+        tp, dp = np.percentile(turns, [50, 99]), np.percentile(decisions, [50, 99])
+        ends = ", ".join(f"{r} {np.mean(reasons == r):.1%}" for r in sorted(set(reasons.tolist())))
+        lines += [
+            "",
+            f"Quicksand random-vs-random games over {len(turns)} games: median {tp[0]:.0f} turns "
+            f"({dp[0]:.0f} decisions, the unit of its steps/s rows), p99 {tp[1]:.0f} turns ({dp[1]:.0f} decisions), "
+            f"max {turns.max()} turns; ended by {ends}.",
         ]
     table = "\n".join(lines)
     print(table)

@@ -215,7 +215,7 @@ class BoardEnv(AECEnv):
                 self.rewards[agent] = float(state[E.H_RET + seat])
                 self.terminations[agent] = bool(status == E.TERMINATED or not (alive >> seat) & 1)
                 self.truncations[agent] = bool(status == E.TRUNCATED and (alive >> seat) & 1 == 1)
-                self.infos[agent] = {**self.infos[agent], "end_reason": game.end_reason(state)}
+                self.infos[agent] = {**self.infos[agent], "end_reason": game.end_reason(state), **game.end_infos(state)}
                 newly_done = True
         if newly_done:
             self._deads_step_first()

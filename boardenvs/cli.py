@@ -179,7 +179,7 @@ def play(args) -> int:
         # the moves from the start, the position they reach and its legal moves
         pos = replay_moves(position(args.env, **options), args.moves)[-1]
         print(pos)
-        print("legal:", " ".join(pos.legal_moves()))
+        print("legal:", ", ".join(pos.legal_moves()))  # commas: a whole turn may hold spaces (Quicksand)
         return 0
     from .interactive import Match
 

@@ -240,6 +240,11 @@ class Game:
         whose header contradicts its body: a won position still playing, an
         end reason that does not hold, ... (python-chess's bar for FEN)."""
 
+    def end_infos(self, state) -> dict:
+        """Extra ``infos`` entries for every agent when its episode ends
+        (e.g. Quicksand's scores, QS-12); none by default."""
+        return {}
+
     def action_classes(self, state) -> np.ndarray:
         """The class of every action id (an index into ``action_class_names``)
         as the first decision of a turn in ``state``; -1 for action ids that

@@ -108,7 +108,7 @@ class Match:
             if line in ("help", "?", "h"):
                 self.say(HELP.format(example=", ".join(pos.legal_moves()[:3])))
             elif line in ("moves", "legal", "m"):
-                self.say("legal: " + "  ".join(pos.legal_moves()))
+                self.say("legal: " + ", ".join(pos.legal_moves()))  # a whole turn may hold spaces (Quicksand)
             elif line == "board":
                 self.show()
             elif line == "undo":

@@ -201,4 +201,4 @@ def test_make_vec_equals_position_row_by_row(env_id, variant):
                 np.testing.assert_array_equal(obs["observation"][i], after.observation(after.to_move))
                 np.testing.assert_array_equal(obs["action_mask"][i], after.action_mask()[: game.num_actions])
                 assert infos["to_move"][i] == after.to_move
-    assert ended or game.env_id == "quess_v0"
+    assert ended or game.env_id in ("quess_v0", "quicksand_v0")  # long games: their short variants end
