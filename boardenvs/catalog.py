@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from .games.quagmire import QuagmireGame
 from .games.quess import QuessGame
+from .games.tryasina import TryasinaGame
 
 GAMES = (
     QuessGame,
     QuagmireGame,
+    TryasinaGame,
 )
