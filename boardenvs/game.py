@@ -163,12 +163,20 @@ class Game:
             self.kernels.chance_probs(state, self.params, probs)
         return probs
 
+    def draw_chance(self, state, rng) -> int:
+        """The seeded die: one outcome of the chance node in ``state``, drawn
+        from the numpy generator ``rng`` by the outcomes' probabilities.  The
+        one place the Python faces roll (the AEC env, the single-agent view,
+        :class:`boardenvs.wrappers.dice.ResolveChance`); ``make_vec`` rolls
+        in-kernel from each row's own generator."""
+        probs = self.chance_probs(state)
+        return int(rng.choice(len(probs), p=probs))
+
     def resolve_chance(self, state, rng) -> None:
-        """Play chance outcomes, drawn from the numpy generator ``rng`` by
-        their probabilities, until a seat is to act or the game is over."""
+        """Play chance outcomes (:meth:`draw_chance`) until a seat is to act
+        or the game is over."""
         while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
-            probs = self.chance_probs(state)
-            self.kernels.apply(state, self.params, int(rng.choice(len(probs), p=probs)))
+            self.kernels.apply(state, self.params, self.draw_chance(state, rng))
 
     def describe_action(self, state, action) -> str:
         """``F3-E3 (action 75)`` if ``action`` decodes here, else why not

@@ -213,3 +213,98 @@ def test_make_vec_equals_position_row_by_row(env_id, variant):
                 np.testing.assert_array_equal(obs["action_mask"][i], after.action_mask()[: game.num_actions])
                 assert infos["to_move"][i] == after.to_move
     assert ended
+
+
+# --- dice: the dice variant of deterministic games, chance nodes as an agent -------------
+
+DICE_CASES = [c for c in CASES if game_class(c.values[0]).action_class_names]
+CHANCE_CASES = [c for c in CASES if boardenvs.make_game(c.values[0], **c.values[1]).num_chance_outcomes]
+
+
+def _dice_env(env_id, variant, **extra):
+    from boardenvs.wrappers.dice import DiceVariant
+
+    return DiceVariant(getattr(boardenvs, env_id).env(**variant, **extra))
+
+
+def test_dice_variant_cases_cover_the_declared_games():
+    assert {"quess_v0", "quagmire_v0"} <= {c.values[0] for c in DICE_CASES}
+
+
+@pytest.mark.parametrize("env_id, variant", DICE_CASES)
+def test_dice_variant_api_and_seed_tests(env_id, variant):
+    api_test(_dice_env(env_id, variant, first_player="random"), num_cycles=150)
+    seed_test(functools.partial(_dice_env, env_id, variant, illegal_action="random", first_player="random"), num_cycles=100)
+
+
+@pytest.mark.parametrize("env_id, variant", DICE_CASES)
+def test_dice_variant_restricts_each_turn_to_the_rolled_class(env_id, variant):
+    """At every turn's first decision the mask is the game's mask cut to the
+    rolled class (never empty: an empty class is re-rolled), the roll is in
+    the observation, and an action of another class is refused unchanged."""
+    from boardenvs.errors import IllegalActionError
+
+    env = _dice_env(env_id, variant)
+    game = env.unwrapped.game
+    rolled = set()
+    for seed in range(3):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for agent in env.agent_iter(max_iter=300):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            state = env.unwrapped._state
+            full = game.legal_mask(state)[: game.num_actions]
+            if env.roll >= 0:
+                rolled.add(env.roll)
+                classes = np.asarray(game.action_classes(state))[: game.num_actions]
+                assert obs["roll"].tolist() == [int(k == env.roll) for k in range(len(game.action_class_names))]
+                np.testing.assert_array_equal(obs["action_mask"], full & (classes == env.roll))
+                assert obs["action_mask"].any()
+                others = np.flatnonzero(full & (classes != env.roll))
+                if others.size:
+                    before = state.copy()
+                    with pytest.raises(IllegalActionError, match="rolled class"):
+                        env.step(int(others[0]))
+                    np.testing.assert_array_equal(env.unwrapped._state, before)
+            else:
+                assert not obs["roll"].any()
+                np.testing.assert_array_equal(obs["action_mask"], full)
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert len(rolled) >= 2
+
+
+@pytest.mark.parametrize("env_id", [i for i in registered_ids() if not game_class(i).action_class_names])
+def test_dice_variant_refuses_games_without_action_classes(env_id):
+    from boardenvs.wrappers.dice import DiceVariant
+
+    with pytest.raises(ValueError, match="no dice variant"):
+        DiceVariant(getattr(boardenvs, env_id).env())
+
+
+@pytest.mark.parametrize("env_id, variant", CHANCE_CASES)
+def test_chance_agent_raw_mode_and_the_seeded_die(env_id, variant):
+    """raw_env(chance_agent=True) passes PettingZoo's api_test with the
+    ``chance`` agent; ResolveChance over it plays exactly what the default
+    env (which rolls inside with the same die) plays for the same seed."""
+    from boardenvs.wrappers.dice import ResolveChance
+
+    module = getattr(boardenvs, env_id)
+    api_test(module.raw_env(chance_agent=True, **variant), num_cycles=150)
+    for seed in range(2):
+        runs = []
+        for env in (module.raw_env(**variant), ResolveChance(module.raw_env(chance_agent=True, **variant))):
+            env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            trace = []
+            for agent in env.agent_iter(max_iter=400):
+                obs, reward, term, trunc, _ = env.last()
+                assert agent != "chance"
+                action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+                # (a dead step may come before or after the next roll; decisions see the same state)
+                trace.append((agent, action, reward, None if action is None else env.unwrapped.position().to_text()))
+                env.step(action)
+            runs.append(trace)
+        assert runs[0] == runs[1]

@@ -696,18 +696,12 @@ class TryasinaGame(Game):
             for c, ch in enumerate(row):
                 if ch.upper() in LETTERS:
                     pic.piece(r, c, "circle", LETTERS.index(ch.upper()) + 0)
-        # origins (outside each side) and quagmire counts (in the centre)
+        # origin counts on the grass beside each entry, quagmire counts in the centre
         for s in range(self.num_players):
             locs = self.pawn_locations(state, s)
-            ox, oy = _rot(0, -7, self.side_of(s))
-            px = pic.margin + (ox + 6) * cell + cell // 2
-            py = pic.margin + (6 - oy) * cell + cell // 2
-            px = min(max(px, 4), pic.image.size[0] - 30)
-            py = min(max(py, 2), pic.image.size[1] - 12)
-            draw.text((px - 8, py - 5), f"{LETTERS[s]}{locs.count(LOC_O)}", fill=(20, 20, 20))
-            qx, qy = _rot(0, -1, self.side_of(s))
-            cx = pic.margin + (qx + 6) * cell + cell // 2
-            cy = pic.margin + (6 - qy) * cell + cell // 2
-            if locs.count(LOC_Q):
-                draw.text((cx - 8, cy - 5), f"{LETTERS[s]}{locs.count(LOC_Q)}", fill=(250, 250, 250))
+            for (x, y), count, colour in ((_rot(1, -5, self.side_of(s)), locs.count(LOC_O), (250, 250, 250)),
+                                          (_rot(0, -1, self.side_of(s)), locs.count(LOC_Q), (250, 250, 250))):  # fmt: skip
+                if count:
+                    x0, y0, _, _ = pic._box(6 - y, x + 6)
+                    draw.text((x0 + 6, y0 + 14), f"{LETTERS[s]}x{count}", fill=colour)
         return pic.to_array()
