@@ -41,8 +41,9 @@ class BoardEnv(AECEnv):
       parallel view's ``max_cycles``: there every agent is asked every step);
     * ``chance_agent``: ``False`` (default): chance nodes (Tryasina's die) are
       resolved inside by :meth:`boardenvs.game.Game.resolve_chance`, the
-      seeded die, with the env's generator (fixed by ``reset(seed=...)``), so
-      agents only ever see decisions; ``True`` (raw mode, games with chance
+      seeded die (the game row's own generator, seeded from the env's at
+      ``reset(seed=...)``: the die ``make_vec`` rolls), so agents only ever
+      see decisions; ``True`` (raw mode, games with chance
       nodes): each chance node is the turn of one more agent, ``"chance"``
       (OpenSpiel's chance player), whose action space is the outcomes, whose
       mask marks the possible ones and whose observation is their
@@ -203,7 +204,7 @@ class BoardEnv(AECEnv):
         state = self._state
         game = self.game
         if not self.chance_agent:
-            game.resolve_chance(state, self.np_random)  # the seeded die
+            game.resolve_chance(state)  # the seeded die: the row's generator, seeded at reset
         if state[E.H_STATUS] == E.PLAYING and (
             (self.max_cycles and self._asked[state[E.H_CURRENT]] >= self.max_cycles)
             or (self.max_decisions and self._decisions >= self.max_decisions)

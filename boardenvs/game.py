@@ -67,6 +67,10 @@ class Game:
     render_modes: tuple = ("ansi", "rgb_array")
     # rules files shipped with the package (boardenvs/rules/<name>)
     rules_file: str = ""
+    # optional: a compiled ``settle_chance(state, params)`` that plays chance
+    # outcomes exactly as a :meth:`draw_chance` loop on the row's generator
+    # would, in one call (the AEC env rolls many times per decision)
+    settle_chance = None
     # the dice variant's action classes (wrappers' dice wrapper): names of the
     # classes a die roll picks from before a turn (Quess: the shapes; Quagmire:
     # walk/run/jump, ...); () = the game has no dice variant.  See
@@ -115,6 +119,7 @@ class Game:
         params[E.P_FIRST] = -1 if first == "random" else first
         params[E.P_GAME :] = game_params
         self.params = params
+        self._chance_buffer = np.zeros(max(self.num_chance_outcomes, 1), np.float64)
 
     def configure(self, options: dict) -> dict:
         """The sizes of the game with these (checked) options: a dict with
@@ -163,18 +168,26 @@ class Game:
             self.kernels.chance_probs(state, self.params, probs)
         return probs
 
-    def draw_chance(self, state, rng) -> int:
+    def draw_chance(self, state, rng=None) -> int:
         """The seeded die: one outcome of the chance node in ``state``, drawn
-        from the numpy generator ``rng`` by the outcomes' probabilities.  The
-        one place the Python faces roll (the AEC env, the single-agent view,
-        :class:`boardenvs.wrappers.dice.ResolveChance`); ``make_vec`` rolls
-        in-kernel from each row's own generator."""
-        probs = self.chance_probs(state)
+        by the outcomes' probabilities from the row's own generator
+        (``H_RNG``, which the env seeds from ``reset(seed=...)``; the die
+        ``make_vec`` rolls in-kernel, :func:`boardenvs.engine.sample_probs`),
+        or from the numpy generator ``rng`` if one is given.  The one place
+        the Python faces roll (the AEC env, the single-agent view,
+        :class:`boardenvs.wrappers.dice.ResolveChance`)."""
+        probs = self._chance_buffer
+        self.kernels.chance_probs(state, self.params, probs)
+        if rng is None:
+            return int(E.sample_probs(state, probs))
         return int(rng.choice(len(probs), p=probs))
 
-    def resolve_chance(self, state, rng) -> None:
+    def resolve_chance(self, state, rng=None) -> None:
         """Play chance outcomes (:meth:`draw_chance`) until a seat is to act
         or the game is over."""
+        if rng is None and self.settle_chance is not None:
+            self.settle_chance(state, self.params)  # the same draws, in one compiled call
+            return
         while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
             self.kernels.apply(state, self.params, self.draw_chance(state, rng))
 

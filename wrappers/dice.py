@@ -16,8 +16,8 @@ probability from the env's generator, which ``reset(seed=...)`` fixes):
   :class:`ResolveChance` over it rolls that agent's turns with the same
   die: ``ResolveChance(raw_env(chance_agent=True))`` plays exactly the
   trajectory of ``raw_env()`` for the same seed and actions;
-* ``make_vec`` rolls inside its kernels, from each row's own generator
-  (``boardenvs.engine.sample_probs``).
+* ``make_vec`` rolls the same die inside its kernels, from each row's own
+  generator.
 
 **The dice variant** (:class:`DiceVariant`, deterministic games only).
 Before each turn a die picks one class of actions (the game's
@@ -42,9 +42,8 @@ from ..position import _turn_over
 
 class ResolveChance(BaseWrapper):
     """Plays the ``"chance"`` agent of a raw env built with
-    ``chance_agent=True`` with the seeded die (``Game.draw_chance`` on the
-    env's generator), so the agents seen through this wrapper are the
-    players only."""
+    ``chance_agent=True`` with the seeded die (``Game.draw_chance``), so the
+    agents seen through this wrapper are the players only."""
 
     def __init__(self, env):
         super().__init__(env)
@@ -89,7 +88,7 @@ class ResolveChance(BaseWrapper):
             if raw.is_done(CHANCE_AGENT):
                 self.env.step(None)
             else:
-                self.env.step(raw.game.draw_chance(raw._state, raw.np_random))
+                self.env.step(raw.game.draw_chance(raw._state))
 
     def reset(self, seed=None, options=None):
         self.env.reset(seed=seed, options=options)

@@ -438,6 +438,15 @@ def chance_probs(state, params, probs):
 
 
 KERNELS = E.Kernels(init, legal, apply, observe, chance_probs)
+DIE = np.full(NUM_FACES, 1.0 / NUM_FACES)
+
+
+@njit(cache=True)
+def settle_chance(state, params):
+    """Roll (``engine.sample_probs`` on the row's generator, as
+    ``Game.draw_chance`` does) until a seat is to move or the game is over."""
+    while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
+        apply(state, params, E.sample_probs(state, DIE))
 
 
 # --- notation -------------------------------------------------------------------
@@ -491,6 +500,7 @@ class TryasinaGame(Game):
         max_turns_option(3000),  # TR-16: see README (random play's game lengths)
     )
     reason_names = {REASON_HOME: "all_home"}
+    settle_chance = staticmethod(settle_chance)
     forced_passes = True  # TR-7: a roll no pawn can use passes the turn
     variants = ({"num_players": 2}, {"num_players": 3}, {"num_players": 4})
 
