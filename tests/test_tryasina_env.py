@@ -8,7 +8,7 @@ from pettingzoo.test.render_test import collect_render_results
 
 import boardenvs
 from boardenvs import engine as E
-from boardenvs.games.tryasina import LOC2CELL, LOC_H1, LOC_O, LOC_Q, LOC_S, NUM_CELLS, T_CELLS, T_PAWNS
+from boardenvs.games.tryasina import LOC2CELL, LOC_O, LOC_Q, LOC_S, NUM_CELLS, T_CELLS, T_PAWNS
 from boardenvs.position import Position
 
 
@@ -148,4 +148,11 @@ def test_home_counts_and_roll_in_observation_bounds():
     obs = pos.observation(1)
     assert obs.shape == (2, 90)
     assert obs[1, 76] == 3 and obs[0, 76] == 4  # the observer (player_1) first, then player_0
-    assert (obs <= game.info.obs_high).all() and LOC_H1 == 51
+    assert (obs <= game.info.obs_high).all()
+    from test_tryasina_rules import tpos
+
+    home = tpos({0: ["H4", "H2", "C5", "Q"], 1: ["S1.1", "O", "O", "O"]}, roll=1)
+    obs = home.observation(0)
+    assert obs[0, 76:79].tolist() == [0, 1, 2] and obs[1, 76:79].tolist() == [3, 0, 0]
+    assert obs[0, 48 + 3] == 1 and obs[0, 48 + 1] == 1  # own H4 and H2, homes of the observer's side first
+    assert obs[1, 64 + 2 * 3] == 1  # player_1's first swamp is the top-right one: the observer's third

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import boardenvs
-from boardenvs import engine as E
 from boardenvs.errors import IllegalMoveError, NotationError
 from boardenvs.games.tryasina import LOC_NAMES, T_ROLL
 from boardenvs.position import Position
@@ -75,21 +74,6 @@ def key(side: int, name: str):
         return HOME[side][int(name[1:]) - 1]
     j, level = (int(v) for v in name[1:].split("."))
     return swamp_of(side, j)[1][level - 1]
-
-
-def name_of(side: int, xy) -> str:
-    """The owner-terms name of cell ``xy`` for a pawn of ``side`` (C1 for the entry)."""
-    for i in range(1, 49):
-        if key(side, f"C{i}") == xy:
-            return f"C{i}"
-    for h in range(1, 5):
-        if key(side, f"H{h}") == xy:
-            return f"H{h}"
-    for j in range(1, 5):
-        for level in range(1, 4):
-            if key(side, f"S{j}.{level}") == xy:
-                return f"S{j}.{level}"
-    raise AssertionError(xy)
 
 
 # --- hand-built positions -------------------------------------------------------------

@@ -53,7 +53,7 @@ from numba import njit
 from .. import engine as E
 from ..errors import IllegalMoveError, NotationError
 from ..game import Game
-from ..spec import Option, first_player_option, max_turns_option, num_players_option
+from ..spec import first_player_option, max_turns_option, num_players_option
 
 # --- geometry (TR-1..TR-5) ------------------------------------------------------
 NUM_CIRCLE = 48
