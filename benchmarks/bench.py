@@ -48,18 +48,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class NoopEnv(AECEnv):
-    """The API's own ceiling: two agents, a constant observation and mask,
-    games of a fixed length, no rules at all; same wrapper stack as ours."""
+    """The API's own ceiling: two agents (or ``num_agents``), a constant
+    observation and mask, games of a fixed length, no rules at all; same
+    wrapper stack as ours."""
 
     metadata = {"render_modes": [], "name": "noop_v0", "is_parallelizable": False}
 
-    def __init__(self, num_actions=1296, length=120):
+    def __init__(self, num_actions=1296, length=120, obs_shape=(6, 6, 8), num_agents=2):
         super().__init__()
-        self.possible_agents = ["player_0", "player_1"]
+        self.possible_agents = [f"player_{i}" for i in range(num_agents)]
         self.length = length
-        self._obs = {"observation": np.zeros((6, 6, 8), np.int8), "action_mask": np.ones(num_actions, np.int8)}
+        self._obs = {"observation": np.zeros(obs_shape, np.int8), "action_mask": np.ones(num_actions, np.int8)}
         box = spaces.Dict(
-            {"observation": spaces.Box(0, 1, (6, 6, 8), np.int8), "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)}
+            {"observation": spaces.Box(0, 1, obs_shape, np.int8), "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)}
         )
         self.observation_spaces = {a: box for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
@@ -93,8 +94,8 @@ class NoopEnv(AECEnv):
         if self.t >= self.length:
             for a in self.agents:
                 self.terminations[a] = True
-            self.rewards = {"player_0": 1.0, "player_1": -1.0}
-        self.agent_selection = self.agents[self.t % 2]
+            self.rewards = {a: 1.0 if a == "player_0" else -1.0 for a in self.agents}
+        self.agent_selection = self.agents[self.t % len(self.agents)]
         self._accumulate_rewards()
 
 
@@ -149,6 +150,70 @@ def openspiel_steps_per_second(name: str, seconds: float, seed: int = 0) -> floa
             state.apply_action(legal[rng.integers(len(legal))])
             steps += 1
     return steps / (time.perf_counter() - t0)
+
+
+def openspiel_decisions_per_second(name: str, seconds: float, seed: int = 0) -> float:
+    """Like :func:`openspiel_steps_per_second` for a game with chance nodes
+    (backgammon): chance outcomes are sampled by their probabilities and not
+    counted, as make_vec resolves them inside a step."""
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+                continue
+            legal = state.legal_actions()
+            state.observation_tensor()
+            state.apply_action(legal[rng.integers(len(legal))])
+            steps += 1
+    return steps / (time.perf_counter() - t0)
+
+
+def tryasina_section(median, seconds: float, repeats: int) -> list[str]:
+    """Tryasina (issue 12): AEC and make_vec (dice rolled inside the kernels)
+    for 2 and 4 players next to a no-op AEC env with Tryasina's spaces and
+    OpenSpiel backgammon (decisions only, chance sampled outside the count).
+    Targets: AEC >= 0.8x the no-op; make_vec N = 4096 >= 20x backgammon."""
+    try:
+        backgammon = median(lambda: openspiel_decisions_per_second("backgammon", seconds))
+    except Exception as exc:  # pragma: no cover - optional anchor
+        backgammon = None
+        print(f"(OpenSpiel backgammon skipped: {exc}; pip install 'boardenvs[bench]')", file=sys.stderr)
+    rows = []  # (system, API, steps/s, CPU-s per wall-s, no-op of the same spaces)
+    for n in (2, 4):
+        game = boardenvs.make_game("tryasina_v0", num_players=n)
+        noop = median(lambda: aec_steps_per_second(
+            lambda: wrappers.OrderEnforcingWrapper(NoopEnv(game.num_actions, 120, game.obs_shape, n)), seconds))  # fmt: skip
+        rows.append((f"no-op AEC env, Tryasina's spaces, {n} agents", "AEC", noop, None, noop))
+        aec = median(lambda: aec_steps_per_second(lambda: boardenvs.make("tryasina_v0", num_players=n), seconds))
+        rows.append((f"boardenvs tryasina_v0, {n} players", "AEC", aec, None, noop))
+        for size in (1, 64, 4096):
+            runs = [vec_steps_per_second("tryasina_v0", size, seconds, num_players=n) for _ in range(repeats + 1)][1:]
+            rate = statistics.median(r for r, _ in runs)
+            cpu = statistics.median(c for _, c in runs)
+            rows.append((f"boardenvs tryasina_v0 make_vec, {n} players, N = {size}", "make_vec", rate, cpu, noop))
+    if backgammon:
+        rows.append(("OpenSpiel backgammon (C++, obs tensor each decision)", "pyspiel", backgammon, 1.0, None))
+    lines = [
+        "",
+        "Tryasina (dice inside the step; steps are decisions):",
+        "",
+        "| system | API | steps/s | CPU-s per wall-s | vs no-op AEC (same spaces) | vs OpenSpiel backgammon |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for name, api, rate, cpu, noop in rows:
+        cpu_text = f"{cpu:.2f}" if cpu is not None else "-"
+        noop_text = f"{rate / noop:.2f}x" if noop else "-"
+        bg_text = f"{rate / backgammon:.2f}x" if backgammon else "-"
+        lines.append(f"| {name} | {api} | {fmt(rate)} | {cpu_text} | {noop_text} | {bg_text} |")
+    return lines
 
 
 def startup_seconds(cold: bool, env_id: str = "quess_v0") -> float:
@@ -325,14 +390,18 @@ def main(argv=None) -> int:
     ap.add_argument("--update-readme", action="store_true")
     ap.add_argument("--no-training-path", dest="training_path", action="store_false",
                     help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO rows")
+    ap.add_argument("--only", choices=["tryasina"], default=None, help="print only this game's own table (a quick check)")
     args = ap.parse_args(argv)
 
     def median(fn):
         fn()  # warm-up: compilation, caches
         return statistics.median(fn() for _ in range(args.repeats))
 
-    rows = []  # (system, API, steps/s, CPU-s per wall-s or None)
     s = args.seconds
+    if args.only == "tryasina":
+        print("\n".join(tryasina_section(median, s, args.repeats)))
+        return 0
+    rows = []  # (system, API, steps/s, CPU-s per wall-s or None)
     noop = median(lambda: aec_steps_per_second(lambda: wrappers.OrderEnforcingWrapper(NoopEnv()), s))
     rows.append(("no-op AEC env, same wrapper stack (ceiling)", "AEC", noop, None))
     for env_id in boardenvs.ENV_IDS:
@@ -373,6 +442,8 @@ def main(argv=None) -> int:
         amazons_ratio = f"{rate / amazons:.2f}x" if amazons else "-"
         cpu_text = f"{cpu:.2f}" if cpu is not None else "-"
         lines.append(f"| {name} | {api} | {fmt(rate)} | {cpu_text} | {rate / noop:.2f}x | {c4_ratio} | {amazons_ratio} |")
+    if "tryasina_v0" in boardenvs.ENV_IDS:
+        lines += tryasina_section(median, s, args.repeats)
     lines.append("")
     for env_id in boardenvs.ENV_IDS:
         cold = startup_seconds(cold=True, env_id=env_id)

@@ -15,6 +15,7 @@ from .position import Position
 from .spec import is_int
 
 ILLEGAL_ACTION_MODES = ("raise", "lose", "random")
+CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
 
 
 class BoardEnv(AECEnv):
@@ -44,10 +45,18 @@ class BoardEnv(AECEnv):
       instead; both may be given;
     * ``max_decisions``: truncate after this many decisions in all (the
       parallel view's ``max_cycles``: there every agent is asked every step);
+    * ``chance_agent``: ``False`` (default): chance nodes (Tryasina's die) are
+      resolved inside by :meth:`boardenvs.game.Game.resolve_chance`, the
+      seeded die (the game row's own generator, seeded from the env's at
+      ``reset(seed=...)``: the die ``make_vec`` rolls), so agents only ever
+      see decisions; ``True`` (raw mode, games with chance
+      nodes): each chance node is the turn of one more agent, ``"chance"``
+      (OpenSpiel's chance player), whose action space is the outcomes, whose
+      mask marks the possible ones and whose observation is their
+      probabilities (``float32``); it is never rewarded.  Whoever steps it
+      sets the roll (planners, replays); :class:`boardenvs.wrappers.dice.ResolveChance`
+      steps it with the same seeded die as the default;
     * the game's own options (``first_player``, ``max_turns``, ...).
-
-    Chance nodes are resolved with the env's seeded generator, so agents only
-    ever see decisions.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 2}
@@ -59,6 +68,7 @@ class BoardEnv(AECEnv):
         illegal_action: str = "raise",
         max_cycles: int | None = None,
         max_decisions: int | None = None,
+        chance_agent: bool = False,
         **options,
     ):
         super().__init__()
@@ -80,6 +90,9 @@ class BoardEnv(AECEnv):
         self._window = None
         self._seat_notes = []
         self.illegal_action = illegal_action
+        if chance_agent not in (True, False):
+            raise ValueError(f"chance_agent must be True or False, got {chance_agent!r}")
+        self.chance_agent = bool(chance_agent and info.num_chance_outcomes)
         self.possible_agents = self.game.agents
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         n_act = info.num_actions
@@ -91,6 +104,16 @@ class BoardEnv(AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
+        if self.chance_agent:
+            # the last agent, so possible_agents[CHANCE] (index -1) names it
+            k = info.num_chance_outcomes
+            self.possible_agents = [*self.possible_agents, CHANCE_AGENT]
+            self._seat[CHANCE_AGENT] = E.CHANCE
+            self.observation_spaces[CHANCE_AGENT] = spaces.Dict(
+                {"observation": spaces.Box(0.0, 1.0, (k,), np.float32), "action_mask": spaces.Box(0, 1, (k,), np.int8)}
+            )
+            self.action_spaces[CHANCE_AGENT] = spaces.Discrete(k)
+            self._no_chance_mask = np.zeros(k, np.int8)
         self._state = None
         self._no_mask = np.zeros(n_act, np.int8)
         self.np_random, self.np_random_seed = seeding.np_random()
@@ -117,7 +140,7 @@ class BoardEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._alive = int(self._state[E.H_ALIVE])
-        self._asked = [0] * self.game.num_players
+        self._asked = [0] * (self.game.num_players + 1)  # the last slot: chance (seat -1)
         self._decisions = 0
         self._settle()
         if self.render_mode == "human":
@@ -126,7 +149,11 @@ class BoardEnv(AECEnv):
     def observe(self, agent):
         self._require_reset("observe")
         seat = self._seat[agent]
-        mask = self._mask if agent == self.agent_selection and not self._done(agent) else self._no_mask
+        acting = agent == self.agent_selection and not self._done(agent)
+        if seat == E.CHANCE:
+            probs = self.game.chance_probs(self._state) if acting else np.zeros(self.game.num_chance_outcomes)
+            return {"observation": probs.astype(np.float32), "action_mask": (self._mask if acting else self._no_chance_mask).copy()}
+        mask = self._mask if acting else self._no_mask
         return {"observation": self.game.observe(self._state, seat), "action_mask": mask.copy()}
 
     def step(self, action):
@@ -141,7 +168,11 @@ class BoardEnv(AECEnv):
             return
         # the common case first: a legal plain int
         problem = "" if type(action) is int and 0 <= action < self._mask.shape[0] and self._mask[action] else self._check(action)
-        if problem and (self.illegal_action == "raise" or (self.illegal_action == "random" and not _is_int(action))):
+        if problem and (
+            self.illegal_action == "raise"
+            or (self.illegal_action == "random" and not _is_int(action))
+            or self._seat[agent] == E.CHANCE  # no one forfeits for chance: a wrong outcome always raises
+        ):
             # rejected: nothing changes, infos included (C-6)
             raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}")
         seat = self._seat[agent]
@@ -167,11 +198,12 @@ class BoardEnv(AECEnv):
         """Why ``action`` is illegal for the agent to act, or '' if it is legal."""
         if action is None:
             return "None is only valid for an agent that is done"
+        top = self._mask.shape[0]
         if not _is_int(action):
-            return f"an action is an int in 0..{self.game.num_actions - 1}, not {type(action).__name__}"
+            return f"an action is an int in 0..{top - 1}, not {type(action).__name__}"
         action = int(action)
-        if not 0 <= action < self.game.num_actions:
-            return f"outside the action space 0..{self.game.num_actions - 1}"
+        if not 0 <= action < top:
+            return f"outside the action space 0..{top - 1}"
         if not self._mask[action]:
             return f"masked out, not legal now: {self.game.describe_action(self._state, action)}"
         return ""
@@ -188,7 +220,8 @@ class BoardEnv(AECEnv):
         the ended agents their rewards and flags."""
         state = self._state
         game = self.game
-        game.resolve_chance(state, self.np_random)
+        if not self.chance_agent:
+            game.resolve_chance(state)  # the seeded die: the row's generator, seeded at reset
         if state[E.H_STATUS] == E.PLAYING and (
             (self.max_cycles and self._asked[state[E.H_CURRENT]] >= self.max_cycles)
             or (self.max_decisions and self._decisions >= self.max_decisions)
@@ -198,7 +231,10 @@ class BoardEnv(AECEnv):
         if status == E.PLAYING:
             # the kernels' mask also spans the chance outcomes, which may
             # outnumber the actions (a die with more faces than moves)
-            self._mask = game.legal_mask(state)[: game.num_actions]
+            if state[E.H_CURRENT] == E.CHANCE:
+                self._mask = game.legal_mask(state)[: game.num_chance_outcomes]
+            else:
+                self._mask = game.legal_mask(state)[: game.num_actions]
         else:
             self._mask = self._no_mask
         self.agent_selection = self.possible_agents[int(state[E.H_CURRENT])]
@@ -211,6 +247,12 @@ class BoardEnv(AECEnv):
             if self._done(agent):
                 continue
             seat = self._seat[agent]
+            if seat == E.CHANCE:  # never rewarded; done when the game is
+                if status != E.PLAYING:
+                    self.terminations[agent] = bool(status == E.TERMINATED)
+                    self.truncations[agent] = bool(status == E.TRUNCATED)
+                    newly_done = True
+                continue
             if status != E.PLAYING or not (alive >> seat) & 1:
                 self.rewards[agent] = float(state[E.H_RET + seat])
                 self.terminations[agent] = bool(status == E.TERMINATED or not (alive >> seat) & 1)

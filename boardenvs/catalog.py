@@ -11,9 +11,11 @@ from __future__ import annotations
 from .games.quagmire import QuagmireGame
 from .games.quess import QuessGame
 from .games.quicksand import QuicksandGame
+from .games.tryasina import TryasinaGame
 
 GAMES = (
     QuessGame,
     QuagmireGame,
     QuicksandGame,
+    TryasinaGame,
 )

@@ -372,13 +372,24 @@ def batched(k: Kernels) -> Batched:
             chance_probs(s, params, probs)
             apply(s, params, sample_probs(s, probs))
 
+    @njit
+    def fresh_game(s, params, probs):
+        """A new game in row ``s`` (from its generator), up to its first
+        decision.  A game that chance alone ends before anyone decides (turns
+        passed by rolls no pawn can use, up to ``max_turns``) is no game for
+        the batch: it is dealt again (at most 64 times)."""
+        for _ in range(64):
+            init(s, params, first_seat_of(s, params))
+            settle_chance(s, params, probs)
+            if s[H_STATUS] == PLAYING:
+                return
+
     def init_n(states, params, seeds, probs):
         """A new game in every row, each with its own seed."""
         for i in prange(states.shape[0]):
             s = states[i]
             s[H_RNG] = seeds[i]  # init's new_game zeroes the rest
-            init(s, params, first_seat_of(s, params))
-            settle_chance(s, params, probs[i])
+            fresh_game(s, params, probs[i])
 
     def observe_legal_n(states, params, obs, masks):
         """Observation and mask of the seat to act, every row."""
@@ -414,8 +425,7 @@ def batched(k: Kernels) -> Batched:
                     rewards[i, p] = s[H_RET + p]
                 reasons[i] = s[H_REASON]
                 lengths[i] = s[H_TURN]
-                init(s, params, first_seat_of(s, params))
-                settle_chance(s, params, probs[i])
+                fresh_game(s, params, probs[i])
             observe(s, params, s[H_CURRENT], obs[i])
             legal(s, params, masks[i])
 

@@ -53,6 +53,11 @@ class Game:
     multi_decision_turns: bool = False
     # can a seat leave the game while the others play on?
     eliminations: bool = False
+    # can a turn pass with no decision at all (a roll no pawn can use,
+    # TR-7)?  Then agents are asked unevenly often, which PettingZoo's
+    # max_cycles_test cannot allow for (the generic tests check max_cycles
+    # another way for such games)
+    forced_passes: bool = False
     # option sets that change the game's shape (players, board size): the
     # generic tests and the benchmark run each
     variants: tuple = ({},)
@@ -62,6 +67,10 @@ class Game:
     render_modes: tuple = ("ansi", "rgb_array")
     # rules files shipped with the package (boardenvs/rules/<name>)
     rules_file: str = ""
+    # optional: a compiled ``settle_chance(state, params)`` that plays chance
+    # outcomes exactly as a :meth:`draw_chance` loop on the row's generator
+    # would, in one call (the AEC env rolls many times per decision)
+    settle_chance = None
     # the dice variant's action classes (wrappers' dice wrapper): names of the
     # classes a die roll picks from before a turn (Quess: the shapes; Quagmire:
     # walk/run/jump, ...); () = the game has no dice variant.  See
@@ -119,6 +128,7 @@ class Game:
         params[E.P_FIRST] = -1 if first == "random" else first
         params[E.P_GAME :] = game_params
         self.params = params
+        self._chance_buffer = np.zeros(max(self.num_chance_outcomes, 1), np.float64)
 
     def configure(self, options: dict) -> dict:
         """The sizes of the game with these (checked) options: a dict with
@@ -167,12 +177,28 @@ class Game:
             self.kernels.chance_probs(state, self.params, probs)
         return probs
 
-    def resolve_chance(self, state, rng) -> None:
-        """Play chance outcomes, drawn from the numpy generator ``rng`` by
-        their probabilities, until a seat is to act or the game is over."""
+    def draw_chance(self, state, rng=None) -> int:
+        """The seeded die: one outcome of the chance node in ``state``, drawn
+        by the outcomes' probabilities from the row's own generator
+        (``H_RNG``, which the env seeds from ``reset(seed=...)``; the die
+        ``make_vec`` rolls in-kernel, :func:`boardenvs.engine.sample_probs`),
+        or from the numpy generator ``rng`` if one is given.  The one place
+        the Python faces roll (the AEC env, the single-agent view,
+        :class:`boardenvs.wrappers.dice.ResolveChance`)."""
+        probs = self._chance_buffer
+        self.kernels.chance_probs(state, self.params, probs)
+        if rng is None:
+            return int(E.sample_probs(state, probs))
+        return int(rng.choice(len(probs), p=probs))
+
+    def resolve_chance(self, state, rng=None) -> None:
+        """Play chance outcomes (:meth:`draw_chance`) until a seat is to act
+        or the game is over."""
+        if rng is None and self.settle_chance is not None:
+            self.settle_chance(state, self.params)  # the same draws, in one compiled call
+            return
         while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
-            probs = self.chance_probs(state)
-            self.kernels.apply(state, self.params, int(rng.choice(len(probs), p=probs)))
+            self.kernels.apply(state, self.params, self.draw_chance(state, rng))
 
     def describe_action(self, state, action) -> str:
         """``F3-E3 (action 75)`` if ``action`` decodes here, else why not

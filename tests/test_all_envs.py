@@ -97,15 +97,40 @@ def test_pettingzoo_render_test(env_id, variant, monkeypatch):
 # PettingZoo's max_cycles_test expects the median agent asked exactly
 # max_cycles times.  A forced pass in the first cycles (possible only in the
 # toy game's team play, CR-5) leaves a seat asked fewer times, which no length
-# limit can undo; those variants are not in this list, and
-# test_engine_contract checks max_cycles on them.
-MAX_CYCLES_CASES = [c for c in CASES if not c.values[1].get("teams")]
+# limit can undo; those variants are not in this list, nor games whose turns
+# pass without a decision (``Game.forced_passes``: Tryasina's unusable rolls);
+# test_engine_contract and test_max_cycles_caps_every_agent check max_cycles on them.
+MAX_CYCLES_CASES = [c for c in CASES if not c.values[1].get("teams") and not game_class(c.values[0]).forced_passes]
 
 
 @pytest.mark.parametrize("env_id, variant", MAX_CYCLES_CASES)
 def test_pettingzoo_max_cycles_test(env_id, variant):
     """Sampled without the mask, hence ``illegal_action="random"``."""
     max_cycles_test(_module(env_id, variant, "random"))
+
+
+@pytest.mark.parametrize("env_id, variant", [c for c in CASES if c not in MAX_CYCLES_CASES])
+def test_max_cycles_caps_every_agent(env_id, variant):
+    """max_cycles where PettingZoo's test cannot apply: the parallel view
+    stops after exactly max_cycles steps, and in the AEC env no agent is
+    asked more than max_cycles times (plus its final dead step) while the
+    most-asked one reaches the cap."""
+    mod = _module(env_id, variant, "random")
+    for seed in range(3):
+        par = mod.parallel_env(max_cycles=4)
+        par.reset(seed=seed)
+        steps = 0
+        while par.agents:
+            par.step({a: par.action_space(a).sample() for a in par.agents})
+            steps += 1
+        assert steps == 4
+        env = mod.env(max_cycles=4)
+        env.reset(seed=seed)
+        counts = dict.fromkeys(env.possible_agents, 0)
+        for agent in env.agent_iter():
+            counts[agent] += 1
+            env.step(None if env.terminations[agent] or env.truncations[agent] else env.action_space(agent).sample())
+        assert max(counts.values()) == 5 and all(1 <= c <= 5 for c in counts.values())
 
 
 def _random_game(env_id, variant, seed):
@@ -178,7 +203,8 @@ def test_make_vec_equals_position_row_by_row(env_id, variant):
     same action by Position (and its chance outcomes drawn from the row's own
     generator), ends in the same state, or, where the game ended, with the
     same returns."""
-    vec = boardenvs.make_vec(env_id, num_envs=6, **variant)
+    # a short max_turns, so that every game's rows end (truncated if not by the rules) within the run
+    vec = boardenvs.make_vec(env_id, num_envs=6, **{"max_turns": 12, **variant})
     game = vec.game
     obs, infos = vec.reset(seed=11)
     ended = 0
@@ -201,4 +227,109 @@ def test_make_vec_equals_position_row_by_row(env_id, variant):
                 np.testing.assert_array_equal(obs["observation"][i], after.observation(after.to_move))
                 np.testing.assert_array_equal(obs["action_mask"][i], after.action_mask()[: game.num_actions])
                 assert infos["to_move"][i] == after.to_move
-    assert ended or game.env_id in ("quess_v0", "quicksand_v0")  # long games: their short variants end
+    assert ended
+
+
+# --- dice: the dice variant of deterministic games, chance nodes as an agent -------------
+
+DICE_CASES = [c for c in CASES if game_class(c.values[0]).action_class_names]
+CHANCE_CASES = [c for c in CASES if boardenvs.make_game(c.values[0], **c.values[1]).num_chance_outcomes]
+
+
+def _dice_env(env_id, variant, **extra):
+    from boardenvs.wrappers.dice import DiceVariant
+
+    return DiceVariant(getattr(boardenvs, env_id).env(**variant, **extra))
+
+
+def test_dice_variant_cases_cover_the_declared_games():
+    assert {"quess_v0", "quagmire_v0"} <= {c.values[0] for c in DICE_CASES}
+
+
+@pytest.mark.parametrize("env_id, variant", DICE_CASES)
+def test_dice_variant_api_and_seed_tests(env_id, variant):
+    api_test(_dice_env(env_id, variant, first_player="random"), num_cycles=150)
+    seed_test(functools.partial(_dice_env, env_id, variant, illegal_action="random", first_player="random"), num_cycles=100)
+
+
+@pytest.mark.parametrize("env_id, variant", DICE_CASES)
+def test_dice_variant_restricts_each_turn_to_the_rolled_class(env_id, variant):
+    """At every turn's first decision the mask is the game's mask cut to the
+    rolled class (never empty: an empty class is re-rolled), the roll is in
+    the observation, and an action of another class is refused unchanged;
+    the later decisions of the same turn (Quicksand's hops and rotation) keep
+    the roll in the observation and are free."""
+    from boardenvs.errors import IllegalActionError
+    from boardenvs.position import _turn_over
+
+    env = _dice_env(env_id, variant)
+    game = env.unwrapped.game
+    rolled = set()
+    for seed in range(3):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        turn_start = None
+        for agent in env.agent_iter(max_iter=300):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            state = env.unwrapped._state
+            full = game.legal_mask(state)[: game.num_actions]
+            first = turn_start is None or _turn_over(turn_start, state)
+            if first:
+                turn_start = state.copy()
+            if env.roll >= 0 and not first:
+                assert obs["roll"].any()
+                np.testing.assert_array_equal(obs["action_mask"], full)
+            elif env.roll >= 0:
+                rolled.add(env.roll)
+                classes = np.asarray(game.action_classes(state))[: game.num_actions]
+                assert obs["roll"].tolist() == [int(k == env.roll) for k in range(len(game.action_class_names))]
+                np.testing.assert_array_equal(obs["action_mask"], full & (classes == env.roll))
+                assert obs["action_mask"].any()
+                others = np.flatnonzero(full & (classes != env.roll))
+                if others.size:
+                    before = state.copy()
+                    with pytest.raises(IllegalActionError, match="rolled class"):
+                        env.step(int(others[0]))
+                    np.testing.assert_array_equal(env.unwrapped._state, before)
+            else:
+                assert not obs["roll"].any()
+                np.testing.assert_array_equal(obs["action_mask"], full)
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert len(rolled) >= 2
+
+
+@pytest.mark.parametrize("env_id", [i for i in registered_ids() if not game_class(i).action_class_names])
+def test_dice_variant_refuses_games_without_action_classes(env_id):
+    from boardenvs.wrappers.dice import DiceVariant
+
+    with pytest.raises(ValueError, match="no dice variant"):
+        DiceVariant(getattr(boardenvs, env_id).env())
+
+
+@pytest.mark.parametrize("env_id, variant", CHANCE_CASES)
+def test_chance_agent_raw_mode_and_the_seeded_die(env_id, variant):
+    """raw_env(chance_agent=True) passes PettingZoo's api_test with the
+    ``chance`` agent; ResolveChance over it plays exactly what the default
+    env (which rolls inside with the same die) plays for the same seed."""
+    from boardenvs.wrappers.dice import ResolveChance
+
+    module = getattr(boardenvs, env_id)
+    api_test(module.raw_env(chance_agent=True, **variant), num_cycles=150)
+    for seed in range(2):
+        runs = []
+        for env in (module.raw_env(**variant), ResolveChance(module.raw_env(chance_agent=True, **variant))):
+            env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            trace = []
+            for agent in env.agent_iter(max_iter=400):
+                obs, reward, term, trunc, _ = env.last()
+                assert agent != "chance"
+                action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+                # (a dead step may come before or after the next roll; decisions see the same state)
+                trace.append((agent, action, reward, None if action is None else env.unwrapped.position().to_text()))
+                env.step(action)
+            runs.append(trace)
+        assert runs[0] == runs[1]

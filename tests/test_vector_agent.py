@@ -40,8 +40,9 @@ def test_every_row_is_the_learners_turn_with_its_own_view(env_id, variant, oppon
     """After reset and every step, in every row: the learner's seat is to
     act, the observation is the game's observation for that seat and the
     mask its legal actions; ended rows report the learner's return."""
-    venv = gymnasium.make_vec(gym_id_of(game_class(env_id)), num_envs=9,
-                              opponent=last_legal if opponent == "policy" else "random", **variant)  # fmt: skip
+    # a short max_turns, so that episodes of every game end within the run
+    venv = gymnasium.make_vec(gym_id_of(game_class(env_id)), num_envs=9, opponent=last_legal if opponent == "policy" else "random",
+                              **{"max_turns": 40, **variant})  # fmt: skip
     env = venv.unwrapped
     assert isinstance(env, SingleAgentVectorEnv) and env.metadata["autoreset_mode"].name == "SAME_STEP"
     obs, info = venv.reset(seed=1)

@@ -4,7 +4,8 @@
 builds a :class:`SingleAgentEnv`: a ``gymnasium.Env`` over one game's
 kernels.  The learner plays ``seat`` (an int, or ``"random"``: drawn per
 episode from the reset seed); every other seat is played by ``opponent``;
-chance is resolved inside from the env's seeded generator.  So after
+chance is resolved inside by the seeded die (``Game.draw_chance``: the game
+row's own generator, seeded from the env's at reset).  So after
 ``reset`` and after every ``step`` it is the learner's turn, or the episode
 is over.
 
@@ -180,7 +181,7 @@ class SingleAgentEnv(gymnasium.Env):
         while not self._over():
             mover = int(state[E.H_CURRENT])
             if mover == E.CHANCE:
-                game.resolve_chance(state, rng)
+                game.resolve_chance(state)  # the seeded die (the row's generator, seeded at reset)
                 continue
             if mover == self.seat:
                 return

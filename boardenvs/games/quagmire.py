@@ -363,6 +363,17 @@ class QuagmireGame(Game):
             raise NotationError(f"quagmire_v0: {move!r}: a run may not turn back to its start (QM-5)")
         raise NotationError(f"quagmire_v0: {move!r}: each step of a walk or run goes to a neighbouring cell (QM-4)")
 
+    # -- the dice variant (boardenvs.wrappers.dice.DiceVariant) -------------
+    action_class_names = ("walk", "run", "jump")
+
+    def action_classes(self, state) -> np.ndarray:
+        """Walk (0), run (1) or jump (2) for every move id; placements
+        belong to no class (the setup is played without a roll)."""
+        classes = np.full(self.num_actions, -1, np.int64)
+        k = np.arange(2 * MOVES_PER_PIECE) % PER_DIRECTION
+        classes[self.num_cells :] = np.where(k == 0, 0, np.where(k == PER_DIRECTION - 1, 2, 1))
+        return classes
+
     # -- text form -----------------------------------------------------------
     def board_lines(self, state) -> list[str]:
         cells = self.cells(state)

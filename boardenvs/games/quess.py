@@ -393,6 +393,18 @@ class QuessGame(Game):
         i, j = square_index(m.group(1)), square_index(m.group(2))
         return _frame(i, seat) * 36 + _frame(j, seat)
 
+    # -- the dice variant (boardenvs.wrappers.dice.DiceVariant) --------------
+    action_class_names = ("triangle", "circle", "square")
+
+    def action_classes(self, state) -> np.ndarray:
+        """The shape of the mover's piece on each action's from-square (-1: none there)."""
+        seat = max(int(state[E.H_CURRENT]), 0)
+        cells = self.board_cells(state)
+        frm = np.arange(36) if seat == LIGHT else 35 - np.arange(36)  # the acting player's frame
+        code = cells[frm] - 1 - 3 * seat
+        shape = np.where((code >= 0) & (code < 3), code, -1)
+        return np.repeat(shape, 36)
+
     # -- text form ---------------------------------------------------------
     @staticmethod
     def board_cells(state) -> np.ndarray:
