@@ -9,9 +9,11 @@ rows and the parametrised tests.  Adding a game = one module under
 from __future__ import annotations
 
 from .games.quagmire import QuagmireGame
+from .games.hex_quoridor import HexQuoridorGame
 from .games.quess import QuessGame
 
 GAMES = (
     QuessGame,
     QuagmireGame,
+    HexQuoridorGame,
 )
