@@ -186,4 +186,5 @@ def test_make_vec_equals_position_row_by_row(env_id, variant):
                 np.testing.assert_array_equal(obs["observation"][i], after.observation(after.to_move))
                 np.testing.assert_array_equal(obs["action_mask"][i], after.action_mask()[: game.num_actions])
                 assert infos["to_move"][i] == after.to_move
-    assert ended or game.env_id == "quess_v0"
+    # random Quess and Hex Quoridor games last hundreds of turns: none ends in 60 steps
+    assert ended or game.env_id in ("quess_v0", "hex_quoridor_v0")
