@@ -56,6 +56,7 @@ TEAMS = {  # option value -> (players, team id per seat)
 }
 MAX_FENCES_PER_PLAYER = 20  # n * 20 <= 127 fits the int8 observation
 SENTINEL = 7  # occupant code of the off-board sentinel cell
+FAR = 1 << 30  # distance of a cell with no path to the goal
 
 # --- the state row after the generic header -----------------------------------
 LAYOUT = E.HEADER_LAYOUT.extend("hex_quoridor_v0")
@@ -301,41 +302,93 @@ def _reaches_goal(state, params, seat, stamp, gen, stack):
 
 
 @njit(cache=True)
-def _mark_shortest_path(state, params, seat, stamp, gen, queue, parent, pathmark):
-    """Breadth-first search from ``seat``'s pawn to its goal side; set bit
-    ``seat`` of ``pathmark`` on both slots of every edge of the shortest
-    path found.  False if there is no path."""
+def _goal_distances(state, params, seat, dist, queue):
+    """Breadth-first from ``seat``'s goal side: ``dist[c]`` = steps from cell
+    ``c`` to that side through unblocked edges (pawns ignored), or ``FAR``."""
+    n = params[P_N]
     nb = params[P_TNB]
     blk = params[P_BLK]
     goal = _goal_off(params, seat)
-    start = state[Q_PAWNS + seat]
-    stamp[start] = gen
-    queue[0] = start
-    head, tail = 0, 1
-    found = -1
+    tail = 0
+    for c in range(n + 1):
+        if params[goal + c]:
+            dist[c] = 0
+            queue[tail] = c
+            tail += 1
+        else:
+            dist[c] = FAR
+    head = 0
     while head < tail:
         c = queue[head]
         head += 1
-        if params[goal + c]:
-            found = c
-            break
         for d in range(6):
             if state[blk + c * 6 + d] == 0:
                 v = params[nb + c * 6 + d]
-                if stamp[v] != gen:
-                    stamp[v] = gen
-                    parent[v] = c * 6 + d
+                if dist[v] == FAR:
+                    dist[v] = dist[c] + 1
                     queue[tail] = v
                     tail += 1
-    if found < 0:
-        return False
+
+
+@njit(cache=True)
+def _mark_shortest_path(state, params, seat, dist, pathmark):
+    """Set bit ``seat`` of ``pathmark`` on both slots of every edge of one
+    shortest path from ``seat``'s pawn to its goal side (down ``dist``)."""
+    nb = params[P_TNB]
+    blk = params[P_BLK]
     bit = 1 << seat
-    c = found
-    while c != start:
-        slot = parent[c]
-        pathmark[slot] |= bit
-        pathmark[c * 6 + (slot % 6 + 3) % 6] |= bit
-        c = slot // 6
+    c = state[Q_PAWNS + seat]
+    while dist[c] > 0 and dist[c] < FAR:
+        for d in range(6):
+            slot = c * 6 + d
+            v = params[nb + slot]
+            if state[blk + slot] == 0 and dist[v] == dist[c] - 1:
+                pathmark[slot] |= bit
+                pathmark[v * 6 + (d + 3) % 6] |= bit
+                c = v
+                break
+
+
+@njit(cache=True)
+def _down_degrees(state, params, dist, down):
+    """``down[c]``: open edges from ``c`` to a cell one step nearer the goal."""
+    n = params[P_N]
+    nb = params[P_TNB]
+    blk = params[P_BLK]
+    for c in range(n + 1):
+        k = 0
+        for d in range(6):
+            slot = c * 6 + d
+            k += (state[blk + slot] == 0) & (dist[params[nb + slot]] == dist[c] - 1)
+        down[c] = k
+
+
+@njit(cache=True)
+def _upper(params, slot, dist):
+    """The end of the edge ``slot`` one step farther from the goal, or -1."""
+    u = slot // 6
+    v = params[params[P_TNB] + slot]
+    if dist[v] == dist[u] - 1:
+        return u
+    if dist[u] == dist[v] - 1:
+        return v
+    return -1
+
+
+@njit(cache=True)
+def _keeps_descent(params, e, dist, down):
+    """Sufficient for a path after fence ``e``'s edges are blocked: every
+    cell that loses a down edge keeps one more, so every cell still walks
+    down the old distances to the goal (the fence removes three edges)."""
+    x0 = _upper(params, params[e], dist)
+    x1 = _upper(params, params[e + 2], dist)
+    x2 = _upper(params, params[e + 4], dist)
+    if x0 >= 0 and down[x0] <= (1 + (x1 == x0) + (x2 == x0)):
+        return False
+    if x1 >= 0 and down[x1] <= (1 + (x0 == x1) + (x2 == x1)):
+        return False
+    if x2 >= 0 and down[x2] <= (1 + (x0 == x2) + (x1 == x2)):
+        return False
     return True
 
 
@@ -347,9 +400,12 @@ def _fences(state, params, seat, mask, write):
 
     Fast path check: a fence can only cut a pawn off if it blocks an edge of
     that pawn's path, so one shortest path per live pawn is marked first,
-    and only fences that touch a marked path are searched (for the pawns
-    whose path they touch).  ``tests/test_hex_quoridor_rules.py`` checks
-    this against the brute-force search of every pawn for every fence."""
+    and only fences that touch a marked path are searched, for the pawns
+    whose path they touch: first a quick sufficient test on the distances to
+    the goal before the fence (:func:`_keeps_descent`), then, if that is not
+    enough, a full search.
+    ``tests/test_hex_quoridor_rules.py`` checks the result against the
+    brute-force search of every pawn after every fence."""
     n = params[P_N]
     F = params[P_F]
     num = params[E.P_NUM_PLAYERS]
@@ -357,17 +413,22 @@ def _fences(state, params, seat, mask, write):
     fe = params[P_TFE]
     fmap = params[P_TFMAP] + _frame(params, seat) * F
     n1 = n + 1
-    scratch = np.zeros(3 * n1 + 6 * n1, np.int64)
+    scratch = np.empty((8 + 2 * num) * n1, np.int64)
     stamp = scratch[:n1]
+    stamp[:] = 0
     queue = scratch[n1 : 2 * n1]
-    parent = scratch[2 * n1 : 3 * n1]
-    pathmark = scratch[3 * n1 :]
+    pathmark = scratch[2 * n1 : 8 * n1]
+    pathmark[:] = 0
+    dists = scratch[8 * n1 : (8 + num) * n1]
+    downs = scratch[(8 + num) * n1 :]
     gen = 0
     alive = 0
     for p in range(num):
         if E.is_alive(state, p):
-            gen += 1
-            _mark_shortest_path(state, params, p, stamp, gen, queue, parent, pathmark)
+            dist = dists[p * n1 : (p + 1) * n1]
+            _goal_distances(state, params, p, dist, queue)
+            _down_degrees(state, params, dist, downs[p * n1 : (p + 1) * n1])
+            _mark_shortest_path(state, params, p, dist, pathmark)
             alive += 1
     elim = params[P_ELIM] == 1 and alive > 2  # HQ-9 (with two left, HQ-8 for both)
     count = 0
@@ -377,6 +438,9 @@ def _fences(state, params, seat, mask, write):
         ok = (state[blk + s0] | state[blk + s2] | state[blk + s4]) == 0  # HQ-7
         if ok:
             touch = pathmark[s0] | pathmark[s2] | pathmark[s4]
+            for p in range(num):  # the quick test clears most touching fences
+                if (touch >> p) & 1 and _keeps_descent(params, e, dists[p * n1 : (p + 1) * n1], downs[p * n1 : (p + 1) * n1]):
+                    touch &= ~(1 << p)
             if touch:
                 for j in range(6):  # try it: block its edges, search, unblock
                     state[blk + params[e + j]] = 1
@@ -705,7 +769,7 @@ class HexQuoridorGame(Game):
             f = self.parse_fence(tok)
             if state[fen + f]:
                 raise NotationError(f"{env}: fence {tok} is listed twice")
-            for j in range(0, 6, 2):
+            for j in range(6):
                 slot = int(self.geo.fence_slots[f, j])
                 if slot in used:
                     raise NotationError(f"{env}: fences {used[slot]} and {tok} share an edge (HQ-7)")
