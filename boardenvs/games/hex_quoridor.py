@@ -218,12 +218,12 @@ class Geometry:
 # --- kernels -------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _frame(params, seat):
     return params[P_SIDE + seat]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _goal_off(params, seat):
     """Offset in params of the on-side table of ``seat``'s goal side (HQ-2)."""
     return params[P_TON] + ((params[P_SIDE + seat] + 3) % 6) * (params[P_N] + 1)
@@ -363,7 +363,7 @@ def _down_degrees(state, params, dist, down):
         down[c] = k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _upper(params, slot, dist):
     """The end of the edge ``slot`` one step farther from the goal, or -1."""
     u = slot // 6
@@ -375,19 +375,45 @@ def _upper(params, slot, dist):
     return -1
 
 
-@njit(cache=True)
-def _keeps_descent(params, e, dist, down):
-    """Sufficient for a path after fence ``e``'s edges are blocked: every
-    cell that loses a down edge keeps one more, so every cell still walks
-    down the old distances to the goal (the fence removes three edges)."""
+@njit(cache=True, inline="always")
+def _escapes(state, params, e, dist, x, s0, s1, s2):
+    """Has the stranded cell ``x`` an edge, open and not one of fence ``e``'s,
+    to a cell at its own distance that is not stranded (``s0..s2``)?"""
+    nb = params[P_TNB]
+    blk = params[P_BLK]
+    for d in range(6):
+        slot = x * 6 + d
+        if state[blk + slot]:
+            continue
+        if slot == params[e] or slot == params[e + 1] or slot == params[e + 2] or slot == params[e + 3] \
+                or slot == params[e + 4] or slot == params[e + 5]:  # fmt: skip
+            continue
+        w = params[nb + slot]
+        if dist[w] == dist[x] and w != s0 and w != s1 and w != s2:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _keeps_descent(state, params, e, dist, down):
+    """Sufficient for every cell (the pawn's included) to keep a path after
+    fence ``e``'s three edges are blocked.  Only the fence's cells lose
+    edges.  A cell that loses some but not all of its edges down the old
+    distances ``dist`` still walks down; a *stranded* one (it lost them all)
+    is fine if it can step sideways to a cell at its own distance that is
+    not stranded.  Then from every cell, walking down (and sideways at most
+    once per level, never back up) reaches the goal."""
     x0 = _upper(params, params[e], dist)
     x1 = _upper(params, params[e + 2], dist)
     x2 = _upper(params, params[e + 4], dist)
-    if x0 >= 0 and down[x0] <= (1 + (x1 == x0) + (x2 == x0)):
+    s0 = x0 if x0 >= 0 and down[x0] <= (1 + (x1 == x0) + (x2 == x0)) else -1
+    s1 = x1 if x1 >= 0 and down[x1] <= (1 + (x0 == x1) + (x2 == x1)) else -1
+    s2 = x2 if x2 >= 0 and down[x2] <= (1 + (x0 == x2) + (x1 == x2)) else -1
+    if s0 >= 0 and not _escapes(state, params, e, dist, s0, s0, s1, s2):
         return False
-    if x1 >= 0 and down[x1] <= (1 + (x0 == x1) + (x2 == x1)):
+    if s1 >= 0 and not _escapes(state, params, e, dist, s1, s0, s1, s2):
         return False
-    if x2 >= 0 and down[x2] <= (1 + (x0 == x2) + (x1 == x2)):
+    if s2 >= 0 and not _escapes(state, params, e, dist, s2, s0, s1, s2):
         return False
     return True
 
@@ -439,7 +465,7 @@ def _fences(state, params, seat, mask, write):
         if ok:
             touch = pathmark[s0] | pathmark[s2] | pathmark[s4]
             for p in range(num):  # the quick test clears most touching fences
-                if (touch >> p) & 1 and _keeps_descent(params, e, dists[p * n1 : (p + 1) * n1], downs[p * n1 : (p + 1) * n1]):
+                if (touch >> p) & 1 and _keeps_descent(state, params, e, dists[p * n1 : (p + 1) * n1], downs[p * n1 : (p + 1) * n1]):
                     touch &= ~(1 << p)
             if touch:
                 for j in range(6):  # try it: block its edges, search, unblock
