@@ -177,3 +177,25 @@ def test_observation_is_egocentric_and_fences_left_are_counts():
     assert o0[4, 4, n + 8] == 8 and o0[4, 4, n + 9] == 9  # own fences first
     assert o1[4, 4, n + 8] == 9 and o1[4, 4, n + 9] == 8
     assert game.info.obs_high[4, 4, n + 8] == 18 and o0[0, 0].sum() == 0  # grid corners are off the board
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        ({"num_players": 5}, "num_players"),
+        ({"teams": "2v2"}, "teams"),  # 2v2 needs 4 players (HQ-15)
+        ({"num_players": 4, "teams": "3x2"}, "teams"),
+        ({"teams": "1v1"}, "teams"),
+        ({"radius": 3}, "radius"),
+        ({"fences_per_player": 21}, "fences_per_player"),
+        ({"fences_per_player": True}, "fences_per_player"),
+        ({"first_player": 2}, "first_player"),
+    ],
+)
+def test_bad_options_are_option_errors(options, words):
+    from boardenvs.errors import OptionError
+
+    with pytest.raises(OptionError, match=words):
+        boardenvs.make(ENV, **options)
+    with pytest.raises(OptionError, match=words):
+        boardenvs.make_vec(ENV, num_envs=2, **options)
