@@ -44,7 +44,7 @@ def test_hq9_an_eliminated_agent_terminates_with_minus_one_and_leaves_the_agents
             fences = np.flatnonzero(mask[env.unwrapped.game.num_cells :]) + env.unwrapped.game.num_cells
             action = int(rng.choice(fences)) if len(fences) and rng.random() < 0.7 else int(rng.choice(np.flatnonzero(mask)))
             env.step(action)
-            out = [a for a in before if env.terminations[a] and env.unwrapped.game.num_players > 0]
+            out = [a for a in before if env.terminations[a]]
             state = env.unwrapped._state
             if state[E.H_STATUS] == E.PLAYING and out:
                 (gone,) = out
@@ -102,7 +102,9 @@ def test_soak_2000_random_games_through_make_vec(num_players):
         assert (occupied == live.sum(1)).all()
         ended = term | trunc
         assert (rewards[~ended] == 0).all() and np.isin(rewards[ended], (-1, 0, 1)).all()
-        assert (rewards[term].max(1) == 1).all() or not term.any() or game.num_players > 0
+        goal = term & (infos["end_reason"] == H.REASON_GOAL)
+        assert (rewards[goal].max(1) == 1).all() and (rewards[goal] == 1).sum() == goal.sum()  # one winner (HQ-14)
+        assert (rewards[trunc] <= 0).all()
         if steps % 4 == 0:
             assert _paths_ok(st, game.params) == 0
         games += int(ended.sum())
