@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import boardenvs
-from boardenvs import engine as E
 from boardenvs.errors import IllegalMoveError, NotationError, OptionError
 from boardenvs.position import Position
 from hq_reference import Board, legal_moves as reference_moves

@@ -13,7 +13,7 @@ Actions            ``Discrete(C + F)`` in the **mover's frame** (the board
                    move the pawn to cell ``i`` (reading order of the turned
                    board; step or jump, HQ-11/12); ``C + f``: place fence
                    ``f`` (fences in the order of :func:`fence_geometry`).
-                   Radius 4: ``C = 61``, ``F = 300``, ``Discrete(361)``.
+                   Radius 4: ``C = 61``, ``F = 264``, ``Discrete(325)``.
 Action mask        exact, path rule (HQ-8) and eliminations (HQ-9) included
 Observation        ``int8 (2R+1, 2R+1, 3n+8)`` over the axial grid, in the
                    observer's frame: 0 on the board; 1 own pawn; 2..n the
@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from .. import engine as E
-from ..errors import IllegalMoveError, NotationError, OptionError
+from ..errors import NotationError, OptionError
 from ..game import Game
 from ..hexboard import MAX_RADIUS, hex_board
 from ..spec import Option, first_player_option, max_turns_option, num_players_option
