@@ -135,6 +135,39 @@ def vec_steps_per_second(env_id: str, n: int, seconds: float, **options) -> tupl
     return iters * n / wall, (time.process_time() - c0) / wall
 
 
+# games whose shape changes with the options: their AEC and make_vec rows run
+# each of these option sets (the other games run their defaults)
+BENCH_VARIANTS = {"hex_quoridor_v0": ({"num_players": 2}, {"num_players": 4}, {"num_players": 6})}
+# make_vec rows that time a batch spread over every phase of a game: a batch
+# fresh from reset is all openings (for Hex Quoridor the fence-placing phase,
+# the slowest: every fence needs the path check), which training only sees
+# for a moment; these rows first play this many steps
+STEADY_WARMUP = {"hex_quoridor_v0": 300}
+
+
+def variant_label(options: dict) -> str:
+    return "".join(f", {k}={v}" for k, v in options.items())
+
+
+def steady_vec_rates(env_id: str, n: int, seconds: float, repeats: int, warmup: int, **options) -> list:
+    """make_vec (steps/s, CPU-s per wall-s) runs on one batch after ``warmup`` steps."""
+    vec = boardenvs.make_vec(env_id, num_envs=n, **options)
+    vec.reset(seed=12345)
+    for _ in range(warmup):
+        vec.step(vec.random_actions())
+    runs = []
+    for _ in range(repeats):
+        iters = 0
+        c0, t0 = time.process_time(), time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            for _ in range(10):
+                vec.step(vec.random_actions())
+            iters += 10
+        wall = time.perf_counter() - t0
+        runs.append((iters * n / wall, (time.process_time() - c0) / wall))
+    return runs
+
+
 def openspiel_steps_per_second(name: str, seconds: float, seed: int = 0) -> float:
     import pyspiel
 
@@ -391,6 +424,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-training-path", dest="training_path", action="store_false",
                     help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO rows")
     ap.add_argument("--only", choices=["tryasina"], default=None, help="print only this game's own table (a quick check)")
+
+    ap.add_argument("--games", nargs="*", default=None, help="env ids to time (default: all; anchors always run)")
     args = ap.parse_args(argv)
 
     def median(fn):
@@ -404,8 +439,11 @@ def main(argv=None) -> int:
     rows = []  # (system, API, steps/s, CPU-s per wall-s or None)
     noop = median(lambda: aec_steps_per_second(lambda: wrappers.OrderEnforcingWrapper(NoopEnv()), s))
     rows.append(("no-op AEC env, same wrapper stack (ceiling)", "AEC", noop, None))
-    for env_id in boardenvs.ENV_IDS:
-        rows.append((f"boardenvs {env_id}", "AEC", median(lambda: aec_steps_per_second(lambda: boardenvs.make(env_id), s)), None))
+    games = [g for g in boardenvs.ENV_IDS if args.games is None or g in args.games]
+    for env_id in games:
+        for options in BENCH_VARIANTS.get(env_id, ({},)):
+            make = lambda: boardenvs.make(env_id, **options)  # noqa: E731
+            rows.append((f"boardenvs {env_id}{variant_label(options)}", "AEC", median(lambda: aec_steps_per_second(make, s)), None))
     try:
         from pettingzoo.classic import connect_four_v3
     except Exception as exc:  # pragma: no cover - optional anchor
@@ -422,12 +460,24 @@ def main(argv=None) -> int:
     else:
         amazons = median(lambda: openspiel_steps_per_second("amazons", s))
         rows.append(("OpenSpiel amazons (C++, obs tensor each step)", "pyspiel", amazons, 1.0))
-    for env_id in boardenvs.ENV_IDS:
-        for n in (1, 64, 4096):
-            runs = [vec_steps_per_second(env_id, n, s) for _ in range(args.repeats + 1)][1:]
-            rate = statistics.median(r for r, _ in runs)
-            cpu = statistics.median(c for _, c in runs)
-            rows.append((f"boardenvs {env_id} make_vec, N = {n}", "make_vec", rate, cpu))
+    quoridor = None
+    if amazons is not None and "hex_quoridor_v0" in games:
+        quoridor = median(lambda: openspiel_steps_per_second("quoridor", s))
+        rows.append(("OpenSpiel quoridor 2p (C++, obs tensor each step)", "pyspiel", quoridor, 1.0))
+    hq_rates = {}
+    for env_id in games:
+        for options in BENCH_VARIANTS.get(env_id, ({},)):
+            for n in (1, 64, 4096):
+                if env_id in STEADY_WARMUP:
+                    runs = steady_vec_rates(env_id, n, s, args.repeats, STEADY_WARMUP[env_id], **options)
+                else:
+                    runs = [vec_steps_per_second(env_id, n, s, **options) for _ in range(args.repeats + 1)][1:]
+                rate = statistics.median(r for r, _ in runs)
+                cpu = statistics.median(c for _, c in runs)
+                steady = " (after 300 warm-up steps)" if env_id in STEADY_WARMUP else ""
+                rows.append((f"boardenvs {env_id}{variant_label(options)} make_vec, N = {n}{steady}", "make_vec", rate, cpu))
+                if env_id == "hex_quoridor_v0":
+                    hq_rates[(options.get("num_players"), n)] = rate
 
     lines = [
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
@@ -444,8 +494,12 @@ def main(argv=None) -> int:
         lines.append(f"| {name} | {api} | {fmt(rate)} | {cpu_text} | {rate / noop:.2f}x | {c4_ratio} | {amazons_ratio} |")
     if "tryasina_v0" in boardenvs.ENV_IDS:
         lines += tryasina_section(median, s, args.repeats)
+
+    if quoridor and (2, 4096) in hq_rates:
+        lines += ["", f"hex_quoridor_v0 make_vec, N = 4096, 2 players: {hq_rates[(2, 4096)] / quoridor:.2f}x OpenSpiel quoridor 2p "
+                  "(target >= 5x)."]  # fmt: skip
     lines.append("")
-    for env_id in boardenvs.ENV_IDS:
+    for env_id in games:
         cold = startup_seconds(cold=True, env_id=env_id)
         warm = statistics.median(startup_seconds(cold=False, env_id=env_id) for _ in range(3))
         lines.append(

@@ -9,6 +9,7 @@ rows and the parametrised tests.  Adding a game = one module under
 from __future__ import annotations
 
 from .games.quagmire import QuagmireGame
+from .games.hex_quoridor import HexQuoridorGame
 from .games.quess import QuessGame
 from .games.quicksand import QuicksandGame
 from .games.tryasina import TryasinaGame
@@ -18,4 +19,5 @@ GAMES = (
     QuagmireGame,
     QuicksandGame,
     TryasinaGame,
+    HexQuoridorGame,
 )

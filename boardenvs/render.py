@@ -230,6 +230,11 @@ class HexPicture:
     def outline(self, i):
         self.draw.polygon(self._corners(i, 0.82), outline=PALETTE["last"], width=3)
 
+    def edge(self, i, d, colour="edge", width=5):
+        """The side of cell ``i``'s hex facing its neighbour in direction ``d`` (C-5 order)."""
+        corners = self._corners(i)
+        self.draw.line([corners[-d % 6], corners[(-d - 1) % 6]], fill=PALETTE[colour], width=width)
+
     def piece(self, i, seat):
         x, y = self._centre(i)
         r = self.size * 0.55

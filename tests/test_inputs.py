@@ -357,8 +357,8 @@ def test_rules_ship_in_the_package_with_their_ids(env_id, capsys):
 
     assert main(["rules", env_id]) == 0
     text = capsys.readouterr().out
-    prefix = {"quess_v0": "QU", "quagmire_v0": "QM", "quicksand_v0": "QS", "tryasina_v0": "TR"}[env_id]
-    count = {"quess_v0": 13, "quagmire_v0": 9, "quicksand_v0": 12, "tryasina_v0": 17}[env_id]
+    prefix = {"quess_v0": "QU", "quagmire_v0": "QM", "quicksand_v0": "QS", "tryasina_v0": "TR", "hex_quoridor_v0": "HQ"}[env_id]
+    count = {"quess_v0": 13, "quagmire_v0": 9, "quicksand_v0": 12, "tryasina_v0": 17, "hex_quoridor_v0": 16}[env_id]
     for k in range(1, count + 1):
         assert f"{prefix}-{k}" in text
     assert main(["rules"]) == 0

@@ -1,0 +1,203 @@
+"""hex_quoridor_v0 through its faces: eliminations in the AEC env (HQ-9),
+the make_vec soak test with invariants, pictures, and bad position texts."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+import boardenvs
+from boardenvs import engine as E
+from boardenvs.errors import NotationError
+from boardenvs.games import hex_quoridor as H
+from boardenvs.position import Position
+from test_hex_quoridor_rules import hq
+
+ENV = "hex_quoridor_v0"
+
+
+def test_registered_with_gymnasium_id_and_dice_classes():
+    import gymnasium
+
+    assert ENV in boardenvs.ENV_IDS and "boardenvs/HexQuoridor-v0" in gymnasium.registry
+    game = boardenvs.make_game(ENV)
+    classes = game.action_classes(game.new_state(0))
+    assert game.action_class_names == ("move", "fence")
+    assert (classes[: game.num_cells] == 0).all() and (classes[game.num_cells :] == 1).all()
+
+
+def test_hq9_an_eliminated_agent_terminates_with_minus_one_and_leaves_the_agents():
+    """Random AEC games on a small board with many fences until a fence
+    eliminates someone; the others play on."""
+    seen = 0
+    for seed in range(60):
+        env = boardenvs.make(ENV, num_players=3, radius=2, fences_per_player=10)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for agent in env.agent_iter(2000):
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            before = list(env.agents)
+            mask = obs["action_mask"]
+            fences = np.flatnonzero(mask[env.unwrapped.game.num_cells :]) + env.unwrapped.game.num_cells
+            action = int(rng.choice(fences)) if len(fences) and rng.random() < 0.7 else int(rng.choice(np.flatnonzero(mask)))
+            env.step(action)
+            out = [a for a in before if env.terminations[a]]
+            state = env.unwrapped._state
+            if state[E.H_STATUS] == E.PLAYING and out:
+                (gone,) = out
+                assert env.rewards[gone] == -1 and env._cumulative_rewards[gone] == -1
+                assert env.agent_selection == gone  # its dead step comes first
+                env.step(None)
+                assert gone not in env.agents and len(env.agents) == 2
+                assert not any(env.terminations[a] for a in env.agents)
+                seen += 1
+                break
+        if seen:
+            break
+    assert seen
+
+
+@njit(cache=True)
+def _paths_ok(states, params):
+    """Rows where some live pawn has no path to its goal side (HQ-8/9)."""
+    n1 = params[H.P_N] + 1
+    stamp = np.zeros(n1, np.int64)
+    stack = np.zeros(n1, np.int64)
+    bad = 0
+    gen = 0
+    for i in range(states.shape[0]):
+        s = states[i]
+        for p in range(params[E.P_NUM_PLAYERS]):
+            if (s[E.H_ALIVE] >> p) & 1:
+                gen += 1
+                if not H._reaches_goal(s, params, p, stamp, gen, stack):
+                    bad += 1
+    return bad
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 6])
+def test_soak_2000_random_games_through_make_vec(num_players):
+    """2 000 random games per player count, checked every step: fences
+    conserved (placed + unplayed = the allowance), every live pawn keeps a
+    path, pawns on distinct cells, returns -1/0/+1 at the end only."""
+    vec = boardenvs.make_vec(ENV, num_envs=512, num_players=num_players)
+    game = vec.game
+    vec.reset(seed=num_players)
+    total = num_players * game.fences_per_player
+    fen = slice(game.fence_offset, game.fence_offset + game.num_fences)
+    games = steps = 0
+    while games < 2000:
+        obs, rewards, term, trunc, infos = vec.step(vec.random_actions())
+        steps += 1
+        st = vec.states
+        assert (st[:, fen].sum(1) + st[:, H.Q_LEFT : H.Q_LEFT + num_players].sum(1) == total).all()
+        assert (st[:, E.H_STATUS] == E.PLAYING).all()  # auto-reset
+        pawns = st[:, H.Q_PAWNS : H.Q_PAWNS + num_players]
+        live = pawns >= 0
+        assert (live.sum(1) >= 2).all()
+        occupied = (st[:, H.Q_OCC : H.Q_OCC + game.num_cells] > 0).sum(1)
+        assert (occupied == live.sum(1)).all()
+        ended = term | trunc
+        assert (rewards[~ended] == 0).all() and np.isin(rewards[ended], (-1, 0, 1)).all()
+        goal = term & (infos["end_reason"] == H.REASON_GOAL)
+        assert (rewards[goal].max(1) == 1).all() and (rewards[goal] == 1).sum() == goal.sum()  # one winner (HQ-14)
+        assert (rewards[trunc] <= 0).all()
+        if steps % 4 == 0:
+            assert _paths_ok(st, game.params) == 0
+        games += int(ended.sum())
+    assert games >= 2000
+
+
+@pytest.mark.parametrize("options", [{}, {"num_players": 6}, {"num_players": 4, "teams": "2v2"}])
+def test_render_ansi_and_rgb(options):
+    env = boardenvs.make(ENV, render_mode="ansi", **options)
+    env.reset(seed=1)
+    for _ in range(6):
+        mask = env.last()[0]["action_mask"]
+        env.step(int(np.flatnonzero(mask)[-1]))  # fences (the last actions) first
+    text = env.render()
+    assert "fences left" in text and ("|" in text or "-" in text.split("\n", 1)[1])
+    env = boardenvs.make(ENV, render_mode="rgb_array", **options)
+    env.reset(seed=1)
+    plain = env.render()
+    for _ in range(4):
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[-1]))
+    picture = env.render()
+    assert picture.ndim == 3 and picture.shape[2] == 3 and picture.dtype == np.uint8
+    assert (picture != plain).any()
+
+
+def _two_fences_sharing_an_edge():
+    from hq_reference import Board
+
+    fences = Board(4).fences()
+    f = "e4e5/f4f5"
+    return f, next(g for g, e in sorted(fences.items()) if g != f and e & fences[f])
+
+
+SHARING = _two_fences_sharing_an_edge()
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (hq(["e5e6", "a3"]), "cell"),  # a pawn given as an edge, not a cell
+        (hq(["e5", "e5"]), "two pawns"),
+        (hq(["i3", "a3"], fences=["e4e5/f4f5", "e4e5/f4f5"], turn=2), "twice"),
+        (hq(["i3", "a3"], fences=list(SHARING), turn=2), "share an edge"),
+        (hq(["i3", "a3"], left=[10, 9]), "fences"),  # above the allowance
+        (hq(["i3", "a3"], left=[8, 9]), "fences"),  # one went missing
+        (hq(["a3", "i3"]), "goal side"),  # on its goal side, still playing
+        (hq(["i3", "x"]), "alive 1"),
+        (hq(["i3", "a3"], turn=0, fences=["e4e5/f4f5"]), "turns"),
+    ],
+)
+def test_bad_position_texts_are_refused(text, words):
+    with pytest.raises(NotationError, match=words):
+        Position.from_text(text)
+
+
+def test_a_position_where_a_live_pawn_has_no_path_is_refused():
+    # the 2-player texts of the rule tests: the fence that would close player_1 in, placed anyway
+    fences = "a1b1/a2b2 b1b2/c1c2 a3b3/b4c4 d1e1/d2e2 c4d3/d4e3 a2a3/b2b3".split()
+    text = hq(["e2", "a2"], fences=fences, left=[6, 6], num_players=2, radius=2, fpp=9, turn=6, to_move=0)
+    with pytest.raises(NotationError, match="no path"):
+        Position.from_text(text)
+
+
+def test_observation_is_egocentric_and_fences_left_are_counts():
+    pos = boardenvs.position(ENV, num_players=2, first_player=0).play("e4e5/f4f5")
+    game = pos.game
+    o0, o1 = pos.observation(0), pos.observation(1)
+    n = 2
+    # blocked edges turned half a turn: player_1 sees player_0's view rotated 180 degrees
+    blocked0, blocked1 = o0[:, :, n + 1 : n + 7], o1[:, :, n + 1 : n + 7]
+    assert (blocked0[::-1, ::-1][:, :, [3, 4, 5, 0, 1, 2]] == blocked1).all()
+    assert o0[4, 4, n + 8] == 8 and o0[4, 4, n + 9] == 9  # own fences first
+    assert o1[4, 4, n + 8] == 9 and o1[4, 4, n + 9] == 8
+    assert game.info.obs_high[4, 4, n + 8] == 18 and o0[0, 0].sum() == 0  # grid corners are off the board
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        ({"num_players": 5}, "num_players"),
+        ({"teams": "2v2"}, "teams"),  # 2v2 needs 4 players (HQ-15)
+        ({"num_players": 4, "teams": "3x2"}, "teams"),
+        ({"teams": "1v1"}, "teams"),
+        ({"radius": 3}, "radius"),
+        ({"fences_per_player": 21}, "fences_per_player"),
+        ({"fences_per_player": True}, "fences_per_player"),
+        ({"first_player": 2}, "first_player"),
+    ],
+)
+def test_bad_options_are_option_errors(options, words):
+    from boardenvs.errors import OptionError
+
+    with pytest.raises(OptionError, match=words):
+        boardenvs.make(ENV, **options)
+    with pytest.raises(OptionError, match=words):
+        boardenvs.make_vec(ENV, num_envs=2, **options)
