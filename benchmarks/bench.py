@@ -122,17 +122,7 @@ def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
 def vec_steps_per_second(env_id: str, n: int, seconds: float, **options) -> tuple[float, float]:
     """make_vec steps/s and CPU-seconds per wall-second (after a warm-up step
     that compiles the drivers)."""
-    vec = boardenvs.make_vec(env_id, num_envs=n, **options)
-    vec.reset(seed=12345)
-    vec.step(vec.random_actions())  # compiles the drivers
-    iters = 0
-    c0, t0 = time.process_time(), time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        for _ in range(10):
-            vec.step(vec.random_actions())
-        iters += 10
-    wall = time.perf_counter() - t0
-    return iters * n / wall, (time.process_time() - c0) / wall
+    return steady_vec_rates(env_id, n, seconds, repeats=1, warmup=1, **options)[0]
 
 
 # games whose shape changes with the options: their AEC and make_vec rows run
