@@ -258,6 +258,12 @@ def rand_u64(state):
 
 
 @njit(cache=True)
+def no_chance_probs(state, params, probs):
+    """The ``chance_probs`` kernel of a game without chance nodes."""
+    probs[:] = 0.0
+
+
+@njit(cache=True)
 def rand_below(state, n):
     return np.int64(rand_u64(state) % np.uint64(n))
 

@@ -610,12 +610,7 @@ def observe(state, params, seat, obs):
             obs[g + 2 * num + 8 + r] = (state[E.H_ALIVE] >> s) & 1
 
 
-@njit(cache=True)
-def chance_probs(state, params, probs):
-    probs[:] = 0.0  # no chance nodes
-
-
-KERNELS = E.Kernels(init, legal, apply, observe, chance_probs)
+KERNELS = E.Kernels(init, legal, apply, observe, E.no_chance_probs)
 
 _CELL = r"([a-zA-Z]\d{1,2})"
 _FENCE_RE = re.compile(rf"^{_CELL}{_CELL}/{_CELL}{_CELL}$")

@@ -247,12 +247,7 @@ def observe(state, params, seat, obs):
         obs[g + 4] = setup
 
 
-@njit(cache=True)
-def chance_probs(state, params, probs):
-    probs[:] = 0.0  # Quagmire has no chance nodes
-
-
-KERNELS = E.Kernels(init, legal, apply, observe, chance_probs)
+KERNELS = E.Kernels(init, legal, apply, observe, E.no_chance_probs)
 
 _CELL = r"([a-zA-Z]\d{1,2})"
 _PLACE_RE = re.compile(rf"^@{_CELL}$")

@@ -336,12 +336,7 @@ def observe(state, params, seat, obs):
             obs[_frame(i, seat) * OBS_PLANES + plane] = 1
 
 
-@njit(cache=True)
-def chance_probs(state, params, probs):
-    probs[:] = 0.0  # Quess has no chance nodes
-
-
-KERNELS = E.Kernels(init, legal, apply, observe, chance_probs)
+KERNELS = E.Kernels(init, legal, apply, observe, E.no_chance_probs)
 
 _MOVE_RE = re.compile(r"^([A-Fa-f][1-6])-([A-Fa-f][1-6])$")
 

@@ -473,12 +473,7 @@ def observe(state, params, seat, obs):
         obs[g + np.uint64(18)] = opp_score
 
 
-@njit(cache=True)
-def chance_probs(state, params, probs):
-    probs[:] = 0.0  # Quicksand has no chance nodes
-
-
-KERNELS = E.Kernels(init, legal, apply, observe, chance_probs)
+KERNELS = E.Kernels(init, legal, apply, observe, E.no_chance_probs)
 
 # --- notation ----------------------------------------------------------------
 _CELL = r"[a-f][1-6]"
