@@ -63,7 +63,7 @@ def test_every_row_is_the_learners_turn_with_its_own_view(env_id, variant, oppon
         if done.any():
             assert np.array_equal(info["_final_obs"], done)
             assert all(info["final_obs"][i].shape == obs.shape[1:] for i in np.flatnonzero(done))
-            assert np.array_equal(info["episode"]["r"][done], rewards[done])
+            assert np.array_equal(info["final_info"]["return"][done], rewards[done])
             ended += int(done.sum())
     assert ended > 0
 
@@ -89,7 +89,7 @@ def test_each_row_plays_the_same_game_as_the_single_env(env_id, options):
         vobs, rewards, term, trunc, vinfo = venv.step(first_legal(None, vinfo["action_mask"]))
     assert (term | trunc).all() and np.all(rewards == reward) and np.all(term == term[0])
     assert all(np.array_equal(vinfo["final_obs"][i], trace[-1]) for i in range(5))
-    assert np.all(vinfo["episode"]["l"] == len(trace) - 1)
+    assert np.all(vinfo["final_info"]["length"] == len(trace) - 1)
 
 
 def test_the_learner_loses_on_the_opponents_move():
@@ -108,7 +108,7 @@ def test_the_learner_loses_on_the_opponents_move():
         wins += int((rewards == 1).sum())
         assert not trunc.any() and np.array_equal(rewards != 0, term)
         if term.any():
-            reasons = {venv.unwrapped.game.reason_name(int(c)) for c in info["episode"]["end_reason"][term]}
+            reasons = {venv.unwrapped.game.reason_name(int(c)) for c in info["final_info"]["end_reason"][term]}
             assert reasons == {"no_legal_move"}
     assert losses > 10 and wins > 10
 
@@ -167,7 +167,7 @@ def test_illegal_learner_actions_and_failing_opponents_change_nothing():
     acts[2] = 0  # masked out in Quess' first position
     _, rewards, term, _, info = lose.step(acts)
     assert rewards.tolist() == [0, 0, -1, 0] and term.tolist() == [False, False, True, False]
-    assert lose.game.reason_name(int(info["episode"]["end_reason"][2])) == "illegal_action"
+    assert lose.game.reason_name(int(info["final_info"]["end_reason"][2])) == "illegal_action"
 
     def bad_opponent(observations, masks):
         return np.full(len(masks), 9999)
@@ -196,7 +196,7 @@ def test_maskable_ppo_trains_on_sb3_vec_env(env_id):
     model.learn(2048)
     assert model.num_timesteps >= 2048
     assert len(model.ep_info_buffer) > 0 and all(e["r"] in (-1.0, 0.0, 1.0) for e in model.ep_info_buffer)
-    assert env.env_method("action_masks").shape == (16, game_class(env_id)().num_actions)
+    assert np.stack(env.env_method("action_masks")).shape == (16, game_class(env_id)().num_actions)
     env.reset()
     for _ in range(200):
         env.step_async(first_legal(None, env.action_masks()))
@@ -268,3 +268,64 @@ def test_model_opponents_sample_from_the_env_generator():
         return np.stack(out)
 
     assert np.array_equal(run(), run())
+
+
+def test_a_failing_opponent_while_ended_rows_restart_changes_nothing():
+    """The opponent fails in the middle of a step whose ended rows are being
+    dealt new games (where it moves first): every row, seat and generator is
+    back as it was, and the retried step gives what an unbroken run gives."""
+    calls = {"n": 0, "fail_at": -1}
+
+    def policy(observations, masks):
+        calls["n"] += 1
+        if calls["n"] == calls["fail_at"]:
+            raise RuntimeError("opponent down")
+        return np.argmax(masks, axis=1)
+
+    def make():
+        env = SingleAgentVectorEnv("quagmire_v0", num_envs=8, radius=2, seat=1, first_player=0, opponent=policy)
+        return env, env.reset(seed=0)[1]
+
+    env, info = make()  # an unbroken run: the first step that ends a row
+    for k in range(200):
+        _, rewards, term, trunc, info = env.step(first_legal(None, info["action_mask"]))
+        if (term | trunc).any():
+            break
+    else:
+        raise AssertionError("no row ended in 200 steps")
+    env, info = make()
+    for _ in range(k):
+        _, _, _, _, info = env.step(first_legal(None, info["action_mask"]))
+    before = env.vec.states.copy(), env.seats, env._rng.bit_generator.state
+    calls["fail_at"] = calls["n"] + 2  # the reply in every row, then the first move of a new game
+    actions = first_legal(None, info["action_mask"])
+    with pytest.raises(RuntimeError, match="opponent down"):
+        env.step(actions)
+    assert np.array_equal(env.vec.states, before[0]) and np.array_equal(env.seats, before[1])
+    assert env._rng.bit_generator.state == before[2]
+    _, rewards2, term2, trunc2, _ = env.step(actions)
+    assert np.array_equal(term2, term) and np.array_equal(trunc2, trunc) and np.array_equal(rewards2, rewards)
+
+
+def test_gymnasium_episode_statistics_and_unseeded_resets():
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    venv = RecordEpisodeStatistics(gymnasium.make_vec("boardenvs/Quagmire-v0", num_envs=4, radius=2))
+    obs, info = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    seen = 0
+    for _ in range(60):
+        obs, rewards, term, trunc, info = venv.step(_random_actions(info["action_mask"], rng))
+        if "episode" in info:
+            done = info["_episode"]
+            assert np.array_equal(info["episode"]["r"][done], rewards[done])
+            assert np.array_equal(info["episode"]["l"][done], info["final_info"]["length"][done])
+            seen += int(done.sum())
+    assert seen > 0
+
+    def after_two_resets():
+        env = gymnasium.make_vec("boardenvs/Quess-v0", num_envs=4)
+        env.reset(seed=3)
+        return env.reset()[0]
+
+    assert np.array_equal(after_two_resets(), after_two_resets())  # an unseeded reset goes on with the seeded generators

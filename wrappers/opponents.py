@@ -210,7 +210,8 @@ except ImportError:  # pragma: no cover - the train extra is missing
 
 class SelfPlayCallback(_CallbackBase):
     """SB3 callback: a snapshot of the learner enters ``pool`` at the start
-    of training and then every ``every`` environment steps."""
+    of training (if the pool is empty) and then every ``every`` environment
+    steps."""
 
     def __init__(self, pool: SelfPlayPool, every: int = 10_000, verbose: int = 0):
         super().__init__(verbose)
@@ -223,7 +224,8 @@ class SelfPlayCallback(_CallbackBase):
         self._last = 0
 
     def _on_training_start(self) -> None:
-        self.pool.add(self.model)
+        if not len(self.pool):  # the first snapshot; a later learn() call goes on with the pool
+            self.pool.add(self.model)
         self._last = self.num_timesteps
 
     def _on_step(self) -> bool:

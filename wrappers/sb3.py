@@ -53,6 +53,8 @@ class SB3VecEnv(VecEnv):
 
     # -- the VecEnv protocol -----------------------------------------------------------
     def reset(self):
+        if any(self._options):
+            raise ValueError(f"SB3VecEnv's games take no reset options; got {self._options[0]!r}")
         seed = self._seeds[0]
         obs, _ = self.venv.reset(seed=seed)
         self._reset_seeds()
@@ -69,12 +71,12 @@ class SB3VecEnv(VecEnv):
         out = [{} for _ in range(self.num_envs)]
         if dones.any():
             now = round(time.perf_counter() - self._t0, 6)
-            final, ep = infos["final_obs"], infos["episode"]
+            final, ep = infos["final_obs"], infos["final_info"]
             for i in np.flatnonzero(dones):
                 out[i] = {
                     "terminal_observation": final[i],
                     "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
-                    "episode": {"r": float(ep["r"][i]), "l": int(ep["l"][i]), "t": now},
+                    "episode": {"r": float(ep["return"][i]), "l": int(ep["length"][i]), "t": now},
                 }
         return obs, rewards.astype(np.float32), dones, out
 
@@ -82,10 +84,12 @@ class SB3VecEnv(VecEnv):
         return self.venv.action_masks()
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        rows = self._get_indices(indices)
+        rows = list(self._get_indices(indices))
         if method_name == "action_masks":
             masks = self.venv.action_masks()
-            return masks if indices is None else [masks[i] for i in rows]
+            return [masks[i].copy() for i in rows]
+        if indices is not None:
+            raise ValueError(f"env_method({method_name!r}) runs on the whole batch; indices are only for 'action_masks'")
         result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
         return [result for _ in rows]
 
@@ -101,6 +105,8 @@ class SB3VecEnv(VecEnv):
         return hasattr(self.venv, attr_name)
 
     def set_attr(self, attr_name: str, value, indices=None) -> None:
+        if indices is not None:
+            raise ValueError(f"set_attr({attr_name!r}) sets it for the whole batch; indices are not supported")
         setattr(self.venv, attr_name, value)
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list:

@@ -19,8 +19,9 @@ Rows whose episode ended (the game is over, or the learner was eliminated)
 are reset in the same step (gymnasium's ``AutoresetMode.SAME_STEP``): the
 returned observation is the new episode's, the ended one's last
 observation is ``infos["final_obs"][i]`` (``infos["_final_obs"]`` marks the
-rows), with ``infos["episode"]`` = ``{"r", "l"}`` (return, learner steps)
-for them.  Rewards are the learner's: +1 / -1 / 0 at the end, also when the
+rows), and ``infos["final_info"]`` holds its ``return``, ``length`` (learner
+steps) and ``end_reason`` code (``"episode"`` is left to gymnasium's
+``RecordEpisodeStatistics``).  Rewards are the learner's: +1 / -1 / 0 at the end, also when the
 game ends on an opponent's move, -1 when the learner is eliminated.
 
 ``action_masks()`` is the ``(N, A)`` bool mask of the learner in every row
@@ -104,7 +105,6 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._rows = np.arange(N, dtype=np.int64)
         self._seats = np.zeros(N, np.int64)  # the learner's seat per row
         self._lengths = np.zeros(N, np.int64)  # learner steps in the current episode
-        self._returns = np.zeros(N, np.float32)
         self._scratch = np.zeros((N, info.mask_size), np.int8)
         self._opp_obs = np.zeros((N, info.obs_size), np.int8)
         self._opp_masks = np.zeros((N, info.mask_size), np.int8)
@@ -127,13 +127,14 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"options are not used by reset(); got {options!r}")
         vec = self.vec
         seed = None if seed is None else check_seed(seed)
-        seeds = vec._row_seeds(seed)
-        self._rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(seed).spawn(1)[0])
-        vec.states[:, E.H_RNG] = seeds
+        if seed is not None or self._rng is None:
+            # a seed (or the first reset) seeds every row; a later reset without
+            # one goes on with the rows' generators (gymnasium's convention)
+            vec.states[:, E.H_RNG] = vec._row_seeds(seed)
+            self._rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(seed).spawn(1)[0])
         vec._has_reset = True
         self._reset_rows(self._rows)
         self._lengths[:] = 0
-        self._returns[:] = 0
         self._observe_all()
         return self._observations(), self._infos()
 
@@ -142,32 +143,32 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         if self._rng is None:
             raise ResetNeededError(f"{self.env_id} make_vec: step() before reset(): call reset() first")
         actions = vec._check_actions(actions)  # raise (nothing changed) or -1 = forfeit
-        backup = None if self._all_in_kernel() else (vec.states.copy(), self._rng.bit_generator.state)
-        try:
-            vec._run(vec._drivers.act_rows, vec.states, self.game.params, self._rows, actions, vec._probs, self._scratch)
-            self._advance(self._rows)
-        except BaseException:
-            if backup is not None:  # an opponent failed: every row back as it was
-                vec.states[:] = backup[0]
-                self._rng.bit_generator.state = backup[1]
-            raise
-        self._lengths += 1
-        st = vec.states
-        alive = ((st[:, E.H_ALIVE] >> self._seats) & 1) == 1
-        over = (st[:, E.H_STATUS] != E.PLAYING) | ~alive
-        ended = np.flatnonzero(over)
+        backup = None
+        if not self._all_in_kernel():
+            backup = (vec.states.copy(), self._rng.bit_generator.state, self._seats.copy(), self._opp_ids.copy())
         rewards = np.zeros(self.num_envs, np.float32)
         terminated = np.zeros(self.num_envs, np.bool_)
         truncated = np.zeros(self.num_envs, np.bool_)
         infos = {}
-        if ended.size:
-            seats = self._seats[ended]
-            rewards[ended] = st[ended, E.H_RET + seats]
-            terminated[ended] = (st[ended, E.H_STATUS] == E.TERMINATED) | ~alive[ended]
-            truncated[ended] = ~terminated[ended]
-            infos = self._final_infos(ended, rewards)
-            self._reset_rows(ended)
-            self._lengths[ended] = 0
+        try:
+            vec._run(vec._drivers.act_rows, vec.states, self.game.params, self._rows, actions, vec._probs, self._scratch)
+            self._advance(self._rows)
+            st = vec.states
+            alive = ((st[:, E.H_ALIVE] >> self._seats) & 1) == 1
+            ended = np.flatnonzero((st[:, E.H_STATUS] != E.PLAYING) | ~alive)
+            if ended.size:
+                seats = self._seats[ended]
+                rewards[ended] = st[ended, E.H_RET + seats]
+                terminated[ended] = (st[ended, E.H_STATUS] == E.TERMINATED) | ~alive[ended]
+                truncated[ended] = ~terminated[ended]
+                infos = self._final_infos(ended, rewards, self._lengths[ended] + 1)
+                self._reset_rows(ended)  # opponents may move first in the new games
+        except BaseException:
+            if backup is not None:  # an opponent failed: every row back as it was
+                vec.states[:], self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup
+            raise
+        self._lengths += 1
+        self._lengths[ended] = 0
         self._observe_all()
         infos.update(self._infos())
         return self._observations(), rewards, terminated, truncated, infos
@@ -207,30 +208,44 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
 
     def _reset_rows(self, rows):
         """New games in ``rows``: seats, opponents, then opponents' moves
-        until the learner is to act."""
+        until the learner is to act.  A game that ended before the learner's
+        first decision (an opponent ended it at once) is no episode of the
+        learner's: it is dealt again (at most 64 times)."""
         vec, draw = self.vec, self.seat_option == "random"
-        seats = np.full(rows.shape[0], 0 if draw else int(self.seat_option), np.int64)
-        vec._run(vec._drivers.reset_rows, vec.states, self.game.params, rows, vec._probs, seats, draw)
-        self._seats[rows] = seats
-        self._returns[rows] = 0
-        if not isinstance(self.opponents, FixedOpponent):
-            self._opp_ids[rows] = [self._opp_id(self.opponents.pick(self._rng)) for _ in range(rows.shape[0])]
-        elif not self._opp_list:
-            self._opp_id(self.opponents.opponent)
-        self._advance(rows)
-        # a game that ended before the learner's first decision (an opponent
-        # ended it at once) is no episode of the learner's: start another
-        st = self.vec.states
-        gone = (st[rows, E.H_STATUS] != E.PLAYING) | (((st[rows, E.H_ALIVE] >> self._seats[rows]) & 1) == 0)
-        if gone.any():
-            self._reset_rows(rows[gone])
+        for _ in range(64):
+            seats = np.full(rows.shape[0], 0 if draw else int(self.seat_option), np.int64)
+            vec._run(vec._drivers.reset_rows, vec.states, self.game.params, rows, vec._probs, seats, draw)
+            self._seats[rows] = seats
+            if not isinstance(self.opponents, FixedOpponent):
+                self._opp_ids[rows] = [self._opp_id(self.opponents.pick(self._rng)) for _ in range(rows.shape[0])]
+            elif not self._opp_list:
+                self._opp_id(self.opponents.opponent)
+            self._advance(rows)
+            st = vec.states
+            gone = (st[rows, E.H_STATUS] != E.PLAYING) | (((st[rows, E.H_ALIVE] >> self._seats[rows]) & 1) == 0)
+            if not gone.any():
+                return
+            rows = rows[gone]
+        raise RuntimeError(f"{self.env_id}: 64 new games in a row ended before the learner's first decision")
 
     def _opp_id(self, opponent) -> int:
         key = id(opponent)
+        if key not in self._opp_index and len(self._opp_list) >= 64:
+            self._prune_opponents()
         if key not in self._opp_index:
             self._opp_index[key] = len(self._opp_list)
             self._opp_list.append(opponent)
         return self._opp_index[key]
+
+    def _prune_opponents(self):
+        """Forget the opponents no row plays any more (a pool's dropped snapshots)."""
+        used = np.unique(self._opp_ids)
+        keep = [self._opp_list[int(k)] for k in used]
+        remap = np.zeros(len(self._opp_list), np.int64)
+        remap[used] = np.arange(len(used))
+        self._opp_ids[:] = remap[self._opp_ids]
+        self._opp_list = keep
+        self._opp_index = {id(o): k for k, o in enumerate(keep)}
 
     def _advance(self, rows):
         """Opponents move in ``rows`` until the learner is to act or its
@@ -278,28 +293,25 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         vec._run(vec._drivers.observe_rows, vec.states, self.game.params, self._rows, self._seats, vec._obs, vec._masks)
         self._bool_masks[:] = vec._masks[:, : self.game.num_actions].view(np.bool_)
 
-    def _final_infos(self, ended, rewards) -> dict:
-        vec, m = self.vec, ended.shape[0]
+    def _final_infos(self, ended, rewards, lengths) -> dict:
+        """SAME_STEP's ``final_obs`` / ``final_info`` of the ended rows: the
+        learner's last observation, and its episode's return, length (learner
+        steps) and end-reason code (``game.reason_name(code)``)."""
+        vec, m, n = self.vec, ended.shape[0], self.num_envs
         obs, masks = self._final_obs[:m], self._final_masks[:m]
         vec._run(vec._drivers.observe_rows, vec.states, self.game.params, ended, self._seats[ended], obs, masks)
-        final_obs = np.empty(self.num_envs, dtype=object)
+        final_obs = np.empty(n, dtype=object)
         shaped = obs.reshape((m, *self._obs_shape[1:]))
         for k, i in enumerate(ended):
             final_obs[i] = shaped[k].copy()
-        flags = np.zeros(self.num_envs, np.bool_)
+        flags = np.zeros(n, np.bool_)
         flags[ended] = True
-        ep_r = np.zeros(self.num_envs, np.float32)
-        ep_l = np.zeros(self.num_envs, np.int64)
-        ep_r[ended] = rewards[ended]
-        ep_l[ended] = self._lengths[ended]
-        reasons = np.zeros(self.num_envs, np.int64)
-        reasons[ended] = vec.states[ended, E.H_REASON]
-        return {
-            "final_obs": final_obs,
-            "_final_obs": flags,
-            "episode": {"r": ep_r, "l": ep_l, "end_reason": reasons},
-            "_episode": flags.copy(),
-        }
+        info = {"return": np.zeros(n, np.float32), "length": np.zeros(n, np.int64), "end_reason": np.zeros(n, np.int64)}
+        info["return"][ended] = rewards[ended]
+        info["length"][ended] = lengths
+        info["end_reason"][ended] = vec.states[ended, E.H_REASON]
+        info.update({f"_{k}": flags for k in list(info)})
+        return {"final_obs": final_obs, "_final_obs": flags, "final_info": info, "_final_info": flags.copy()}
 
     def _observations(self) -> np.ndarray:
         return self.vec._obs.reshape(self._obs_shape).copy()
