@@ -245,8 +245,12 @@ def test_the_pool_callback_adds_snapshots_and_opponents_play_them():
     single = gymnasium.make("boardenvs/Quagmire-v0", radius=2, opponent=pool)
     names = {single.reset(seed=s)[1]["opponent"] for s in range(20)}
     assert names and all(n.startswith("snapshot") for n in names) and len(names) > 1
+    assert not hasattr(snap.policy, "optimizer") or snap.policy.optimizer is None  # no optimizer state copied
+    assert model.policy.optimizer is not None
     with pytest.raises(ValueError, match="latest_prob"):
         SelfPlayPool(latest_prob=2)
+    with pytest.raises(TypeError, match="SB3 model"):
+        pool.add("not a model")
     with pytest.raises(TypeError, match="SelfPlayPool"):
         SelfPlayCallback("pool")
 

@@ -6,7 +6,8 @@ row, each row's first episode counted) and counts the agent's results.
 env's generator unless ``deterministic``), a batched policy
 ``policy(observations, action_masks) -> actions``, or ``"random"``.
 ``opponent`` and ``seat`` as in the single-agent view; ``seat="random"``
-draws a seat per game, and the result splits the counts by seat.
+draws a seat per game, and the result splits the counts by seat.  A game
+truncated by a limit (``max_turns``) counts as a draw.
 """
 from __future__ import annotations
 
@@ -19,8 +20,11 @@ from .vector import SingleAgentVectorEnv
 def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="random", seed: int = 0,
              deterministic: bool = False, **options) -> dict:  # fmt: skip
     """``{"games", "wins", "draws", "losses", "win_rate", "by_seat": {seat: (wins, draws, losses)}}``."""
+    from ..spec import is_int
     from .sb3 import _env_id
 
+    if not is_int(games) or games < 1:
+        raise ValueError(f"games must be a positive int, got {games!r}")
     player = ModelOpponent(agent, deterministic=deterministic) if hasattr(agent, "policy") else make_opponent(agent)
     venv = SingleAgentVectorEnv(_env_id(env_id), num_envs=games, opponent=opponent, seat=seat, **options)
     obs, info = venv.reset(seed=seed)

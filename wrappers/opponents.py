@@ -81,6 +81,8 @@ class ModelOpponent(Opponent):
     likely legal action with ``deterministic=True``."""
 
     def __init__(self, model, deterministic: bool = False, name: str | None = None):
+        if deterministic not in (True, False):
+            raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
         self.policy = getattr(model, "policy", model)
         self.deterministic = deterministic
         self.name = name or type(model).__name__
@@ -127,8 +129,10 @@ class SelfPlayPool:
     def __init__(self, max_size: int = 10, latest_prob: float = 0.5, initial="random", deterministic: bool = False):
         if not isinstance(max_size, (int, np.integer)) or isinstance(max_size, bool) or max_size < 1:
             raise ValueError(f"max_size must be a positive int, got {max_size!r}")
-        if not isinstance(latest_prob, (int, float)) or not 0.0 <= latest_prob <= 1.0:
+        if isinstance(latest_prob, bool) or not isinstance(latest_prob, (int, float, np.floating, np.integer)) or not 0.0 <= latest_prob <= 1.0:
             raise ValueError(f"latest_prob must be a number in [0, 1], got {latest_prob!r}")
+        if deterministic not in (True, False):
+            raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
         self.max_size = int(max_size)
         self.latest_prob = float(latest_prob)
         self.deterministic = deterministic
@@ -138,8 +142,19 @@ class SelfPlayPool:
         self.picks = 0  # episodes that drew an opponent from the pool
 
     def add(self, model) -> Opponent:
-        """Freeze a copy of ``model``'s policy and add it to the pool."""
-        policy = copy.deepcopy(getattr(model, "policy", model))
+        """Freeze a copy of ``model``'s policy (without its optimizer state)
+        and add it to the pool."""
+        source = getattr(model, "policy", model)
+        if not (hasattr(source, "get_distribution") or hasattr(source, "predict")):
+            raise TypeError(f"SelfPlayPool.add takes an SB3 model or policy, got {model!r}")
+        optimizer = getattr(source, "optimizer", None)
+        if optimizer is not None:
+            source.optimizer = None  # not copied: a snapshot never trains
+        try:
+            policy = copy.deepcopy(source)
+        finally:
+            if optimizer is not None:
+                source.optimizer = optimizer
         if hasattr(policy, "set_training_mode"):
             policy.set_training_mode(False)
         if hasattr(policy, "to"):
