@@ -159,36 +159,21 @@ def steady_vec_rates(env_id: str, n: int, seconds: float, repeats: int, warmup: 
 
 
 def openspiel_steps_per_second(name: str, seconds: float, seed: int = 0) -> float:
+    """Decisions/s of an OpenSpiel game through pyspiel, the legal-action
+    list and the observation tensor every step.  Chance outcomes (backgammon)
+    are sampled by their probabilities and not counted, as make_vec resolves
+    them inside a step."""
     import pyspiel
 
     game = pyspiel.load_game(name)
+    has_chance = game.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
     rng = np.random.default_rng(seed)
     steps = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         state = game.new_initial_state()
         while not state.is_terminal():
-            legal = state.legal_actions()
-            state.observation_tensor()
-            state.apply_action(legal[rng.integers(len(legal))])
-            steps += 1
-    return steps / (time.perf_counter() - t0)
-
-
-def openspiel_decisions_per_second(name: str, seconds: float, seed: int = 0) -> float:
-    """Like :func:`openspiel_steps_per_second` for a game with chance nodes
-    (backgammon): chance outcomes are sampled by their probabilities and not
-    counted, as make_vec resolves them inside a step."""
-    import pyspiel
-
-    game = pyspiel.load_game(name)
-    rng = np.random.default_rng(seed)
-    steps = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
+            if has_chance and state.is_chance_node():
                 outcomes, probs = zip(*state.chance_outcomes())
                 state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
                 continue
@@ -205,7 +190,7 @@ def tryasina_section(median, seconds: float, repeats: int) -> list[str]:
     OpenSpiel backgammon (decisions only, chance sampled outside the count).
     Targets: AEC >= 0.8x the no-op; make_vec N = 4096 >= 20x backgammon."""
     try:
-        backgammon = median(lambda: openspiel_decisions_per_second("backgammon", seconds))
+        backgammon = median(lambda: openspiel_steps_per_second("backgammon", seconds))
     except Exception as exc:  # pragma: no cover - optional anchor
         backgammon = None
         print(f"(OpenSpiel backgammon skipped: {exc}; pip install 'boardenvs[bench]')", file=sys.stderr)

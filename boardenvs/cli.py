@@ -160,17 +160,9 @@ def replay_moves(start, moves):
 
 def parse_options(items) -> dict:
     """``["k=v", ...]`` from ``--option`` as make() keywords (ints as ints)."""
-    import re
+    from .spec import parse_option_items
 
-    options = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"an option is key=value, got {item!r}")
-        if key in options:
-            raise ValueError(f"option {key!r} given twice")
-        options[key] = int(value) if re.fullmatch(r"-?[0-9]{1,19}", value) else value
-    return options
+    return parse_option_items(items or [], ValueError, "--option")
 
 
 def play(args) -> int:

@@ -8,14 +8,13 @@ this class only validates and translates.
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 
 from . import engine as E
 from .errors import IllegalMoveError, NotationError
 from .game import Game
-from .spec import is_int
+from .spec import is_int, parse_option_items
 
 
 HEADER_KEYS = ("game", "options", "to_move", "turn", "status", "reason", "alive", "returns")
@@ -198,14 +197,7 @@ class Position:
                 break
         if "game" not in fields:
             raise NotationError("position text must start with 'game: <env id>'")
-        options = {}
-        for item in fields.get("options", "").split():
-            key, sep, value = item.partition("=")
-            if not sep or not key:
-                raise NotationError(f"malformed option {item!r}; expected key=value")
-            if key in options:
-                raise NotationError(f"position text: option {key!r} given twice")
-            options[key] = int(value) if re.fullmatch(r"-?[0-9]{1,19}", value) else value
+        options = parse_option_items(fields.get("options", "").split(), NotationError, "position text")
         try:
             game = make_game(fields["game"], **options)
         except (TypeError, ValueError) as exc:

@@ -16,6 +16,7 @@ parameter specification, in our terms).
 from __future__ import annotations
 
 import numbers
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,6 +109,21 @@ def max_turns_option(default: int) -> Option:
 
 def num_players_option(default: int, choices: tuple) -> Option:
     return Option("num_players", default, "number of seats", choices=tuple(choices))
+
+
+def parse_option_items(items, error=ValueError, where: str = "options") -> dict:
+    """``["k=v", ...]`` (a position text's ``options:`` line, the CLI's
+    ``--option``) as keywords, integers as ints; ``error`` for a malformed
+    or repeated item."""
+    options = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise error(f"{where}: malformed option {item!r}; expected key=value")
+        if key in options:
+            raise error(f"{where}: option {key!r} given twice")
+        options[key] = int(value) if re.fullmatch(r"-?[0-9]{1,19}", value) else value
+    return options
 
 
 def check_options(options: tuple, given: dict, env_id: str) -> dict:
