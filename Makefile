@@ -1,5 +1,5 @@
 # Two commands on a fresh machine with Python >= 3.10 and pip:
-#   make demo   - create .venv, install, play seeded random Quess games
+#   make demo   - create .venv, install, train a short Quess baseline, evaluate it, record a game (GIF)
 #   make test   - create .venv, install with test, train and interop extras, run the test suite
 PYTHON ?= python3
 VENV ?= .venv
@@ -25,7 +25,7 @@ $(BENCH_STAMP): $(STAMP)
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/boardenvs demo --games 3 --seed 0
+	$(BIN)/python -m boardenvs.baselines.demo --game quess_v0 --steps 100000 --out runs/demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

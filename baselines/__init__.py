@@ -1,0 +1,73 @@
+"""Baselines: trained masked-PPO agents, their training and evaluation.
+
+>>> from boardenvs import baselines
+>>> agent = baselines.load("quess_v0")            # a committed model
+>>> action, _ = agent.predict(obs, action_masks=mask, deterministic=True)
+>>> env = gymnasium.make("boardenvs/Quess-v0", opponent=agent)   # or opponent="baseline:quess_v0"
+
+* ``python -m boardenvs.baselines.train GAME`` trains one (:mod:`.train`);
+* ``python -m boardenvs.baselines.evaluate GAME`` plays the round-robin
+  and writes the strength table (:mod:`.evaluate`).
+
+The committed models live in ``models/``: ``<name>.pt`` (the policy's
+weights) beside ``<name>.json`` (game, options, network, budget, the
+command that trained it).  Names are the env id, with ``_<P>p`` for a
+player count other than 2 (``hex_quoridor_v0_4p``).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+MODELS = Path(__file__).resolve().parent / "models"
+
+
+def available() -> list[str]:
+    """The names of the committed models."""
+    return sorted(p.stem for p in MODELS.glob("*.json") if p.with_suffix(".pt").is_file())
+
+
+class Baseline:
+    """A trained policy: ``predict(obs, action_masks=..., deterministic=...)``
+    like an SB3 model (a single observation or a batch), ``policy`` (SB3's
+    ``MaskableActorCriticPolicy``, on the CPU, in eval mode) and ``config``.
+    Pass it as ``opponent=`` to any single-agent view."""
+
+    def __init__(self, policy, config: dict):
+        self.policy = policy
+        self.config = config
+        self.name = config["name"]
+        self.env_id = config["env_id"]
+        self.options = dict(config["options"])
+
+    def predict(self, observation, state=None, episode_start=None, deterministic: bool = False, action_masks=None):
+        return self.policy.predict(observation, state, episode_start, deterministic, action_masks=action_masks)
+
+    def __repr__(self) -> str:
+        return f"<Baseline {self.name}: {self.env_id} {self.options or ''} after {self.config['budget']['steps']} steps>"
+
+
+def load(name: str | Path) -> Baseline:
+    """A committed model by name (:func:`available`), or the path of a
+    ``.pt``/``.json`` pair written by :mod:`.train`."""
+    import torch
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from ..registry import make_game
+    from .train import policy_kwargs
+
+    path = Path(name)
+    if isinstance(name, str) and name in available():
+        path = MODELS / name
+    config_file, weights = path.with_suffix(".json"), path.with_suffix(".pt")
+    if not (config_file.is_file() and weights.is_file()):
+        raise ValueError(f"no baseline {str(name)!r}: one of {', '.join(available()) or '(none committed)'}, "
+                         f"or the path of a <name>.pt/<name>.json pair")  # fmt: skip
+    config = json.loads(config_file.read_text())
+    info = make_game(config["env_id"], **config["options"]).info
+    obs_space = spaces.Box(info.obs_low, info.obs_high, info.obs_low.shape, "int8")
+    policy = MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
+    policy.load_state_dict(torch.load(weights, map_location="cpu", weights_only=True))
+    policy.set_training_mode(False)
+    return Baseline(policy, config)

@@ -1,0 +1,249 @@
+"""How strong are the baselines?  A seeded round-robin with confidence
+intervals and Elo.
+
+    python -m boardenvs.baselines.evaluate quess_v0
+    python -m boardenvs.baselines.evaluate hex_quoridor_v0 --players 4 --games 200
+    python -m boardenvs.baselines.evaluate all --update-readme
+
+Players: the committed model (``baseline:<name>``) and the reference
+opponents ``random``, ``greedy`` and ``mcts`` (100 simulations per move),
+or those given with ``--players-list``.  Every ordered pair plays
+``--games`` games through the batched single-agent view (two players: the
+first player in each seat for half the games; more players: the first
+player in one seat, the second in all the others, every seat in turn).
+Each result is the first player's win/draw/loss count with a 95% Wilson
+interval on its win rate and its score (win 1, draw 1/2).  Two-player games
+get Elo ratings fitted to every game of the round-robin (Bradley-Terry,
+``random`` = 0); games of more players report the win rate against the
+chance level ``1 / players`` instead.
+
+Results go to ``baselines/results.json`` (one entry per model, with the
+command and the machine) and ``baselines/results.md``; ``--update-readme``
+writes the table into the README between the ``baselines:begin`` /
+``baselines:end`` markers.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results.json"
+TABLE = HERE / "results.md"
+README = HERE.parent / "README.md"
+REFERENCE = ("random", "greedy", "mcts")
+
+
+def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion ``k / n``."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def elo(players: list[str], results: list[dict], anchor: str = "random", iterations: int = 2000) -> dict:
+    """Bradley-Terry ratings on the Elo scale (400 log10 odds) from every
+    game between two players (a draw is half a win each), ``anchor`` = 0.
+    A prior of one draw against the anchor keeps a player who won or lost
+    everything finite."""
+    idx = {p: i for i, p in enumerate(players)}
+    n = len(players)
+    wins = np.zeros((n, n))
+    for r in results:
+        a, b = idx[r["agent"]], idx[r["opponent"]]
+        wins[a, b] += r["wins"] + 0.5 * r["draws"]
+        wins[b, a] += r["losses"] + 0.5 * r["draws"]
+    k = idx.get(anchor, 0)
+    for i in range(n):
+        if i != k:
+            wins[i, k] += 0.5
+            wins[k, i] += 0.5
+    games = wins + wins.T
+    strength = np.ones(n)
+    for _ in range(iterations):  # the minorisation-maximisation update of Bradley-Terry
+        denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
+        new = wins.sum(axis=1) / np.maximum(denom, 1e-12)
+        new = np.maximum(new, 1e-12)
+        new /= new[k]
+        if np.allclose(new, strength, rtol=1e-10):
+            break
+        strength = new
+    return {p: round(400 * math.log10(strength[idx[p]]), 1) for p in players}
+
+
+def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed: int) -> dict:
+    """``games`` games of ``agent`` against ``opponent`` (in every other seat),
+    seats split evenly; counts from the agent's side."""
+    from boardenvs.registry import make_game
+    from boardenvs.wrappers import evaluate
+
+    from . import load
+
+    def resolve(spec):
+        if spec.startswith("baseline:"):
+            return load(spec.split(":", 1)[1])
+        return spec
+
+    seats = make_game(env_id, **options).num_players
+    total = {"wins": 0, "draws": 0, "losses": 0, "games": 0, "by_seat": {}}
+    for seat in range(seats):
+        n = games // seats + (1 if seat < games % seats else 0)
+        if n == 0:
+            continue
+        res = evaluate(resolve(agent), env_id, games=n, opponent=resolve(opponent), seat=seat,
+                       seed=seed + 1000 * seat, **options)  # fmt: skip
+        for key in ("wins", "draws", "losses", "games"):
+            total[key] += res[key]
+        total["by_seat"][seat] = [res["wins"], res["draws"], res["losses"]]
+    return total
+
+
+def round_robin(name: str, games: int = 200, players: list[str] | None = None, seed: int = 0, verbose: bool = True) -> dict:
+    """Every ordered pair of ``players`` (default: the model and the
+    reference opponents) on the model's game; returns the entry written to
+    results.json."""
+    from . import load
+
+    baseline = load(name)
+    env_id, options = baseline.env_id, baseline.options
+    from boardenvs.registry import make_game
+
+    num_players = make_game(env_id, **options).num_players
+    players = players or [f"baseline:{name}", *REFERENCE]
+    results = []
+    for a in players:
+        for b in players:
+            if a == b or (num_players > 2 and not a.startswith("baseline:") and b != "random"):
+                continue  # with more players: every player against random, the baseline against everyone
+            t0 = time.perf_counter()
+            r = play(a, b, env_id, options, games, seed)
+            r.update(agent=a, opponent=b, seconds=round(time.perf_counter() - t0, 1))
+            results.append(r)
+            if verbose:
+                print(f"[{name}] {a} vs {b}: {r['wins']}-{r['draws']}-{r['losses']} ({r['seconds']} s)", flush=True)
+    entry = {
+        "name": name, "env_id": env_id, "options": options, "num_players": num_players, "games": games, "seed": seed,
+        "budget": baseline.config.get("budget"), "results": results,
+        "command": "python -m boardenvs.baselines.evaluate " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None,
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "date": time.strftime("%Y-%m-%d"),
+    }  # fmt: skip
+    if num_players == 2:
+        entry["elo"] = elo(players, results)
+    return entry
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def markdown(entries: dict) -> str:
+    """The strength table of every evaluated model."""
+    lines = [
+        "| model | opponent | games | W-D-L | win rate [95% CI] | score | target |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    elo_lines = []
+    for name in sorted(entries):
+        e = entries[name]
+        chance = 1.0 / e["num_players"]
+        for r in e["results"]:
+            if r["agent"] != f"baseline:{name}":
+                continue
+            n = r["games"]
+            lo, hi = wilson(r["wins"], n)
+            score = (r["wins"] + 0.5 * r["draws"]) / n
+            target = _target(e, r["opponent"], r["wins"] / n, lo, chance)
+            opp = r["opponent"] if e["num_players"] == 2 else f"{e['num_players'] - 1} x {r['opponent']}"
+            lines.append(f"| {name} | {opp} | {n} | {r['wins']}-{r['draws']}-{r['losses']} | "
+                         f"{_pct(r['wins'] / n)} [{_pct(lo)}, {_pct(hi)}] | {score:.3f} | {target} |")  # fmt: skip
+        if "elo" in e:
+            ratings = ", ".join(f"{p.replace('baseline:', '')} {v:+.0f}" for p, v in sorted(e["elo"].items(), key=lambda kv: -kv[1]))
+            elo_lines.append(f"| {name} | {ratings} |")
+        budget = e.get("budget") or {}
+        if budget:
+            lines[-1] += ""  # budgets are listed below the table
+    out = "\n".join(lines)
+    if elo_lines:
+        out += "\n\nElo (Bradley-Terry over the whole round-robin, random = 0):\n\n| game | ratings |\n|---|---|\n" + "\n".join(elo_lines)
+    budgets = [f"| {n} | {e['budget']['steps']:,} | {e['budget']['wall_s']} s | {e['budget']['cpu_s']} s |"
+               for n, e in sorted(entries.items()) if e.get("budget")]  # fmt: skip
+    if budgets:
+        out += "\n\nTraining budgets (`python -m boardenvs.baselines.train GAME`, this repository's 2-core machine):\n\n"
+        out += "| model | steps | wall | CPU |\n|---|---|---|---|\n" + "\n".join(budgets)
+    return out + "\n"
+
+
+def _target(entry: dict, opponent: str, rate: float, low: float, chance: float) -> str:
+    """The issue's strength targets, met or missed (on the point estimate)."""
+    deterministic = not entry["env_id"].startswith("tryasina")
+    if entry["num_players"] > 2:
+        goal = 2 * chance if opponent == "random" else None
+    elif opponent == "random":
+        goal = 0.95 if deterministic else 0.65
+    elif opponent == "mcts" and deterministic:
+        goal = 0.55
+    else:
+        goal = None
+    if goal is None:
+        return "-"
+    return f"{'met' if rate >= goal else 'missed'} (>= {_pct(goal)})"
+
+
+def write(entry: dict | None = None, update_readme: bool = False) -> str:
+    entries = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+    if entry is not None:
+        entries[entry["name"]] = entry
+        RESULTS.write_text(json.dumps(entries, indent=1) + "\n")
+    table = markdown(entries)
+    TABLE.write_text("# Baselines' strength\n\n" + table)
+    if update_readme and README.is_file():
+        text = README.read_text()
+        begin, end = "<!-- baselines:begin -->", "<!-- baselines:end -->"
+        if begin in text and end in text:
+            head, rest = text.split(begin, 1)
+            _, tail = rest.split(end, 1)
+            README.write_text(f"{head}{begin}\n{table}{end}{tail}")
+    return table
+
+
+def main(argv=None) -> int:
+    from . import available
+
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.evaluate", description=__doc__.splitlines()[0])
+    ap.add_argument("game", help="a committed model's name (quess_v0, hex_quoridor_v0_4p, ...), an env id, or 'all'")
+    ap.add_argument("--players", type=int, default=None, help="player count, with an env id")
+    ap.add_argument("--games", type=int, default=200, help="games per ordered pair (default 200)")
+    ap.add_argument("--players-list", default=None, help="comma-separated players (default: the model, random, greedy, mcts)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--update-readme", action="store_true")
+    args = ap.parse_args(argv)
+    if args.games < 1:
+        ap.error(f"--games must be a positive int, got {args.games}")
+    from .train import model_name
+
+    names = available() if args.game == "all" else [model_name(args.game, args.players) if args.players else args.game]
+    for name in names:
+        if name not in available():
+            ap.error(f"no committed model {name!r}; available: {', '.join(available()) or '(none)'}")
+    players = args.players_list.split(",") if args.players_list else None
+    for name in names:
+        entry = round_robin(name, games=args.games, players=players, seed=args.seed)
+        table = write(entry, update_readme=args.update_readme)
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,210 @@
+"""Train a masked-PPO baseline for one game.
+
+    python -m boardenvs.baselines.train quess_v0
+    python -m boardenvs.baselines.train hex_quoridor_v0 --players 4 --steps 400000
+    python -m boardenvs.baselines.train quagmire_v0 --steps 50000 --out runs/q   # anywhere else
+
+sb3-contrib's ``MaskablePPO`` through :class:`boardenvs.wrappers.SB3VecEnv`
+(``--num-envs`` games stepped per call by the kernels).  Opponents, drawn
+per episode: a share of the ``random`` and ``greedy`` reference opponents,
+else self-play, a :class:`~boardenvs.wrappers.SelfPlayPool` of frozen
+snapshots of the learner (one every ``--snapshot-every`` steps).  The
+learner's seat is drawn per episode.  The policy's features come from
+:mod:`boardenvs.baselines.extractors` (a small CNN on board planes, hex
+convolutions on hex boards, an MLP on Tryasina's tracks).
+
+Writes ``<out>.pt`` (the policy's weights) and ``<out>.json`` (everything
+:func:`boardenvs.baselines.load` needs, with the budget spent and the
+win rates measured during training), TensorBoard logs under
+``<out>_tb/`` (``tensorboard --logdir ...``), and shows a progress bar.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+MODELS = Path(__file__).resolve().parent / "models"
+
+# per game: the extractor and its options, and the default budget.  Budgets
+# are what the committed models were trained with (README's baselines table).
+GAMES = {
+    "quess_v0": {"extractor": "cnn", "extractor_kwargs": {}, "steps": 300_000},
+    "quagmire_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True}, "steps": 300_000},
+    "quicksand_v0": {"extractor": "cnn", "extractor_kwargs": {}, "steps": 300_000},
+    "hex_quoridor_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True}, "steps": 300_000},
+    "tryasina_v0": {"extractor": "mlp", "extractor_kwargs": {}, "steps": 300_000},
+}
+PLAYER_COUNTS = {"hex_quoridor_v0": (2, 3, 4, 6), "tryasina_v0": (2, 3, 4)}
+
+
+def model_name(env_id: str, players: int | None = None) -> str:
+    """``quess_v0``; ``hex_quoridor_v0_4p`` for a player count other than 2."""
+    return env_id if players in (None, 2) else f"{env_id}_{players}p"
+
+
+def game_options(env_id: str, players: int | None) -> dict:
+    if players is None:
+        return {}
+    counts = PLAYER_COUNTS.get(env_id, (2,))
+    if players not in counts:
+        raise ValueError(f"{env_id} is played by {', '.join(map(str, counts))} players, got --players {players}")
+    return {"num_players": players} if env_id in PLAYER_COUNTS else {}
+
+
+class OpponentMix:
+    """The views' per-episode opponent picker: each fixed opponent with its
+    share of the episodes, else one drawn from the self-play pool."""
+
+    def __init__(self, pool, shares: dict):
+        from boardenvs.wrappers.opponents import make_opponent
+
+        total = sum(shares.values())
+        if any(s < 0 for s in shares.values()) or total > 1.0:
+            raise ValueError(f"opponent shares must be >= 0 and add up to at most 1, got {shares}")
+        self.pool = pool
+        self.fixed = [(make_opponent(name), float(share)) for name, share in shares.items() if share > 0]
+
+    def pick(self, rng):
+        u = rng.random()
+        for opponent, share in self.fixed:
+            if u < share:
+                return opponent
+            u -= share
+        return self.pool.pick(rng)
+
+    def __repr__(self) -> str:
+        parts = [f"{o.name} {s:.0%}" for o, s in self.fixed]
+        return f"<OpponentMix {', '.join(parts)}, else {self.pool!r}>"
+
+
+def policy_kwargs(config: dict) -> dict:
+    from .extractors import EXTRACTORS
+
+    return {
+        "features_extractor_class": EXTRACTORS[config["extractor"]],
+        "features_extractor_kwargs": dict(config["extractor_kwargs"]),
+        "net_arch": {"pi": list(config["net_arch"]), "vf": list(config["net_arch"])},
+    }
+
+
+def _progress(model, env_id: str, options: dict, games: int, seed: int) -> dict:
+    from boardenvs.wrappers import evaluate
+
+    out = {}
+    for name in ("random", "greedy"):
+        try:
+            res = evaluate(model, env_id, games=games, opponent=name, seed=seed, **options)
+        except ValueError:  # no such opponent in this install
+            continue
+        out[name] = round(res["win_rate"], 4)
+    return out
+
+
+def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int = 0, players: int | None = None,
+          out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
+          snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100, n_steps: int = 128,
+          batch_size: int = 2048, learning_rate: float = 3e-4, ent_coef: float = 0.01, gamma: float = 0.99,
+          progress_bar: bool = True, verbose: int = 1) -> dict:  # fmt: skip
+    """Train one baseline; returns its config (also written to ``<out>.json``)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool
+
+    if env_id not in GAMES:
+        raise ValueError(f"unknown game {env_id!r}: one of {', '.join(GAMES)}")
+    defaults = GAMES[env_id]
+    steps = int(steps or defaults["steps"])
+    options = game_options(env_id, players)
+    name = model_name(env_id, players)
+    out = Path(out) if out is not None else MODELS / name
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    config = {
+        "name": name, "env_id": env_id, "options": options,
+        "extractor": defaults["extractor"], "extractor_kwargs": defaults["extractor_kwargs"], "net_arch": [128],
+        "algorithm": "sb3_contrib.MaskablePPO",
+        "hyperparameters": {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": 4,
+                            "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": gamma, "seed": seed},
+        "opponents": {"random": random_share, "greedy": greedy_share,
+                      "self-play": round(1.0 - random_share - greedy_share, 4), "snapshot_every": snapshot_every},
+    }  # fmt: skip
+    pool = SelfPlayPool(max_size=20, latest_prob=0.5)
+    mix = OpponentMix(pool, {"random": random_share, "greedy": greedy_share})
+    env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, **options)  # seeded by MaskablePPO(seed=...)
+    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=4, learning_rate=learning_rate,
+                        ent_coef=ent_coef, gamma=gamma, seed=seed, policy_kwargs=policy_kwargs(config),
+                        tensorboard_log=str(out.parent / f"{out.name}_tb"), verbose=0, device="cpu")  # fmt: skip
+    history = []
+
+    class Progress(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.next = eval_every
+
+        def _on_step(self) -> bool:
+            if eval_every and self.num_timesteps >= self.next:
+                self.next += eval_every
+                rates = _progress(self.model, env_id, options, eval_games, seed + 7)
+                history.append({"steps": self.num_timesteps, "wall_s": round(time.perf_counter() - t0), **rates})
+                for k, v in rates.items():
+                    self.logger.record(f"eval/win_rate_vs_{k}", v)
+                if verbose:
+                    print(f"[{name}] {self.num_timesteps} steps, {time.perf_counter() - t0:.0f} s: win rate {rates}",
+                          flush=True)  # fmt: skip
+            return True
+
+    c0, t0 = time.process_time(), time.perf_counter()
+    model.learn(steps, callback=[SelfPlayCallback(pool, every=snapshot_every), Progress()], progress_bar=progress_bar)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    config["budget"] = {"steps": int(model.num_timesteps), "wall_s": round(wall), "cpu_s": round(cpu),
+                        "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, "
+                                   f"{__import__('os').cpu_count()} cores"}  # fmt: skip
+    config["history"] = history
+    config["command"] = "python -m boardenvs.baselines.train " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None
+    config["date"] = time.strftime("%Y-%m-%d")
+    state = {k: v.detach().cpu() for k, v in model.policy.state_dict().items()}
+    torch.save(state, out.with_suffix(".pt"))
+    out.with_suffix(".json").write_text(json.dumps(config, indent=2) + "\n")
+    if verbose:
+        print(f"[{name}] saved {out.with_suffix('.pt')} ({out.with_suffix('.pt').stat().st_size / 1e6:.2f} MB) "
+              f"after {model.num_timesteps} steps, {wall:.0f} s wall, {cpu:.0f} s CPU")  # fmt: skip
+    return config
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.train", description=__doc__.splitlines()[0])
+    ap.add_argument("game", choices=sorted(GAMES), help="the env id")
+    ap.add_argument("--steps", type=int, default=None, help="environment steps (default: the committed model's budget)")
+    ap.add_argument("--num-envs", type=int, default=64, help="games stepped per call (default 64)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--players", type=int, default=None, help="player count (Hex Quoridor, Tryasina)")
+    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: the package's models folder)")
+    ap.add_argument("--random-share", type=float, default=0.2, help="share of episodes against random (default 0.2)")
+    ap.add_argument("--greedy-share", type=float, default=0.2, help="share of episodes against greedy (default 0.2)")
+    ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots")
+    ap.add_argument("--eval-every", type=int, default=50_000, help="steps between win-rate checks (0: none)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    for flag in ("steps", "num_envs", "snapshot_every"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            ap.error(f"--{flag.replace('_', '-')} must be a positive int, got {value}")
+    try:
+        train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
+              random_share=args.random_share, greedy_share=args.greedy_share, snapshot_every=args.snapshot_every,
+              eval_every=args.eval_every, progress_bar=not args.no_progress)  # fmt: skip
+    except ValueError as exc:
+        ap.error(str(exc))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
