@@ -7,10 +7,11 @@ intervals and Elo.
 
 Players: the committed model (``baseline:<name>``) and the reference
 opponents ``random``, ``greedy`` and ``mcts`` (100 simulations per move),
-or those given with ``--players-list``.  Every ordered pair plays
-``--games`` games through the batched single-agent view (two players: the
-first player in each seat for half the games; more players: the first
-player in one seat, the second in all the others, every seat in turn).
+or those given with ``--players-list``.  Every pair plays
+``--games`` games through the batched single-agent view (two players: each
+in each seat for half the games; more players: the model in one seat and
+one opponent in all the others, every seat in turn, and each reference
+opponent against three random ones).
 Each result is the first player's win/draw/loss count with a 95% Wilson
 interval on its win rate and its score (win 1, draw 1/2).  Two-player games
 get Elo ratings fitted to every game of the round-robin (Bradley-Terry,
@@ -110,7 +111,7 @@ def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed
 
 
 def round_robin(name: str, games: int = 200, players: list[str] | None = None, seed: int = 0, verbose: bool = True) -> dict:
-    """Every ordered pair of ``players`` (default: the model and the
+    """Every pair of ``players`` (default: the model and the
     reference opponents) on the model's game; returns the entry written to
     results.json."""
     from . import load
@@ -121,17 +122,18 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
 
     num_players = make_game(env_id, **options).num_players
     players = players or [f"baseline:{name}", *REFERENCE]
+    if num_players == 2:  # every unordered pair, both seats (a vs b is b vs a seen from the other side)
+        pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1:]]
+    else:  # the first player in one seat, the other in all the others: each against everyone, and against random
+        pairs = [(players[0], b) for b in players[1:]] + [(a, "random") for a in players[1:] if a != "random"]
     results = []
-    for a in players:
-        for b in players:
-            if a == b or (num_players > 2 and not a.startswith("baseline:") and b != "random"):
-                continue  # with more players: every player against random, the baseline against everyone
-            t0 = time.perf_counter()
-            r = play(a, b, env_id, options, games, seed)
-            r.update(agent=a, opponent=b, seconds=round(time.perf_counter() - t0, 1))
-            results.append(r)
-            if verbose:
-                print(f"[{name}] {a} vs {b}: {r['wins']}-{r['draws']}-{r['losses']} ({r['seconds']} s)", flush=True)
+    for a, b in pairs:
+        t0 = time.perf_counter()
+        r = play(a, b, env_id, options, games, seed)
+        r.update(agent=a, opponent=b, seconds=round(time.perf_counter() - t0, 1))
+        results.append(r)
+        if verbose:
+            print(f"[{name}] {a} vs {b}: {r['wins']}-{r['draws']}-{r['losses']} ({r['seconds']} s)", flush=True)
     entry = {
         "name": name, "env_id": env_id, "options": options, "num_players": num_players, "games": games, "seed": seed,
         "budget": baseline.config.get("budget"), "results": results,

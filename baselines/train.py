@@ -109,7 +109,7 @@ def _progress(model, env_id: str, options: dict, games: int, seed: int) -> dict:
 def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int = 0, players: int | None = None,
           out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
           snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100, n_steps: int = 128,
-          batch_size: int = 2048, learning_rate: float = 3e-4, ent_coef: float = 0.01, gamma: float = 0.99,
+          batch_size: int = 512, n_epochs: int = 10, learning_rate: float = 3e-4, ent_coef: float = 0.01, gamma: float = 0.99,
           progress_bar: bool = True, verbose: int = 1) -> dict:  # fmt: skip
     """Train one baseline; returns its config (also written to ``<out>.json``)."""
     import torch
@@ -131,7 +131,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
         "name": name, "env_id": env_id, "options": options,
         "extractor": defaults["extractor"], "extractor_kwargs": defaults["extractor_kwargs"], "net_arch": [128],
         "algorithm": "sb3_contrib.MaskablePPO",
-        "hyperparameters": {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": 4,
+        "hyperparameters": {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
                             "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": gamma, "seed": seed},
         "opponents": {"random": random_share, "greedy": greedy_share,
                       "self-play": round(1.0 - random_share - greedy_share, 4), "snapshot_every": snapshot_every},
@@ -139,7 +139,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     pool = SelfPlayPool(max_size=20, latest_prob=0.5)
     mix = OpponentMix(pool, {"random": random_share, "greedy": greedy_share})
     env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, **options)  # seeded by MaskablePPO(seed=...)
-    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=4, learning_rate=learning_rate,
+    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, learning_rate=learning_rate,
                         ent_coef=ent_coef, gamma=gamma, seed=seed, policy_kwargs=policy_kwargs(config),
                         tensorboard_log=str(out.parent / f"{out.name}_tb"), verbose=0, device="cpu")  # fmt: skip
     history = []
@@ -191,16 +191,20 @@ def main(argv=None) -> int:
     ap.add_argument("--greedy-share", type=float, default=0.2, help="share of episodes against greedy (default 0.2)")
     ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots")
     ap.add_argument("--eval-every", type=int, default=50_000, help="steps between win-rate checks (0: none)")
+    ap.add_argument("--batch-size", type=int, default=512, help="PPO minibatch (default 512)")
+    ap.add_argument("--epochs", type=int, default=10, help="PPO epochs per rollout (default 10)")
+    ap.add_argument("--lr", type=float, default=3e-4, help="learning rate (default 3e-4)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    for flag in ("steps", "num_envs", "snapshot_every"):
+    for flag in ("steps", "num_envs", "snapshot_every", "batch_size", "epochs"):
         value = getattr(args, flag)
         if value is not None and value < 1:
             ap.error(f"--{flag.replace('_', '-')} must be a positive int, got {value}")
     try:
         train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
               random_share=args.random_share, greedy_share=args.greedy_share, snapshot_every=args.snapshot_every,
-              eval_every=args.eval_every, progress_bar=not args.no_progress)  # fmt: skip
+              eval_every=args.eval_every, batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
+              progress_bar=not args.no_progress)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))
     return 0
