@@ -1,0 +1,85 @@
+"""The AEC env against the no-op ceiling of the same spaces, every game and
+player count, interleaved in one process (issue 14: AEC >= 0.8x the no-op).
+
+    python benchmarks/profile_aec.py [--seconds 1] [--repeats 5] [--profile quagmire_v0]
+
+Each round times the no-op env (``benchmarks/bench.py``'s ``NoopEnv`` with
+the game's action count, observation shape and number of agents, under
+PettingZoo's order enforcing as in the bench) and then the game, with the
+bench's loop (``aec_steps_per_second``); the ratio of each round is taken
+before the median, so a busy moment of a shared machine hits both sides.
+``--profile ENV_ID`` prints a cProfile of the game's loop instead.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench import NoopEnv, aec_steps_per_second  # noqa: E402
+from pettingzoo.utils import wrappers  # noqa: E402
+
+import boardenvs  # noqa: E402
+
+CASES = (
+    ("quess_v0", {}),
+    ("quagmire_v0", {}),
+    ("quicksand_v0", {}),
+    ("tryasina_v0", {"num_players": 2}),
+    ("tryasina_v0", {"num_players": 4}),
+    ("hex_quoridor_v0", {"num_players": 2}),
+    ("hex_quoridor_v0", {"num_players": 4}),
+    ("hex_quoridor_v0", {"num_players": 6}),
+)
+
+
+def noop_maker(env_id, options):
+    game = boardenvs.make_game(env_id, **options)
+    return lambda: wrappers.OrderEnforcingWrapper(NoopEnv(game.num_actions, 120, game.obs_shape, game.num_players))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--games", nargs="*", default=None)
+    ap.add_argument("--profile", default=None, help="cProfile this env id's loop instead")
+    args = ap.parse_args(argv)
+    if args.profile:
+        make = lambda: boardenvs.make(args.profile)  # noqa: E731
+        aec_steps_per_second(make, 0.2)
+        prof = cProfile.Profile()
+        prof.enable()
+        aec_steps_per_second(make, args.seconds)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        return 0
+    for env_id, options in CASES:
+        if args.games and env_id not in args.games:
+            continue
+        noop, make = noop_maker(env_id, options), (lambda e=env_id, o=options: boardenvs.make(e, **o))
+        aec_steps_per_second(noop, 0.2)
+        aec_steps_per_second(make, 0.2)
+        ratios, ours, base = [], [], []
+        for _ in range(args.repeats):
+            n = aec_steps_per_second(noop, args.seconds)
+            g = aec_steps_per_second(make, args.seconds)
+            ratios.append(g / n)
+            ours.append(g)
+            base.append(n)
+        label = env_id + "".join(f" {k}={v}" for k, v in options.items())
+        print(
+            f"{label:34s} ratio {statistics.median(ratios):.2f}  (game {statistics.median(ours) / 1e3:.1f}k/s, "
+            f"no-op {statistics.median(base) / 1e3:.1f}k/s; ratios {' '.join(f'{r:.2f}' for r in ratios)})",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
