@@ -25,6 +25,7 @@ from bench import NoopEnv, aec_steps_per_second  # noqa: E402
 from pettingzoo.utils import wrappers  # noqa: E402
 
 import boardenvs  # noqa: E402
+from boardenvs.aec import OrderEnforcing  # noqa: E402
 
 CASES = (
     ("quess_v0", {}),
@@ -38,9 +39,9 @@ CASES = (
 )
 
 
-def noop_maker(env_id, options):
+def noop_maker(env_id, options, wrapper=wrappers.OrderEnforcingWrapper):
     game = boardenvs.make_game(env_id, **options)
-    return lambda: wrappers.OrderEnforcingWrapper(NoopEnv(game.num_actions, 120, game.obs_shape, game.num_players))
+    return lambda: wrapper(NoopEnv(game.num_actions, 120, game.obs_shape, game.num_players))
 
 
 def main(argv=None):
@@ -49,6 +50,9 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--games", nargs="*", default=None)
     ap.add_argument("--profile", default=None, help="cProfile this env id's loop instead")
+    ap.add_argument("--noop-wrapper", choices=["pettingzoo", "ours"], default="pettingzoo",
+                    help="the no-op under PettingZoo's OrderEnforcingWrapper (as bench.py) or under "
+                    "boardenvs.aec.OrderEnforcing (the same wrapper as the games: the env alone compared)")
     args = ap.parse_args(argv)
     if args.profile:
         make = lambda: boardenvs.make(args.profile)  # noqa: E731
@@ -62,7 +66,8 @@ def main(argv=None):
     for env_id, options in CASES:
         if args.games and env_id not in args.games:
             continue
-        noop, make = noop_maker(env_id, options), (lambda e=env_id, o=options: boardenvs.make(e, **o))
+        wrapper = OrderEnforcing if args.noop_wrapper == "ours" else wrappers.OrderEnforcingWrapper
+        noop, make = noop_maker(env_id, options, wrapper), (lambda e=env_id, o=options: boardenvs.make(e, **o))
         aec_steps_per_second(noop, 0.2)
         aec_steps_per_second(make, 0.2)
         ratios, ours, base = [], [], []
