@@ -150,12 +150,12 @@ class BoardEnv(AECEnv):
         if first < 0:  # C-2 "random": drawn from the seeded generator
             first = int(self.np_random.integers(self.game.num_players))
         self._state = self.game.new_state(first, rng_seed=int(self.np_random.integers(2**62)))
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.agents = agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
         self._skip_agent_selection = None
         self._alive = int(self._state[E.H_ALIVE])
         self._asked = [0] * (self.game.num_players + 1)  # the last slot: chance (seat -1)
