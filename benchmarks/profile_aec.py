@@ -8,14 +8,19 @@ the game's action count, observation shape and number of agents, under
 PettingZoo's order enforcing as in the bench) and then the game, with the
 bench's loop (``aec_steps_per_second``); the ratio of each round is taken
 before the median, so a busy moment of a shared machine hits both sides.
-``--profile ENV_ID`` prints a cProfile of the game's loop instead.
+``--profile ENV_ID`` prints a cProfile of the game's loop instead;
+``--startup N`` times N fresh interpreters doing what bench.py's
+``startup_seconds`` does (import, make, reset, first step; numba's cache
+warm), wall time inside the child and the child's whole CPU time.
 """
 from __future__ import annotations
 
 import argparse
 import cProfile
 import pstats
+import resource
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -44,6 +49,24 @@ def noop_maker(env_id, options, wrapper=wrappers.OrderEnforcingWrapper):
     return lambda: wrapper(NoopEnv(game.num_actions, 120, game.obs_shape, game.num_players))
 
 
+def startup(env_id: str, runs: int) -> None:
+    code = (
+        f"import time; t=time.perf_counter(); import boardenvs; e=boardenvs.make('{env_id}'); e.reset(seed=0);"
+        "m=e.observe(e.agent_selection)['action_mask']; e.step(int(m.nonzero()[0][0]));"
+        "print(time.perf_counter()-t)"
+    )
+    walls, cpus = [], []
+    for _ in range(runs + 1):  # the first run fills numba's cache if it is cold
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        walls.append(float(out.stdout.strip().splitlines()[-1]))
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    walls, cpus = walls[1:], cpus[1:]
+    print(f"{env_id} start-up: wall {statistics.median(walls):.2f} s median (min {min(walls):.2f}), "
+          f"CPU {statistics.median(cpus):.2f} s median (min {min(cpus):.2f}) over {runs} fresh interpreters")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=1.0)
@@ -53,7 +76,12 @@ def main(argv=None):
     ap.add_argument("--noop-wrapper", choices=["pettingzoo", "ours"], default="pettingzoo",
                     help="the no-op under PettingZoo's OrderEnforcingWrapper (as bench.py) or under "
                     "boardenvs.aec.OrderEnforcing (the same wrapper as the games: the env alone compared)")
+    ap.add_argument("--startup", type=int, default=0, help="time this many fresh interpreters per game instead")
     args = ap.parse_args(argv)
+    if args.startup:
+        for env_id in args.games or ["quess_v0"]:
+            startup(env_id, args.startup)
+        return 0
     if args.profile:
         make = lambda: boardenvs.make(args.profile)  # noqa: E731
         aec_steps_per_second(make, 0.2)
