@@ -5,12 +5,13 @@
 >>> pos = boardenvs.position("quess_v0").play("F3-E3")
 >>> vec = boardenvs.make_vec("quess_v0", num_envs=64)
 """
-from . import _threads  # noqa: F401  (numba's threading layer, chosen before any driver runs)
+from . import _blas_probe, _threads  # noqa: F401  (numba's threading layer, chosen before any driver runs)
 from .catalog import GAMES
 from .errors import IllegalActionError, IllegalMoveError, NotationError, OptionError
 from .position import Position
 from .registry import game_class, make, make_game, make_vec, position, register
 
+_blas_probe.install()  # numba's BLAS probe without importing scipy.linalg (see the module)
 for _game in GAMES:
     register(_game)
 

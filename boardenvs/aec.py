@@ -16,6 +16,8 @@ from .spec import is_int
 
 ILLEGAL_ACTION_MODES = ("raise", "lose", "random")
 CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
+# BoardEnv._settle reads the header's first five fields in one go
+assert (E.H_CURRENT, E.H_STATUS, E.H_ALIVE) == (0, 1, 4)
 
 
 class BoardEnv(AECEnv):
@@ -116,6 +118,22 @@ class BoardEnv(AECEnv):
             self._no_chance_mask = np.zeros(k, np.int8)
         self._state = None
         self._no_mask = np.zeros(n_act, np.int8)
+        # the hot path's handles: the kernels and the params, a mask buffer
+        # the legal kernel fills after every step (observe hands out copies),
+        # its views for the agents and for chance; chance is resolved here
+        # only by games that have it
+        game = self.game
+        self._params = game.params
+        self._legal = game.kernels.legal
+        self._apply = game.kernels.apply
+        self._observe = game.kernels.observe
+        self._obs_size, self._obs_shape = game.obs_size, game.obs_shape
+        self._mask_buffer = np.zeros(game.mask_size, np.int8)
+        self._mask_actions = self._mask_buffer[:n_act]
+        self._mask_chance = self._mask_buffer[: info.num_chance_outcomes]
+        self._mask = self._no_mask
+        self._resolve = game.resolve_chance if info.num_chance_outcomes and not self.chance_agent else None
+        self._limited = self.max_cycles is not None or self.max_decisions is not None
         self.np_random, self.np_random_seed = seeding.np_random()
 
     def observation_space(self, agent):
@@ -132,12 +150,12 @@ class BoardEnv(AECEnv):
         if first < 0:  # C-2 "random": drawn from the seeded generator
             first = int(self.np_random.integers(self.game.num_players))
         self._state = self.game.new_state(first, rng_seed=int(self.np_random.integers(2**62)))
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.agents = agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
         self._skip_agent_selection = None
         self._alive = int(self._state[E.H_ALIVE])
         self._asked = [0] * (self.game.num_players + 1)  # the last slot: chance (seat -1)
@@ -147,35 +165,73 @@ class BoardEnv(AECEnv):
             self.render()
 
     def observe(self, agent):
-        self._require_reset("observe")
+        state = self._state
+        if state is None:
+            self._require_reset("observe")
         seat = self._seat[agent]
-        acting = agent == self.agent_selection and not self._done(agent)
+        acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
         if seat == E.CHANCE:
-            probs = self.game.chance_probs(self._state) if acting else np.zeros(self.game.num_chance_outcomes)
+            probs = self.game.chance_probs(state) if acting else np.zeros(self.game.num_chance_outcomes)
             return {"observation": probs.astype(np.float32), "action_mask": (self._mask if acting else self._no_chance_mask).copy()}
-        mask = self._mask if acting else self._no_mask
-        return {"observation": self.game.observe(self._state, seat), "action_mask": mask.copy()}
+        obs = np.empty(self._obs_size, np.int8)  # the kernel writes every entry
+        self._observe(state, self._params, seat, obs)
+        return {"observation": obs.reshape(self._obs_shape), "action_mask": (self._mask if acting else self._no_mask).copy()}
+
+    def last(self, observe=True):
+        """PettingZoo's ``last()`` (observation, cumulative reward,
+        terminated, truncated, info of the agent to act), read here."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def step(self, action):
-        self._require_reset("step")
+        if self._state is None:
+            self._require_reset("step")
         if not self.agents:
             raise IllegalActionError(f"step({action!r}) after the game ended: call reset() first")
         agent = self.agent_selection
-        if self._done(agent):
+        if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
                 raise IllegalActionError(f"{agent} is done; its only valid action is None, got {action!r}")
             self._was_dead_step(action)
             return
+        seat = self._seat[agent]
+        mask = self._mask
         # the common case first: a legal plain int
-        problem = "" if type(action) is int and 0 <= action < self._mask.shape[0] and self._mask[action] else self._check(action)
+        if type(action) is int and 0 <= action < mask.shape[0] and mask[action]:
+            if "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
+                self.infos[agent] = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
+            self._apply(self._state, self._params, action)
+            self._asked[seat] += 1
+            self._decisions += 1
+        else:
+            self._step_problem(agent, seat, action, self._check(action))
+        self._cumulative_rewards[agent] = 0.0
+        if self._settle():
+            # someone's episode ended: hand out the rewards.  Otherwise every
+            # reward is 0 (a step that ends an agent's episode is followed by
+            # that agent's dead step, which clears them), so there is nothing
+            # to accumulate
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _step_problem(self, agent, seat, action, problem: str) -> None:
+        """``step`` for an action that is not a legal plain int: a numpy
+        integer that is legal plays; otherwise the ``illegal_action`` mode
+        decides."""
         if problem and (
             self.illegal_action == "raise"
             or (self.illegal_action == "random" and not _is_int(action))
-            or self._seat[agent] == E.CHANCE  # no one forfeits for chance: a wrong outcome always raises
+            or seat == E.CHANCE  # no one forfeits for chance: a wrong outcome always raises
         ):
             # rejected: nothing changes, infos included (C-6)
             raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}")
-        seat = self._seat[agent]
         if problem or "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
             info = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
             if problem:
@@ -185,14 +241,9 @@ class BoardEnv(AECEnv):
             E.forfeit(self._state, seat, E.REASON_ILLEGAL)
         else:
             played = int(self.np_random.choice(np.flatnonzero(self._mask))) if problem else int(action)
-            self.game.kernels.apply(self._state, self.game.params, played)
+            self._apply(self._state, self._params, played)
             self._asked[seat] += 1
             self._decisions += 1
-        self._cumulative_rewards[agent] = 0.0
-        self._settle()
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
 
     def _check(self, action) -> str:
         """Why ``action`` is illegal for the agent to act, or '' if it is legal."""
@@ -215,36 +266,34 @@ class BoardEnv(AECEnv):
     def _done(self, agent) -> bool:
         return self.terminations[agent] or self.truncations[agent]
 
-    def _settle(self):
+    def _settle(self) -> bool:
         """After the state changed: resolve chance, refresh the mask, and hand
-        the ended agents their rewards and flags."""
+        the ended agents their rewards and flags.  True if some agent's
+        episode ended (then the rewards are set)."""
         state = self._state
-        game = self.game
-        if not self.chance_agent:
-            game.resolve_chance(state)  # the seeded die: the row's generator, seeded at reset
-        if state[E.H_STATUS] == E.PLAYING and (
+        if self._resolve is not None:
+            self._resolve(state)  # the seeded die: the row's generator, seeded at reset
+        if self._limited and state[E.H_STATUS] == E.PLAYING and (
             (self.max_cycles and self._asked[state[E.H_CURRENT]] >= self.max_cycles)
             or (self.max_decisions and self._decisions >= self.max_decisions)
         ):
             E.truncate(state, E.REASON_MAX_CYCLES)
-        status = state[E.H_STATUS]
+        current, status, _, _, alive = state[:5].tolist()  # the header's first fields (asserted below)
         if status == E.PLAYING:
             # the kernels' mask also spans the chance outcomes, which may
             # outnumber the actions (a die with more faces than moves)
-            if state[E.H_CURRENT] == E.CHANCE:
-                self._mask = game.legal_mask(state)[: game.num_chance_outcomes]
-            else:
-                self._mask = game.legal_mask(state)[: game.num_actions]
+            self._legal(state, self._params, self._mask_buffer)
+            self._mask = self._mask_chance if current == E.CHANCE else self._mask_actions
         else:
             self._mask = self._no_mask
-        self.agent_selection = self.possible_agents[int(state[E.H_CURRENT])]
-        alive = int(state[E.H_ALIVE])
+        self.agent_selection = self.possible_agents[current]
         if status == E.PLAYING and alive == self._alive:
-            return  # the common case: nobody's episode ended
+            return False  # the common case: nobody's episode ended
         self._alive = alive
+        game = self.game
         newly_done = False
         for agent in self.agents:
-            if self._done(agent):
+            if self.terminations[agent] or self.truncations[agent]:
                 continue
             seat = self._seat[agent]
             if seat == E.CHANCE:  # never rewarded; done when the game is
@@ -261,6 +310,7 @@ class BoardEnv(AECEnv):
                 newly_done = True
         if newly_done:
             self._deads_step_first()
+        return True
 
     def adjudicate(self, winner: str | None, reason=E.REASON_TIMEOUT):
         """End the game now with ``winner`` (+1, others -1) or a draw (None),
@@ -408,17 +458,48 @@ def _is_int(action) -> bool:
     return is_int(action)
 
 
+def _read_after_reset(name: str, checked: bool = True) -> property:
+    """The wrapped env's attribute ``name`` as a property of the wrapper:
+    what PettingZoo's ``__getattr__`` forwards, without its lookup miss on
+    every read (``last()`` and ``agent_iter()`` read five of them a step)."""
+
+    def read(self):
+        if checked and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    read.__name__ = name
+    return property(read)
+
+
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing, except that a step before reset or
     after the game ended raises our errors (C-6) where PettingZoo's asserts
-    or only logs a warning."""
+    or only logs a warning.  The attributes PettingZoo's ``__getattr__``
+    forwards on every step are properties here, with the same refusal
+    before reset."""
+
+    agents = _read_after_reset("agents")
+    agent_selection = _read_after_reset("agent_selection")
+    rewards = _read_after_reset("rewards")
+    terminations = _read_after_reset("terminations")
+    truncations = _read_after_reset("truncations")
+    infos = _read_after_reset("infos")
+    _cumulative_rewards = _read_after_reset("_cumulative_rewards", checked=False)
 
     def step(self, action):
         if not self._has_reset:
             raise ResetNeededError(f"step({action!r}) before reset(): call reset() first")
-        if not self.agents:
+        env = self.env
+        if not env.agents:
             raise IllegalActionError(f"step({action!r}) after the game ended: call reset() first")
-        super().step(action)
+        self._has_updated = True
+        env.step(action)
+
+    def last(self, observe=True):
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
 
 
 def wrap(raw: BoardEnv):

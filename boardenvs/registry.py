@@ -18,17 +18,53 @@ import gymnasium
 
 from . import engine as E
 
-_GAMES: dict = {}  # env id -> Game class
+_GAMES: dict = {}  # env id -> Game class, or the catalog's LazyGame until first use
+
+
+class LazyGame:
+    """A game of the catalog that is imported on first use: its id and
+    gymnasium name, which registration needs, and where its class lives
+    (``"boardenvs.games.quess:QuessGame"``).  Importing a game module builds
+    its kernels' dispatchers (tens of milliseconds each game), so ``import
+    boardenvs`` registers every id and loads only the games that are made.
+    The class must declare the same ``env_id`` and gymnasium name (checked
+    when it loads)."""
+
+    def __init__(self, env_id: str, gym_name: str, path: str):
+        self.env_id, self.gym_name, self.title, self.path = env_id, gym_name, "", path
+        self._cls = None
+
+    def load(self):
+        if self._cls is None:
+            import importlib
+
+            module, _, name = self.path.partition(":")
+            cls = getattr(importlib.import_module(module), name)
+            if cls.env_id != self.env_id or gym_id_of(cls) != gym_id_of(self):
+                raise ValueError(
+                    f"the catalog line of {self.path} says {self.env_id!r} / {gym_id_of(self)!r}, "
+                    f"the class declares {cls.env_id!r} / {gym_id_of(cls)!r}"
+                )
+            self._cls = cls
+        return self._cls
+
+    def __repr__(self) -> str:
+        return f"LazyGame({self.env_id!r}, {self.gym_name!r}, {self.path!r})"
+
+
+def _resolve(entry):
+    return entry.load() if isinstance(entry, LazyGame) else entry
 
 
 def register(game_cls) -> types.ModuleType:
-    """Register ``game_cls`` under its ``env_id``; returns the id's PettingZoo
-    module (also importable as ``boardenvs.<env id>``)."""
+    """Register ``game_cls`` (a Game class, or a :class:`LazyGame`) under
+    its ``env_id``; returns the id's PettingZoo module (also importable as
+    ``boardenvs.<env id>``)."""
     env_id = game_cls.env_id
     if not isinstance(env_id, str) or not re.fullmatch(r"[a-z][a-z0-9_]*_v[0-9]+", env_id):
         raise ValueError(f"env id {env_id!r} must look like 'name_v0' (lower case; it names a module)")
-    if env_id in _GAMES and _GAMES[env_id] is not game_cls:
-        raise ValueError(f"env id {env_id!r} is already registered to {_GAMES[env_id].__name__}")
+    if env_id in _GAMES and _GAMES[env_id] is not game_cls and _resolve(_GAMES[env_id]) is not _resolve(game_cls):
+        raise ValueError(f"env id {env_id!r} is already registered to {_resolve(_GAMES[env_id]).__name__}")
     if env_id not in _GAMES and hasattr(sys.modules[__package__], env_id):
         raise ValueError(f"env id {env_id!r} would shadow boardenvs.{env_id}")
     _GAMES[env_id] = game_cls
@@ -68,7 +104,10 @@ def registered_ids() -> tuple:
 def game_class(env_id: str):
     if not isinstance(env_id, str) or env_id not in _GAMES:
         raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(_GAMES)}")
-    return _GAMES[env_id]
+    entry = _GAMES[env_id]
+    if isinstance(entry, LazyGame):
+        _GAMES[env_id] = entry = entry.load()
+    return entry
 
 
 def make_game(env_id: str, **options):
@@ -99,17 +138,32 @@ def position(env_id: str, **options):
     return Position(game, game.new_state(max(first, 0)))
 
 
+class _EnvModule(types.ModuleType):
+    """A game's PettingZoo module; its docstring (the game's env card) and
+    ``GAME`` load the game on first read."""
+
+    @property
+    def __doc__(self):
+        return game_class(self._env_id).__doc__
+
+    def __getattr__(self, name):
+        if name == "GAME":
+            return game_class(self._env_id)
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+
+
 def _env_module(game_cls) -> types.ModuleType:
     """The PettingZoo module of one game: ``env`` / ``raw_env`` /
     ``parallel_env``, documented by the game's env card."""
     from .aec import BoardEnv, turn_based_parallel, wrap
 
     env_id = game_cls.env_id
-    module = types.ModuleType(f"{__package__}.{env_id}", game_cls.__doc__)
+    module = _EnvModule(f"{__package__}.{env_id}")
+    module._env_id = env_id
 
     def raw_env(render_mode=None, **options) -> BoardEnv:
         """The env without wrappers."""
-        return BoardEnv(game_cls, render_mode=render_mode, **options)
+        return BoardEnv(game_class(env_id), render_mode=render_mode, **options)
 
     def env(render_mode=None, clock_seconds=None, clock_increment=0.0, time_source=None, **options):
         """The wrapped env (what ``boardenvs.make(env_id)`` returns).
@@ -137,5 +191,4 @@ def _env_module(game_cls) -> types.ModuleType:
         fn.__qualname__ = fn.__name__
         setattr(module, fn.__name__, fn)
     module.__all__ = ["env", "parallel_env", "raw_env"]
-    module.GAME = game_cls
     return module

@@ -1,0 +1,115 @@
+"""Start-up (issue 14): ``import boardenvs`` registers every id without
+importing any game module; a game loads (and its kernels load from numba's
+cache) when it is first made; numba's BLAS probe does not import
+scipy.linalg, and numba's own check is back in place afterwards.  Each check
+runs in a fresh interpreter."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import boardenvs
+from boardenvs.catalog import GAMES
+from boardenvs.registry import LazyGame, game_class, gym_id_of
+
+
+def _fresh(code: str) -> dict:
+    """Run ``code`` in a new interpreter; it prints one JSON object."""
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_registers_every_id_and_loads_no_game():
+    got = _fresh(
+        """
+        import json, sys
+        import gymnasium
+        import boardenvs
+        loaded = sorted(m for m in sys.modules if m.startswith("boardenvs.games."))
+        heavy = sorted(m for m in ("pygame", "PIL", "torch", "stable_baselines3", "scipy.linalg") if m in sys.modules)
+        ids = list(boardenvs.ENV_IDS)
+        gym_ids = [i for i in gymnasium.registry if i.startswith("boardenvs/")]
+        modules = [hasattr(getattr(boardenvs, i), "env") for i in ids]
+        print(json.dumps({"loaded": loaded, "heavy": heavy, "ids": ids, "gym_ids": gym_ids, "modules": modules}))
+        """
+    )
+    assert got["loaded"] == [] and got["heavy"] == []
+    assert got["ids"] == [g.env_id for g in GAMES] and all(got["modules"])
+    assert sorted(got["gym_ids"]) == sorted(gym_id_of(g) for g in GAMES)
+
+
+def test_making_one_game_loads_that_game_only_with_its_kernels_from_the_cache():
+    code = """
+        import json, sys
+        import boardenvs
+        env = boardenvs.make("quagmire_v0")
+        env.reset(seed=0)
+        env.step(int(env.observe(env.agent_selection)["action_mask"].nonzero()[0][0]))
+        kernels = env.unwrapped.game.kernels
+        used = [kernels.init, kernels.legal, kernels.apply, kernels.observe]
+        loaded = sorted(m for m in sys.modules if m.startswith("boardenvs.games."))
+        stats = [(sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())) for k in used]
+        print(json.dumps({"loaded": loaded, "stats": stats, "scipy_linalg": "scipy.linalg" in sys.modules}))
+        """
+    _fresh(code)  # compiles into numba's cache if this checkout has not yet
+    got = _fresh(code)
+    assert got["loaded"] == ["boardenvs.games.quagmire"]
+    assert got["stats"] == [[1, 0]] * 4  # each kernel loaded from the cache, none compiled
+    assert not got["scipy_linalg"]  # numba's BLAS probe answered without importing it
+
+
+def test_numbas_blas_probe_answers_as_numba_would_and_hands_back_its_check():
+    got = _fresh(
+        """
+        import json, sys
+        import boardenvs
+        boardenvs.make("quess_v0").reset(seed=0)  # numba loads its NumPy support here
+        import numba, numpy as np
+        from numba.np import arraymath, linalg
+        deferred = "scipy.linalg" not in sys.modules
+        answer = arraymath._HAVE_BLAS
+        own = linalg.ensure_blas.__qualname__ == "ensure_blas"
+        try:
+            arraymath._check_blas.__globals__["ensure_blas"] = linalg.ensure_blas
+            real = arraymath._check_blas()  # numba's own probe, importing SciPy
+        except Exception as exc:
+            real = repr(exc)
+
+        @numba.njit
+        def dot(a, b):
+            return np.dot(a, b)
+
+        print(json.dumps({"deferred": deferred, "answer": answer, "real": real, "own": own,
+                          "dot": float(dot(np.arange(3.0), np.arange(3.0)))}))
+        """
+    )
+    assert got["answer"] == got["real"] and got["own"]
+    assert got["dot"] == 5.0
+    try:
+        import scipy.linalg  # noqa: F401
+
+        have_scipy = True
+    except ImportError:
+        have_scipy = False
+    assert got["deferred"] or not have_scipy
+
+
+@pytest.mark.parametrize("entry", GAMES, ids=lambda g: g.env_id)
+def test_each_catalog_line_matches_its_class(entry):
+    assert isinstance(entry, LazyGame)
+    cls = entry.load()
+    assert cls.env_id == entry.env_id and gym_id_of(cls) == gym_id_of(entry)
+    assert game_class(entry.env_id) is cls
+    assert getattr(boardenvs, entry.env_id).GAME is cls
+    assert getattr(boardenvs, entry.env_id).__doc__ == cls.__doc__
+
+
+def test_a_catalog_line_that_disagrees_with_its_class_fails_when_it_loads():
+    wrong = LazyGame("quess_v1", "Quess", "boardenvs.games.quess:QuessGame")
+    with pytest.raises(ValueError, match="quess_v1"):
+        wrong.load()
