@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
@@ -110,7 +111,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
           out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
           snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100, n_steps: int = 128,
           batch_size: int = 512, n_epochs: int = 10, learning_rate: float = 3e-4, ent_coef: float = 0.01, gamma: float = 0.99,
-          progress_bar: bool = True, verbose: int = 1) -> dict:  # fmt: skip
+          save_every: int = 25_000, progress_bar: bool = True, verbose: int = 1) -> dict:  # fmt: skip
     """Train one baseline; returns its config (also written to ``<out>.json``)."""
     import torch
     from sb3_contrib import MaskablePPO
@@ -161,21 +162,39 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
                           flush=True)  # fmt: skip
             return True
 
+    def save(final: bool) -> None:
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        config["budget"] = {"steps": int(model.num_timesteps), "wall_s": round(wall), "cpu_s": round(cpu),
+                            "finished": final, "machine": f"{platform.machine()}, {os.cpu_count()} cores"}  # fmt: skip
+        config["history"] = history
+        config["command"] = "python -m boardenvs.baselines.train " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None
+        config["date"] = time.strftime("%Y-%m-%d")
+        state = {k: v.detach().cpu() for k, v in model.policy.state_dict().items()}
+        torch.save(state, out.with_suffix(".pt"))
+        out.with_suffix(".json").write_text(json.dumps(config, indent=2) + "\n")
+
+    class Checkpoint(BaseCallback):
+        """The weights and config so far, every ``save_every`` steps (a run
+        stopped early keeps its last checkpoint)."""
+
+        def __init__(self):
+            super().__init__()
+            self.next = save_every
+
+        def _on_step(self) -> bool:
+            if save_every and self.num_timesteps >= self.next:
+                self.next += save_every
+                save(final=False)
+            return True
+
     c0, t0 = time.process_time(), time.perf_counter()
-    model.learn(steps, callback=[SelfPlayCallback(pool, every=snapshot_every), Progress()], progress_bar=progress_bar)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    config["budget"] = {"steps": int(model.num_timesteps), "wall_s": round(wall), "cpu_s": round(cpu),
-                        "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, "
-                                   f"{__import__('os').cpu_count()} cores"}  # fmt: skip
-    config["history"] = history
-    config["command"] = "python -m boardenvs.baselines.train " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None
-    config["date"] = time.strftime("%Y-%m-%d")
-    state = {k: v.detach().cpu() for k, v in model.policy.state_dict().items()}
-    torch.save(state, out.with_suffix(".pt"))
-    out.with_suffix(".json").write_text(json.dumps(config, indent=2) + "\n")
+    callbacks = [SelfPlayCallback(pool, every=snapshot_every), Progress(), Checkpoint()]
+    model.learn(steps, callback=callbacks, progress_bar=progress_bar)
+    save(final=True)
     if verbose:
+        b = config["budget"]
         print(f"[{name}] saved {out.with_suffix('.pt')} ({out.with_suffix('.pt').stat().st_size / 1e6:.2f} MB) "
-              f"after {model.num_timesteps} steps, {wall:.0f} s wall, {cpu:.0f} s CPU")  # fmt: skip
+              f"after {b['steps']} steps, {b['wall_s']} s wall, {b['cpu_s']} s CPU")  # fmt: skip
     return config
 
 
