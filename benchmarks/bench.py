@@ -944,7 +944,7 @@ def parse_args(argv=None):
                     help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO table")  # fmt: skip
     ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip the peak-RSS subprocesses")
     ap.add_argument("--no-startup", dest="startup", action="store_false", help="skip the start-up subprocesses")
-    ap.add_argument("--lengths", type=int, default=None, help="random Quess games for the length line (default 20000; 0: skip)")
+    ap.add_argument("--lengths", type=int, default=None, help="random Quess games for the length line (default 20000, as QU-13 cites; 0: skip)")
     ap.add_argument("--qs-lengths", type=int, default=None, help="random Quicksand games for its length line (default 4096; 0: skip)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks", help="folder for results.md, results.json, throughput.png")
     ap.add_argument("--update-readme", action="store_true", help="write the tables between the README's bench markers")
