@@ -708,6 +708,13 @@ def scaling_note(rows: list[Row], sizes) -> list[str]:
             f"(CPU-s per wall-s {statistics.median(t[2] for t in threads):.2f} vs {statistics.median(t[3] for t in threads):.2f}); "
             "per game: " + ", ".join(f"{g} {r:.2f}x" for g, r, _, _ in threads) + "."
         )
+        busy = statistics.median(t[2] for t in threads)
+        if busy < 0.75 * numba.get_num_threads():
+            lines.append(
+                f"In this run the threaded rows got {busy:.2f} CPU-s per wall-s of the {numba.get_num_threads()} their threads "
+                "could use: the other cores were busy with other jobs, so the thread ratio above (and the flat N = 64 -> "
+                "4096 growth) measures that contention, not what another core gives; read both on an idle machine."
+            )
     pgx = [r for r in rows if r.system == "Pgx (CPU)"]
     if pgx:
         best = {}
@@ -761,7 +768,7 @@ def training_path_table(seconds: float, repeats: int, log=print) -> list[str]:
                 continue
             ppo = "-"
             if n == 64:
-                ppo_d, ppo_s = (ppo_steps_per_second(k, gym_id, n, 64 * 128 * 2) for k in ("DummyVecEnv", "SB3VecEnv"))
+                ppo_d, ppo_s = (ppo_steps_per_second(k, gym_id, n, 64 * 128) for k in ("DummyVecEnv", "SB3VecEnv"))
                 ppo = f"{fmt(ppo_d)} / {fmt(ppo_s)} ({ppo_s / ppo_d:.2f}x)"
             lines.append(f"| {gym_id} | {n} | {fmt_rate(dummy)} | {fmt_rate(ours)} | {ours.rate / dummy.rate:.1f}x | {ppo} |")
     return lines
@@ -769,7 +776,7 @@ def training_path_table(seconds: float, repeats: int, log=print) -> list[str]:
 
 def ppo_steps_per_second(kind: str, gym_id: str, n: int, steps: int) -> float:
     """MaskablePPO ``learn`` timesteps/s (rollouts + updates, MlpPolicy,
-    n_steps = 128 per env, one epoch) on an SB3 VecEnv."""
+    n_steps = 128 per env, one epoch; the bench runs one rollout) on an SB3 VecEnv."""
     from sb3_contrib import MaskablePPO
 
     env = sb3_env(kind, gym_id, n)
@@ -872,7 +879,7 @@ def machine() -> dict:
     }  # fmt: skip
 
 
-def plot(rows: list[Row], path: Path, log=print) -> bool:
+def plot(rows: list[Row], path: Path, m: dict, log=print) -> bool:
     """steps/s against N, log-log: a line per boardenvs game (make_vec) and
     per Pgx game, OpenSpiel and PettingZoo (one game at a time) as flat
     dotted lines at their N = 1 rate."""
@@ -906,10 +913,9 @@ def plot(rows: list[Row], path: Path, log=print) -> bool:
     ax.set_yscale("log")
     ax.set_xlabel("N (games stepped per call)")
     ax.set_ylabel("steps/s (median)")
-    m = machine()
     ax.set_title(f"Random legal play, observation + mask every step ({m['cores']} cores, {m['cpu']}; {m['date'][:10]})", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.12, 1.0))
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.21, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -949,6 +955,8 @@ def parse_args(argv=None):
     ap.add_argument("--qs-lengths", type=int, default=None, help="random Quicksand games for its length line (default 4096; 0: skip)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks", help="folder for results.md, results.json, throughput.png")
     ap.add_argument("--update-readme", action="store_true", help="write the tables between the README's bench markers")
+    ap.add_argument("--from-json", type=Path, default=None, metavar="RESULTS_JSON",
+                    help="measure nothing: write the tables, plot (and README) again from an earlier run's results.json")  # fmt: skip
     args = ap.parse_args(argv)
     quick = args.quick
     defaults = {"seconds": 0.3 if quick else 1.0, "repeats": 1 if quick else 3, "sizes": list(QUICK_SIZES if quick else SIZES),
@@ -965,12 +973,8 @@ def parse_args(argv=None):
     return args
 
 
-def main(argv=None) -> int:
-    args = parse_args(argv)
-
-    def log(msg):
-        print(msg, file=sys.stderr, flush=True)
-
+def measure_all(args, log) -> dict:
+    """Every measurement of one run, as the JSON written to results.json."""
     env_ids = [g for g in boardenvs.ENV_IDS if args.games is None or g in args.games]
     big = max(args.sizes)
     rows = boardenvs_rows(env_ids, args.sizes, sb3=args.sb3)
@@ -978,7 +982,6 @@ def main(argv=None) -> int:
     log(f"{len(rows)} rows: setting up (compiling), then {args.repeats} interleaved repeat(s) of {args.seconds:g} s")
     t_start = time.perf_counter()
     rows = run_interleaved(rows, args.seconds, args.repeats, log=log)
-
     memory, startup = {}, {}
     if args.memory:
         for env_id in env_ids:
@@ -989,16 +992,40 @@ def main(argv=None) -> int:
             startup[env_id] = startup_of(env_id, warm_runs=1 if args.quick else 3, cold=not args.quick)
     training = training_path_table(args.seconds, args.repeats, log=log) if args.training_path else []
     lengths = length_lines(args.lengths, args.qs_lengths, env_ids)
+    return {
+        "machine": machine(),
+        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "elapsed_s": time.perf_counter() - t_start,
+        "rows": [r.to_json() for r in rows],
+        "comparisons": [{"row": f"{r.system} {r.game} {api_label(r)} N={r.n}", **c} for r in rows for c in comparisons(r, rows, big)],
+        "targets": targets_summary(rows, big, startup),
+        "memory": memory,
+        "startup": startup,
+        "training_path": training,
+        "lengths": lengths,
+    }  # fmt: skip
 
-    m = machine()
-    targets = targets_summary(rows, big, startup)
+
+def row_from_json(d: dict) -> Row:
+    return Row(d["system"], d["game"], d["api"], d["n"], setup=None, threads=d["threads"], env_id=d["env_id"],
+               options=d["options"], info=d["info"], samples=[(s["steps_per_s"], s["cpu_per_wall"]) for s in d["samples"]])  # fmt: skip
+
+
+def render(results: dict) -> str:
+    """The markdown tables of one run's results (measured now or read back from results.json)."""
+    m, settings = results["machine"], results["settings"]
+    rows = [row_from_json(d) for d in results["rows"]]
+    sizes = sorted(set(settings["sizes"]))
+    big = max(sizes)
+    env_ids = list(dict.fromkeys(r.env_id for r in rows if r.env_id))
+    memory, startup, targets = results["memory"], results["startup"], results["targets"]
     met = sum(t["met"] for t in targets)
     lines = [
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram_bytes'] / 2**30 if m['ram_bytes'] else 0:.0f} GiB, {m['os']}, "
         f"Python {m['python']}, numba {m['versions']['numba']} ({m['numba_threads']} threads, layer {m['numba_threading_layer']}), "
         f"jax {m['versions']['jax']}, pgx {m['versions']['pgx']}, open_spiel {m['versions']['open_spiel']}, "
         f"pettingzoo {m['versions']['pettingzoo']}; {m['date']}; `{m['command']}`.",
-        f"Every row: {args.repeats} interleaved repeat(s) of {args.seconds:g} s, median [min-max]; "
+        f"Every row: {settings['repeats']} interleaved repeat(s) of {settings['seconds']:g} s, median [min-max]; "
         "ratios are against anchors of this same run, per wall-second and per CPU-second.",
         "",
         f"Targets: {met} of {len(targets)} met"
@@ -1010,7 +1037,7 @@ def main(argv=None) -> int:
         "",
         *boardenvs_table(rows, big),
         "",
-        f"Anchors (Pgx: K steps per jitted call, K = {', '.join(f'{pgx_steps_per_call(n)} at N={n}' for n in args.sizes)}; "
+        f"Anchors (Pgx: K steps per jitted call, K = {', '.join(f'{pgx_steps_per_call(n)} at N={n}' for n in sizes)}; "
         "compile = the first call):",
         "",
         *anchors_table(rows),
@@ -1018,38 +1045,40 @@ def main(argv=None) -> int:
     if memory or startup:
         lines += ["", f"Memory (make_vec at N = {big}, fresh process) and start-up (import + make + first step, fresh interpreter; "
                   "cold: an empty numba cache):", "", *memory_table(memory, dict(startup))]  # fmt: skip
-    lines += ["", "Scaling:", "", *("- " + s for s in scaling_note(rows, args.sizes))]
-    if training:
+    lines += ["", "Scaling:", "", *("- " + s for s in scaling_note(rows, sizes))]
+    if results.get("training_path"):
         lines += ["", "Training path (learner steps, each with the random opponent's reply; random legal actions from "
-                  "`env_method(\"action_masks\")`, as MaskablePPO asks):", "", *training]  # fmt: skip
-    lines += lengths
-    table = "\n".join(lines)
-    elapsed = time.perf_counter() - t_start
+                  "`env_method(\"action_masks\")`, as MaskablePPO asks):", "", *results["training_path"]]  # fmt: skip
+    lines += results.get("lengths", [])
+    return "\n".join(lines)
 
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    if args.from_json:
+        results = json.loads(args.from_json.read_text())
+    else:
+        results = measure_all(args, log)
+    table = render(results)
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     png = out / "throughput.png"
-    has_plot = plot(rows, png, log=log)
+    has_plot = plot([row_from_json(d) for d in results["rows"]], png, results["machine"], log=log)
     if has_plot:
         rel = os.path.relpath(png, ROOT) if png.resolve().is_relative_to(ROOT) else str(png)
         table += f"\n\n![steps/s against N, log-log]({rel})"
     print(table)
     (out / "results.md").write_text(table + "\n")
-    results = {
-        "machine": m,
-        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-        "elapsed_s": elapsed,
-        "rows": [r.to_json() for r in rows],
-        "comparisons": [{"row": f"{r.system} {r.game} {api_label(r)} N={r.n}", **c} for r in rows for c in comparisons(r, rows, big)],
-        "targets": targets,
-        "memory": memory,
-        "startup": startup,
-        "plot": str(png) if has_plot else None,
-    }  # fmt: skip
-    (out / "results.json").write_text(json.dumps(results, indent=1, default=float) + "\n")
+    results["plot"] = str(png) if has_plot else None
+    if not args.from_json:
+        (out / "results.json").write_text(json.dumps(results, indent=1, default=float) + "\n")
     if args.update_readme:
         update_readme(table, ROOT / "README.md")
-    log(f"done in {elapsed:.0f} s: {out / 'results.md'}, {out / 'results.json'}" + (f", {png}" if has_plot else ""))
+    log(f"done in {results['elapsed_s']:.0f} s: {out / 'results.md'}, {out / 'results.json'}" + (f", {png}" if has_plot else ""))
     return 0
 
 

@@ -57,6 +57,10 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     assert "| quagmire_v0 | make_vec | 4 |" in table and "0.8x no-op AEC" in table
     assert "Scaling:" in table and "arXiv:2303.17503" in table
     assert (ROOT / "README.md").read_text() == readme_before  # no --update-readme, no README change
+    # --from-json writes the same tables again without measuring
+    again = tmp_path / "again"
+    assert bench.main(["--from-json", str(tmp_path / "results.json"), "--out", str(again)]) == 0
+    assert (again / "results.md").read_text().replace(str(again), str(tmp_path)) == table
 
 
 def test_update_readme_replaces_only_between_markers(bench, tmp_path):
