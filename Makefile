@@ -17,9 +17,9 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PIP_INSTALL) -e '.[test,render,train,interop]'
 	touch $(STAMP)
 
-# the benchmark's anchors (PettingZoo classic, OpenSpiel) only for make bench
+# the benchmark's anchors (PettingZoo classic, OpenSpiel, Pgx + jax CPU) only for make bench
 $(BENCH_STAMP): $(STAMP)
-	$(PIP_INSTALL) -e '.[test,render,train,interop,bench]'
+	$(PIP_INSTALL) -e '.[test,render,train,interop,bench,pgx]'
 	touch $(BENCH_STAMP)
 
 install: $(STAMP)

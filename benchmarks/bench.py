@@ -1,39 +1,59 @@
-"""Environment step throughput, measured side by side in one run.
+"""Every game and player count against PettingZoo, OpenSpiel and Pgx, in one run.
 
-Run with ``make bench`` (or ``python benchmarks/bench.py``).  Prints a markdown
-table, writes it to ``benchmarks/results.md`` and, with ``--update-readme``,
-into the README between the ``bench:begin``/``bench:end`` markers.
+Run with ``make bench`` (or ``python benchmarks/bench.py``; ``--quick`` for a
+short development run).  Writes ``benchmarks/results.md`` (the tables),
+``benchmarks/results.json`` (raw samples, medians, the machine) and
+``benchmarks/throughput.png`` (steps/s against N, log-log) and, with
+``--update-readme``, the tables into the README between the
+``bench:begin``/``bench:end`` markers.
 
-Every row is the median of ``--repeats`` timed runs; the ratio column divides
-by an anchor measured in the same run (this machine is shared and noisy:
-compare ratios, not absolute numbers across runs).
+What is timed (every row: a random legal action, then observation and mask,
+every step; ended games restart):
 
-* AEC rows use PettingZoo's own loop (``agent_iter``/``last``/``step``) with a
-  uniformly random legal action from the mask: observation and mask every
-  step, dead steps counted as steps, as PettingZoo's benchmarks do.
-* make_vec rows step ``boardenvs.make_vec(env_id, num_envs=N)``: a random
-  legal action per env drawn in the kernel, then observation, mask and
-  in-kernel auto-reset for every env every step.  The CPU column is
-  CPU-seconds per wall-second (threads count: 2.0 = both cores busy).
-* OpenSpiel rows (when ``open_spiel`` is installed, ``pip install
-  'boardenvs[bench]'``): the C++ game through pyspiel, with the legal-action
-  list and the observation tensor every step, as design.md's anchors were taken.
-  ``amazons`` is Quagmire's nearest published relative (move, then block a
-  cell, on a shrinking board); OpenSpiel splits its move into three decisions.
-  It is Quicksand's anchor too (its turns are chains of decisions, so its
-  steps/s rows count decisions, like OpenSpiel's amazons).
+* boardenvs, for every game and player count (``VARIANTS``):
+  AEC (PettingZoo's own loop, ``agent_iter``/``last``/``step``, dead steps
+  counted), next to a no-op AEC env with the same spaces, agent count and
+  wrapper; ``make_vec`` at N = 1, 64, 1024, 4096 (``vec.step(
+  vec.random_actions())``: the action drawn in the kernel, auto-reset in the
+  kernel), and at N = 4096 with one numba thread; ``SB3VecEnv`` (the
+  single-agent path, random opponent, actions from ``env_method
+  ("action_masks")`` as MaskablePPO asks) at N = 1024.
+* anchors, each skipped with a printed reason when its extra is absent:
+  PettingZoo classic connect_four / chess / go 9x9 (``boardenvs[bench]``);
+  OpenSpiel quoridor / amazons / breakthrough / backgammon / hex /
+  connect_four through pyspiel, legal actions and observation tensor every
+  decision, chance outcomes sampled outside the count (``boardenvs[bench]``);
+  Pgx on CPU (``boardenvs[pgx]``): ``jit`` of a ``lax.scan`` of K
+  ``vmap``-ed steps per call (Pgx's best case on CPU: one dispatch per K
+  steps, while ``make_vec`` makes one Python call per step), actions sampled
+  with ``jax.random.categorical`` over the masked logits inside the jitted
+  function, ``pgx.experimental.auto_reset``; compile time (first call)
+  reported apart.
+
+Timing is interleaved: every row is set up (and warmed up) first, then each
+repeat times every row once, round-robin; rows report the median and min-max
+of the repeats and CPU-seconds per wall-second (``time.process_time``, which
+counts numba's and XLA's threads).  Ratios divide by anchors from the same
+run, per wall-second and per CPU-second.  This machine is shared and noisy:
+compare ratios, not absolute numbers across runs.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import datetime
+import importlib
+import json
 import os
 import platform
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import numba
 import numpy as np
@@ -46,11 +66,58 @@ from boardenvs._threads import parallel_from
 
 ROOT = Path(__file__).resolve().parent.parent
 
+SIZES = (1, 64, 1024, 4096)
+QUICK_SIZES = (1, 4096)
+SB3_N = 1024
+# the option sets whose throughput differs: the player counts (other variants,
+# such as a smaller board or a shorter turn limit, are not timed)
+VARIANTS = {
+    "hex_quoridor_v0": ({"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6}),
+    "tryasina_v0": ({"num_players": 2}, {"num_players": 3}, {"num_players": 4}),
+}
+# make_vec rows that first play this many steps, so the batch is spread over
+# every phase of a game: fresh from reset it is all openings (for Hex
+# Quoridor the fence-placing phase, the slowest: every fence needs the path
+# check), which training only sees for a moment
+STEADY_WARMUP = {"hex_quoridor_v0": 300}
+# each game's closest OpenSpiel game, and why
+CLOSEST = {
+    "quess_v0": ("breakthrough", "two armies on a small square board, moving and capturing, no drops"),
+    "quagmire_v0": ("amazons", "move a piece, then block a cell, on a shrinking board (OpenSpiel splits the move in 3 decisions)"),
+    "quicksand_v0": ("amazons", "turns are chains of decisions on a board that fills up; steps count decisions, like OpenSpiel's amazons"),
+    "tryasina_v0": ("backgammon", "dice rolled inside the step, race and hits; steps count decisions"),
+    "hex_quoridor_v0": ("quoridor", "the same idea, walls and a path check, on a hex board"),
+}
+OPENSPIEL_GAMES = ("quoridor", "amazons", "breakthrough", "backgammon", "hex", "connect_four")
+PETTINGZOO_GAMES = ("connect_four", "chess", "go_9x9")
+PGX_GAMES = ("connect_four", "othello", "go_9x9", "backgammon", "hex")
+PGX_ANCHOR = ("connect_four", 4096)  # the bar for every make_vec N = 4096 row
+# targets (ratios in the same run)
+TARGET_VS_PGX = 1.0
+TARGET_VS_OPENSPIEL = 20.0
+TARGET_VS_NOOP = 0.8
+TARGET_WARM_STARTUP = 1.0
+# the Pgx paper's published claims (not measured here), quoted in the scaling note
+PGX_PAPER = (
+    "Koyamada et al., \"Pgx: Hardware-Accelerated Parallel Game Simulators for Reinforcement Learning\", "
+    "NeurIPS 2023 Datasets and Benchmarks (arXiv:2303.17503), abstract: \"In our experiments on a DGX-A100 "
+    "workstation, we discovered that Pgx can simulate RL environments 10-100x faster than existing "
+    "implementations available in Python\" (PettingZoo and OpenSpiel); the first arXiv version's abstract: "
+    "\"the simulation of Pgx on a single A100 GPU is 10x faster than that of existing reinforcement learning libraries\""
+)
 
+
+def optional_import(name: str):
+    """An anchor's module, or ImportError (the tests replace this to check
+    the skip path)."""
+    return importlib.import_module(name)
+
+
+# -- the no-op env -------------------------------------------------------------------------
 class NoopEnv(AECEnv):
-    """The API's own ceiling: two agents (or ``num_agents``), a constant
-    observation and mask, games of a fixed length, no rules at all; same
-    wrapper stack as ours."""
+    """The API's own ceiling: ``num_agents`` agents, a constant observation
+    and mask, games of a fixed length, no rules at all; same wrapper stack as
+    ours."""
 
     metadata = {"render_modes": [], "name": "noop_v0", "is_parallelizable": False}
 
@@ -99,146 +166,624 @@ class NoopEnv(AECEnv):
         self._accumulate_rewards()
 
 
-def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
+# -- steppers: each setup returns chunk(), which plays some steps and returns how many ---
+def _chunked(gen, k: int) -> Callable[[], int]:
+    def chunk():
+        for _ in range(k):
+            next(gen)
+        return k
+
+    return chunk
+
+
+def aec_stepper(make_env, seed: int = 0, chunk: int = 64) -> Callable[[], int]:
+    """PettingZoo's loop over games of ``make_env()``, ``chunk`` steps a call."""
     env = make_env()
     rng = np.random.default_rng(seed)
-    steps = 0
-    game = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        env.reset(seed=seed + game)
-        game += 1
-        for agent in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                action = None
-            else:
-                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-            env.step(action)
-            steps += 1
-    return steps / (time.perf_counter() - t0)
+
+    def play():
+        game = 0
+        while True:
+            env.reset(seed=seed + game)
+            game += 1
+            for _agent in env.agent_iter():
+                obs, _, terminated, truncated, _ = env.last()
+                action = None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+                env.step(action)
+                yield
+
+    return _chunked(play(), chunk)
 
 
-def vec_steps_per_second(env_id: str, n: int, seconds: float, **options) -> tuple[float, float]:
-    """make_vec steps/s and CPU-seconds per wall-second (after a warm-up step
-    that compiles the drivers)."""
-    return steady_vec_rates(env_id, n, seconds, repeats=1, warmup=1, **options)[0]
-
-
-# games whose shape changes with the options: their AEC and make_vec rows run
-# each of these option sets (the other games run their defaults)
-BENCH_VARIANTS = {"hex_quoridor_v0": ({"num_players": 2}, {"num_players": 4}, {"num_players": 6})}
-# make_vec rows that time a batch spread over every phase of a game: a batch
-# fresh from reset is all openings (for Hex Quoridor the fence-placing phase,
-# the slowest: every fence needs the path check), which training only sees
-# for a moment; these rows first play this many steps
-STEADY_WARMUP = {"hex_quoridor_v0": 300}
-
-
-def variant_label(options: dict) -> str:
-    return "".join(f", {k}={v}" for k, v in options.items())
-
-
-def steady_vec_rates(env_id: str, n: int, seconds: float, repeats: int, warmup: int, **options) -> list:
-    """make_vec (steps/s, CPU-s per wall-s) runs on one batch after ``warmup`` steps."""
-    vec = boardenvs.make_vec(env_id, num_envs=n, **options)
-    vec.reset(seed=12345)
-    for _ in range(warmup):
-        vec.step(vec.random_actions())
-    runs = []
-    for _ in range(repeats):
-        iters = 0
-        c0, t0 = time.process_time(), time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            for _ in range(10):
-                vec.step(vec.random_actions())
-            iters += 10
-        wall = time.perf_counter() - t0
-        runs.append((iters * n / wall, (time.process_time() - c0) / wall))
-    return runs
-
-
-def openspiel_steps_per_second(name: str, seconds: float, seed: int = 0) -> float:
-    """Decisions/s of an OpenSpiel game through pyspiel, the legal-action
-    list and the observation tensor every step.  Chance outcomes (backgammon)
+def openspiel_stepper(name: str, seed: int = 0, chunk: int = 64) -> Callable[[], int]:
+    """Decisions of an OpenSpiel game through pyspiel, the legal-action list
+    and the observation tensor every decision.  Chance outcomes (backgammon)
     are sampled by their probabilities and not counted, as make_vec resolves
     them inside a step."""
-    import pyspiel
-
+    pyspiel = optional_import("pyspiel")
     game = pyspiel.load_game(name)
     has_chance = game.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
     rng = np.random.default_rng(seed)
-    steps = 0
+
+    def play():
+        while True:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if has_chance and state.is_chance_node():
+                    outcomes, probs = zip(*state.chance_outcomes())
+                    state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+                    continue
+                legal = state.legal_actions()
+                state.observation_tensor()
+                state.apply_action(legal[rng.integers(len(legal))])
+                yield
+
+    return _chunked(play(), chunk)
+
+
+def vec_stepper(env_id: str, n: int, options: dict, num_threads=None) -> Callable[[], int]:
+    """``make_vec`` steps with in-kernel random actions, after the warm-up."""
+    vec = boardenvs.make_vec(env_id, num_envs=n, num_threads=num_threads, **options)
+    vec.reset(seed=12345)
+    for _ in range(STEADY_WARMUP.get(env_id, 1)):
+        vec.step(vec.random_actions())
+    k = max(1, 1024 // n)
+
+    def chunk():
+        for _ in range(k):
+            vec.step(vec.random_actions())
+        return k * n
+
+    return chunk
+
+
+@numba.njit(cache=True)
+def _pick_legal(masks, u, out):
+    for i in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        k = int(u[i] * count)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+    return out
+
+
+def _random_legal(masks, rng):
+    """A uniformly random legal action per row of a mask array (one compiled
+    pass, so the sampler costs every VecEnv the same small time)."""
+    masks = np.ascontiguousarray(masks, dtype=np.bool_)
+    return _pick_legal(masks, rng.random(len(masks)), np.zeros(len(masks), np.int64))
+
+
+def sb3_env(kind: str, env_id: str, n: int, options: dict | None = None):
+    """``SB3VecEnv`` over the kernels, or SB3's ``DummyVecEnv`` of ``n``
+    single-agent envs (what a user would build without it); random opponent."""
+    if kind == "SB3VecEnv":
+        from boardenvs.wrappers import SB3VecEnv
+
+        return SB3VecEnv(env_id, num_envs=n, **(options or {}))
+    from stable_baselines3.common.env_util import make_vec_env
+
+    return make_vec_env(env_id, n_envs=n, env_kwargs=options or None)
+
+
+def sb3_stepper(kind: str, env_id: str, n: int, options: dict | None = None) -> Callable[[], int]:
+    """Learner steps (each with the opponent's reply) through an SB3 VecEnv."""
+    get_action_masks = optional_import("sb3_contrib.common.maskable.utils").get_action_masks
+    env = sb3_env(kind, env_id, n, options)
+    rng = np.random.default_rng(0)
+    env.seed(0)
+    env.reset()
+
+    def chunk():
+        env.step(_random_legal(get_action_masks(env), rng))
+        return n
+
+    chunk()
+    return chunk
+
+
+def pgx_steps_per_call(batch: int) -> int:
+    """K: steps per jitted call (fewer dispatches on small batches)."""
+    return max(1, min(128, 8192 // batch))
+
+
+def pgx_stepper(name: str, batch: int, info: dict) -> Callable[[], int]:
+    """Pgx on CPU: jit(scan of K vmap-ed auto-reset steps) with actions
+    sampled from the masks inside; ``info`` gets the compile time (first
+    call) and the state's bytes per row."""
+    jax = optional_import("jax")
+    jnp = optional_import("jax.numpy")
+    pgx = optional_import("pgx")
+    from pgx.experimental import auto_reset
+
+    env = pgx.make(name)
+    k = pgx_steps_per_call(batch)
+    step = jax.vmap(auto_reset(env.step, env.init))
+
+    def body(carry, _):
+        state, key = carry
+        key, k_act, k_reset = jax.random.split(key, 3)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        action = jax.random.categorical(k_act, logits, axis=-1)
+        return (step(state, action, jax.random.split(k_reset, batch)), key), None
+
+    run = jax.jit(lambda state, key: jax.lax.scan(body, (state, key), None, length=k)[0])
+    key = jax.random.PRNGKey(0)
     t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if has_chance and state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
-                continue
-            legal = state.legal_actions()
-            state.observation_tensor()
-            state.apply_action(legal[rng.integers(len(legal))])
-            steps += 1
-    return steps / (time.perf_counter() - t0)
+    carry = jax.jit(jax.vmap(env.init))(jax.random.split(key, batch)), key
+    carry = run(*carry)
+    jax.block_until_ready(carry)
+    info["compile_s"] = time.perf_counter() - t0
+    info["state_bytes_per_row"] = sum(x.nbytes for x in jax.tree_util.tree_leaves(carry[0])) / batch
+    info["steps_per_call"] = k
+
+    def chunk():
+        nonlocal carry
+        carry = run(*carry)
+        jax.block_until_ready(carry)
+        return batch * k
+
+    return chunk
 
 
-def tryasina_section(median, seconds: float, repeats: int) -> list[str]:
-    """Tryasina (issue 12): AEC and make_vec (dice rolled inside the kernels)
-    for 2 and 4 players next to a no-op AEC env with Tryasina's spaces and
-    OpenSpiel backgammon (decisions only, chance sampled outside the count).
-    Targets: AEC >= 0.8x the no-op; make_vec N = 4096 >= 20x backgammon."""
+# -- rows and the one timing loop ----------------------------------------------------------
+@dataclasses.dataclass
+class Row:
+    system: str  # "boardenvs", "no-op", "PettingZoo", "OpenSpiel", "Pgx (CPU)"
+    game: str  # env id or the anchor's game name, with the variant
+    api: str  # "AEC", "make_vec", "SB3VecEnv", "pyspiel", "jit+vmap"
+    n: int
+    setup: Callable[[], Callable[[], int]] = dataclasses.field(repr=False, compare=False)
+    threads: int | None = None  # numba threads, None = numba's default
+    env_id: str | None = None
+    options: dict = dataclasses.field(default_factory=dict)
+    samples: list = dataclasses.field(default_factory=list)  # (steps/s, CPU-s per wall-s)
+    info: dict = dataclasses.field(default_factory=dict)  # compile_s, setup_s, ...
+
+    @property
+    def rate(self) -> float:
+        return statistics.median(r for r, _ in self.samples)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(c for _, c in self.samples)
+
+    @property
+    def rate_per_cpu(self) -> float:
+        return statistics.median(r / max(c, 1e-9) for r, c in self.samples)
+
+    def to_json(self) -> dict:
+        out = {k: getattr(self, k) for k in ("system", "game", "api", "n", "threads", "env_id", "options", "info")}
+        out["samples"] = [{"steps_per_s": r, "cpu_per_wall": c} for r, c in self.samples]
+        if self.samples:
+            rates = [r for r, _ in self.samples]
+            out.update(median=self.rate, min=min(rates), max=max(rates), cpu_per_wall=self.cpu, per_cpu_s=self.rate_per_cpu)
+        return out
+
+
+def measure(chunk: Callable[[], int], seconds: float) -> tuple[float, float]:
+    """Steps/s and CPU-seconds per wall-second of ``chunk`` calls for ``seconds``."""
+    steps = 0
+    c0, t0 = time.process_time(), time.perf_counter()
+    while True:
+        steps += chunk()
+        wall = time.perf_counter() - t0
+        if wall >= seconds:
+            return steps / wall, (time.process_time() - c0) / wall
+
+
+def run_interleaved(rows: list[Row], seconds: float, repeats: int, log=print) -> list[Row]:
+    """Set up every row (compile, warm up), then time them round-robin
+    ``repeats`` times.  Rows whose setup fails are dropped with the reason
+    logged (and returned in ``info``)."""
+    chunks, kept = [], []
+    for row in rows:
+        t0 = time.perf_counter()
+        try:
+            chunk = row.setup()
+            chunk()  # warm-up: compilation, caches
+        except Exception as exc:  # an anchor that cannot run here
+            log(f"skipped {row.system} {row.game} {row.api} N={row.n}: {type(exc).__name__}: {exc}")
+            continue
+        row.info["setup_s"] = time.perf_counter() - t0
+        chunks.append(chunk)
+        kept.append(row)
+    for r in range(repeats):
+        for row, chunk in zip(kept, chunks):
+            row.samples.append(measure(chunk, seconds))
+        log(f"repeat {r + 1}/{repeats} done")
+    return kept
+
+
+def variants(env_id: str) -> tuple:
+    return VARIANTS.get(env_id, ({},))
+
+
+def variant_label(env_id: str, options: dict) -> str:
+    return env_id + "".join(f", {k}={v}" for k, v in options.items())
+
+
+def boardenvs_rows(env_ids, sizes, sb3: bool = True, threads_row: bool = True) -> list[Row]:
+    """Every game and player count: no-op, AEC, make_vec at each N (and N =
+    4096 with one thread), SB3VecEnv."""
+    rows = []
+    for env_id in env_ids:
+        for options in variants(env_id):
+            label = variant_label(env_id, options)
+            game = boardenvs.make_game(env_id, **options)
+            spaces_of = (game.num_actions, 120, game.obs_shape, game.num_players)
+            rows.append(Row("no-op", label, "AEC", 1, threads=None, env_id=env_id, options=options, setup=lambda s=spaces_of: aec_stepper(
+                lambda: wrappers.OrderEnforcingWrapper(NoopEnv(*s)))))  # fmt: skip
+            rows.append(Row("boardenvs", label, "AEC", 1, env_id=env_id, options=options,
+                            setup=lambda e=env_id, o=options: aec_stepper(lambda: boardenvs.make(e, **o))))  # fmt: skip
+            for n in sizes:
+                rows.append(Row("boardenvs", label, "make_vec", n, env_id=env_id, options=options,
+                                setup=lambda e=env_id, n=n, o=options: vec_stepper(e, n, o)))  # fmt: skip
+            big = max(sizes)
+            if threads_row and numba.config.NUMBA_NUM_THREADS > 1 and big >= parallel_from():
+                rows.append(Row("boardenvs", label, "make_vec", big, threads=1, env_id=env_id, options=options,
+                                setup=lambda e=env_id, n=big, o=options: vec_stepper(e, n, o, num_threads=1)))  # fmt: skip
+            if sb3:
+                n = min(SB3_N, big)
+                rows.append(Row("boardenvs", label, "SB3VecEnv", n, env_id=env_id, options=options,
+                                setup=lambda e=env_id, n=n, o=options: sb3_stepper("SB3VecEnv", e, n, o)))  # fmt: skip
+    return rows
+
+
+def anchor_rows(which, sizes, env_ids, log=print) -> list[Row]:
+    """The anchors whose extras are installed (a printed reason for the others)."""
+    rows = []
+    if "pettingzoo" in which:
+        try:
+            classic = {name: optional_import(f"pettingzoo.classic.{mod}") for name, mod in
+                       (("connect_four", "connect_four_v3"), ("chess", "chess_v6"), ("go_9x9", "go_v5"))}  # fmt: skip
+        except Exception as exc:
+            log(f"PettingZoo classic anchors skipped: {exc}; pip install 'boardenvs[bench]'")
+        else:
+            kwargs = {"go_9x9": {"board_size": 9}}
+            for name in PETTINGZOO_GAMES:
+                rows.append(Row("PettingZoo", name, "AEC", 1, setup=lambda m=classic[name], kw=kwargs.get(name, {}): aec_stepper(
+                    lambda: m.env(**kw))))  # fmt: skip
+    if "openspiel" in which:
+        try:
+            optional_import("pyspiel")
+        except Exception as exc:
+            log(f"OpenSpiel anchors skipped: {exc}; pip install 'boardenvs[bench]' (Linux, Python >= 3.11)")
+        else:
+            wanted = set(OPENSPIEL_GAMES) if env_ids is None else {CLOSEST[e][0] for e in env_ids if e in CLOSEST}
+            for name in OPENSPIEL_GAMES:
+                if name in wanted or env_ids is None:
+                    rows.append(Row("OpenSpiel", name, "pyspiel", 1, setup=lambda g=name: openspiel_stepper(g)))
+    if "pgx" in which:
+        try:
+            optional_import("pgx")
+            optional_import("jax")
+        except Exception as exc:
+            log(f"Pgx anchors skipped: {exc}; pip install 'boardenvs[pgx]'")
+        else:
+            # with --games, only the bar of the make_vec rows (connect_four)
+            for name in PGX_GAMES if env_ids is None else PGX_GAMES[:1]:
+                for n in sizes:
+                    row = Row("Pgx (CPU)", name, "jit+vmap", n, setup=None)
+                    row.setup = lambda g=name, n=n, r=row: pgx_stepper(g, n, r.info)
+                    rows.append(row)
+    return rows
+
+
+# -- memory and start-up, in fresh interpreters ---------------------------------------------
+_RSS_CODE = """
+import json, resource
+def rss():
+    # VmHWM / VmRSS of this process (ru_maxrss would count the forking parent's peak: Linux keeps it across exec)
     try:
-        backgammon = median(lambda: openspiel_steps_per_second("backgammon", seconds))
-    except Exception as exc:  # pragma: no cover - optional anchor
-        backgammon = None
-        print(f"(OpenSpiel backgammon skipped: {exc}; pip install 'boardenvs[bench]')", file=sys.stderr)
-    rows = []  # (system, API, steps/s, CPU-s per wall-s, no-op of the same spaces)
-    for n in (2, 4):
-        game = boardenvs.make_game("tryasina_v0", num_players=n)
-        noop = median(lambda: aec_steps_per_second(
-            lambda: wrappers.OrderEnforcingWrapper(NoopEnv(game.num_actions, 120, game.obs_shape, n)), seconds))  # fmt: skip
-        rows.append((f"no-op AEC env, Tryasina's spaces, {n} agents", "AEC", noop, None, noop))
-        aec = median(lambda: aec_steps_per_second(lambda: boardenvs.make("tryasina_v0", num_players=n), seconds))
-        rows.append((f"boardenvs tryasina_v0, {n} players", "AEC", aec, None, noop))
-        for size in (1, 64, 4096):
-            runs = [vec_steps_per_second("tryasina_v0", size, seconds, num_players=n) for _ in range(repeats + 1)][1:]
-            rate = statistics.median(r for r, _ in runs)
-            cpu = statistics.median(c for _, c in runs)
-            rows.append((f"boardenvs tryasina_v0 make_vec, {n} players, N = {size}", "make_vec", rate, cpu, noop))
-    if backgammon:
-        rows.append(("OpenSpiel backgammon (C++, obs tensor each decision)", "pyspiel", backgammon, 1.0, None))
-    lines = [
-        "",
-        "Tryasina (dice inside the step; steps are decisions):",
-        "",
-        "| system | API | steps/s | CPU-s per wall-s | vs no-op AEC (same spaces) | vs OpenSpiel backgammon |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for name, api, rate, cpu, noop in rows:
-        cpu_text = f"{cpu:.2f}" if cpu is not None else "-"
-        noop_text = f"{rate / noop:.2f}x" if noop else "-"
-        bg_text = f"{rate / backgammon:.2f}x" if backgammon else "-"
-        lines.append(f"| {name} | {api} | {fmt(rate)} | {cpu_text} | {noop_text} | {bg_text} |")
-    return lines
+        with open("/proc/self/status") as f:
+            fields = dict(line.split(":", 1) for line in f)
+        return int(fields["VmHWM"].split()[0]) * 1024, int(fields["VmRSS"].split()[0]) * 1024
+    except OSError:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        return peak, peak
+import boardenvs
+_, base = rss()
+vec = boardenvs.make_vec({env_id!r}, num_envs={n}, **{options!r})
+vec.reset(seed=0)
+for _ in range(50):
+    vec.step(vec.random_actions())
+peak, now = rss()
+print(json.dumps({{"import_rss": base, "peak": peak, "rss": now}}))
+"""
 
 
-def startup_seconds(cold: bool, env_id: str = "quess_v0") -> float:
+def memory_of(env_id: str, options: dict, n: int) -> dict:
+    """Bytes per row (the int64 state; the int8 observation + mask buffers)
+    and, in a fresh process holding make_vec at N = ``n`` after 50 steps,
+    the peak RSS and the RSS over the RSS after ``import boardenvs``."""
+    info = boardenvs.make_game(env_id, **options).info
+    code = _RSS_CODE.format(env_id=env_id, n=n, options=options)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    rss = json.loads(out.stdout.strip().splitlines()[-1])
+    return {
+        "state_bytes_per_row": info.state_size * 8,
+        "buffer_bytes_per_row": info.obs_size + info.mask_size,
+        "n": n,
+        "peak_rss": rss["peak"],
+        "rss_over_import": rss["rss"] - rss["import_rss"],
+    }
+
+
+def startup_seconds(cold: bool, env_id: str = "quess_v0", options: dict | None = None) -> float:
     """Wall time of a fresh interpreter importing boardenvs and playing the
-    first step of ``env_id`` through the public env (cold: empty numba cache)."""
+    first step of ``env_id`` through the public env (cold: an empty numba
+    cache directory, so every kernel compiles)."""
     code = (
-        f"import time; t=time.perf_counter(); import boardenvs; e=boardenvs.make('{env_id}'); e.reset(seed=0);"
-        "m=e.observe(e.agent_selection)['action_mask']; e.step(int(m.nonzero()[0][0]));"
+        f"import time; t=time.perf_counter(); import boardenvs; e=boardenvs.make({env_id!r}, **{options or {}!r}); "
+        "e.reset(seed=0); m=e.observe(e.agent_selection)['action_mask']; e.step(int(m.nonzero()[0][0]));"
         "print(time.perf_counter()-t)"
     )
     env = dict(os.environ)
     if cold:
-        import tempfile
-
         env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="boardenvs-cold-")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
+
+
+def startup_of(env_id: str, warm_runs: int, cold: bool) -> dict:
+    startup_seconds(cold=False, env_id=env_id)  # fills the cache if empty
+    warm = [startup_seconds(cold=False, env_id=env_id) for _ in range(warm_runs)]
+    out = {"warm": warm, "warm_median": statistics.median(warm)}
+    if cold:
+        out["cold"] = startup_seconds(cold=True, env_id=env_id)
+    return out
+
+
+# -- ratios and targets -----------------------------------------------------------------
+def find(rows, system, game, api, n, threads=None) -> Row | None:
+    for row in rows:
+        if (row.system, row.game, row.api, row.n, row.threads) == (system, game, api, n, threads):
+            return row
+    return None
+
+
+def ratio(row: Row, anchor: Row) -> tuple[float, float]:
+    """(per wall-second, per CPU-second)."""
+    return row.rate / anchor.rate, row.rate_per_cpu / anchor.rate_per_cpu
+
+
+def comparisons(row: Row, rows: list[Row], big: int) -> list[dict]:
+    """The anchors a boardenvs row is compared with, each with its target (or None)."""
+    out = []
+
+    def add(anchor, name, target):
+        if anchor is not None and anchor.samples and row.samples:
+            wall, cpu = ratio(row, anchor)
+            met = None if target is None else wall >= target
+            out.append({"anchor": name, "wall": wall, "cpu": cpu, "target": target, "met": met})
+
+    if row.system == "boardenvs" and row.api == "AEC":
+        add(find(rows, "no-op", row.game, "AEC", 1), "no-op AEC (same spaces)", TARGET_VS_NOOP)
+    elif row.system == "boardenvs" and row.api == "make_vec" and row.threads is None:
+        os_name = CLOSEST.get(row.env_id, (None,))[0]
+        add(find(rows, "OpenSpiel", os_name, "pyspiel", 1), f"OpenSpiel {os_name}", TARGET_VS_OPENSPIEL if row.n == big else None)
+        if row.n == PGX_ANCHOR[1]:
+            add(find(rows, "Pgx (CPU)", PGX_ANCHOR[0], "jit+vmap", PGX_ANCHOR[1]), "Pgx connect_four@4096", TARGET_VS_PGX)
+    elif row.system == "boardenvs" and row.api == "make_vec":
+        default = find(rows, "boardenvs", row.game, "make_vec", row.n)
+        if default is not None and default.samples:
+            out.append({"anchor": f"{numba.get_num_threads()} threads / 1 thread", "wall": ratio(default, row)[0],
+                        "cpu": ratio(default, row)[1], "target": None, "met": None})  # fmt: skip
+    elif row.system == "boardenvs" and row.api == "SB3VecEnv":
+        add(find(rows, "boardenvs", row.game, "make_vec", row.n), f"make_vec N={row.n}", None)
+    elif row.system == "Pgx (CPU)":
+        add(find(rows, "OpenSpiel", row.game, "pyspiel", 1), f"OpenSpiel {row.game}", None)
+    return out
+
+
+# -- formatting -------------------------------------------------------------------------
+def fmt(x: float) -> str:
+    if x >= 1e6:
+        return f"{x / 1e6:.2f}M"
+    if x >= 1e3:
+        return f"{x / 1e3:.1f}k"
+    return f"{x:.0f}"
+
+
+def fmt_rate(row: Row) -> str:
+    rates = [r for r, _ in row.samples]
+    if len(rates) == 1:
+        return fmt(rates[0])
+    return f"{fmt(row.rate)} [{fmt(min(rates))}-{fmt(max(rates))}]"
+
+
+def fmt_comparisons(comps: list[dict]) -> tuple[str, str]:
+    ratios, targets = [], []
+    for c in comps:
+        ratios.append(f"{c['wall']:.2f}x / {c['cpu']:.2f}x {c['anchor']}")
+        if c["target"] is not None:
+            targets.append(f"{'met' if c['met'] else '**missed**'} (>= {c['target']:g}x {c['anchor']})")
+    return "; ".join(ratios) or "-", "; ".join(targets) or "-"
+
+
+def api_label(row: Row) -> str:
+    return row.api + (f", {row.threads} thread" if row.threads == 1 else "")
+
+
+def boardenvs_table(rows: list[Row], big: int) -> list[str]:
+    lines = [
+        "| game | API | N | steps/s median [min-max] | CPU-s per wall-s | ratio per wall-s / per CPU-s | target |",
+        "|---|---|---:|---:|---:|---|---|",
+    ]
+    for row in rows:
+        if row.system not in ("boardenvs", "no-op"):
+            continue
+        name = row.game if row.system == "boardenvs" else f"no-op, {row.game}'s spaces"
+        text, target = fmt_comparisons(comparisons(row, rows, big))
+        lines.append(f"| {name} | {api_label(row)} | {row.n} | {fmt_rate(row)} | {row.cpu:.2f} | {text} | {target} |")
+    return lines
+
+
+def anchors_table(rows: list[Row]) -> list[str]:
+    lines = [
+        "| system | game | API | N | steps/s median [min-max] | CPU-s per wall-s | compile s | state bytes/row | ratio per wall-s / per CPU-s |",
+        "|---|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        if row.system in ("boardenvs", "no-op"):
+            continue
+        compile_s = f"{row.info['compile_s']:.1f}" if "compile_s" in row.info else "-"
+        state = f"{row.info['state_bytes_per_row']:.0f}" if "state_bytes_per_row" in row.info else "-"
+        text, _ = fmt_comparisons(comparisons(row, rows, 0))
+        lines.append(f"| {row.system} | {row.game} | {row.api} | {row.n} | {fmt_rate(row)} | {row.cpu:.2f} | {compile_s} | {state} | {text} |")
+    return lines
+
+
+def memory_table(memory: dict, startup: dict) -> list[str]:
+    lines = [
+        "| game | state bytes/row | obs + mask bytes/row | N | the N rows' arrays | peak RSS | RSS over import | start-up warm (median) | cold | target warm <= 1 s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for label, m in memory.items():
+        env_id = label.split(",")[0]
+        s = startup.pop(env_id, None)
+        warm = f"{s['warm_median']:.2f} s" if s else "-"
+        cold = f"{s['cold']:.1f} s" if s and "cold" in s else "-"
+        target = ("met" if s["warm_median"] <= TARGET_WARM_STARTUP else "**missed**") if s else "-"
+        lines.append(
+            f"| {label} | {m['state_bytes_per_row']} | {m['buffer_bytes_per_row']} | {m['n']} | "
+            f"{m['n'] * (m['state_bytes_per_row'] + m['buffer_bytes_per_row']) / 2**20:.1f} MiB | {m['peak_rss'] / 2**20:.0f} MiB | "
+            f"{m['rss_over_import'] / 2**20:.0f} MiB | {warm} | {cold} | {target} |"
+        )
+    return lines
+
+
+def targets_summary(rows: list[Row], big: int, startup: dict) -> list[dict]:
+    out = []
+    for row in rows:
+        for c in comparisons(row, rows, big):
+            if c["target"] is not None:
+                out.append({"row": f"{row.game} {api_label(row)} N={row.n}", "target": f">= {c['target']:g}x {c['anchor']}",
+                            "value": c["wall"], "met": c["met"]})  # fmt: skip
+    for env_id, s in startup.items():
+        out.append({"row": f"{env_id} start-up", "target": f"warm <= {TARGET_WARM_STARTUP:g} s", "value": s["warm_median"],
+                    "met": s["warm_median"] <= TARGET_WARM_STARTUP})  # fmt: skip
+    return out
+
+
+def scaling_note(rows: list[Row], sizes) -> list[str]:
+    """How make_vec grows with N and with threads, and the Pgx paper's GPU claim."""
+    lines = []
+    ours = [r for r in rows if r.system == "boardenvs" and r.api == "make_vec" and r.threads is None]
+    games = sorted({r.game for r in ours}, key=[r.game for r in ours].index)
+    steps = list(zip(sizes, sizes[1:]))
+    growth = {(a, b): [] for a, b in steps}
+    threads = []
+    for game in games:
+        for a, b in steps:
+            ra, rb = find(rows, "boardenvs", game, "make_vec", a), find(rows, "boardenvs", game, "make_vec", b)
+            if ra and rb:
+                growth[(a, b)].append(rb.rate / ra.rate)
+        one = find(rows, "boardenvs", game, "make_vec", max(sizes), threads=1)
+        default = find(rows, "boardenvs", game, "make_vec", max(sizes))
+        if one and default:
+            threads.append((game, default.rate / one.rate, default.cpu, one.cpu))
+
+    def span(xs):
+        return f"median {statistics.median(xs):.2f}x (range {min(xs):.2f}-{max(xs):.2f}x)"
+
+    parts = [f"N = {a} -> {b}: {span(v)}" for (a, b), v in growth.items() if v]
+    if parts:
+        lines.append("make_vec throughput against N, over the games above: " + "; ".join(parts) + ".")
+        lines.append(
+            f"Below N = {parallel_from()} make_vec runs a serial driver (one core); from there on numba's threads "
+            f"({numba.get_num_threads()} here, threading layer {numba.threading_layer() if _layer_started() else 'not started'})."
+        )
+    if threads:
+        ratios = [t[1] for t in threads]
+        lines.append(
+            f"With cores: make_vec N = {max(sizes)} with {numba.get_num_threads()} numba threads vs 1 thread: {span(ratios)} "
+            f"(CPU-s per wall-s {statistics.median(t[2] for t in threads):.2f} vs {statistics.median(t[3] for t in threads):.2f}); "
+            "per game: " + ", ".join(f"{g} {r:.2f}x" for g, r, _, _ in threads) + "."
+        )
+        busy = statistics.median(t[2] for t in threads)
+        if busy < 0.75 * numba.get_num_threads():
+            lines.append(
+                f"In this run the threaded rows got {busy:.2f} CPU-s per wall-s of the {numba.get_num_threads()} their threads "
+                "could use: the other cores were busy with other jobs, so the thread ratio above (and the flat N = 64 -> "
+                "4096 growth) measures that contention, not what another core gives; read both on an idle machine."
+            )
+    pgx = [r for r in rows if r.system == "Pgx (CPU)"]
+    if pgx:
+        best = {}
+        for r in pgx:
+            if r.game not in best or r.rate > best[r.game].rate:
+                best[r.game] = r
+        lines.append(
+            "Pgx on this CPU peaks at: " + ", ".join(f"{g} {fmt(r.rate)} (N={r.n})" for g, r in best.items())
+            + f"; XLA's CPU-s per wall-s: median {statistics.median(r.cpu for r in pgx):.2f}."
+        )
+    lines.append(
+        "GPU (published, not measured here): " + PGX_PAPER + ". Those are ratios on A100 GPUs against "
+        "PettingZoo and OpenSpiel, not steps/s on this CPU: next to ours they say that on a GPU Pgx grows "
+        "with the batch far past its CPU rows above, while make_vec grows with CPU cores (numba's threads). "
+        "We found no per-game steps/s number in the paper's text or the Pgx README to quote exactly "
+        "(its throughput figures are plots), so none is given here."
+    )
+    return lines
+
+
+def _layer_started() -> bool:
+    try:
+        numba.threading_layer()
+        return True
+    except ValueError:
+        return False
+
+
+# -- other tables (kept from earlier issues) ------------------------------------------------
+def training_path_table(seconds: float, repeats: int, log=print) -> list[str]:
+    """SB3VecEnv vs DummyVecEnv env steps/s and MaskablePPO timesteps/s."""
+    try:
+        optional_import("sb3_contrib")
+    except Exception as exc:
+        log(f"training-path rows skipped: {exc}; pip install 'boardenvs[train]'")
+        return []
+    rows = []
+    for gym_id in ("boardenvs/Quess-v0", "boardenvs/Quagmire-v0"):
+        for n in (64, 1024):
+            for kind in ("DummyVecEnv", "SB3VecEnv"):
+                rows.append(Row(kind, gym_id, kind, n, setup=lambda k=kind, g=gym_id, n=n: sb3_stepper(k, g, n)))
+    run_interleaved(rows, seconds, repeats, log=lambda *_: None)
+    lines = [
+        "| id | N | DummyVecEnv steps/s | SB3VecEnv steps/s | ratio | MaskablePPO timesteps/s Dummy / SB3VecEnv |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for gym_id in ("boardenvs/Quess-v0", "boardenvs/Quagmire-v0"):
+        for n in (64, 1024):
+            dummy, ours = find(rows, "DummyVecEnv", gym_id, "DummyVecEnv", n), find(rows, "SB3VecEnv", gym_id, "SB3VecEnv", n)
+            if not (dummy and ours and dummy.samples and ours.samples):
+                continue
+            ppo = "-"
+            if n == 64:
+                ppo_d, ppo_s = (ppo_steps_per_second(k, gym_id, n, 64 * 128) for k in ("DummyVecEnv", "SB3VecEnv"))
+                ppo = f"{fmt(ppo_d)} / {fmt(ppo_s)} ({ppo_s / ppo_d:.2f}x)"
+            lines.append(f"| {gym_id} | {n} | {fmt_rate(dummy)} | {fmt_rate(ours)} | {ours.rate / dummy.rate:.1f}x | {ppo} |")
+    return lines
+
+
+def ppo_steps_per_second(kind: str, gym_id: str, n: int, steps: int) -> float:
+    """MaskablePPO ``learn`` timesteps/s (rollouts + updates, MlpPolicy,
+    n_steps = 128 per env, one epoch; the bench runs one rollout) on an SB3 VecEnv."""
+    from sb3_contrib import MaskablePPO
+
+    env = sb3_env(kind, gym_id, n)
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=1024, n_epochs=1, seed=0, verbose=0)
+    t0 = time.perf_counter()
+    model.learn(steps)
+    return model.num_timesteps / (time.perf_counter() - t0)
 
 
 def quess_game_lengths(games: int, n: int = 4096) -> np.ndarray:
@@ -261,100 +806,6 @@ def quess_game_lengths(games: int, n: int = 4096) -> np.ndarray:
             counted |= done
     return np.array(lengths[:games])
 
-
-@numba.njit(cache=True)
-def _pick_legal(masks, u, out):
-    for i in range(masks.shape[0]):
-        count = 0
-        for a in range(masks.shape[1]):
-            count += masks[i, a]
-        k = int(u[i] * count)
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
-    return out
-
-
-def _random_legal(masks, rng):
-    """A uniformly random legal action per row of a bool mask array (one
-    compiled pass, so the sampler costs both VecEnvs the same small time)."""
-    masks = np.ascontiguousarray(masks, dtype=np.bool_)
-    return _pick_legal(masks, rng.random(len(masks)), np.zeros(len(masks), np.int64))
-
-
-def sb3_env(kind: str, gym_id: str, n: int):
-    """``SB3VecEnv`` over the kernels, or SB3's ``DummyVecEnv`` of ``n``
-    single-agent envs (what a user would build without it); random opponent."""
-    if kind == "SB3VecEnv":
-        from boardenvs.wrappers import SB3VecEnv
-
-        return SB3VecEnv(gym_id, num_envs=n)
-    from stable_baselines3.common.env_util import make_vec_env
-
-    return make_vec_env(gym_id, n_envs=n)
-
-
-def sb3_steps_per_second(kind: str, gym_id: str, n: int, seconds: float) -> float:
-    """Learner steps/s (each with the opponent's reply) through an SB3 VecEnv,
-    random legal actions from ``env_method("action_masks")`` as MaskablePPO asks."""
-    from sb3_contrib.common.maskable.utils import get_action_masks
-
-    env = sb3_env(kind, gym_id, n)
-    rng = np.random.default_rng(0)
-    env.seed(0)
-    env.reset()
-    steps = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        env.step(_random_legal(get_action_masks(env), rng))
-        steps += n
-    rate = steps / (time.perf_counter() - t0)
-    env.close()
-    return rate
-
-
-def ppo_steps_per_second(kind: str, gym_id: str, n: int, steps: int) -> float:
-    """MaskablePPO ``learn`` timesteps/s (rollouts + updates, MlpPolicy,
-    n_steps = 128 per env, one epoch) on an SB3 VecEnv."""
-    from sb3_contrib import MaskablePPO
-
-    env = sb3_env(kind, gym_id, n)
-    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=1024, n_epochs=1, seed=0, verbose=0)
-    t0 = time.perf_counter()
-    model.learn(steps)
-    return model.num_timesteps / (time.perf_counter() - t0)
-
-
-def training_path_table(seconds: float, repeats: int) -> list[str]:
-    """The SB3 rows: env steps/s and MaskablePPO timesteps/s through
-    SB3VecEnv vs DummyVecEnv of single-agent envs, same id, same run."""
-    try:
-        import sb3_contrib  # noqa: F401
-    except Exception as exc:  # pragma: no cover - optional
-        return [f"(training-path rows skipped: {exc}; pip install 'boardenvs[train]')"]
-    lines = [
-        "",
-        "Training path (learner steps, each with the random opponent's reply; random legal actions from "
-        "`env_method(\"action_masks\")`, as MaskablePPO asks):",
-        "",
-        "| id | N | DummyVecEnv steps/s | SB3VecEnv steps/s | ratio | MaskablePPO timesteps/s Dummy / SB3VecEnv |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for gym_id in ("boardenvs/Quess-v0", "boardenvs/Quagmire-v0"):
-        for n in (64, 1024):
-            dummy = statistics.median(sb3_steps_per_second("DummyVecEnv", gym_id, n, seconds) for _ in range(repeats))
-            ours = statistics.median(sb3_steps_per_second("SB3VecEnv", gym_id, n, seconds) for _ in range(repeats))
-            ppo = "-"
-            if n == 64:
-                budget = 64 * 128 * 2
-                ppo_d = ppo_steps_per_second("DummyVecEnv", gym_id, n, budget)
-                ppo_s = ppo_steps_per_second("SB3VecEnv", gym_id, n, budget)
-                ppo = f"{fmt(ppo_d)} / {fmt(ppo_s)} ({ppo_s / ppo_d:.2f}x)"
-            lines.append(f"| {gym_id} | {n} | {fmt(dummy)} | {fmt(ours)} | {ours / dummy:.1f}x | {ppo} |")
-    return lines
 
 def quicksand_game_lengths(games: int, n: int = 4096) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Random-vs-random Quicksand games from make_vec (each env's first game,
@@ -381,143 +832,253 @@ def quicksand_game_lengths(games: int, n: int = 4096) -> tuple[np.ndarray, np.nd
     return np.array(turns[:games]), np.array(decisions[:games]), np.array(reasons[:games])
 
 
-def fmt(x: float) -> str:
-    if x >= 1e6:
-        return f"{x / 1e6:.2f}M"
-    if x >= 1e3:
-        return f"{x / 1e3:.1f}k"
-    return f"{x:.0f}"
+def length_lines(quess_games: int, quicksand_games: int, env_ids) -> list[str]:
+    lines = []
+    if quess_games and "quess_v0" in env_ids:
+        lens = quess_game_lengths(quess_games)
+        pct = np.percentile(lens, [50, 90, 99, 99.9])
+        lines += ["", f"Quess random-vs-random game length over {len(lens)} games (turns): median {pct[0]:.0f}, "
+                  f"p90 {pct[1]:.0f}, p99 {pct[2]:.0f}, p99.9 {pct[3]:.0f}, max {lens.max()}."]  # fmt: skip
+    if quicksand_games and "quicksand_v0" in env_ids:
+        turns, decisions, reasons = quicksand_game_lengths(quicksand_games)
+        tp, dp = np.percentile(turns, [50, 99]), np.percentile(decisions, [50, 99])
+        ends = ", ".join(f"{r} {np.mean(reasons == r):.1%}" for r in sorted(set(reasons.tolist())))
+        lines += ["", f"Quicksand random-vs-random games over {len(turns)} games: median {tp[0]:.0f} turns "
+                  f"({dp[0]:.0f} decisions, the unit of its steps/s rows), p99 {tp[1]:.0f} turns ({dp[1]:.0f} decisions), "
+                  f"max {turns.max()} turns; ended by {ends}."]  # fmt: skip
+    return lines
+
+
+# -- machine, plot, outputs -------------------------------------------------------------
+def machine() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    try:
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        ram = None
+    versions = {}
+    for pkg in ("boardenvs", "numba", "numpy", "gymnasium", "pettingzoo", "open_spiel", "jax", "jaxlib", "pgx", "stable-baselines3"):
+        try:
+            versions[pkg] = version(pkg)
+        except PackageNotFoundError:
+            versions[pkg] = None
+    return {
+        "cpu": cpu, "cores": os.cpu_count(), "ram_bytes": ram, "os": platform.platform(),
+        "python": platform.python_version(), "versions": versions,
+        "numba_threads": numba.get_num_threads(),
+        "numba_threading_layer": numba.threading_layer() if _layer_started() else None,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+    }  # fmt: skip
+
+
+def plot(rows: list[Row], path: Path, m: dict, log=print) -> bool:
+    """steps/s against N, log-log: a line per boardenvs game (make_vec) and
+    per Pgx game, OpenSpiel and PettingZoo (one game at a time) as flat
+    dotted lines at their N = 1 rate."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as exc:
+        log(f"plot skipped: {exc}; pip install 'boardenvs[bench]'")
+        return False
+    series = {}
+    for row in rows:
+        if row.samples and ((row.system == "boardenvs" and row.api == "make_vec" and row.threads is None) or row.system == "Pgx (CPU)"):
+            series.setdefault((row.system, row.game), []).append((row.n, row.rate))
+    sizes = sorted({n for s in series.values() for n, _ in s} | {1})
+    fig, ax = plt.subplots(figsize=(11, 6.5))
+    cmap = plt.get_cmap("tab20")
+    for i, ((system, game), pts) in enumerate(series.items()):
+        pts.sort()
+        style = "-" if system == "boardenvs" else "--"
+        marker = "o" if system == "boardenvs" else "s"
+        label = f"boardenvs make_vec {game}" if system == "boardenvs" else f"Pgx CPU {game}"
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker=marker, color=cmap(i % 20), label=label)
+    for row in rows:
+        if row.samples and row.system in ("OpenSpiel", "PettingZoo"):
+            ax.plot([sizes[0], sizes[-1]], [row.rate, row.rate], ":", color="grey" if row.system == "OpenSpiel" else "tan")
+            ax.annotate(f"{row.system} {row.game}", (sizes[-1], row.rate), fontsize=7, color="dimgrey",
+                        xytext=(3, 0), textcoords="offset points", va="center")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("N (games stepped per call)")
+    ax.set_ylabel("steps/s (median)")
+    ax.set_title(f"Random legal play, observation + mask every step ({m['cores']} cores, {m['cpu']}; {m['date'][:10]})", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.21, 1.0))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def update_readme(table: str, readme: Path) -> None:
+    text = readme.read_text()
+    new, count = re.subn(
+        r"(<!-- bench:begin -->\n).*?(<!-- bench:end -->)", lambda m: m.group(1) + table + "\n" + m.group(2), text, flags=re.S
+    )
+    if count != 1:
+        raise SystemExit(f"{readme}: expected one bench:begin/bench:end pair, found {count}")
+    readme.write_text(new)
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Default: every game and player count, every anchor installed, N = 1 64 1024 4096, "
+        "3 interleaved repeats of 1 s (about 25 minutes on 2 cores).",
+    )
+    ap.add_argument("--seconds", type=float, default=None, help="length of one timed run per row (default 1.0; --quick 0.3)")
+    ap.add_argument("--repeats", type=int, default=None, help="interleaved repeats per row, median reported (default 3; --quick 1)")
+    ap.add_argument("--sizes", type=int, nargs="+", default=None, help=f"make_vec / Pgx batch sizes (default {' '.join(map(str, SIZES))})")
+    ap.add_argument("--quick", action="store_true", help="development run: 0.3 s, 1 repeat, N = 1 and 4096, no length/training tables, "
+                    "no cold start-up")  # fmt: skip
+    ap.add_argument("--games", nargs="*", default=None, help="env ids to time (default: all); the anchors are cut to their closest games")
+    ap.add_argument("--anchors", nargs="*", default=["pettingzoo", "openspiel", "pgx"], choices=["pettingzoo", "openspiel", "pgx"],
+                    help="which anchors to run (default: all whose extras are installed)")  # fmt: skip
+    ap.add_argument("--no-sb3", dest="sb3", action="store_false", help="skip the SB3VecEnv rows")
+    ap.add_argument("--no-training-path", dest="training_path", action="store_false",
+                    help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO table")  # fmt: skip
+    ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip the peak-RSS subprocesses")
+    ap.add_argument("--no-startup", dest="startup", action="store_false", help="skip the start-up subprocesses")
+    ap.add_argument("--lengths", type=int, default=None, help="random Quess games for the length line (default 20000, as QU-13 cites; 0: skip)")
+    ap.add_argument("--qs-lengths", type=int, default=None, help="random Quicksand games for its length line (default 4096; 0: skip)")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks", help="folder for results.md, results.json, throughput.png")
+    ap.add_argument("--update-readme", action="store_true", help="write the tables between the README's bench markers")
+    ap.add_argument("--from-json", type=Path, default=None, metavar="RESULTS_JSON",
+                    help="measure nothing: write the tables, plot (and README) again from an earlier run's results.json")  # fmt: skip
+    args = ap.parse_args(argv)
+    quick = args.quick
+    defaults = {"seconds": 0.3 if quick else 1.0, "repeats": 1 if quick else 3, "sizes": list(QUICK_SIZES if quick else SIZES),
+                "lengths": 0 if quick else 20000, "qs_lengths": 0 if quick else 4096}  # fmt: skip
+    for k, v in defaults.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
+    args.sizes = sorted(set(args.sizes))
+    if quick:
+        args.training_path = False
+    unknown = [g for g in args.games or () if g not in boardenvs.ENV_IDS]
+    if unknown:
+        ap.error(f"unknown env ids {unknown}; choose from {', '.join(boardenvs.ENV_IDS)}")
+    return args
+
+
+def measure_all(args, log) -> dict:
+    """Every measurement of one run, as the JSON written to results.json."""
+    env_ids = [g for g in boardenvs.ENV_IDS if args.games is None or g in args.games]
+    big = max(args.sizes)
+    rows = boardenvs_rows(env_ids, args.sizes, sb3=args.sb3)
+    rows += anchor_rows(args.anchors, args.sizes, None if args.games is None else env_ids, log=log)
+    log(f"{len(rows)} rows: setting up (compiling), then {args.repeats} interleaved repeat(s) of {args.seconds:g} s")
+    t_start = time.perf_counter()
+    rows = run_interleaved(rows, args.seconds, args.repeats, log=log)
+    memory, startup = {}, {}
+    if args.memory:
+        for env_id in env_ids:
+            for options in variants(env_id):
+                memory[variant_label(env_id, options)] = memory_of(env_id, options, big)
+    if args.startup:
+        for env_id in env_ids:
+            startup[env_id] = startup_of(env_id, warm_runs=1 if args.quick else 3, cold=not args.quick)
+    training = training_path_table(args.seconds, args.repeats, log=log) if args.training_path else []
+    lengths = length_lines(args.lengths, args.qs_lengths, env_ids)
+    return {
+        "machine": machine(),
+        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "elapsed_s": time.perf_counter() - t_start,
+        "rows": [r.to_json() for r in rows],
+        "comparisons": [{"row": f"{r.system} {r.game} {api_label(r)} N={r.n}", **c} for r in rows for c in comparisons(r, rows, big)],
+        "targets": targets_summary(rows, big, startup),
+        "memory": memory,
+        "startup": startup,
+        "training_path": training,
+        "lengths": lengths,
+    }  # fmt: skip
+
+
+def row_from_json(d: dict) -> Row:
+    return Row(d["system"], d["game"], d["api"], d["n"], setup=None, threads=d["threads"], env_id=d["env_id"],
+               options=d["options"], info=d["info"], samples=[(s["steps_per_s"], s["cpu_per_wall"]) for s in d["samples"]])  # fmt: skip
+
+
+def render(results: dict) -> str:
+    """The markdown tables of one run's results (measured now or read back from results.json)."""
+    m, settings = results["machine"], results["settings"]
+    rows = [row_from_json(d) for d in results["rows"]]
+    sizes = sorted(set(settings["sizes"]))
+    big = max(sizes)
+    env_ids = list(dict.fromkeys(r.env_id for r in rows if r.env_id))
+    memory, startup, targets = results["memory"], results["startup"], results["targets"]
+    met = sum(t["met"] for t in targets)
+    lines = [
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram_bytes'] / 2**30 if m['ram_bytes'] else 0:.0f} GiB, {m['os']}, "
+        f"Python {m['python']}, numba {m['versions']['numba']} ({m['numba_threads']} threads, layer {m['numba_threading_layer']}), "
+        f"jax {m['versions']['jax']}, pgx {m['versions']['pgx']}, open_spiel {m['versions']['open_spiel']}, "
+        f"pettingzoo {m['versions']['pettingzoo']}; {m['date']}; `{m['command']}`.",
+        f"Every row: {settings['repeats']} interleaved repeat(s) of {settings['seconds']:g} s, median [min-max]; "
+        "ratios are against anchors of this same run, per wall-second and per CPU-second.",
+        "",
+        f"Targets: {met} of {len(targets)} met"
+        + ("" if met == len(targets) else " (missed: " + "; ".join(f"{t['row']} {t['value']:.2f} vs {t['target']}" for t in targets if not t["met"]) + ")")
+        + ".",
+        "",
+        "boardenvs, every game and player count (make_vec: one Python call per step; closest OpenSpiel game per game: "
+        + "; ".join(f"{e} -> {CLOSEST[e][0]} ({CLOSEST[e][1]})" for e in env_ids if e in CLOSEST) + "):",
+        "",
+        *boardenvs_table(rows, big),
+        "",
+        f"Anchors (Pgx: K steps per jitted call, K = {', '.join(f'{pgx_steps_per_call(n)} at N={n}' for n in sizes)}; "
+        "compile = the first call):",
+        "",
+        *anchors_table(rows),
+    ]  # fmt: skip
+    if memory or startup:
+        lines += ["", f"Memory (make_vec at N = {big}, fresh process) and start-up (import + make + first step, fresh interpreter; "
+                  "cold: an empty numba cache):", "", *memory_table(memory, dict(startup))]  # fmt: skip
+    lines += ["", "Scaling:", "", *("- " + s for s in scaling_note(rows, sizes))]
+    if results.get("training_path"):
+        lines += ["", "Training path (learner steps, each with the random opponent's reply; random legal actions from "
+                  "`env_method(\"action_masks\")`, as MaskablePPO asks):", "", *results["training_path"]]  # fmt: skip
+    lines += results.get("lengths", [])
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=1.5, help="length of one timed run")
-    ap.add_argument("--repeats", type=int, default=5, help="timed runs per row (median reported)")
-    ap.add_argument("--lengths", type=int, default=20000, help="random Quess games for the length table (0: skip)")
-    ap.add_argument("--qs-lengths", type=int, default=4096, help="random Quicksand games for its length line (0: skip)")
-    ap.add_argument("--update-readme", action="store_true")
-    ap.add_argument("--no-training-path", dest="training_path", action="store_false",
-                    help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO rows")
-    ap.add_argument("--only", choices=["tryasina"], default=None, help="print only this game's own table (a quick check)")
+    args = parse_args(argv)
 
-    ap.add_argument("--games", nargs="*", default=None, help="env ids to time (default: all; anchors always run)")
-    args = ap.parse_args(argv)
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
 
-    def median(fn):
-        fn()  # warm-up: compilation, caches
-        return statistics.median(fn() for _ in range(args.repeats))
-
-    s = args.seconds
-    if args.only == "tryasina":
-        print("\n".join(tryasina_section(median, s, args.repeats)))
-        return 0
-    rows = []  # (system, API, steps/s, CPU-s per wall-s or None)
-    noop = median(lambda: aec_steps_per_second(lambda: wrappers.OrderEnforcingWrapper(NoopEnv()), s))
-    rows.append(("no-op AEC env, same wrapper stack (ceiling)", "AEC", noop, None))
-    games = [g for g in boardenvs.ENV_IDS if args.games is None or g in args.games]
-    for env_id in games:
-        for options in BENCH_VARIANTS.get(env_id, ({},)):
-            make = lambda: boardenvs.make(env_id, **options)  # noqa: E731
-            rows.append((f"boardenvs {env_id}{variant_label(options)}", "AEC", median(lambda: aec_steps_per_second(make, s)), None))
-    try:
-        from pettingzoo.classic import connect_four_v3
-    except Exception as exc:  # pragma: no cover - optional anchor
-        c4 = None
-        print(f"(connect_four_v3 skipped: {exc}; pip install 'boardenvs[bench]')", file=sys.stderr)
+    if args.from_json:
+        results = json.loads(args.from_json.read_text())
     else:
-        c4 = median(lambda: aec_steps_per_second(lambda: connect_four_v3.env(), s))
-        rows.append(("PettingZoo classic connect_four_v3", "AEC", c4, None))
-    try:
-        import pyspiel  # noqa: F401
-    except Exception as exc:  # pragma: no cover - optional anchor
-        amazons = None
-        print(f"(OpenSpiel amazons skipped: {exc}; pip install 'boardenvs[bench]')", file=sys.stderr)
-    else:
-        amazons = median(lambda: openspiel_steps_per_second("amazons", s))
-        rows.append(("OpenSpiel amazons (C++, obs tensor each step)", "pyspiel", amazons, 1.0))
-    quoridor = None
-    if amazons is not None and "hex_quoridor_v0" in games:
-        quoridor = median(lambda: openspiel_steps_per_second("quoridor", s))
-        rows.append(("OpenSpiel quoridor 2p (C++, obs tensor each step)", "pyspiel", quoridor, 1.0))
-    hq_rates = {}
-    for env_id in games:
-        for options in BENCH_VARIANTS.get(env_id, ({},)):
-            for n in (1, 64, 4096):
-                if env_id in STEADY_WARMUP:
-                    runs = steady_vec_rates(env_id, n, s, args.repeats, STEADY_WARMUP[env_id], **options)
-                else:
-                    runs = [vec_steps_per_second(env_id, n, s, **options) for _ in range(args.repeats + 1)][1:]
-                rate = statistics.median(r for r, _ in runs)
-                cpu = statistics.median(c for _, c in runs)
-                steady = " (after 300 warm-up steps)" if env_id in STEADY_WARMUP else ""
-                rows.append((f"boardenvs {env_id}{variant_label(options)} make_vec, N = {n}{steady}", "make_vec", rate, cpu))
-                if env_id == "hex_quoridor_v0":
-                    hq_rates[(options.get("num_players"), n)] = rate
-
-    lines = [
-        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"numba threading layer {numba.threading_layer()}; "
-        f"median of {args.repeats} runs of {s:g} s; ratios against anchors from this same run.",
-        "",
-        "| system | API | steps/s | CPU-s per wall-s | vs no-op AEC | vs connect_four_v3 | vs OpenSpiel amazons |",
-        "|---|---|---:|---:|---:|---:|---:|",
-    ]
-    for name, api, rate, cpu in rows:
-        c4_ratio = f"{rate / c4:.2f}x" if c4 else "-"
-        amazons_ratio = f"{rate / amazons:.2f}x" if amazons else "-"
-        cpu_text = f"{cpu:.2f}" if cpu is not None else "-"
-        lines.append(f"| {name} | {api} | {fmt(rate)} | {cpu_text} | {rate / noop:.2f}x | {c4_ratio} | {amazons_ratio} |")
-    if "tryasina_v0" in boardenvs.ENV_IDS:
-        lines += tryasina_section(median, s, args.repeats)
-
-    if quoridor and (2, 4096) in hq_rates:
-        lines += ["", f"hex_quoridor_v0 make_vec, N = 4096, 2 players: {hq_rates[(2, 4096)] / quoridor:.2f}x OpenSpiel quoridor 2p "
-                  "(target >= 5x)."]  # fmt: skip
-    lines.append("")
-    for env_id in games:
-        cold = startup_seconds(cold=True, env_id=env_id)
-        warm = statistics.median(startup_seconds(cold=False, env_id=env_id) for _ in range(3))
-        lines.append(
-            f"Start-up, import + first step of {env_id} in a fresh interpreter: {warm:.2f} s with numba's cache warm, "
-            f"{cold:.1f} s cold (compiling its kernels)."
-        )
-    lines.append(
-        f"make_vec runs a serial driver below N = {parallel_from()} and numba's threads from there on; "
-        "its drivers compile once per process on first use."
-    )
-    if args.training_path:
-        lines += training_path_table(s, args.repeats)
-    if args.lengths:
-        lens = quess_game_lengths(args.lengths)
-        pct = np.percentile(lens, [50, 90, 99, 99.9])
-        lines += [
-            "",
-            f"Quess random-vs-random game length over {len(lens)} games (turns): median {pct[0]:.0f}, "
-            f"p90 {pct[1]:.0f}, p99 {pct[2]:.0f}, p99.9 {pct[3]:.0f}, max {lens.max()}.",
-        ]
-    if args.qs_lengths and "quicksand_v0" in boardenvs.ENV_IDS:
-        turns, decisions, reasons = quicksand_game_lengths(args.qs_lengths)
-        tp, dp = np.percentile(turns, [50, 99]), np.percentile(decisions, [50, 99])
-        ends = ", ".join(f"{r} {np.mean(reasons == r):.1%}" for r in sorted(set(reasons.tolist())))
-        lines += [
-            "",
-            f"Quicksand random-vs-random games over {len(turns)} games: median {tp[0]:.0f} turns "
-            f"({dp[0]:.0f} decisions, the unit of its steps/s rows), p99 {tp[1]:.0f} turns ({dp[1]:.0f} decisions), "
-            f"max {turns.max()} turns; ended by {ends}.",
-        ]
-    table = "\n".join(lines)
+        results = measure_all(args, log)
+    table = render(results)
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    png = out / "throughput.png"
+    has_plot = plot([row_from_json(d) for d in results["rows"]], png, results["machine"], log=log)
+    if has_plot:
+        rel = os.path.relpath(png, ROOT) if png.resolve().is_relative_to(ROOT) else str(png)
+        table += f"\n\n![steps/s against N, log-log]({rel})"
     print(table)
-    (ROOT / "benchmarks" / "results.md").write_text(table + "\n")
+    (out / "results.md").write_text(table + "\n")
+    results["plot"] = str(png) if has_plot else None
+    if not args.from_json:
+        (out / "results.json").write_text(json.dumps(results, indent=1, default=float) + "\n")
     if args.update_readme:
-        readme = ROOT / "README.md"
-        text = readme.read_text()
-        new = re.sub(
-            r"(<!-- bench:begin -->\n).*?(<!-- bench:end -->)",
-            lambda m: m.group(1) + table + "\n" + m.group(2),
-            text,
-            flags=re.S,
-        )
-        readme.write_text(new)
+        update_readme(table, ROOT / "README.md")
+    log(f"done in {results['elapsed_s']:.0f} s: {out / 'results.md'}, {out / 'results.json'}" + (f", {png}" if has_plot else ""))
     return 0
 
 
