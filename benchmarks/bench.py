@@ -13,7 +13,8 @@ every step; ended games restart):
 * boardenvs, for every game and player count (``VARIANTS``):
   AEC (PettingZoo's own loop, ``agent_iter``/``last``/``step``, dead steps
   counted), next to a no-op AEC env with the same spaces, agent count and
-  wrapper; ``make_vec`` at N = 1, 64, 1024, 4096 (``vec.step(
+  wrapper (PettingZoo's ``OrderEnforcingWrapper``; the target), and under
+  boardenvs' own ``OrderEnforcing`` (the env alone compared); ``make_vec`` at N = 1, 64, 1024, 4096 (``vec.step(
   vec.random_actions())``: the action drawn in the kernel, auto-reset in the
   kernel), and at N = 4096 with one numba thread; ``SB3VecEnv`` (the
   single-agent path, random opponent, actions from ``env_method
@@ -63,6 +64,7 @@ from pettingzoo.utils import wrappers
 
 import boardenvs
 from boardenvs._threads import parallel_from
+from boardenvs.aec import OrderEnforcing
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,6 +114,8 @@ def optional_import(name: str):
     the skip path)."""
     return importlib.import_module(name)
 
+
+OUR_WRAPPER = "AEC, boardenvs wrapper"
 
 # -- the no-op env -------------------------------------------------------------------------
 class NoopEnv(AECEnv):
@@ -420,6 +424,10 @@ def boardenvs_rows(env_ids, sizes, sb3: bool = True, threads_row: bool = True) -
             spaces_of = (game.num_actions, 120, game.obs_shape, game.num_players)
             rows.append(Row("no-op", label, "AEC", 1, threads=None, env_id=env_id, options=options, setup=lambda s=spaces_of: aec_stepper(
                 lambda: wrappers.OrderEnforcingWrapper(NoopEnv(*s)))))  # fmt: skip
+            # the same no-op under boardenvs' own OrderEnforcing (which answers the per-step reads
+            # PettingZoo's wrapper forwards through __getattr__): the env alone compared
+            rows.append(Row("no-op", label, OUR_WRAPPER, 1, threads=None, env_id=env_id, options=options, setup=lambda s=spaces_of: aec_stepper(
+                lambda: OrderEnforcing(NoopEnv(*s)))))  # fmt: skip
             rows.append(Row("boardenvs", label, "AEC", 1, env_id=env_id, options=options,
                             setup=lambda e=env_id, o=options: aec_stepper(lambda: boardenvs.make(e, **o))))  # fmt: skip
             for n in sizes:
@@ -566,6 +574,7 @@ def comparisons(row: Row, rows: list[Row], big: int) -> list[dict]:
 
     if row.system == "boardenvs" and row.api == "AEC":
         add(find(rows, "no-op", row.game, "AEC", 1), "no-op AEC (same spaces)", TARGET_VS_NOOP)
+        add(find(rows, "no-op", row.game, OUR_WRAPPER, 1), "no-op under boardenvs' wrapper", None)
     elif row.system == "boardenvs" and row.api == "make_vec" and row.threads is None:
         os_name = CLOSEST.get(row.env_id, (None,))[0]
         add(find(rows, "OpenSpiel", os_name, "pyspiel", 1), f"OpenSpiel {os_name}", TARGET_VS_OPENSPIEL if row.n == big else None)
