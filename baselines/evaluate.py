@@ -12,7 +12,8 @@ or those given with ``--players-list``.  Every pair plays
 in each seat for half the games; more players: the model in one seat and
 one opponent in all the others, every seat in turn, and each reference
 opponent against three random ones).
-Each result is the first player's win/draw/loss count with a 95% Wilson
+Models play their most likely legal action
+(``deterministic=True``).  Each result is the first player's win/draw/loss count with a 95% Wilson
 interval on its win rate and its score (win 1, draw 1/2).  Two-player games
 get Elo ratings fitted to every game of the round-robin (Bradley-Terry,
 ``random`` = 0); games of more players report the win rate against the
@@ -88,12 +89,13 @@ def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed
     seats split evenly; counts from the agent's side."""
     from boardenvs.registry import make_game
     from boardenvs.wrappers import evaluate
+    from boardenvs.wrappers.opponents import ModelOpponent
 
     from . import load
 
-    def resolve(spec):
+    def resolve(spec):  # a model plays its most likely legal action
         if spec.startswith("baseline:"):
-            return load(spec.split(":", 1)[1])
+            return ModelOpponent(load(spec.split(":", 1)[1]), deterministic=True, name=spec)
         return spec
 
     seats = make_game(env_id, **options).num_players
@@ -102,8 +104,8 @@ def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed
         n = games // seats + (1 if seat < games % seats else 0)
         if n == 0:
             continue
-        res = evaluate(resolve(agent), env_id, games=n, opponent=resolve(opponent), seat=seat,
-                       seed=seed + 1000 * seat, **options)  # fmt: skip
+        res = evaluate(resolve(agent), env_id, games=n, opponent=resolve(opponent), seat=seat, seed=seed + 1000 * seat,
+                       deterministic=agent.startswith("baseline:"), **options)  # fmt: skip
         for key in ("wins", "draws", "losses", "games"):
             total[key] += res[key]
         total["by_seat"][seat] = [res["wins"], res["draws"], res["losses"]]
