@@ -4,7 +4,10 @@ row, each row's first episode counted) and counts the agent's results.
 
 ``agent``: an SB3 model (its masked action distribution, sampled with the
 env's generator unless ``deterministic``), a batched policy
-``policy(observations, action_masks) -> actions``, or ``"random"``.
+``policy(observations, action_masks) -> actions``, or a registered opponent
+name (``"random"``, ``"greedy"``, ``"mcts"``, ``"mcts:400"``, ...; search
+agents are given the states of the rows), so reference opponents and trained
+models can play each other: ``evaluate("mcts", id, opponent="greedy")``.
 ``opponent`` and ``seat`` as in the single-agent view; ``seat="random"``
 draws a seat per game, and the result splits the counts by seat.  A game
 truncated by a limit (``max_turns``) counts as a draw.
@@ -32,7 +35,15 @@ def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="rand
     seats = info["seat"].copy()
     result = np.full(games, np.nan)
     while np.isnan(result).any():
-        actions = player.act(obs, info["action_mask"], rng)
+        if player.needs_state:
+            # search agents ("greedy", "mcts") read the rows' states; rows whose
+            # counted game is over play on at random (their results are in)
+            masks = info["action_mask"]
+            actions = np.argmax(masks, axis=1).astype(np.int64)
+            todo = np.flatnonzero(np.isnan(result))
+            actions[todo] = player.act_states(venv.game, venv.vec.states[todo], rng)
+        else:
+            actions = player.act(obs, info["action_mask"], rng)
         obs, rewards, term, trunc, info = venv.step(actions)
         first = (term | trunc) & np.isnan(result)
         result[first] = rewards[first]

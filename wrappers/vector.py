@@ -275,7 +275,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         vec._run(vec._drivers.observe_rows, vec.states, game.params, rows, movers, obs, masks)
         shaped = obs if self.flatten else obs.reshape((m, *game.obs_shape))
         legal = masks[:, : game.num_actions].astype(np.bool_)
-        acts = np.asarray(opponent.act(shaped.copy(), legal, self._rng)).reshape(-1)
+        if opponent.needs_state:  # search opponents read copies of the rows (Opponent.act_states)
+            acts = np.asarray(opponent.act_states(game, vec.states[rows], self._rng)).reshape(-1)
+        else:
+            acts = np.asarray(opponent.act(shaped.copy(), legal, self._rng)).reshape(-1)
         if acts.shape != (m,) or acts.dtype.kind not in "iu":
             raise IllegalActionError(f"{self.env_id}: opponent {opponent.name} returned {acts.shape} {acts.dtype}, expected {m} integer actions")
         acts = acts.astype(np.int64)

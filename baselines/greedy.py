@@ -1,0 +1,109 @@
+"""The ``"greedy"`` reference opponent: one ply, one decision at a time.
+
+For the seat to act, every legal action is tried on a scratch copy of the
+state row (one compiled call for all the rows asked, :func:`greedy_driver`)
+and the result is ranked, in this order:
+
+1. an action after which the game is over and the mover won (an immediate win);
+2. an action after which the game goes on with the mover in it, ranked by the
+   game's own evaluation ``Game.heuristic(state, params, seat, mask)`` of the
+   resulting state for the mover (higher is better; see each game's
+   ``heuristic`` and the README's "Reference opponents" table);
+3. an action that ends the game in a draw or a truncation;
+4. an action that loses at once (the game ends with the mover's loss, or the
+   mover is eliminated): only if nothing else is legal.
+
+Ties are broken uniformly at random from the seeded generator passed to
+:meth:`GreedyOpponent.act_states`.  Chance is not looked at: the state is
+ranked as the decision leaves it (before the next roll).  A turn of several
+decisions (Quicksand's hops) is decided decision by decision, each ranked by
+the state it leaves.  A game without a ``heuristic`` ranks every ordinary
+action the same (wins first, losses last, random otherwise).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from boardenvs import engine as E
+from boardenvs.wrappers.opponents import Opponent
+
+_DRIVERS: dict = {}
+
+WIN, GOES_ON, DRAW, LOSS = 3.0, 2.0, 1.0, 0.0
+_TIER = 1e12  # the heuristics stay far below this
+
+
+@njit(cache=True)
+def no_heuristic(state, params, seat, mask):
+    """The evaluation of a game that declares none: every state the same."""
+    return 0.0
+
+
+def greedy_driver(game_cls):
+    """The compiled ``greedy(states, params, seeds, out, mask_size)`` of a game
+    class (its kernels and heuristic), built once per process."""
+    if game_cls in _DRIVERS:
+        return _DRIVERS[game_cls]
+    legal, apply = game_cls.kernels.legal, game_cls.kernels.apply
+    heuristic = game_cls.heuristic or no_heuristic
+
+    @njit
+    def greedy(states, params, seeds, out, mask_size):
+        k, width = states.shape
+        mask = np.zeros(mask_size, np.int8)
+        scratch_mask = np.zeros(mask_size, np.int8)
+        s = np.zeros(width, np.int64)
+        rng = np.zeros(E.H_RNG + 1, np.int64)  # a row-sized carrier of a splitmix64 state
+        for i in range(k):
+            root = states[i]
+            rng[E.H_RNG] = seeds[i]
+            mover = root[E.H_CURRENT]
+            legal(root, params, mask)
+            best = -np.inf
+            ties = 0
+            pick = -1
+            for a in range(mask_size):
+                if mask[a] == 0:
+                    continue
+                s[:] = root
+                apply(s, params, a)
+                if s[E.H_STATUS] != E.PLAYING:
+                    r = s[E.H_RET + mover]
+                    if s[E.H_STATUS] == E.TERMINATED and r > 0:
+                        score = WIN * _TIER
+                    elif r < 0:
+                        score = LOSS * _TIER
+                    else:
+                        score = DRAW * _TIER
+                elif (s[E.H_ALIVE] >> mover) & 1 == 0:
+                    score = LOSS * _TIER
+                else:
+                    score = GOES_ON * _TIER + heuristic(s, params, mover, scratch_mask)
+                if score > best:
+                    best = score
+                    ties = 1
+                    pick = a
+                elif score == best:
+                    ties += 1
+                    if E.rand_below(rng, ties) == 0:  # reservoir: each tied action equally likely
+                        pick = a
+            out[i] = pick
+
+    _DRIVERS[game_cls] = greedy
+    return greedy
+
+
+class GreedyOpponent(Opponent):
+    """One-ply greedy play (see the module docstring); needs the state rows."""
+
+    name = "greedy"
+    needs_state = True
+
+    def act_states(self, game, states, rng) -> np.ndarray:
+        states = np.ascontiguousarray(states, dtype=np.int64)
+        out = np.zeros(states.shape[0], np.int64)
+        if states.shape[0]:
+            seeds = rng.integers(0, 2**63 - 1, size=states.shape[0], dtype=np.int64)
+            greedy_driver(type(game))(states, game.params, seeds, out, game.mask_size)
+        return out
