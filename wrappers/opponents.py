@@ -48,6 +48,9 @@ class Opponent:
     name = "opponent"
     in_kernel = False
     needs_state = False
+    # the vector view also passes ``rows=`` (the row index of each state) to
+    # an act_states that sets this (evaluate's wrapper: rows already counted)
+    takes_rows = False
 
     def act(self, obs, masks, rng) -> np.ndarray:
         if self.needs_state:

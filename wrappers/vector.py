@@ -276,7 +276,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         shaped = obs if self.flatten else obs.reshape((m, *game.obs_shape))
         legal = masks[:, : game.num_actions].astype(np.bool_)
         if opponent.needs_state:  # search opponents read copies of the rows (Opponent.act_states)
-            acts = np.asarray(opponent.act_states(game, vec.states[rows], self._rng)).reshape(-1)
+            extra = {"rows": rows} if opponent.takes_rows else {}
+            acts = np.asarray(opponent.act_states(game, vec.states[rows], self._rng, **extra)).reshape(-1)
         else:
             acts = np.asarray(opponent.act(shaped.copy(), legal, self._rng)).reshape(-1)
         if acts.shape != (m,) or acts.dtype.kind not in "iu":
