@@ -188,8 +188,8 @@ class MCTSOpponent(Opponent):
     values in [0, 1] (sqrt 2), ``rollout_cap`` the most decisions a rollout
     plays before it is scored 0.5 for every seat (default: none beyond the
     game's own ``max_turns``, which truncates as a draw), ``parallel``:
-    spread the rows asked over numba's threads (default: when more than one
-    row is asked)."""
+    spread the rows asked over numba's threads (default: when many
+    rows are asked at once: 32 or more)."""
 
     needs_state = True
 
@@ -215,7 +215,7 @@ class MCTSOpponent(Opponent):
         out = np.zeros(k, np.int64)
         if k == 0:
             return out
-        parallel = k > 1 if self.parallel is None else bool(self.parallel)
+        parallel = k >= 32 if self.parallel is None else bool(self.parallel)
         cap = np.iinfo(np.int64).max if self.rollout_cap is None else int(self.rollout_cap)
         seeds = rng.integers(0, 2**63 - 1, size=k, dtype=np.int64)
         search = mcts_driver(type(game), parallel)
