@@ -7,6 +7,10 @@ single env: batches of one).  What users pass as ``opponent=``:
 
 * ``"random"``: a uniformly random legal action (in the vector view it is
   drawn inside the kernel, from each row's own generator);
+* ``"greedy"``, ``"mcts"``, ``"mcts:<simulations>"``: the reference
+  opponents (:mod:`boardenvs.baselines.greedy`, :mod:`boardenvs.baselines.mcts`),
+  which read the game's state (``needs_state``); any name registered with
+  :func:`register_opponent`;
 * a callable ``policy(observations, action_masks) -> actions``;
 * a trained SB3 model (``MaskablePPO`` or any SB3 policy model): actions
   sampled from its masked distribution with the env's generator, so a seeded
