@@ -48,11 +48,15 @@ def positions(env_id, options, k, seed):
     (a position with one legal action is answered without a search)."""
     import boardenvs
 
-    vec = boardenvs.make_vec(env_id, num_envs=4 * k, **options)
+    vec = boardenvs.make_vec(env_id, num_envs=max(4 * k, 64), **options)
     vec.reset(seed=seed)
     for _ in range(int(np.random.default_rng(seed).integers(4, 10))):
         vec.step(vec.random_actions())
-    choice = vec._masks.sum(axis=1) >= 2
+    for _ in range(200):  # dice games: until enough rows have a choice
+        choice = vec._masks.sum(axis=1) >= 2
+        if choice.sum() >= k:
+            break
+        vec.step(vec.random_actions())
     states = vec.states[choice][:k]
     assert states.shape[0] == k, "too few positions with a choice"
     return vec.game, states.copy()
