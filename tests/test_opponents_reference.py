@@ -238,19 +238,18 @@ def test_chance_and_four_players(env_id, options, name):
     assert result["wins"] + result["draws"] + result["losses"] == 3
 
 
-def test_mcts_rollout_cap_scores_a_draw():
-    """A rollout stopped by ``rollout_cap`` scores 0.5: with a cap of one
-    decision and no win in reach, every root child's mean is a draw's, so
-    the search still returns a legal action."""
+def test_mcts_rollout_cap_and_bad_arguments():
+    """Rollouts capped at one decision (then scored 0.5 for every seat) still
+    give legal actions in the dice game; bad arguments are refused."""
     from boardenvs.baselines.mcts import MCTSOpponent
 
-    pos = boardenvs.position("tryasina_v0", num_players=2)
-    vec = boardenvs.make_vec("tryasina_v0", num_envs=2)
+    vec = boardenvs.make_vec("tryasina_v0", num_envs=8)
     vec.reset(seed=1)
+    for _ in range(30):
+        vec.step(vec.random_actions())
+    assert (vec.states[:, E.H_STATUS] == E.PLAYING).all()
     out = MCTSOpponent(20, rollout_cap=1).act_states(vec.game, vec.states.copy(), np.random.default_rng(0))
     assert all(vec.game.legal_mask(s)[a] for s, a in zip(vec.states, out))
-    assert pos.game.num_players == 2 and int(vec.states[0, E.H_STATUS]) == E.PLAYING
-    with pytest.raises(ValueError, match="simulations"):
-        MCTSOpponent(0)
-    with pytest.raises(ValueError, match="rollout_cap"):
-        MCTSOpponent(10, rollout_cap=0)
+    for bad in ({"simulations": 0}, {"simulations": 2.5}, {"rollout_cap": 0}, {"c": -1.0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            MCTSOpponent(**{"simulations": 10, **bad})

@@ -64,7 +64,8 @@ def _waiting(states, rows, seats, out_rows, out_movers):
 class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     """See the module docstring.
 
-    Options: ``opponent`` (``"random"``, a batched policy, an SB3 model or a
+    Options: ``opponent`` (a registered name: ``"random"``, ``"greedy"``,
+    ``"mcts"``, ``"mcts:400"``, ...; a batched policy, an SB3 model or a
     :class:`~boardenvs.wrappers.opponents.SelfPlayPool`), ``seat``,
     ``illegal_action`` (``"raise"``: nothing changes and the rows are named;
     ``"lose"``: that row's learner forfeits), ``flatten`` (observations as
