@@ -3,7 +3,7 @@
 
 * ``demo`` plays a few seeded games of every env between random agents
   through the public AEC env, prints each final board and a results line.
-* ``play GAME [--seat 0] [--vs random|MODEL.zip] [--option k=v ...] [--seed N]
+* ``play GAME [--seat 0] [--vs random|greedy|mcts|mcts:N|MODEL.zip] [--option k=v ...] [--seed N]
   [--window] [--save FILE.json]``: you against an opponent (see
   :mod:`boardenvs.interactive`); the game is saved as JSON.  With moves and
   no ``-i`` (``boardenvs play quess_v0 F3-E3 A4-B4``) it prints the position
@@ -397,7 +397,7 @@ def main(argv=None) -> int:
     p.add_argument("env", choices=registered)
     p.add_argument("moves", nargs="*", help="moves in notation from the start (an opening)")
     p.add_argument("--seat", type=_seat, default=0, help="your seat (default 0)")
-    p.add_argument("--vs", default="random", help="the opponent: 'random' or the path of a saved SB3 model")
+    p.add_argument("--vs", default="random", help="the opponent: a name ('random', 'greedy', 'mcts', 'mcts:<simulations>', ...) or the path of a saved SB3 model")
     p.add_argument("--option", action="append", metavar="K=V", help="a game option, e.g. --option max_turns=100")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the chance outcomes and the opponent")
     p.add_argument("--save", default=None, help="where to save the game as JSON (default: ENV-DATE.json)")
@@ -414,7 +414,7 @@ def main(argv=None) -> int:
     w = sub.add_parser("watch", help="watch a game between opponents (random unless --players), record it")
     w.add_argument("env", choices=registered)
     w.add_argument("--players", nargs="+", default=None, metavar="OPP",
-                   help="one opponent per seat (cycled): 'random' or a saved SB3 model")  # fmt: skip
+                   help="one opponent per seat (cycled): a name ('random', 'greedy', 'mcts', 'mcts:400', ...) or a saved SB3 model")  # fmt: skip
     w.add_argument("--option", action="append", metavar="K=V")
     w.add_argument("--seed", type=_seed, default=0)
     w.add_argument("--window", action="store_true", help="show it in a pygame window")

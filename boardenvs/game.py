@@ -67,6 +67,12 @@ class Game:
     render_modes: tuple = ("ansi", "rgb_array")
     # rules files shipped with the package (boardenvs/rules/<name>)
     rules_file: str = ""
+    # optional: the reference opponent "greedy"'s evaluation of a state for
+    # ``seat``, a numba function ``heuristic(state, params, seat, mask) ->
+    # float`` (higher is better; ``mask`` an int8 scratch of mask_size it may
+    # overwrite), called on the state a decision leaves while the game goes
+    # on (boardenvs/baselines/greedy.py); None ranks every such state the same
+    heuristic = None
     # optional: a compiled ``settle_chance(state, params)`` that plays chance
     # outcomes exactly as a :meth:`draw_chance` loop on the row's generator
     # would, in one call (the AEC env rolls many times per decision)

@@ -1,11 +1,14 @@
 """Opponents by name, for the CLI (``boardenvs play --vs ...``) and scripts.
 
 :func:`load_opponent` is the one place that turns what a user types into an
-opponent: ``"random"`` or the path of a saved SB3 model (``MaskablePPO``'s
-``.zip``).  A registry of named opponents (``"greedy"``, ``"mcts"``) extends
-:data:`NAMED` here.  An opponent is batched, ``act(observations, masks, rng)
--> actions`` (:mod:`boardenvs.wrappers.opponents`), and :func:`play_turn`
-plays a whole turn with one on a Position.
+opponent: a registered name (``"random"``, ``"greedy"``, ``"mcts"``,
+``"mcts:400"``, ...: the one registry of
+:func:`boardenvs.wrappers.opponents.register_opponent`, which
+``opponent="..."`` uses too) or the path of a saved SB3 model
+(``MaskablePPO``'s ``.zip``).  An opponent is batched, ``act(observations,
+masks, rng) -> actions``, or reads the states (``needs_state``,
+``act_states(game, states, rng)``) (:mod:`boardenvs.wrappers.opponents`), and
+:func:`play_turn` plays a whole turn with one on a Position.
 """
 from __future__ import annotations
 
@@ -13,10 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .wrappers.opponents import ModelOpponent, RandomOpponent
-
-# name -> factory(env_id) of an opponent; later issues add "greedy", "mcts", ...
-NAMED = {"random": lambda env_id: RandomOpponent()}
+from .wrappers.opponents import ModelOpponent, _NAMED, _PREFIXED, opponent_from_name, opponent_names
 
 
 class ShapedModelOpponent(ModelOpponent):
@@ -32,18 +32,21 @@ class ShapedModelOpponent(ModelOpponent):
 
 
 def load_opponent(spec: str, env_id: str | None = None):
-    """``"random"`` (or another name in :data:`NAMED`), or the path of an SB3
-    model saved by ``model.save(path)`` (loaded with sb3-contrib's
-    ``MaskablePPO``, else SB3's ``PPO``).  ValueError for anything else."""
+    """A registered name (:func:`boardenvs.wrappers.opponents.opponent_names`:
+    ``"random"``, ``"greedy"``, ``"mcts"``, ``"mcts:<simulations>"``, ...),
+    or the path of an SB3 model saved by ``model.save(path)`` (loaded with
+    sb3-contrib's ``MaskablePPO``, else SB3's ``PPO``).  ValueError for
+    anything else, listing the accepted names."""
     if not isinstance(spec, str) or not spec:
-        raise ValueError(f"an opponent is one of {sorted(NAMED)} or the path of a saved SB3 model, got {spec!r}")
-    if spec in NAMED:
-        return NAMED[spec](env_id)
+        raise ValueError(f"an opponent is one of {opponent_names()} or the path of a saved SB3 model, got {spec!r}")
+    head = spec.partition(":")[0]
+    if spec in _NAMED or head in _PREFIXED or head in _NAMED:
+        return opponent_from_name(spec)  # a bad argument ("mcts:0") fails here, naming what is accepted
     path = Path(spec)
     candidates = [path, path.with_name(path.name + ".zip")]
     found = next((p for p in candidates if p.is_file()), None)
     if found is None:
-        raise ValueError(f"opponent {spec!r} is neither one of {sorted(NAMED)} nor a saved model file")
+        raise ValueError(f"opponent {spec!r} is neither one of {opponent_names()} nor a saved model file")
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:
@@ -69,7 +72,10 @@ def play_turn(opponent, pos, rng) -> tuple[object, str]:
     start = pos
     while not pos.is_terminal and pos.to_move == seat and not pos.is_chance and (not chain or pos.turn == start.turn):
         mask = pos.action_mask()[: game.num_actions]
-        action = int(opponent.act(pos.observation(seat)[None], mask[None].astype(bool), rng)[0])
+        if opponent.needs_state:  # search opponents read a copy of the row
+            action = int(opponent.act_states(game, pos.state[None].copy(), rng)[0])
+        else:
+            action = int(opponent.act(pos.observation(seat)[None], mask[None].astype(bool), rng)[0])
         if not (0 <= action < mask.shape[0] and mask[action]):
             action = int(rng.choice(np.flatnonzero(mask)))
         chain.append(action)

@@ -15,6 +15,8 @@ _NAMES = {
     "PolicyOpponent": "opponents",
     "ModelOpponent": "opponents",
     "make_opponent": "opponents",
+    "register_opponent": "opponents",
+    "opponent_names": "opponents",
     "ChessClock": "clock",
     "Recorder": "recording",
     "record_game": "recording",

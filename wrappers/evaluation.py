@@ -4,7 +4,10 @@ row, each row's first episode counted) and counts the agent's results.
 
 ``agent``: an SB3 model (its masked action distribution, sampled with the
 env's generator unless ``deterministic``), a batched policy
-``policy(observations, action_masks) -> actions``, or ``"random"``.
+``policy(observations, action_masks) -> actions``, or a registered opponent
+name (``"random"``, ``"greedy"``, ``"mcts"``, ``"mcts:400"``, ...; search
+agents are given the states of the rows), so reference opponents and trained
+models can play each other: ``evaluate("mcts", id, opponent="greedy")``.
 ``opponent`` and ``seat`` as in the single-agent view; ``seat="random"``
 draws a seat per game, and the result splits the counts by seat.  A game
 truncated by a limit (``max_turns``) counts as a draw.
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .opponents import ModelOpponent, make_opponent
+from .opponents import ModelOpponent, Opponent, make_opponent
 from .vector import SingleAgentVectorEnv
 
 
@@ -26,13 +29,24 @@ def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="rand
     if not is_int(games) or games < 1:
         raise ValueError(f"games must be a positive int, got {games!r}")
     player = ModelOpponent(agent, deterministic=deterministic) if hasattr(agent, "policy") else make_opponent(agent)
+    result = np.full(games, np.nan)
+    opponent = make_opponent(opponent) if isinstance(opponent, str) else opponent
+    if isinstance(opponent, Opponent) and opponent.needs_state:
+        opponent = _UntilCounted(opponent, result)  # no search in rows whose game is counted
     venv = SingleAgentVectorEnv(_env_id(env_id), num_envs=games, opponent=opponent, seat=seat, **options)
     obs, info = venv.reset(seed=seed)
     rng = np.random.default_rng(seed)
     seats = info["seat"].copy()
-    result = np.full(games, np.nan)
     while np.isnan(result).any():
-        actions = player.act(obs, info["action_mask"], rng)
+        if player.needs_state:
+            # search agents ("greedy", "mcts") read the rows' states; rows whose
+            # counted game is over play on at random (their results are in)
+            masks = info["action_mask"]
+            actions = np.argmax(masks, axis=1).astype(np.int64)
+            todo = np.flatnonzero(np.isnan(result))
+            actions[todo] = player.act_states(venv.game, venv.vec.states[todo], rng)
+        else:
+            actions = player.act(obs, info["action_mask"], rng)
         obs, rewards, term, trunc, info = venv.step(actions)
         first = (term | trunc) & np.isnan(result)
         result[first] = rewards[first]
@@ -42,3 +56,24 @@ def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="rand
         by_seat[int(s)] = (int((r > 0).sum()), int((r == 0).sum()), int((r < 0).sum()))
     wins, draws, losses = int((result > 0).sum()), int((result == 0).sum()), int((result < 0).sum())
     return {"games": games, "wins": wins, "draws": draws, "losses": losses, "win_rate": wins / games, "by_seat": by_seat}
+
+
+class _UntilCounted(Opponent):
+    """A search opponent that plays only in the rows whose counted game is
+    still on (``result`` NaN); the other rows (new games nobody counts) get
+    their first legal action, so a long last game costs one search per round."""
+
+    needs_state = True
+    takes_rows = True
+
+    def __init__(self, opponent, result):
+        self.opponent, self.result, self.name = opponent, result, opponent.name
+
+    def act_states(self, game, states, rng, rows=None):
+        out = np.zeros(states.shape[0], np.int64)
+        todo = np.isnan(self.result[rows])
+        for k in np.flatnonzero(~todo):
+            out[k] = int(np.flatnonzero(game.legal_mask(states[k])[: game.num_actions])[0])
+        if todo.any():
+            out[todo] = self.opponent.act_states(game, states[todo], rng)
+        return out

@@ -7,6 +7,10 @@ single env: batches of one).  What users pass as ``opponent=``:
 
 * ``"random"``: a uniformly random legal action (in the vector view it is
   drawn inside the kernel, from each row's own generator);
+* ``"greedy"``, ``"mcts"``, ``"mcts:<simulations>"``: the reference
+  opponents (:mod:`boardenvs.baselines.greedy`, :mod:`boardenvs.baselines.mcts`),
+  which read the game's state (``needs_state``); any name registered with
+  :func:`register_opponent`;
 * a callable ``policy(observations, action_masks) -> actions``;
 * a trained SB3 model (``MaskablePPO`` or any SB3 policy model): actions
   sampled from its masked distribution with the env's generator, so a seeded
@@ -33,12 +37,31 @@ import numpy as np
 
 class Opponent:
     """The interface: batched ``act``; ``in_kernel`` opponents are drawn by
-    the vector view's kernel instead (only ``"random"``)."""
+    the vector view's kernel instead (only ``"random"``).
+
+    An opponent that reads the game itself rather than the observation
+    (search: ``"greedy"``, ``"mcts"``) sets ``needs_state = True`` and
+    implements ``act_states(game, states, rng) -> actions`` instead of
+    ``act``: ``game`` is the configured :class:`boardenvs.game.Game`,
+    ``states`` a ``(k, state_size)`` int64 array of **copies** of the rows
+    where it is to act (the opponent may scribble on them), ``rng`` the
+    view's numpy generator.  Every place that asks opponents (the vector
+    view, the single-agent env, ``evaluate``, ``boardenvs play``) passes the
+    states to such opponents."""
 
     name = "opponent"
     in_kernel = False
+    needs_state = False
+    # the vector view also passes ``rows=`` (the row index of each state) to
+    # an act_states that sets this (evaluate's wrapper: rows already counted)
+    takes_rows = False
 
     def act(self, obs, masks, rng) -> np.ndarray:
+        if self.needs_state:
+            raise TypeError(f"opponent {self.name} reads the game's state: call act_states(game, states, rng)")
+        raise NotImplementedError
+
+    def act_states(self, game, states, rng) -> np.ndarray:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -191,19 +214,96 @@ class FixedOpponent:
         return self.opponent
 
 
+# --- opponents by name --------------------------------------------------------
+# The one registry of named opponents, used by ``opponent="..."`` everywhere
+# (make_opponent) and by ``boardenvs play --vs ...`` (boardenvs.opponents).
+# name -> factory() for plain names; prefix -> factory(argument) for
+# "prefix:argument" names ("mcts:400"); each with a one-line description.
+_NAMED: dict = {}
+_PREFIXED: dict = {}
+
+
+def register_opponent(name: str, factory, prefix: bool = False, help: str = "", replace: bool = False) -> None:
+    """Make ``name`` an opponent name.  ``factory()`` builds the opponent of
+    the plain name; with ``prefix=True``, ``factory(argument)`` builds the
+    one of ``"name:argument"`` (``argument`` a non-empty str the factory
+    checks, raising ValueError with what it accepts).  A name can be both,
+    registered twice (``"mcts"`` and ``"mcts:<simulations>"``)."""
+    if not isinstance(name, str) or not name or ":" in name:
+        raise ValueError(f"an opponent name is a non-empty str without ':', got {name!r}")
+    table = _PREFIXED if prefix else _NAMED
+    if name in table and not replace:
+        raise ValueError(f"opponent name {name!r}{':...' if prefix else ''} is already registered")
+    table[name] = (factory, help)
+
+
+def opponent_names() -> list[str]:
+    """What ``opponent=`` accepts by name: plain names and ``prefix:<...>`` forms."""
+    names = list(_NAMED)
+    for p, (_, help) in _PREFIXED.items():
+        names.append(f"{p}:{help or '<argument>'}")
+    return names
+
+
+def _accepted() -> str:
+    return ", ".join(repr(n) for n in opponent_names())
+
+
+def opponent_from_name(spec: str) -> Opponent:
+    """The opponent a registered name stands for (ValueError listing the
+    accepted names otherwise)."""
+    if spec in _NAMED:
+        return _NAMED[spec][0]()
+    head, sep, arg = spec.partition(":")
+    if sep and head in _PREFIXED:
+        if not arg:
+            raise ValueError(f"opponent {spec!r}: {head}: needs an argument ({head}:{_PREFIXED[head][1]}); accepted: {_accepted()}")
+        try:
+            return _PREFIXED[head][0](arg)
+        except ValueError as exc:
+            raise ValueError(f"opponent {spec!r}: {exc}; accepted: {_accepted()}") from None
+    if sep and head in _NAMED:
+        raise ValueError(f"opponent {spec!r}: {head!r} takes no ':' argument; accepted: {_accepted()}")
+    raise ValueError(f"unknown opponent {spec!r}: accepted names are {_accepted()}; or pass a policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")
+
+
+def _greedy():
+    from boardenvs.baselines.greedy import GreedyOpponent
+
+    return GreedyOpponent()
+
+
+def _mcts(arg=None):
+    from boardenvs.baselines.mcts import DEFAULT_SIMULATIONS, MCTSOpponent
+
+    if arg is None:
+        return MCTSOpponent(DEFAULT_SIMULATIONS)
+    if not (arg.isascii() and arg.isdigit()) or int(arg) < 1 or len(arg) > 9:
+        raise ValueError(f"mcts:<simulations> takes a positive int (simulations per decision, e.g. mcts:400), got {arg!r}")
+    return MCTSOpponent(int(arg))
+
+
+register_opponent("random", RandomOpponent, help="a uniformly random legal action")
+register_opponent("greedy", _greedy, help="one-ply greedy: immediate wins, no immediate losses, else the game's heuristic")
+register_opponent("mcts", _mcts, help="UCT, random rollouts, 100 simulations per decision")
+register_opponent("mcts", _mcts, prefix=True, help="<simulations>")
+
+
 def make_opponent(spec) -> Opponent:
-    """An :class:`Opponent` from what a user passes as ``opponent=``."""
-    if spec is None or (isinstance(spec, str) and spec == "random"):
+    """An :class:`Opponent` from what a user passes as ``opponent=``: a
+    registered name (:func:`opponent_names`), an Opponent, an SB3 model or a
+    batched policy."""
+    if spec is None:
         return RandomOpponent()
     if isinstance(spec, Opponent):
         return spec
     if isinstance(spec, str):
-        raise ValueError(f"unknown opponent {spec!r}: pass 'random', a policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")
+        return opponent_from_name(spec)
     if hasattr(spec, "get_distribution") or hasattr(spec, "predict"):
         return ModelOpponent(spec)
     if callable(spec):
         return PolicyOpponent(spec)
-    raise ValueError(f"opponent must be 'random', a policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool; got {spec!r}")
+    raise ValueError(f"opponent must be a name ({_accepted()}), a policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool; got {spec!r}")
 
 
 def make_picker(spec):

@@ -188,7 +188,10 @@ class SingleAgentEnv(gymnasium.Env):
             mask = game.legal_mask(state)[: game.num_actions]
             obs = game.observe(state, mover)
             obs = obs.ravel() if self.flatten else obs
-            action = self.opponent.act(obs[None], mask[None].astype(np.bool_), rng)[0]
+            if self.opponent.needs_state:  # search opponents read a copy of the row (Opponent.act_states)
+                action = self.opponent.act_states(game, state[None].copy(), rng)[0]
+            else:
+                action = self.opponent.act(obs[None], mask[None].astype(np.bool_), rng)[0]
             if not (_is_int(action) and 0 <= action < mask.shape[0] and mask[action]):
                 raise IllegalActionError(f"{self.env_id}: the opponent (player_{mover}) chose {action}, not legal")
             game.kernels.apply(state, game.params, action)

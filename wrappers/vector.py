@@ -64,7 +64,8 @@ def _waiting(states, rows, seats, out_rows, out_movers):
 class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     """See the module docstring.
 
-    Options: ``opponent`` (``"random"``, a batched policy, an SB3 model or a
+    Options: ``opponent`` (a registered name: ``"random"``, ``"greedy"``,
+    ``"mcts"``, ``"mcts:400"``, ...; a batched policy, an SB3 model or a
     :class:`~boardenvs.wrappers.opponents.SelfPlayPool`), ``seat``,
     ``illegal_action`` (``"raise"``: nothing changes and the rows are named;
     ``"lose"``: that row's learner forfeits), ``flatten`` (observations as
@@ -275,7 +276,11 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         vec._run(vec._drivers.observe_rows, vec.states, game.params, rows, movers, obs, masks)
         shaped = obs if self.flatten else obs.reshape((m, *game.obs_shape))
         legal = masks[:, : game.num_actions].astype(np.bool_)
-        acts = np.asarray(opponent.act(shaped.copy(), legal, self._rng)).reshape(-1)
+        if opponent.needs_state:  # search opponents read copies of the rows (Opponent.act_states)
+            extra = {"rows": rows} if opponent.takes_rows else {}
+            acts = np.asarray(opponent.act_states(game, vec.states[rows], self._rng, **extra)).reshape(-1)
+        else:
+            acts = np.asarray(opponent.act(shaped.copy(), legal, self._rng)).reshape(-1)
         if acts.shape != (m,) or acts.dtype.kind not in "iu":
             raise IllegalActionError(f"{self.env_id}: opponent {opponent.name} returned {acts.shape} {acts.dtype}, expected {m} integer actions")
         acts = acts.astype(np.int64)

@@ -612,6 +612,30 @@ def observe(state, params, seat, obs):
 
 KERNELS = E.Kernels(init, legal, apply, observe, E.no_chance_probs)
 
+
+@njit(cache=True)
+def heuristic(state, params, seat, mask):
+    """The greedy opponent's evaluation (HQ-7: the first pawn on its goal
+    side wins): the shortest distance to the goal (fences count, pawns do
+    not) of the nearest opponent in the game minus that of the nearest
+    pawn of the mover's team (the mover's own in games without teams)."""
+    n = params[P_N]
+    dist = np.empty(n + 1, np.int64)
+    queue = np.empty(n + 1, np.int64)
+    own = FAR
+    other = FAR
+    team = params[P_TEAM + seat]
+    for s in range(params[E.P_NUM_PLAYERS]):
+        if (state[E.H_ALIVE] >> s) & 1 == 0 or state[Q_PAWNS + s] < 0:
+            continue
+        _goal_distances(state, params, s, dist, queue)
+        d = dist[state[Q_PAWNS + s]]
+        if (team >> s) & 1:
+            own = min(own, d)
+        else:
+            other = min(other, d)
+    return float(other - own)
+
 _CELL = r"([a-zA-Z]\d{1,2})"
 _FENCE_RE = re.compile(rf"^{_CELL}{_CELL}/{_CELL}{_CELL}$")
 _CELL_RE = re.compile(rf"^{_CELL}$")
@@ -638,6 +662,7 @@ class HexQuoridorGame(Game):
     reason_names = {REASON_GOAL: "goal", REASON_STUCK: "no_legal_move"}
     eliminations = True
     action_class_names = ("move", "fence")
+    heuristic = staticmethod(heuristic)
     variants = (
         {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
         {"num_players": 4, "teams": "2v2"}, {"num_players": 6, "teams": "3x2"}, {"num_players": 6, "teams": "2x3"},

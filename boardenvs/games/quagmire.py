@@ -249,6 +249,35 @@ def observe(state, params, seat, obs):
 
 KERNELS = E.Kernels(init, legal, apply, observe, E.no_chance_probs)
 
+
+@njit(cache=True)
+def _mobility(state, params, seat):
+    """How many walks, runs and jumps ``seat``'s placed pieces have (QM-4..6)."""
+    count = 0
+    for p in range(2):
+        a = state[M_PIECES + 2 * seat + p]
+        if a < 0:
+            continue
+        t = P_TABLES + TABLE_STRIDE * a
+        for d in range(6):
+            on_b = state[M_CELLS + params[t]]
+            straight = state[M_CELLS + params[t + 1]] == EMPTY
+            if on_b == EMPTY:
+                count += 1 + straight
+                for k in range(2, 6):
+                    count += state[M_CELLS + params[t + k]] == EMPTY
+            elif on_b == WATER and straight:
+                count += 1
+            t += 8
+    return count
+
+
+@njit(cache=True)
+def heuristic(state, params, seat, mask):
+    """The greedy opponent's evaluation (QM-8: who cannot move loses): the
+    mover's moves minus the opponent's."""
+    return float(_mobility(state, params, seat) - _mobility(state, params, 1 - seat))
+
 _CELL = r"([a-zA-Z]\d{1,2})"
 _PLACE_RE = re.compile(rf"^@{_CELL}$")
 _STEPS_RE = re.compile(rf"^{_CELL}-{_CELL}(?:-{_CELL})?$")
@@ -272,6 +301,7 @@ class QuagmireGame(Game):
     reason_names = {REASON_TRAPPED: "no_legal_move"}
     seat_labels = ("x", "o")
     variants = ({}, {"radius": 2}, {"radius": 4})
+    heuristic = staticmethod(heuristic)
 
     def configure(self, o):
         self.board = board = hex_board(o["radius"])

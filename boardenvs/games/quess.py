@@ -338,6 +338,28 @@ def observe(state, params, seat, obs):
 
 KERNELS = E.Kernels(init, legal, apply, observe, E.no_chance_probs)
 
+
+@njit(cache=True)
+def _side_value(state, seat):
+    """3 per piece, 2 more per piece in the opponent's starting zone (QU-9
+    needs two there), and a tenth per step of advance towards that corner."""
+    pieces = state[Q_BB + 3 * seat] | state[Q_BB + 3 * seat + 1] | state[Q_BB + 3 * seat + 2]
+    value = 3.0 * _popcount(pieces) + 2.0 * _popcount(pieces & ZONE_BB[1 - seat])
+    while pieces:
+        i = _lowest_bit(pieces)
+        pieces &= pieces - 1
+        f = _frame(i, seat)  # own frame: starting bottom-left, heading for the top-right
+        value += 0.1 * ((5 - f // 6) + f % 6)
+    return value
+
+
+@njit(cache=True)
+def heuristic(state, params, seat, mask):
+    """The greedy opponent's evaluation (QU-4 captures, QU-9 the zone): the
+    mover's material, zone and advance (:func:`_side_value`) minus the
+    opponent's."""
+    return _side_value(state, seat) - _side_value(state, 1 - seat)
+
 _MOVE_RE = re.compile(r"^([A-Fa-f][1-6])-([A-Fa-f][1-6])$")
 
 
@@ -367,6 +389,7 @@ class QuessGame(Game):
     seat_symbols = ("T C S", "t c s")  # triangles, circles, squares in the text form
     clock_decided_reasons = frozenset({"one_each"})  # QU-10 with QU-12
     variants = ({}, {"max_turns": 40, "superko_memory": 16})
+    heuristic = staticmethod(heuristic)
 
     def configure(self, o):
         # every board since the last capture: at most one per turn plus the initial one

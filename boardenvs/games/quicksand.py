@@ -475,6 +475,32 @@ def observe(state, params, seat, obs):
 
 KERNELS = E.Kernels(init, legal, apply, observe, E.no_chance_probs)
 
+
+@njit(cache=True)
+def heuristic(state, params, seat, mask):
+    """The greedy opponent's evaluation (QS-9/QS-10: points win): the mover's
+    score minus the opponent's, counting the opponent's pyramids already
+    jumped in a jump under way as scored (so a greedy jump goes on hopping
+    over what it can), plus a tenth of a point per own pyramid still in play
+    (on the board or in the reserve) minus the opponent's."""
+    own = state[Q_SCORE + seat]
+    other = state[Q_SCORE + 1 - seat]
+    material = 0
+    jmask = state[Q_JMASK]
+    for x in range(NCELLS):
+        v = state[Q_CELLS + x] - 1
+        if v < 0:
+            continue
+        if v // 3 == seat:
+            material += 1  # jumped or not: an own pyramid goes back to the reserve
+        elif (jmask >> x) & 1:
+            own += v % 3 + 1  # captured when the jump ends
+        else:
+            material -= 1
+    for size in range(3):
+        material += state[Q_RESERVE + 3 * seat + size] - state[Q_RESERVE + 3 * (1 - seat) + size]
+    return float(own - other) + 0.1 * material
+
 # --- notation ----------------------------------------------------------------
 _CELL = r"[a-f][1-6]"
 _PLACE_RE = re.compile(rf"^([SML])@({_CELL})$")
@@ -520,6 +546,7 @@ class QuicksandGame(Game):
     seat_symbols = ("S M L", "s m l")  # small, medium, large in the text form
     action_class_names = ("small", "medium", "large")
     variants = ({}, {"max_turns": 20})
+    heuristic = staticmethod(heuristic)
 
     def configure(self, o):
         return dict(num_actions=NUM_ACTIONS, obs_shape=(6, 6, OBS_PLANES), obs_high_per_plane=OBS_HIGH)

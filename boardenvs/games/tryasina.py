@@ -438,6 +438,38 @@ def chance_probs(state, params, probs):
 
 
 KERNELS = E.Kernels(init, legal, apply, observe, chance_probs)
+
+
+@njit(cache=True)
+def _progress(state, seat):
+    """How far ``seat``'s pawns are along their tracks (TR-3): the walking
+    index (C_i = i, H_h = 49 + h, plus 10 for a pawn home), a swamp pawn at
+    its entrance (4 + 12 j), 0 in the origin, -1 in the quagmire (two 6s
+    from the origin's C1, TR-8)."""
+    total = 0
+    for p in range(PAWNS):
+        loc = state[T_PAWNS + PAWNS * seat + p]
+        if loc == LOC_Q:
+            total -= 1
+        elif loc >= LOC_S:
+            total += 4 + 12 * ((loc - LOC_S) // 3)
+        elif loc >= LOC_H1:
+            total += loc - 1 + 10
+        elif loc >= LOC_C1:
+            total += loc - 1
+    return total
+
+
+@njit(cache=True)
+def heuristic(state, params, seat, mask):
+    """The greedy opponent's evaluation (TR-15: a race): the mover's progress
+    minus the best progress among the other seats (a capture, TR-11, sends
+    a pawn to the quagmire and so counts as the distance it loses)."""
+    best = -(1 << 30)
+    for s in range(params[E.P_NUM_PLAYERS]):
+        if s != seat:
+            best = max(best, _progress(state, s))
+    return float(_progress(state, seat) - best)
 DIE = np.full(NUM_FACES, 1.0 / NUM_FACES)
 
 
@@ -503,6 +535,7 @@ class TryasinaGame(Game):
     settle_chance = staticmethod(settle_chance)
     forced_passes = True  # TR-7: a roll no pawn can use passes the turn
     variants = ({"num_players": 2}, {"num_players": 3}, {"num_players": 4})
+    heuristic = staticmethod(heuristic)
 
     def configure(self, o):
         n = o["num_players"]

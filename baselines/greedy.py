@@ -1,0 +1,166 @@
+"""The ``"greedy"`` reference opponent: one ply, one decision at a time.
+
+For the seat to act, every legal action is tried on a scratch copy of the
+state row (one compiled call for all the rows asked, :func:`greedy_driver`)
+and the result is ranked, in this order:
+
+1. an action after which the game is over and the mover won (an immediate win);
+2. an action after which the game goes on with the mover in it, ranked by the
+   game's own evaluation ``Game.heuristic(state, params, seat, mask)`` of the
+   resulting state for the mover (higher is better; see each game's
+   ``heuristic`` and the README's "Reference opponents" table);
+3. an action that ends the game in a draw or a truncation;
+4. an action that loses at once (the game ends with the mover's loss, or the
+   mover is eliminated): only if nothing else is legal.
+
+Among 2 and 3, an action after which the next decision is another seat's
+(not chance) and one of that seat's legal actions makes the mover lose at
+once (a win for it, or the mover's elimination) is "threatened": it is
+played only if every action of 2 and 3 is (then the best of them).  Only the
+best-ranked actions are checked for threats, level by level, so this costs
+little.
+
+Ties are broken uniformly at random from the seeded generator passed to
+:meth:`GreedyOpponent.act_states`.  Chance is not looked at: the state is
+ranked as the decision leaves it (before the next roll).  A turn of several
+decisions (Quicksand's hops) is decided decision by decision, each ranked by
+the state it leaves.  A game without a ``heuristic`` ranks every ordinary
+action the same (wins first, losses last, random otherwise).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from boardenvs import engine as E
+from boardenvs.wrappers.opponents import Opponent
+
+_DRIVERS: dict = {}
+
+WIN, GOES_ON, DRAW, LOSS = 3.0, 2.0, 1.0, 0.0
+_TIER = 1e12  # the heuristics stay far below this
+UNCHECKED, SAFE, THREATENED = 0, 1, 2
+
+
+@njit(cache=True)
+def no_heuristic(state, params, seat, mask):
+    """The evaluation of a game that declares none: every state the same."""
+    return 0.0
+
+
+def greedy_driver(game_cls):
+    """The compiled ``greedy(states, params, seeds, out, mask_size)`` of a game
+    class (its kernels and heuristic), built once per process."""
+    if game_cls in _DRIVERS:
+        return _DRIVERS[game_cls]
+    legal, apply = game_cls.kernels.legal, game_cls.kernels.apply
+    heuristic = game_cls.heuristic or no_heuristic
+
+    @njit
+    def lost(s, mover):
+        """Has ``mover`` lost in ``s`` (a finished game with its loss, or out)?"""
+        if (s[E.H_ALIVE] >> mover) & 1 == 0:
+            return True
+        return s[E.H_STATUS] == E.TERMINATED and s[E.H_RET + mover] < 0
+
+    @njit
+    def threatened(s, params, mover, mask, s2):
+        """Can the next decision in ``s`` (another seat's, not chance) make
+        ``mover`` lose at once?"""
+        nxt = s[E.H_CURRENT]
+        if s[E.H_STATUS] != E.PLAYING or nxt == E.CHANCE or nxt == mover:
+            return False
+        legal(s, params, mask)
+        for r in range(mask.shape[0]):
+            if mask[r]:
+                s2[:] = s
+                apply(s2, params, r)
+                if lost(s2, mover):
+                    return True
+        return False
+
+    @njit
+    def greedy(states, params, seeds, out, mask_size):
+        k, width = states.shape
+        mask = np.zeros(mask_size, np.int8)
+        scratch_mask = np.zeros(mask_size, np.int8)
+        scores = np.zeros(mask_size, np.float64)
+        flags = np.zeros(mask_size, np.int64)
+        s = np.zeros(width, np.int64)
+        s2 = np.zeros(width, np.int64)
+        rng = np.zeros(E.H_RNG + 1, np.int64)  # a row-sized carrier of a splitmix64 state
+        for i in range(k):
+            root = states[i]
+            rng[E.H_RNG] = seeds[i]
+            mover = root[E.H_CURRENT]
+            legal(root, params, mask)
+            # one ply: every legal action's tier and evaluation
+            for a in range(mask_size):
+                flags[a] = UNCHECKED
+                if mask[a] == 0:
+                    scores[a] = -np.inf
+                    continue
+                s[:] = root
+                apply(s, params, a)
+                if lost(s, mover):
+                    scores[a] = LOSS * _TIER
+                elif s[E.H_STATUS] != E.PLAYING:
+                    scores[a] = (WIN if s[E.H_STATUS] == E.TERMINATED and s[E.H_RET + mover] > 0 else DRAW) * _TIER
+                else:
+                    scores[a] = GOES_ON * _TIER + heuristic(s, params, mover, scratch_mask)
+            # the best level whose actions leave no immediate loss to the next seat
+            pick = -1
+            while pick < 0:
+                best = -np.inf
+                for a in range(mask_size):
+                    if flags[a] == UNCHECKED and scores[a] >= DRAW * _TIER and scores[a] > best:
+                        best = scores[a]
+                if best == -np.inf:
+                    break
+                ties = 0
+                for a in range(mask_size):
+                    if flags[a] == UNCHECKED and scores[a] == best:
+                        flags[a] = SAFE
+                        if best < WIN * _TIER:
+                            s[:] = root
+                            apply(s, params, a)
+                            if threatened(s, params, mover, scratch_mask, s2):
+                                flags[a] = THREATENED
+                                continue
+                        ties += 1
+                        if E.rand_below(rng, ties) == 0:  # reservoir: each tied action equally likely
+                            pick = a
+            if pick < 0:  # every action loses at once or lets the next seat win: the best of those
+                best = -np.inf
+                ties = 0
+                for a in range(mask_size):
+                    if mask[a] == 0:
+                        continue
+                    v = scores[a] + (_TIER if flags[a] == THREATENED else 0.0)  # threatened above lost
+                    if v > best:
+                        best = v
+                        ties = 1
+                        pick = a
+                    elif v == best:
+                        ties += 1
+                        if E.rand_below(rng, ties) == 0:
+                            pick = a
+            out[i] = pick
+
+    _DRIVERS[game_cls] = greedy
+    return greedy
+
+
+class GreedyOpponent(Opponent):
+    """One-ply greedy play (see the module docstring); needs the state rows."""
+
+    name = "greedy"
+    needs_state = True
+
+    def act_states(self, game, states, rng) -> np.ndarray:
+        states = np.ascontiguousarray(states, dtype=np.int64)
+        out = np.zeros(states.shape[0], np.int64)
+        if states.shape[0]:
+            seeds = rng.integers(0, 2**63 - 1, size=states.shape[0], dtype=np.int64)
+            greedy_driver(type(game))(states, game.params, seeds, out, game.mask_size)
+        return out
