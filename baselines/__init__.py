@@ -47,6 +47,27 @@ class Baseline:
         return f"<Baseline {self.name}: {self.env_id} {self.options or ''} after {self.config['budget']['steps']} steps>"
 
 
+def opponent(name: str):
+    """The opponent ``"baseline:<name>"`` stands for: the committed model
+    ``name`` playing its most likely legal action; ValueError naming the
+    models if there is none, and at its first move if the env is another
+    game than the model's."""
+    from ..wrappers.opponents import ModelOpponent
+
+    agent = load(name)
+    expected = tuple(agent.policy.observation_space.shape)
+
+    class BaselineOpponent(ModelOpponent):
+        def act(self, obs, masks, rng):
+            if tuple(obs.shape[1:]) != expected or masks.shape[1] != agent.policy.action_space.n:
+                raise ValueError(f"baseline:{name} plays {agent.env_id}{' ' + str(agent.options) if agent.options else ''} (observations {expected}, "
+                                 f"{agent.policy.action_space.n} actions); this env gives observations "
+                                 f"{tuple(obs.shape[1:])} and {masks.shape[1]} actions")  # fmt: skip
+            return super().act(obs, masks, rng)
+
+    return BaselineOpponent(agent, deterministic=True, name=f"baseline:{name}")
+
+
 def load(name: str | Path) -> Baseline:
     """A committed model by name (:func:`available`), or the path of a
     ``.pt``/``.json`` pair written by :mod:`.train`."""

@@ -111,7 +111,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
           out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
           snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100, n_steps: int = 128,
           batch_size: int = 512, n_epochs: int = 10, learning_rate: float = 3e-4, ent_coef: float = 0.01, gamma: float = 0.99,
-          save_every: int = 25_000, progress_bar: bool = True, verbose: int = 1) -> dict:  # fmt: skip
+          save_every: int = 25_000, init: str | Path | None = None, progress_bar: bool = True, verbose: int = 1) -> dict:  # fmt: skip
     """Train one baseline; returns its config (also written to ``<out>.json``)."""
     import torch
     from sb3_contrib import MaskablePPO
@@ -143,6 +143,10 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, learning_rate=learning_rate,
                         ent_coef=ent_coef, gamma=gamma, seed=seed, policy_kwargs=policy_kwargs(config),
                         tensorboard_log=str(out.parent / f"{out.name}_tb"), verbose=0, device="cpu")  # fmt: skip
+    if init is not None:  # go on from a saved policy (its budget is added to this run's)
+        init = Path(init)
+        model.policy.load_state_dict(torch.load(init.with_suffix(".pt"), map_location="cpu", weights_only=True))
+        config["init"] = json.loads(init.with_suffix(".json").read_text())
     history = []
 
     class Progress(BaseCallback):
@@ -164,7 +168,9 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
 
     def save(final: bool) -> None:
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        config["budget"] = {"steps": int(model.num_timesteps), "wall_s": round(wall), "cpu_s": round(cpu),
+        prev = config.get("init", {}).get("budget", {"steps": 0, "wall_s": 0, "cpu_s": 0})
+        config["budget"] = {"steps": prev["steps"] + int(model.num_timesteps), "wall_s": prev["wall_s"] + round(wall),
+                            "cpu_s": prev["cpu_s"] + round(cpu), "this_run_steps": int(model.num_timesteps),
                             "finished": final, "machine": f"{platform.machine()}, {os.cpu_count()} cores"}  # fmt: skip
         config["history"] = history
         config["command"] = "python -m boardenvs.baselines.train " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None
@@ -213,6 +219,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch-size", type=int, default=512, help="PPO minibatch (default 512)")
     ap.add_argument("--epochs", type=int, default=10, help="PPO epochs per rollout (default 10)")
     ap.add_argument("--lr", type=float, default=3e-4, help="learning rate (default 3e-4)")
+    ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     for flag in ("steps", "num_envs", "snapshot_every", "batch_size", "epochs"):
@@ -222,7 +229,7 @@ def main(argv=None) -> int:
     try:
         train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
               random_share=args.random_share, greedy_share=args.greedy_share, snapshot_every=args.snapshot_every,
-              eval_every=args.eval_every, batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
+              eval_every=args.eval_every, batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr, init=args.init,
               progress_bar=not args.no_progress)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))

@@ -283,10 +283,17 @@ def _mcts(arg=None):
     return MCTSOpponent(int(arg))
 
 
+def _baseline(arg):
+    from boardenvs.baselines import opponent
+
+    return opponent(arg)
+
+
 register_opponent("random", RandomOpponent, help="a uniformly random legal action")
 register_opponent("greedy", _greedy, help="one-ply greedy: immediate wins, no immediate losses, else the game's heuristic")
 register_opponent("mcts", _mcts, help="UCT, random rollouts, 100 simulations per decision")
 register_opponent("mcts", _mcts, prefix=True, help="<simulations>")
+register_opponent("baseline", _baseline, prefix=True, help="<committed model, e.g. quess_v0>")
 
 
 def make_opponent(spec) -> Opponent:

@@ -1,0 +1,196 @@
+"""The baselines: training smoke test, load(), the committed models, the
+round-robin's statistics (Wilson intervals, Elo) and the CLIs' errors."""
+from __future__ import annotations
+
+import json
+import math
+
+import gymnasium
+import numpy as np
+import pytest
+import torch
+
+import boardenvs
+from boardenvs import baselines
+from boardenvs.baselines import evaluate as ev
+from boardenvs.baselines.extractors import BoardCNN, HexConv2d, TrackMLP
+from boardenvs.registry import gym_id_of
+from boardenvs.baselines.train import GAMES, OpponentMix, game_options, model_name, train
+from boardenvs.wrappers import SelfPlayPool, evaluate
+
+
+# -- statistics ---------------------------------------------------------------------
+def test_wilson_interval_known_values():
+    lo, hi = ev.wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    lo, hi = ev.wilson(100, 100)  # all won: the interval still has width
+    assert hi == pytest.approx(1.0) and lo == pytest.approx(0.9630, abs=1e-3)
+    lo, hi = ev.wilson(0, 20)
+    assert lo == 0.0 and 0.15 < hi < 0.17
+
+
+def test_elo_recovers_the_logistic_model():
+    # A beats B 3 games in 4, B beats C 3 in 4: 400*log10(3) ~ 191 points per step
+    results = [
+        {"agent": "A", "opponent": "B", "wins": 3000, "draws": 0, "losses": 1000},
+        {"agent": "B", "opponent": "C", "wins": 3000, "draws": 0, "losses": 1000},
+        {"agent": "A", "opponent": "C", "wins": 9000, "draws": 0, "losses": 1000},
+    ]
+    ratings = ev.elo(["A", "B", "C"], results, anchor="C")
+    assert ratings["C"] == 0.0
+    assert ratings["B"] == pytest.approx(400 * math.log10(3), abs=5)
+    assert ratings["A"] == pytest.approx(800 * math.log10(3), abs=5)
+
+
+def test_elo_stays_finite_when_one_player_wins_everything():
+    results = [{"agent": "A", "opponent": "random", "wins": 100, "draws": 0, "losses": 0}]
+    ratings = ev.elo(["A", "random"], results)
+    assert ratings["random"] == 0.0 and 500 < ratings["A"] < 1500
+
+
+def test_draws_count_half():
+    results = [{"agent": "A", "opponent": "random", "wins": 0, "draws": 100, "losses": 0}]
+    assert ev.elo(["A", "random"], results)["A"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_targets_are_marked():
+    entry = {"env_id": "quess_v0", "num_players": 2}
+    assert ev._target(entry, "random", 0.96, 0.9, 0.5).startswith("met")
+    assert ev._target(entry, "random", 0.94, 0.9, 0.5).startswith("missed")
+    assert ev._target(entry, "mcts", 0.55, 0.5, 0.5).startswith("met")
+    assert ev._target({"env_id": "tryasina_v0", "num_players": 2}, "random", 0.66, 0.6, 0.5).startswith("met")
+    assert ev._target({"env_id": "tryasina_v0", "num_players": 4}, "random", 0.49, 0.4, 0.25).startswith("missed")
+
+
+# -- extractors -----------------------------------------------------------------------
+def test_hex_convolution_sees_a_cell_and_its_six_neighbours():
+    conv = HexConv2d(1, 1)
+    with torch.no_grad():
+        conv.weight.fill_(1.0)
+        conv.bias.zero_()
+    x = torch.zeros(1, 1, 5, 5)
+    x[0, 0, 2, 2] = 1.0  # one cell (q, r) = (0, 0) at the grid's centre
+    y = conv(x)[0, 0]
+    # the cells whose window holds it: itself and its six axial neighbours (dq, dr)
+    expected = {(2, 2), (2, 3), (2, 1), (3, 2), (1, 2), (1, 3), (3, 1)}  # (row=r, col=q)
+    hit = {(int(r), int(c)) for r, c in zip(*torch.nonzero(y, as_tuple=True))}
+    assert hit == expected
+
+
+@pytest.mark.parametrize("env_id", sorted(GAMES))
+def test_extractor_fits_every_game(env_id):
+    from boardenvs.baselines.extractors import EXTRACTORS
+
+    game = boardenvs.make_game(env_id)
+    space = gymnasium.spaces.Box(game.info.obs_low, game.info.obs_high, game.info.obs_low.shape, np.int8)
+    cls = EXTRACTORS[GAMES[env_id]["extractor"]]
+    net = cls(space, features_dim=16, **GAMES[env_id]["extractor_kwargs"])
+    out = net(torch.as_tensor(np.stack([space.sample(), space.high]), dtype=torch.float32))
+    assert out.shape == (2, 16) and torch.isfinite(out).all()
+    assert isinstance(net, BoardCNN if len(space.shape) == 3 else TrackMLP)
+
+
+# -- training and loading -------------------------------------------------------------
+def test_train_load_predict_and_play(tmp_path):
+    out = tmp_path / "q"
+    config = train("quagmire_v0", steps=512, num_envs=8, n_steps=64, batch_size=256, out=out, greedy_share=0.0,
+                   eval_every=256, eval_games=4, progress_bar=False, verbose=0)  # fmt: skip
+    assert out.with_suffix(".pt").is_file() and (tmp_path / "q_tb").is_dir()
+    saved = json.loads(out.with_suffix(".json").read_text())
+    assert saved == json.loads(json.dumps(config))
+    assert saved["budget"]["steps"] >= 512 and saved["history"] and "random" in saved["history"][0]
+    agent = baselines.load(out)
+    assert agent.env_id == "quagmire_v0"
+    env = gymnasium.make("boardenvs/Quagmire-v0", opponent=agent)
+    obs, info = env.reset(seed=0)
+    action, _ = agent.predict(obs, action_masks=info["action_mask"], deterministic=True)
+    assert info["action_mask"][int(action)]
+    # a batch, and as an opponent of evaluate
+    res = evaluate(agent, "quagmire_v0", games=6, opponent=agent, seed=1)
+    assert res["wins"] + res["draws"] + res["losses"] == 6
+    # the weights loaded are the ones trained: same action distribution
+    obs_t = torch.as_tensor(obs[None], dtype=torch.float32)
+    state = torch.load(out.with_suffix(".pt"), weights_only=True)
+    assert all(torch.equal(state[k], v) for k, v in agent.policy.state_dict().items())
+    assert torch.isfinite(agent.policy.get_distribution(obs_t).distribution.logits).all()
+
+
+def test_load_rejects_unknown_names(tmp_path):
+    with pytest.raises(ValueError, match="no baseline 'nope'"):
+        baselines.load("nope")
+    with pytest.raises(ValueError, match="no baseline"):
+        baselines.load(tmp_path / "missing")
+
+
+def test_committed_models_load_and_play_legal_moves():
+    names = baselines.available()
+    assert names, "no committed models in boardenvs/baselines/models"
+    for name in names:
+        agent = baselines.load(name)
+        assert agent.name == name
+        env = gymnasium.make(gym_id_of(boardenvs.game_class(agent.env_id)), **agent.options)
+        obs, info = env.reset(seed=0)
+        for _ in range(5):
+            action, _ = agent.predict(obs, action_masks=info["action_mask"], deterministic=True)
+            assert info["action_mask"][int(action)], name
+            obs, _, term, trunc, info = env.step(int(action))
+            if term or trunc:
+                break
+        assert (baselines.MODELS / f"{name}.pt").stat().st_size < 5_000_000
+
+
+def test_model_names_and_player_counts():
+    assert model_name("quess_v0") == "quess_v0" and model_name("hex_quoridor_v0", 4) == "hex_quoridor_v0_4p"
+    assert game_options("tryasina_v0", 4) == {"num_players": 4}
+    with pytest.raises(ValueError, match="played by 2 players"):
+        game_options("quess_v0", 3)
+    with pytest.raises(ValueError, match="unknown game"):
+        train("chess_v0", steps=1)
+
+
+def test_opponent_mix_shares():
+    pool = SelfPlayPool()
+    mix = OpponentMix(pool, {"random": 0.25})
+    rng = np.random.default_rng(0)
+    picks = [mix.pick(rng) for _ in range(2000)]
+    fixed = sum(p is mix.fixed[0][0] for p in picks)
+    assert 400 < fixed < 600  # 25% of 2000, the rest from the (empty) pool's initial opponent
+    with pytest.raises(ValueError, match="add up to at most 1"):
+        OpponentMix(pool, {"random": 0.7, "greedy": 0.6})
+
+
+def test_cli_errors_are_clear(capsys):
+    from boardenvs.baselines.evaluate import main as eval_main
+    from boardenvs.baselines.train import main as train_main
+
+    with pytest.raises(SystemExit):
+        train_main(["quess_v0", "--steps", "0"])
+    assert "--steps must be a positive int" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train_main(["quess_v0", "--players", "4"])
+    assert "played by 2 players" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_main(["nope_v0"])
+    assert "no committed model 'nope_v0'" in capsys.readouterr().err
+
+
+def test_baseline_names_are_opponents_everywhere():
+    from boardenvs.wrappers import make_opponent, opponent_names
+
+    name = baselines.available()[0]
+    agent = baselines.load(name)
+    assert any(n.startswith("baseline:") for n in opponent_names())
+    opp = make_opponent(f"baseline:{name}")
+    assert opp.name == f"baseline:{name}" and opp.deterministic
+    res = evaluate("random", agent.env_id, games=4, opponent=f"baseline:{name}", seed=0, **agent.options)
+    assert res["games"] == 4
+    with pytest.raises(ValueError, match="no baseline 'nope'.*accepted"):
+        make_opponent("baseline:nope")
+
+
+def test_baseline_opponent_refuses_another_game():
+    name = next(n for n in baselines.available() if not n.startswith("quess"))
+    env = gymnasium.make("boardenvs/Quess-v0", opponent=f"baseline:{name}")
+    with pytest.raises(ValueError, match=f"baseline:{name} plays .* this env gives observations \\(6, 6, 8\\)"):
+        obs, info = env.reset(seed=0)  # raises here when the opponent moves first,
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))  # else on its first move
