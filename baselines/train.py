@@ -32,8 +32,9 @@ import numpy as np
 
 MODELS = Path(__file__).resolve().parent / "models"
 
-# per game: the extractor and its options, and the default budget.  Budgets
-# are what the committed models were trained with (README's baselines table).
+# per game: the extractor and its options, and the default budget.  Each
+# committed model's .json records the budget and hyperparameters it was
+# actually trained with (some runs were continued with --init).
 GAMES = {
     "quess_v0": {"extractor": "cnn", "extractor_kwargs": {}, "steps": 300_000},
     "quagmire_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True}, "steps": 300_000},
@@ -110,7 +111,7 @@ def _progress(model, env_id: str, options: dict, games: int, seed: int) -> dict:
 def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int = 0, players: int | None = None,
           out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
           snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100, n_steps: int = 128,
-          batch_size: int = 512, n_epochs: int = 10, learning_rate: float = 3e-4, ent_coef: float = 0.01, gamma: float = 0.99,
+          batch_size: int = 1024, n_epochs: int = 5, learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
           save_every: int = 25_000, init: str | Path | None = None, progress_bar: bool = True, verbose: int = 1) -> dict:  # fmt: skip
     """Train one baseline; returns its config (also written to ``<out>.json``)."""
     import torch
@@ -216,9 +217,9 @@ def main(argv=None) -> int:
     ap.add_argument("--greedy-share", type=float, default=0.2, help="share of episodes against greedy (default 0.2)")
     ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots")
     ap.add_argument("--eval-every", type=int, default=50_000, help="steps between win-rate checks (0: none)")
-    ap.add_argument("--batch-size", type=int, default=512, help="PPO minibatch (default 512)")
-    ap.add_argument("--epochs", type=int, default=10, help="PPO epochs per rollout (default 10)")
-    ap.add_argument("--lr", type=float, default=3e-4, help="learning rate (default 3e-4)")
+    ap.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")
+    ap.add_argument("--epochs", type=int, default=5, help="PPO epochs per rollout (default 5)")
+    ap.add_argument("--lr", type=float, default=5e-4, help="learning rate (default 5e-4)")
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
