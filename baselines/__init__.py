@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..wrappers.opponents import ModelOpponent
+
 MODELS = Path(__file__).resolve().parent / "models"
 
 
@@ -47,25 +49,29 @@ class Baseline:
         return f"<Baseline {self.name}: {self.env_id} {self.options or ''} after {self.config['budget']['steps']} steps>"
 
 
-def opponent(name: str):
+class BaselineOpponent(ModelOpponent):
+    """A trained model as an opponent, playing its most likely legal action;
+    refuses another game's observations with a message naming both."""
+
+    def __init__(self, agent: Baseline, name: str):
+        super().__init__(agent, deterministic=True, name=name)
+        self.agent = agent
+
+    def act(self, obs, masks, rng):
+        agent = self.agent
+        expected, actions = tuple(agent.policy.observation_space.shape), agent.policy.action_space.n
+        if tuple(obs.shape[1:]) != expected or masks.shape[1] != actions:
+            raise ValueError(f"{self.name} plays {agent.env_id}{' ' + str(agent.options) if agent.options else ''} "
+                             f"(observations {expected}, {actions} actions); this env gives observations "
+                             f"{tuple(obs.shape[1:])} and {masks.shape[1]} actions")  # fmt: skip
+        return super().act(obs, masks, rng)
+
+
+def opponent(name: str) -> BaselineOpponent:
     """The opponent ``"baseline:<name>"`` stands for: the committed model
-    ``name`` playing its most likely legal action; ValueError naming the
-    models if there is none, and at its first move if the env is another
-    game than the model's."""
-    from ..wrappers.opponents import ModelOpponent
-
-    agent = load(name)
-    expected = tuple(agent.policy.observation_space.shape)
-
-    class BaselineOpponent(ModelOpponent):
-        def act(self, obs, masks, rng):
-            if tuple(obs.shape[1:]) != expected or masks.shape[1] != agent.policy.action_space.n:
-                raise ValueError(f"baseline:{name} plays {agent.env_id}{' ' + str(agent.options) if agent.options else ''} (observations {expected}, "
-                                 f"{agent.policy.action_space.n} actions); this env gives observations "
-                                 f"{tuple(obs.shape[1:])} and {masks.shape[1]} actions")  # fmt: skip
-            return super().act(obs, masks, rng)
-
-    return BaselineOpponent(agent, deterministic=True, name=f"baseline:{name}")
+    ``name`` (or a saved model's path); ValueError naming the models if there
+    is none, and at its first move if the env is another game than the model's."""
+    return BaselineOpponent(load(name), name=f"baseline:{name}")
 
 
 def load(name: str | Path) -> Baseline:

@@ -89,23 +89,19 @@ def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed
     seats split evenly; counts from the agent's side."""
     from boardenvs.registry import make_game
     from boardenvs.wrappers import evaluate
-    from boardenvs.wrappers.opponents import ModelOpponent
+    from boardenvs.wrappers.opponents import make_opponent
 
-    from . import load
-
-    def resolve(spec):  # a model plays its most likely legal action
-        if spec.startswith("baseline:"):
-            return ModelOpponent(load(spec.split(":", 1)[1]), deterministic=True, name=spec)
-        return spec
-
+    # built once for every seat (a "baseline:<name>" loads its model here and
+    # plays its most likely legal action)
+    agent_player, opponent_player = make_opponent(agent), make_opponent(opponent)
     seats = make_game(env_id, **options).num_players
     total = {"wins": 0, "draws": 0, "losses": 0, "games": 0, "by_seat": {}}
     for seat in range(seats):
         n = games // seats + (1 if seat < games % seats else 0)
         if n == 0:
             continue
-        res = evaluate(resolve(agent), env_id, games=n, opponent=resolve(opponent), seat=seat, seed=seed + 1000 * seat,
-                       deterministic=agent.startswith("baseline:"), **options)  # fmt: skip
+        res = evaluate(agent_player, env_id, games=n, opponent=opponent_player, seat=seat, seed=seed + 1000 * seat,
+                       **options)  # fmt: skip
         for key in ("wins", "draws", "losses", "games"):
             total[key] += res[key]
         total["by_seat"][seat] = [res["wins"], res["draws"], res["losses"]]
@@ -175,9 +171,6 @@ def markdown(entries: dict) -> str:
         if "elo" in e:
             ratings = ", ".join(f"{p.replace('baseline:', '')} {v:+.0f}" for p, v in sorted(e["elo"].items(), key=lambda kv: -kv[1]))
             elo_lines.append(f"| {name} | {ratings} |")
-        budget = e.get("budget") or {}
-        if budget:
-            lines[-1] += ""  # budgets are listed below the table
     out = "\n".join(lines)
     if elo_lines:
         out += "\n\nElo (Bradley-Terry over the whole round-robin, random = 0):\n\n| game | ratings |\n|---|---|\n" + "\n".join(elo_lines)

@@ -194,3 +194,16 @@ def test_baseline_opponent_refuses_another_game():
     with pytest.raises(ValueError, match=f"baseline:{name} plays .* this env gives observations \\(6, 6, 8\\)"):
         obs, info = env.reset(seed=0)  # raises here when the opponent moves first,
         env.step(int(np.flatnonzero(info["action_mask"])[0]))  # else on its first move
+
+
+def test_an_opponent_given_as_the_agent_plays_as_it_is():
+    # a built "baseline:" opponent plays its most likely action also as evaluate's agent (not re-wrapped to sample)
+    from boardenvs.wrappers import make_opponent
+
+    name = "tryasina_v0"
+    by_name = evaluate(f"baseline:{name}", name, games=40, seed=3)
+    built = evaluate(make_opponent(f"baseline:{name}"), name, games=40, seed=3)
+    sampled = evaluate(baselines.load(name), name, games=40, seed=3, deterministic=False)
+    deterministic = evaluate(baselines.load(name), name, games=40, seed=3, deterministic=True)
+    assert built == by_name == deterministic
+    assert sampled["by_seat"] != deterministic["by_seat"] or sampled["wins"] != deterministic["wins"]
