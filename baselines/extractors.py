@@ -11,7 +11,18 @@ Every boardenvs observation is an ``int8`` array with known bounds
   neighbours are the 3x3 window minus two corners, the taps ``(-1, -1)`` and
   ``(+1, +1)`` (cells two steps away).  ``hex=True`` zeroes those two taps of
   every kernel, so each convolution sees exactly a cell and its six
-  neighbours (a hexagonal convolution on the axial grid);
+  neighbours (a hexagonal convolution on the axial grid).
+  ``split=(k, ...)`` adds, for each named plane ``k``, one plane per piece
+  on it (``pieces`` of them) in reading order of the grid: where an action
+  space names a player's pieces by that order (Quagmire's piece 0 and 1),
+  the convolutions see which piece is which instead of having to count.
+  ``around=True`` (with ``split``) also gives the linear layer each such
+  piece's **own view**: the input planes in a window of twice the grid's
+  size centred on the piece (so it holds the whole board wherever the piece
+  stands).  A flattened board fed to a linear layer has to learn "the cells
+  next to piece 0" once for every place piece 0 may stand; in the piece's
+  own view "the cell east of it" is always the same input, as it is in the
+  action space (piece x direction);
 * **tracks** ``(players, cells)`` (Tryasina): :class:`TrackMLP`, the planes
   flattened into a two-layer MLP.
 
@@ -48,26 +59,68 @@ class HexConv2d(nn.Conv2d):
 
 class BoardCNN(BaseFeaturesExtractor):
     """``layers`` 3x3 convolutions of ``channels`` (ReLU, board size kept),
-    flattened, then a linear layer of ``features_dim`` (ReLU)."""
+    flattened, then a linear layer of ``features_dim`` (ReLU).  ``split``:
+    planes whose pieces get a plane each (``pieces`` per plane, first in
+    reading order first), added to the input."""
 
     def __init__(self, observation_space: gymnasium.spaces.Box, features_dim: int = 128, channels: int = 32,
-                 layers: int = 3, hex: bool = False):  # fmt: skip
+                 layers: int = 3, hex: bool = False, split: tuple = (), pieces: int = 2, around: bool = False):  # fmt: skip
         if len(observation_space.shape) != 3:
             raise ValueError(f"BoardCNN takes (H, W, C) board planes, got shape {observation_space.shape}")
         super().__init__(observation_space, features_dim)
         h, w, c = observation_space.shape
+        self.split = tuple(int(k) for k in split)
+        if any(not 0 <= k < c for k in self.split) or pieces < 1:
+            raise ValueError(f"split names planes 0..{c - 1} and pieces >= 1, got split={split}, pieces={pieces}")
+        self.pieces = int(pieces)
+        if around and not self.split:
+            raise ValueError("around=True centres windows on the split planes' pieces: name them with split=(k, ...)")
+        self.around = bool(around)
         self.register_buffer("scale", _scale(observation_space))
         conv = HexConv2d if hex else (lambda i, o: nn.Conv2d(i, o, kernel_size=3, padding=1))
-        blocks, width = [], c
+        c_in = c + len(self.split) * self.pieces
+        blocks, width = [], c_in
         for _ in range(layers):
             blocks += [conv(width, channels), nn.ReLU()]
             width = channels
         self.cnn = nn.Sequential(*blocks, nn.Flatten())
-        self.linear = nn.Sequential(nn.Linear(channels * h * w, features_dim), nn.ReLU())
+        views = len(self.split) * self.pieces * (2 * h - 1) * (2 * w - 1) * c_in if self.around else 0
+        self.linear = nn.Sequential(nn.Linear(channels * h * w + views, features_dim), nn.ReLU())
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         x = (observations * self.scale).permute(0, 3, 1, 2)  # (B, H, W, C) -> (B, C, H, W)
-        return self.linear(self.cnn(x))
+        if not self.split:
+            return self.linear(self.cnn(x))
+        pieces = self._split(x)
+        x = torch.cat([x, pieces], dim=1)
+        features = self.cnn(x)
+        if self.around:
+            features = torch.cat([features, self._views(x, pieces)], dim=1)
+        return self.linear(features)
+
+    def _views(self, x: torch.Tensor, pieces: torch.Tensor) -> torch.Tensor:
+        """(B, pieces * (2H-1) * (2W-1) * C): for every split piece, ``x`` in
+        the (2H-1, 2W-1) window centred on it (zeros off the grid, and all
+        zeros for a piece not on the board)."""
+        b, c, h, w = x.shape
+        padded = nn.functional.pad(x, (w - 1, w - 1, h - 1, h - 1))
+        flat = pieces.reshape(b, pieces.shape[1], h * w)
+        at = flat.argmax(dim=2)  # (B, P): the piece's cell, 0 if none
+        present = (flat.sum(dim=2) > 0).to(x.dtype)
+        rows = (at // w)[:, :, None] + torch.arange(2 * h - 1)  # (B, P, 2H-1) in padded rows
+        cols = (at % w)[:, :, None] + torch.arange(2 * w - 1)
+        batch = torch.arange(b)[:, None, None, None]
+        views = padded.permute(0, 2, 3, 1)[batch, rows[:, :, :, None], cols[:, :, None, :]]  # (B, P, 2H-1, 2W-1, C)
+        return (views * present[:, :, None, None, None]).reshape(b, -1)
+
+    def _split(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, len(split) * pieces, H, W): plane k's i-th occupied cell in
+        reading order (row by row) on plane ``pieces * j + i``."""
+        b, _, h, w = x.shape
+        occupied = (x[:, list(self.split)] > 0).reshape(b, len(self.split), h * w)
+        rank = torch.cumsum(occupied.to(torch.int32), dim=2)  # 1 on the first piece, 2 on the second, ...
+        planes = [(occupied & (rank == i + 1)) for i in range(self.pieces)]
+        return torch.stack(planes, dim=2).reshape(b, len(self.split) * self.pieces, h, w).to(x.dtype)
 
 
 class TrackMLP(BaseFeaturesExtractor):

@@ -11,7 +11,10 @@ else self-play, a :class:`~boardenvs.wrappers.SelfPlayPool` of frozen
 snapshots of the learner (one every ``--snapshot-every`` steps).  The
 learner's seat is drawn per episode.  The policy's features come from
 :mod:`boardenvs.baselines.extractors` (a small CNN on board planes, hex
-convolutions on hex boards, an MLP on Tryasina's tracks).
+convolutions on hex boards, an MLP on Tryasina's tracks).  ``--shaping C``
+adds potential-based reward shaping with the game's own heuristic (the greedy
+opponent's evaluation; :class:`ShapedRewards`): a denser signal that leaves
+the optimal policies as they were (Ng, Harada & Russell, 1999).
 
 Writes ``<out>.pt`` (the policy's weights) and ``<out>.json`` (everything
 :func:`boardenvs.baselines.load` needs, with the budget spent and the
@@ -29,6 +32,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from stable_baselines3.common.vec_env import VecEnvWrapper
 
 MODELS = Path(__file__).resolve().parent / "models"
 
@@ -37,11 +41,16 @@ MODELS = Path(__file__).resolve().parent / "models"
 # actually trained with (some runs were continued with --init).
 GAMES = {
     "quess_v0": {"extractor": "cnn", "extractor_kwargs": {}, "steps": 300_000},
-    "quagmire_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True}, "steps": 300_000},
+    # Quagmire's actions name the mover's pieces by reading order: split the own-pieces plane (2)
+    # and give each piece its own view of the board (BoardCNN's around)
+    "quagmire_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True, "split": [2], "around": True}, "steps": 300_000,
+                    "shaping_scale": 20.0},
     "quicksand_v0": {"extractor": "cnn", "extractor_kwargs": {}, "steps": 300_000},
-    "hex_quoridor_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True}, "steps": 300_000},
-    "tryasina_v0": {"extractor": "mlp", "extractor_kwargs": {}, "steps": 300_000},
+    "hex_quoridor_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True}, "steps": 300_000, "shaping_scale": 4.0},
+    "tryasina_v0": {"extractor": "mlp", "extractor_kwargs": {}, "steps": 300_000, "shaping_scale": 50.0},
 }
+# "shaping_scale": the size of a typical difference in the game's heuristic
+# (HQ: goal distances; Quagmire: moves; Tryasina: track steps), for --shaping (ShapedRewards)
 PLAYER_COUNTS = {"hex_quoridor_v0": (2, 3, 4, 6), "tryasina_v0": (2, 3, 4)}
 
 
@@ -85,6 +94,45 @@ class OpponentMix:
         return f"<OpponentMix {', '.join(parts)}, else {self.pool!r}>"
 
 
+class ShapedRewards(VecEnvWrapper):
+    """Potential-based reward shaping (Ng, Harada & Russell, 1999): the
+    learner's reward becomes ``r + gamma * phi(s') - phi(s)`` with
+    ``phi(s) = coef * tanh(h / scale)``, ``h`` the game's own heuristic (the
+    greedy opponent's evaluation, ``Game.heuristic``) of the state at the
+    learner's decision, for the learner's seat, and ``phi = 0`` once the game
+    is over.  Shaping of this form leaves the optimal policies unchanged; it
+    only gives the learner a denser signal.  The episode statistics SB3 logs
+    (``rollout/ep_rew_mean``) stay the game's own rewards."""
+
+    def __init__(self, venv, coef: float, scale: float, gamma: float):
+        super().__init__(venv)
+        inner = venv.venv  # SB3VecEnv -> SingleAgentVectorEnv
+        self.inner, self.coef, self.scale, self.gamma = inner, float(coef), float(scale), float(gamma)
+        game = inner.game
+        if game.heuristic is None:
+            raise ValueError(f"{inner.env_id} has no heuristic to shape rewards with")
+        self.heuristic, self.params = game.heuristic, game.params
+        self.scratch = np.zeros(game.mask_size, np.int8)
+        self.phi = np.zeros(venv.num_envs)
+
+    def _potentials(self) -> np.ndarray:
+        states, seats = self.inner.vec.states, self.inner.seats
+        h = np.array([self.heuristic(states[i], self.params, int(seats[i]), self.scratch) for i in range(len(seats))])
+        return self.coef * np.tanh(h / self.scale)
+
+    def reset(self):
+        obs = self.venv.reset()
+        self.phi = self._potentials()
+        return obs
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        phi = self._potentials()  # a finished row is at its next game's start already
+        rewards = rewards + (self.gamma * np.where(dones, 0.0, phi) - self.phi).astype(np.float32)
+        self.phi = phi
+        return obs, rewards, dones, infos
+
+
 def policy_kwargs(config: dict) -> dict:
     from .extractors import EXTRACTORS
 
@@ -112,7 +160,8 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
           out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
           snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100, n_steps: int = 128,
           batch_size: int = 1024, n_epochs: int = 5, learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
-          save_every: int = 25_000, init: str | Path | None = None, progress_bar: bool = True, verbose: int = 1) -> dict:  # fmt: skip
+          save_every: int = 25_000, init: str | Path | None = None, shaping: float = 0.0, progress_bar: bool = True,
+          verbose: int = 1) -> dict:  # fmt: skip
     """Train one baseline; returns its config (also written to ``<out>.json``)."""
     import torch
     from sb3_contrib import MaskablePPO
@@ -141,6 +190,11 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     pool = SelfPlayPool(max_size=20, latest_prob=0.5)
     mix = OpponentMix(pool, {"random": random_share, "greedy": greedy_share})
     env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, **options)  # seeded by MaskablePPO(seed=...)
+    if shaping:
+        if "shaping_scale" not in defaults:
+            raise ValueError(f"--shaping: no shaping scale for {env_id} (GAMES[...]['shaping_scale'])")
+        env = ShapedRewards(env, shaping, defaults["shaping_scale"], gamma)
+        config["shaping"] = {"coef": shaping, "scale": defaults["shaping_scale"], "potential": "coef * tanh(heuristic / scale)"}
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, learning_rate=learning_rate,
                         ent_coef=ent_coef, gamma=gamma, seed=seed, policy_kwargs=policy_kwargs(config),
                         tensorboard_log=str(out.parent / f"{out.name}_tb"), verbose=0, device="cpu")  # fmt: skip
@@ -220,6 +274,8 @@ def main(argv=None) -> int:
     ap.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")
     ap.add_argument("--epochs", type=int, default=5, help="PPO epochs per rollout (default 5)")
     ap.add_argument("--lr", type=float, default=5e-4, help="learning rate (default 5e-4)")
+    ap.add_argument("--shaping", type=float, default=0.0,
+                    help="potential-based reward shaping with the game's heuristic, this big at most (default 0: none)")
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
@@ -231,7 +287,7 @@ def main(argv=None) -> int:
         train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
               random_share=args.random_share, greedy_share=args.greedy_share, snapshot_every=args.snapshot_every,
               eval_every=args.eval_every, batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr, init=args.init,
-              progress_bar=not args.no_progress)  # fmt: skip
+              shaping=args.shaping, progress_bar=not args.no_progress)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))
     return 0

@@ -15,7 +15,7 @@ from boardenvs import baselines
 from boardenvs.baselines import evaluate as ev
 from boardenvs.baselines.extractors import BoardCNN, HexConv2d, TrackMLP
 from boardenvs.registry import gym_id_of
-from boardenvs.baselines.train import GAMES, OpponentMix, game_options, model_name, train
+from boardenvs.baselines.train import GAMES, OpponentMix, ShapedRewards, game_options, model_name, train
 from boardenvs.wrappers import SelfPlayPool, evaluate
 
 
@@ -77,6 +77,46 @@ def test_hex_convolution_sees_a_cell_and_its_six_neighbours():
     assert hit == expected
 
 
+def test_split_planes_tell_quagmire_pieces_apart_as_its_actions_do():
+    """Quagmire's move actions name the mover's piece 0 (lower cell index) and
+    piece 1: the split planes put each on its own plane, piece 0 first."""
+    from boardenvs.games import quagmire as qm
+
+    game = boardenvs.make_game("quagmire_v0")
+    space = gymnasium.spaces.Box(game.info.obs_low, game.info.obs_high, game.info.obs_low.shape, np.int8)
+    net = BoardCNN(space, features_dim=8, hex=True, split=(2,), around=True)
+    side = game.board.side
+    on_board = torch.as_tensor(game.board.on_board_grid(), dtype=torch.float32).reshape(side, side)
+    rng = np.random.default_rng(3)
+    checked = 0
+    pos = boardenvs.position("quagmire_v0")
+    while checked < 40:
+        if pos.is_terminal:
+            pos = boardenvs.position("quagmire_v0")
+        if pos.state[qm.M_PLACED] == 4:
+            seat = pos.to_move
+            obs = torch.as_tensor(pos.observation(seat)[None], dtype=torch.float32).permute(0, 3, 1, 2)
+            planes = net._split(obs)[0]
+            assert planes.shape[0] == 2 and planes.sum() == 2
+            scaled = (torch.as_tensor(pos.observation(seat)[None], dtype=torch.float32) * net.scale).permute(0, 3, 1, 2)
+            views = net._views(torch.cat([scaled, planes[None]], 1), planes[None]).reshape(2, 2 * side - 1, 2 * side - 1, 7)
+            for p in range(2):
+                cell = int(pos.state[qm.M_PIECES + 2 * seat + p])
+                assert planes[p].reshape(-1)[game.board.grid_index[cell]] == 1, (p, game.board.name(cell))
+                # piece p's own view: the piece at the centre (own pieces, plane 2, and its
+                # split plane, 5 + p), the board around it where it lies
+                r, c = divmod(int(game.board.grid_index[cell]), side)
+                assert views[p, side - 1, side - 1, 2] == 1 and views[p, side - 1, side - 1, 5 + p] == 1
+                window = views[p, side - 1 - r : 2 * side - 1 - r, side - 1 - c : 2 * side - 1 - c, 0]
+                assert torch.equal(window, on_board) and views[p, :, :, 0].sum() == on_board.sum()
+            checked += 1
+        pos = pos.play(int(rng.choice(np.flatnonzero(pos.action_mask()))))
+    with pytest.raises(ValueError, match="split names planes"):
+        BoardCNN(space, split=(9,))
+    with pytest.raises(ValueError, match="around=True centres windows"):
+        BoardCNN(space, around=True)
+
+
 @pytest.mark.parametrize("env_id", sorted(GAMES))
 def test_extractor_fits_every_game(env_id):
     from boardenvs.baselines.extractors import EXTRACTORS
@@ -84,7 +124,7 @@ def test_extractor_fits_every_game(env_id):
     game = boardenvs.make_game(env_id)
     space = gymnasium.spaces.Box(game.info.obs_low, game.info.obs_high, game.info.obs_low.shape, np.int8)
     cls = EXTRACTORS[GAMES[env_id]["extractor"]]
-    net = cls(space, features_dim=16, **GAMES[env_id]["extractor_kwargs"])
+    net = cls(space, **{**GAMES[env_id]["extractor_kwargs"], "features_dim": 16})
     out = net(torch.as_tensor(np.stack([space.sample(), space.high]), dtype=torch.float32))
     assert out.shape == (2, 16) and torch.isfinite(out).all()
     assert isinstance(net, BoardCNN if len(space.shape) == 3 else TrackMLP)
@@ -157,6 +197,44 @@ def test_opponent_mix_shares():
     assert 400 < fixed < 600  # 25% of 2000, the rest from the (empty) pool's initial opponent
     with pytest.raises(ValueError, match="add up to at most 1"):
         OpponentMix(pool, {"random": 0.7, "greedy": 0.6})
+
+
+@pytest.mark.parametrize("env_id, options", [("tryasina_v0", {"num_players": 4}), ("hex_quoridor_v0", {})])
+def test_shaped_rewards_are_potential_differences_that_telescope(env_id, options):
+    """With gamma = 1 an episode's shaping adds up to -phi(its first state)
+    (phi = 0 at the end): the game's own return is unchanged up to a constant
+    per episode, and SB3's episode statistics keep the game's own rewards."""
+    from boardenvs.wrappers import SB3VecEnv
+
+    plain = SB3VecEnv(env_id, num_envs=6, opponent="random", **options)
+    shaped = ShapedRewards(SB3VecEnv(env_id, num_envs=6, opponent="random", **options), 0.25, 7.0, 1.0)
+    game, inner = shaped.inner.game, shaped.inner
+
+    def phi():
+        h = [game.heuristic(inner.vec.states[i], game.params, int(inner.seats[i]), np.zeros(game.mask_size, np.int8))
+             for i in range(6)]  # fmt: skip
+        return 0.25 * np.tanh(np.array(h) / 7.0)
+
+    plain.seed(5)
+    shaped.seed(5)
+    plain.reset()
+    shaped.reset()
+    start, acc, rng, ended = phi(), np.zeros(6), np.random.default_rng(1), 0
+    while ended < 12:
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in plain.action_masks()])
+        _, r_plain, d_plain, i_plain = plain.step(actions)
+        _, r_shaped, d_shaped, i_shaped = shaped.step(actions)
+        assert (d_plain == d_shaped).all()
+        acc += r_shaped - r_plain
+        assert np.abs(r_shaped - r_plain).max() <= 0.5 + 1e-6  # |phi| <= 0.25
+        for i in np.flatnonzero(d_shaped):
+            assert acc[i] == pytest.approx(-start[i], abs=1e-4)
+            assert i_shaped[i]["episode"]["r"] == i_plain[i]["episode"]["r"] == r_plain[i]
+            ended += 1
+        now = phi()
+        start[d_shaped], acc[d_shaped] = now[d_shaped], 0.0
+    with pytest.raises(ValueError, match="no shaping scale for quess_v0"):
+        train("quess_v0", steps=64, num_envs=2, shaping=0.1, progress_bar=False, verbose=0)
 
 
 def test_cli_errors_are_clear(capsys):
