@@ -274,6 +274,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")
     ap.add_argument("--epochs", type=int, default=5, help="PPO epochs per rollout (default 5)")
     ap.add_argument("--lr", type=float, default=5e-4, help="learning rate (default 5e-4)")
+    ap.add_argument("--gamma", type=float, default=0.99, help="discount (default 0.99)")
     ap.add_argument("--shaping", type=float, default=0.0,
                     help="potential-based reward shaping with the game's heuristic, this big at most (default 0: none)")
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch")
@@ -283,11 +284,13 @@ def main(argv=None) -> int:
         value = getattr(args, flag)
         if value is not None and value < 1:
             ap.error(f"--{flag.replace('_', '-')} must be a positive int, got {value}")
+    if not 0.0 < args.gamma <= 1.0:
+        ap.error(f"--gamma must be in (0, 1], got {args.gamma}")
     try:
         train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
               random_share=args.random_share, greedy_share=args.greedy_share, snapshot_every=args.snapshot_every,
-              eval_every=args.eval_every, batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr, init=args.init,
-              shaping=args.shaping, progress_bar=not args.no_progress)  # fmt: skip
+              eval_every=args.eval_every, batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
+              gamma=args.gamma, init=args.init, shaping=args.shaping, progress_bar=not args.no_progress)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))
     return 0

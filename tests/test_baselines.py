@@ -237,7 +237,7 @@ def test_shaped_rewards_are_potential_differences_that_telescope(env_id, options
         train("quess_v0", steps=64, num_envs=2, shaping=0.1, progress_bar=False, verbose=0)
 
 
-def test_cli_errors_are_clear(capsys):
+def test_cli_errors_are_clear(capsys, tmp_path):
     from boardenvs.baselines.evaluate import main as eval_main
     from boardenvs.baselines.train import main as train_main
 
@@ -247,6 +247,12 @@ def test_cli_errors_are_clear(capsys):
     with pytest.raises(SystemExit):
         train_main(["quess_v0", "--players", "4"])
     assert "played by 2 players" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train_main(["quess_v0", "--gamma", "1.5"])
+    assert "--gamma must be in (0, 1], got 1.5" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train_main(["quess_v0", "--shaping", "0.2", "--steps", "64", "--num-envs", "2", "--out", str(tmp_path / "q")])
+    assert "no shaping scale for quess_v0" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         eval_main(["nope_v0"])
     assert "no committed model 'nope_v0'" in capsys.readouterr().err
