@@ -172,6 +172,8 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     if env_id not in GAMES:
         raise ValueError(f"unknown game {env_id!r}: one of {', '.join(GAMES)}")
     defaults = GAMES[env_id]
+    if shaping and "shaping_scale" not in defaults:  # before anything is built
+        raise ValueError(f"--shaping: no shaping scale for {env_id} (GAMES[...]['shaping_scale'])")
     steps = int(steps or defaults["steps"])
     options = game_options(env_id, players)
     name = model_name(env_id, players)
@@ -191,8 +193,6 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     mix = OpponentMix(pool, {"random": random_share, "greedy": greedy_share})
     env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, **options)  # seeded by MaskablePPO(seed=...)
     if shaping:
-        if "shaping_scale" not in defaults:
-            raise ValueError(f"--shaping: no shaping scale for {env_id} (GAMES[...]['shaping_scale'])")
         env = ShapedRewards(env, shaping, defaults["shaping_scale"], gamma)
         config["shaping"] = {"coef": shaping, "scale": defaults["shaping_scale"], "potential": "coef * tanh(heuristic / scale)"}
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, learning_rate=learning_rate,

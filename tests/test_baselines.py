@@ -95,10 +95,10 @@ def test_split_planes_tell_quagmire_pieces_apart_as_its_actions_do():
             pos = boardenvs.position("quagmire_v0")
         if pos.state[qm.M_PLACED] == 4:
             seat = pos.to_move
-            obs = torch.as_tensor(pos.observation(seat)[None], dtype=torch.float32).permute(0, 3, 1, 2)
-            planes = net._split(obs)[0]
+            obs = torch.as_tensor(pos.observation(seat)[None], dtype=torch.float32)  # (1, H, W, C)
+            planes = net._split(obs.permute(0, 3, 1, 2))[0]
             assert planes.shape[0] == 2 and planes.sum() == 2
-            scaled = (torch.as_tensor(pos.observation(seat)[None], dtype=torch.float32) * net.scale).permute(0, 3, 1, 2)
+            scaled = (obs * net.scale).permute(0, 3, 1, 2)
             views = net._views(torch.cat([scaled, planes[None]], 1), planes[None]).reshape(2, 2 * side - 1, 2 * side - 1, 7)
             for p in range(2):
                 cell = int(pos.state[qm.M_PIECES + 2 * seat + p])
