@@ -333,3 +333,31 @@ def test_gymnasium_episode_statistics_and_unseeded_resets():
         return env.reset()[0]
 
     assert np.array_equal(after_two_resets(), after_two_resets())  # an unseeded reset goes on with the seeded generators
+
+
+def test_more_opponents_than_the_list_keeps_each_row_with_its_own():
+    """The view keeps at most 64 opponents and forgets those no row plays;
+    a reset that picks more than that at once (a picker handing out a new
+    opponent per episode) renumbers the rows already dealt, so every row
+    plays the opponent picked for it."""
+    from boardenvs.wrappers.opponents import PolicyOpponent
+
+    class Fresh:
+        def __init__(self):
+            self.picks = []
+
+        def pick(self, rng):
+            self.picks.append(PolicyOpponent(first_legal, name=f"fresh{len(self.picks)}"))
+            return self.picks[-1]
+
+    fresh = Fresh()
+    env = SingleAgentVectorEnv("quagmire_v0", num_envs=100, radius=2, opponent=fresh)
+    env.reset(seed=0)
+    assert len(fresh.picks) == 100 and len(env._opp_list) <= 100
+    assert all(env._opp_list[env._opp_ids[r]] is fresh.picks[r] for r in range(100))
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # rows end and are dealt new opponents, several at a time
+        env.step(_random_actions(env.action_masks(), rng))
+    assert len(fresh.picks) > 100
+    used = {id(env._opp_list[k]) for k in env._opp_ids}
+    assert len(used) == 100 and used <= {id(p) for p in fresh.picks}

@@ -218,7 +218,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             vec._run(vec._drivers.reset_rows, vec.states, self.game.params, rows, vec._probs, seats, draw)
             self._seats[rows] = seats
             if not isinstance(self.opponents, FixedOpponent):
-                self._opp_ids[rows] = [self._opp_id(self.opponents.pick(self._rng)) for _ in range(rows.shape[0])]
+                # one row at a time: _opp_id may prune the list and renumber _opp_ids,
+                # which must include the ids already given to these rows
+                for r in rows:
+                    self._opp_ids[r] = self._opp_id(self.opponents.pick(self._rng))
             elif not self._opp_list:
                 self._opp_id(self.opponents.opponent)
             self._advance(rows)
