@@ -6,6 +6,8 @@
 >>> env = gymnasium.make("boardenvs/Quess-v0", opponent=agent)   # or opponent="baseline:quess_v0"
 
 * ``python -m boardenvs.baselines.train GAME`` trains one (:mod:`.train`);
+* ``python -m boardenvs.baselines.distill GAME --teacher greedy`` fits one to
+  a reference opponent's decisions (:mod:`.distill`);
 * ``python -m boardenvs.baselines.evaluate GAME`` plays the round-robin
   and writes the strength table (:mod:`.evaluate`).
 

@@ -68,6 +68,14 @@ def game_options(env_id: str, players: int | None) -> dict:
     return {"num_players": players} if env_id in PLAYER_COUNTS else {}
 
 
+def same_game(env_id: str, options: dict, other_id: str, other_options: dict) -> bool:
+    """Whether two (id, options) make the same game, defaults filled in
+    (``{}`` and ``{"num_players": 2}`` are the same Hex Quoridor)."""
+    from boardenvs.registry import make_game
+
+    return env_id == other_id and make_game(env_id, **options).options == make_game(other_id, **other_options).options
+
+
 class OpponentMix:
     """The views' per-episode opponent picker: each fixed opponent with its
     share of the episodes, else one drawn from the self-play pool."""
@@ -189,6 +197,16 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
         "opponents": {"random": random_share, "greedy": greedy_share,
                       "self-play": round(1.0 - random_share - greedy_share, 4), "snapshot_every": snapshot_every},
     }  # fmt: skip
+    if init is not None:  # the network is the saved model's (its extractor options may differ from the game's defaults)
+        init = Path(init)
+        if not (init.with_suffix(".json").is_file() and init.with_suffix(".pt").is_file()):
+            raise ValueError(f"--init {init}: no {init.with_suffix('.pt')} / {init.with_suffix('.json')} pair")
+        init_config = json.loads(init.with_suffix(".json").read_text())
+        if not same_game(env_id, options, init_config.get("env_id"), init_config.get("options") or {}):
+            raise ValueError(f"--init {init} plays {init_config.get('env_id')} {init_config.get('options')}, "
+                             f"not {env_id} {options}")  # fmt: skip
+        for key in ("extractor", "extractor_kwargs", "net_arch"):
+            config[key] = init_config[key]
     pool = SelfPlayPool(max_size=20, latest_prob=0.5)
     mix = OpponentMix(pool, {"random": random_share, "greedy": greedy_share})
     env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, **options)  # seeded by MaskablePPO(seed=...)
@@ -199,9 +217,8 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
                         ent_coef=ent_coef, gamma=gamma, seed=seed, policy_kwargs=policy_kwargs(config),
                         tensorboard_log=str(out.parent / f"{out.name}_tb"), verbose=0, device="cpu")  # fmt: skip
     if init is not None:  # go on from a saved policy (its budget is added to this run's)
-        init = Path(init)
         model.policy.load_state_dict(torch.load(init.with_suffix(".pt"), map_location="cpu", weights_only=True))
-        config["init"] = json.loads(init.with_suffix(".json").read_text())
+        config["init"] = init_config
     history = []
 
     class Progress(BaseCallback):

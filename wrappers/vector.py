@@ -146,7 +146,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         actions = vec._check_actions(actions)  # raise (nothing changed) or -1 = forfeit
         backup = None
         if not self._all_in_kernel():
-            backup = (vec.states.copy(), self._rng.bit_generator.state, self._seats.copy(), self._opp_ids.copy())
+            backup = (vec.states.copy(), self._rng.bit_generator.state, self._seats.copy(), self._opp_ids.copy(),
+                      list(self._opp_list), dict(self._opp_index))  # (a prune may renumber the opponents)
         rewards = np.zeros(self.num_envs, np.float32)
         terminated = np.zeros(self.num_envs, np.bool_)
         truncated = np.zeros(self.num_envs, np.bool_)
@@ -166,7 +167,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 self._reset_rows(ended)  # opponents may move first in the new games
         except BaseException:
             if backup is not None:  # an opponent failed: every row back as it was
-                vec.states[:], self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup
+                vec.states[:], self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup[:4]
+                self._opp_list, self._opp_index = backup[4], backup[5]
             raise
         self._lengths += 1
         self._lengths[ended] = 0

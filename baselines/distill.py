@@ -1,0 +1,397 @@
+"""Distil a search opponent into a masked-PPO policy (imitation pretraining).
+
+    python -m boardenvs.baselines.distill quagmire_v0 --teacher mcts:1600 --games 3000 --out runs/qd
+    python -m boardenvs.baselines.train quagmire_v0 --init runs/qd --out runs/q   # then PPO from it
+
+A strong search (by default ``mcts:1600``) plays games, mostly against
+itself, some against ``random`` (``--random-share``: the positions a weak
+opponent leaves behind), the first 0 to ``--opening`` decisions of every game
+(drawn per game) random, so the games differ.  Every decision the teacher makes is a sample:
+the mover's observation and mask, the teacher's action, and the mover's final
+return.  Then the policy the trainer builds for this game (same extractor,
+same heads: a ``MaskableActorCriticPolicy``) is fitted by supervised
+learning: cross-entropy of the masked policy on the teacher's action, plus
+``vf_coef`` times the squared error of the value head on the return.  A
+tenth of the games is held out and the teacher-agreement rate on it is
+reported.
+
+The result is saved like :mod:`.train`'s (``<out>.pt``/``<out>.json``, its
+``distilled`` entry names the teacher, games and samples, and its budget the
+teacher's decisions as steps): :func:`boardenvs.baselines.load` plays it,
+``train --init`` goes on from it with PPO.  This is expert iteration's first
+step (Anthony et al., 2017; AlphaZero's policy target is the search's
+visits): the policy learns what the search finds, the search is not used to play.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .train import GAMES, game_options, model_name, policy_kwargs, same_game
+
+MODELS = Path(__file__).resolve().parent / "models"
+
+
+def _actions(opponent, vec, rows, rng) -> np.ndarray:
+    if len(rows) == 0:
+        return np.zeros(0, np.int64)
+    if opponent.needs_state:
+        return np.asarray(opponent.act_states(vec.game, vec.states[rows], rng), np.int64)
+    obs = vec._views[0][rows]
+    masks = vec.action_masks()[rows]
+    return np.asarray(opponent.act(obs, masks, rng), np.int64)
+
+
+def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs: int = 64, seed: int = 0,
+            players: int | None = None, random_share: float = 0.25, opening: int = 2, student=None,
+            student_share: float = 0.0, verbose: int = 0) -> dict:  # fmt: skip
+    """Play ``games`` games and return the teacher's decisions: ``obs``
+    (int8, the mover's view), ``masks`` (int8), ``actions``, ``returns`` (the
+    mover's final reward), ``seat`` (the mover) and ``game`` (which game
+    each sample is from, numbered from 0 in the order the games started);
+    and per game: ``random_seat`` (-1: none), ``opening`` (its random
+    decisions) and ``student_game``.
+
+    ``student`` (a model with ``predict``, or an opponent name such as
+    ``"baseline:<name>"``) plays instead of the teacher in ``student_share``
+    of the games, its most likely action; the teacher still labels every one
+    of its decisions.  So the samples also hold the positions the student's
+    own mistakes lead to, which the teacher's games never reach (DAgger,
+    Ross, Gordon & Bagnell, 2011)."""
+    from boardenvs.registry import make_vec
+    from boardenvs.wrappers.opponents import make_opponent
+
+    from ..spec import is_int
+
+    for label, value, low in (("games", games, 1), ("num_envs", num_envs, 1), ("opening", opening, 0)):
+        if not is_int(value) or value < low:
+            raise ValueError(f"{label} must be an int >= {low}, got {value!r}")
+    for label, value in (("random_share", random_share), ("student_share", student_share)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            raise ValueError(f"{label} must be in [0, 1], got {value!r}")
+    if student_share > 0 and student is None:
+        raise ValueError("student_share > 0 needs a student (a model or an opponent name)")
+    player = None
+    if student is not None:
+        from boardenvs.wrappers.opponents import ModelOpponent
+
+        is_model = not isinstance(student, str) and hasattr(student, "predict")
+        player = ModelOpponent(student, deterministic=True, name="student") if is_model else make_opponent(student)
+    options = game_options(env_id, players)
+    expert = make_opponent(teacher)
+    num_envs = min(int(num_envs), int(games))
+    vec = make_vec(env_id, num_envs=num_envs, **options)
+    rng = np.random.default_rng(seed)
+    vec.reset(seed=seed)
+    n_players = vec.num_players
+
+    def new_game():  # (the seat random plays or -1, random decisions still to play: 0..opening, student plays)
+        return ((int(rng.integers(n_players)) if rng.random() < random_share else -1), int(rng.integers(opening + 1)),
+                bool(player is not None and rng.random() < student_share))  # fmt: skip
+
+    setup = [new_game() for _ in range(num_envs)]
+    per_game = {"random_seat": [s[0] for s in setup], "opening": [s[1] for s in setup], "student_game": [s[2] for s in setup]}
+    game_ids = np.arange(num_envs)
+    next_id = num_envs
+    pending: list[list] = [[] for _ in range(num_envs)]  # per row: (obs, mask, action, seat) of the game on
+    out = {"obs": [], "masks": [], "actions": [], "returns": [], "seat": [], "game": []}
+    finished = 0
+    started = num_envs
+    live = np.ones(num_envs, bool)  # rows still wanted (no new game after the last one started)
+    t0 = time.perf_counter()
+    while finished < games:
+        movers = vec.to_move
+        by_random = np.array([live[i] and (setup[i][1] > 0 or movers[i] == setup[i][0]) for i in range(num_envs)])
+        by_teacher = np.flatnonzero(live & ~by_random)
+        actions = vec.random_actions()
+        labels = _actions(expert, vec, by_teacher, rng)
+        masks = vec.action_masks()
+        if labels.shape != by_teacher.shape or ((labels < 0) | (labels >= masks.shape[1])).any() or \
+                not masks[by_teacher, np.clip(labels, 0, masks.shape[1] - 1)].all():  # fmt: skip
+            raise ValueError(f"teacher {getattr(expert, 'name', expert)} chose an illegal action")
+        actions[by_teacher] = labels
+        by_student = np.array([setup[i][2] for i in by_teacher], bool)
+        if by_student.any():
+            actions[by_teacher[by_student]] = _actions(player, vec, by_teacher[by_student], rng)
+        obs, masks = vec._views[0], vec.action_masks()
+        for i, label in zip(by_teacher, labels):
+            pending[i].append((obs[i].copy(), masks[i].copy(), int(label), int(movers[i])))
+        for i in range(num_envs):
+            if setup[i][1] > 0:
+                setup[i] = (setup[i][0], setup[i][1] - 1, setup[i][2])
+        _, rewards, terminated, truncated, _ = vec.step(actions)
+        for i in np.flatnonzero((terminated | truncated) & live):
+            for o, m, a, seat in pending[i]:
+                out["obs"].append(o), out["masks"].append(m), out["actions"].append(a)
+                out["returns"].append(float(rewards[i, seat])), out["seat"].append(seat)
+                out["game"].append(int(game_ids[i]))
+            pending[i] = []
+            finished += 1
+            if started < games:
+                setup[i] = new_game()
+                for key, value in zip(per_game, setup[i]):
+                    per_game[key].append(value)
+                game_ids[i] = next_id
+                next_id += 1
+                started += 1
+            else:
+                live[i] = False
+            if verbose and finished % max(1, games // 10) == 0:
+                print(f"[distill] {finished}/{games} games, {len(out['actions'])} samples, "
+                      f"{time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
+    if not out["actions"]:
+        raise ValueError(f"the teacher {teacher!r} made no decision in {games} games (opening {opening})")
+    return {
+        "obs": np.stack(out["obs"]), "masks": np.stack(out["masks"]), "actions": np.array(out["actions"], np.int64),
+        "returns": np.array(out["returns"], np.float32), "seat": np.array(out["seat"], np.int64),
+        "game": np.array(out["game"], np.int64),
+        "random_seat": np.array(per_game["random_seat"], np.int64), "opening": np.array(per_game["opening"], np.int64),
+        "student_game": np.array(per_game["student_game"], bool),
+    }  # fmt: skip
+
+
+def new_policy(config: dict):
+    """The ``MaskableActorCriticPolicy`` :func:`boardenvs.baselines.load`
+    builds for ``config`` (untrained)."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from ..registry import make_game
+
+    info = make_game(config["env_id"], **config["options"]).info
+    obs_space = spaces.Box(info.obs_low, info.obs_high, info.obs_low.shape, "int8")
+    return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
+
+
+def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, vf_coef: float = 0.5,
+        holdout: float = 0.1, seed: int = 0, on_epoch=None, verbose: int = 0) -> dict:  # fmt: skip
+    """Supervised fit of ``policy`` on :func:`collect`'s samples; returns
+    the held-out games' teacher agreement and losses per epoch (also passed
+    to ``on_epoch(result)`` after each epoch)."""
+    import torch
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    ids = np.unique(data["game"])
+    held = rng.choice(ids, size=int(round(len(ids) * holdout)), replace=False) if holdout > 0 else ids[:0]
+    test = np.isin(data["game"], held)
+    train_rows, test_rows = np.flatnonzero(~test), np.flatnonzero(test)
+    if len(train_rows) == 0:
+        raise ValueError("no samples left to fit after the hold-out")
+    tensors = {k: torch.as_tensor(data[k]) for k in ("obs", "masks", "actions", "returns")}
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
+
+    def batch_loss(rows):
+        obs = tensors["obs"][rows].float()
+        values, log_prob, _ = policy.evaluate_actions(obs, tensors["actions"][rows], action_masks=tensors["masks"][rows].numpy())
+        pi = -log_prob.mean()
+        vf = torch.nn.functional.mse_loss(values.flatten(), tensors["returns"][rows])
+        return pi, vf
+
+    def agreement(rows) -> dict:
+        if len(rows) == 0:
+            return {}
+        policy.set_training_mode(False)
+        hits, pi_sum, vf_sum = 0, 0.0, 0.0
+        with torch.no_grad():
+            for k in range(0, len(rows), 4096):
+                part = rows[k : k + 4096]
+                obs = tensors["obs"][part].float()
+                dist = policy.get_distribution(obs, action_masks=tensors["masks"][part].numpy())
+                hits += int((dist.get_actions(deterministic=True) == tensors["actions"][part]).sum())
+                pi, vf = batch_loss(part)
+                pi_sum += float(pi) * len(part)
+                vf_sum += float(vf) * len(part)
+        return {"agreement": round(hits / len(rows), 4), "policy_loss": round(pi_sum / len(rows), 4),
+                "value_loss": round(vf_sum / len(rows), 4)}  # fmt: skip
+
+    history = []
+    for epoch in range(epochs):
+        policy.set_training_mode(True)
+        order = rng.permutation(train_rows)
+        for k in range(0, len(order), batch_size):
+            pi, vf = batch_loss(order[k : k + batch_size])
+            loss = pi + vf_coef * vf
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+        schedule.step()
+        row = {"epoch": epoch + 1, **{f"held_out_{k}": v for k, v in agreement(test_rows).items()}}
+        history.append(row)
+        if verbose:
+            print(f"[distill] {row}", flush=True)
+        if on_epoch is not None:
+            policy.set_training_mode(False)
+            on_epoch({"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "epochs": history})
+    policy.set_training_mode(False)
+    return {"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "epochs": history}
+
+
+def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str | Path | None = None,
+            players: int | None = None, num_envs: int = 64, seed: int = 0, random_share: float = 0.25,
+            opening: int = 2, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, samples: str | Path | None = None,
+            extractor_kwargs: dict | None = None, init: str | Path | None = None, student_share: float = 0.0,
+            verbose: int = 1) -> dict:  # fmt: skip
+    """Collect the teacher's decisions, fit a fresh policy on them and save
+    it (``<out>.pt``/``<out>.json``); returns its config.  ``samples``: an
+    ``.npz`` file to keep the teacher's decisions in (``.npz`` added to a
+    name without it): when it exists it is read back instead of playing,
+    and refused (ValueError) if it was played with other settings.
+    ``extractor_kwargs``: change the game's extractor options (e.g.
+    ``{"layers": 6}``).  ``init``: a saved model (``<path>.pt/.json``) to
+    start from (its network) instead of a fresh policy; it is also the
+    student of :func:`collect` in ``student_share`` of the games.
+
+    The value head is fitted to the undiscounted final return; PPO's critic
+    (``gamma`` < 1, shaping) learns a discounted one, so its first updates
+    after ``train --init`` move the value head before the policy settles."""
+    import torch
+
+    from ..spec import is_int
+
+    if env_id not in GAMES:
+        raise ValueError(f"unknown game {env_id!r}: one of {', '.join(GAMES)}")
+    for label, value in (("epochs", epochs), ("batch_size", batch_size)):
+        if not is_int(value) or value < 1:
+            raise ValueError(f"{label} must be a positive int, got {value!r}")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not lr > 0:
+        raise ValueError(f"lr must be a number > 0, got {lr!r}")
+    if student_share and init is None:
+        raise ValueError("student_share > 0: the student is the init model, give init (--init)")
+    options = game_options(env_id, players)
+    name = model_name(env_id, players)
+    out = Path(out) if out is not None else MODELS / name
+    if samples is not None:
+        samples = Path(samples)
+        samples = samples if samples.suffix == ".npz" else samples.with_name(samples.name + ".npz")
+    defaults = GAMES[env_id]
+    config = {
+        "name": name, "env_id": env_id, "options": options,
+        "extractor": defaults["extractor"], "extractor_kwargs": {**defaults["extractor_kwargs"], **(extractor_kwargs or {})},
+        "net_arch": [128], "algorithm": "sb3_contrib.MaskablePPO",
+    }  # fmt: skip
+    student = None
+    if init is not None:
+        from . import load
+
+        student = load(init)  # ValueError if there is none
+        if not same_game(env_id, options, student.env_id, student.options):
+            raise ValueError(f"init {init} plays {student.env_id} {student.options}, not {env_id} {options}")
+        if extractor_kwargs:
+            raise ValueError("extractor options come from the init model's network: give one or the other")
+        for key in ("extractor", "extractor_kwargs", "net_arch"):
+            config[key] = student.config[key]
+        config["init"] = student.config
+    try:
+        policy = new_policy(config)  # before the games: a bad config fails fast
+    except TypeError as exc:
+        raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
+    if student is not None:
+        policy.load_state_dict(student.policy.state_dict())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if samples is not None:
+        samples.parent.mkdir(parents=True, exist_ok=True)
+    teacher_name = teacher if isinstance(teacher, str) else getattr(teacher, "name", repr(teacher))
+    settings = {"env_id": env_id, "options": options, "teacher": teacher_name, "games": games, "seed": seed,
+                "random_share": random_share, "opening": opening, "student": None if init is None else str(init),
+                "student_share": student_share, "num_envs": num_envs}  # fmt: skip
+    c0, t0 = time.process_time(), time.perf_counter()
+    data = None
+    read_back = samples is not None and samples.is_file()
+    if read_back:
+        with np.load(samples) as f:
+            if "settings" not in f.files:
+                raise ValueError(f"{samples} was not written by distill (no settings in it)")
+            if json.loads(str(f["settings"])) != settings:
+                raise ValueError(f"{samples} holds samples played with {str(f['settings'])}, not {json.dumps(settings)}")
+            data = {k: f[k] for k in f.files if k != "settings"}
+    if data is None:
+        data = collect(env_id, teacher, games, num_envs=num_envs, seed=seed, players=players, random_share=random_share,
+                       opening=opening, student=student, student_share=student_share, verbose=verbose)  # fmt: skip
+        if samples is not None:
+            np.savez_compressed(samples, settings=json.dumps(settings), **data)
+    collect_s = time.perf_counter() - t0
+
+    def save(result: dict, final: bool) -> None:  # after every epoch: a run stopped early keeps its last one
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        config["distilled"] = {
+            "teacher": teacher_name, "games": games, "samples": int(len(data["actions"])), "random_share": random_share,
+            "opening": opening, "student_share": student_share, "epochs": epochs,
+            "batch_size": batch_size, "lr": lr, "collect_wall_s": round(collect_s),
+            "samples_file": None if samples is None else str(samples), "samples_read_back": read_back,
+            **result,
+        }  # fmt: skip
+        prev = config.get("init", {}).get("budget", {"steps": 0, "wall_s": 0, "cpu_s": 0})
+        config["budget"] = {"steps": prev["steps"] + int(len(data["actions"])), "wall_s": prev["wall_s"] + round(wall),
+                            "cpu_s": prev["cpu_s"] + round(cpu), "this_run_steps": int(len(data["actions"])),
+                            "finished": final, "machine": f"{platform.machine()}, {os.cpu_count()} cores"}  # fmt: skip
+        config["history"] = []
+        config["command"] = "python -m boardenvs.baselines.distill " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None
+        config["date"] = time.strftime("%Y-%m-%d")
+        torch.save({k: v.detach().cpu() for k, v in policy.state_dict().items()}, out.with_suffix(".pt"))
+        out.with_suffix(".json").write_text(json.dumps(config, indent=2) + "\n")
+
+    result = fit(policy, data, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, verbose=verbose,
+                 on_epoch=lambda r: save(r, final=False))  # fmt: skip
+    save(result, final=True)
+    wall = time.perf_counter() - t0
+    if verbose:
+        last = result["epochs"][-1] if result["epochs"] else {}
+        print(f"[{name}] saved {out.with_suffix('.pt')}: {len(data['actions'])} samples from {games} games of "
+              f"{teacher}, held-out agreement {last.get('held_out_agreement')}, {wall:.0f} s")  # fmt: skip
+    return config
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.distill", description=__doc__.splitlines()[0])
+    ap.add_argument("game", choices=sorted(GAMES), help="the env id")
+    ap.add_argument("--teacher", default="mcts:1600", help="the opponent name to imitate (default mcts:1600)")
+    ap.add_argument("--games", type=int, default=1000, help="games the teacher plays (default 1000)")
+    ap.add_argument("--players", type=int, default=None, help="player count (Hex Quoridor, Tryasina)")
+    ap.add_argument("--num-envs", type=int, default=64, help="games played at once (default 64)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--random-share", type=float, default=0.25, help="share of games with a random seat (default 0.25)")
+    ap.add_argument("--opening", type=int, default=2, help="at most this many random decisions at the start of each game (default 2)")
+    ap.add_argument("--epochs", type=int, default=10, help="passes over the samples (default 10)")
+    ap.add_argument("--batch-size", type=int, default=512, help="minibatch (default 512)")
+    ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate, cosine to 0 (default 1e-3)")
+    ap.add_argument("--layers", type=int, default=None, help="convolutions in the board extractor (default: the game's)")
+    ap.add_argument("--samples", default=None, help="an .npz to keep the teacher's samples in (read back when it exists)")
+    ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json), also the student")
+    ap.add_argument("--student-share", type=float, default=0.0,
+                    help="share of games the --init model plays instead of the teacher, labelled by it (default 0)")
+    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: the package's models folder)")
+    args = ap.parse_args(argv)
+    if args.layers is not None and args.layers < 1:
+        ap.error(f"--layers must be a positive int, got {args.layers}")
+    for flag in ("games", "num_envs", "epochs", "batch_size"):
+        if getattr(args, flag) < 1:
+            ap.error(f"--{flag.replace('_', '-')} must be a positive int, got {getattr(args, flag)}")
+    if args.opening < 0:
+        ap.error(f"--opening must be >= 0, got {args.opening}")
+    if not args.lr > 0:
+        ap.error(f"--lr must be > 0, got {args.lr}")
+    if args.student_share and args.init is None:
+        ap.error("--student-share: the student is the --init model, give --init")
+    try:
+        distill(args.game, teacher=args.teacher, games=args.games, out=args.out, players=args.players,
+                num_envs=args.num_envs, seed=args.seed, random_share=args.random_share, opening=args.opening,
+                epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, samples=args.samples,
+                extractor_kwargs=None if args.layers is None else {"layers": args.layers}, init=args.init,
+                student_share=args.student_share)  # fmt: skip
+    except ValueError as exc:
+        ap.error(str(exc))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

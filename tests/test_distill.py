@@ -1,0 +1,184 @@
+"""Distillation (boardenvs.baselines.distill): the teacher's games are
+recorded as they were played, the supervised fit learns a teacher it can
+represent, and the result is a model load() and train --init take."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import boardenvs
+from boardenvs import baselines
+from boardenvs.baselines.distill import collect, distill, fit, main, new_policy
+from boardenvs.baselines.train import train
+from boardenvs.registry import make_game
+from boardenvs.wrappers import evaluate
+from boardenvs.wrappers.opponents import Opponent
+
+
+class Lowest(Opponent):
+    """The lowest legal action: a teacher the policy's last layer can copy."""
+
+    name = "lowest"
+
+    def act(self, obs, masks, rng):
+        return np.asarray(masks, bool).argmax(axis=1)
+
+
+def test_collect_records_every_teacher_decision_with_its_game_result():
+    data = collect("quagmire_v0", Lowest(), games=6, num_envs=4, seed=1, random_share=0.0, opening=0)
+    n = len(data["actions"])
+    assert data["obs"].shape == (n, *make_game("quagmire_v0").obs_shape) and data["masks"].shape[0] == n
+    assert sorted(set(data["game"])) == list(range(6))
+    # every decision is the teacher's (no random seat, no opening) and legal
+    assert (data["actions"] == data["masks"].argmax(axis=1)).all()
+    assert data["masks"][np.arange(n), data["actions"]].all()
+    for g in range(6):
+        rows = data["game"] == g
+        seats, returns = data["seat"][rows], data["returns"][rows]
+        # QM-2: four placements, player_0 first; then both seats move until one cannot (QM-8: no draws)
+        assert list(seats[:4]) == [0, 1, 1, 0]
+        assert set(returns) == {-1.0, 1.0} and all(len(set(returns[seats == s])) == 1 for s in (0, 1))
+        # replaying the recorded actions from the start gives the recorded observations and the result
+        pos = boardenvs.position("quagmire_v0")
+        for obs, act in zip(data["obs"][rows], data["actions"][rows]):
+            assert (pos.observation(pos.to_move) == obs).all()
+            pos = pos.play(int(act))
+        assert pos.is_terminal and pos.returns[seats[0]] == returns[0]
+
+
+class Highest(Opponent):
+    name = "highest"
+
+    def act(self, obs, masks, rng):
+        masks = np.asarray(masks, bool)
+        return masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1)
+
+
+def test_a_student_plays_and_the_teacher_labels():
+    """DAgger: in the student's games the moves played are the student's,
+    the labels recorded the teacher's."""
+    data = collect("quagmire_v0", Lowest(), games=4, num_envs=2, seed=4, random_share=0.0, opening=0,
+                   student=Highest(), student_share=1.0)  # fmt: skip
+    assert (data["actions"] == data["masks"].argmax(axis=1)).all()  # the teacher's labels
+    for g in range(4):
+        rows = data["game"] == g
+        pos = boardenvs.position("quagmire_v0")
+        for obs, mask in zip(data["obs"][rows], data["masks"][rows]):
+            assert (pos.observation(pos.to_move) == obs).all()
+            pos = pos.play(int(np.flatnonzero(mask)[-1]))  # the student's move
+        assert pos.is_terminal
+    # mixed: in each game either the student's moves or the teacher's were played
+    mixed = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=5, random_share=0.0, opening=0,
+                    student=Highest(), student_share=0.5)  # fmt: skip
+    assert 0 < mixed["student_game"].sum() < 8
+    for g in range(8):
+        rows = mixed["game"] == g
+        pos = boardenvs.position("quagmire_v0")
+        for obs, mask in zip(mixed["obs"][rows], mixed["masks"][rows]):
+            assert (pos.observation(pos.to_move) == obs).all()
+            legal = np.flatnonzero(mask)
+            pos = pos.play(int(legal[-1] if mixed["student_game"][g] else legal[0]))
+        assert pos.is_terminal
+    with pytest.raises(ValueError, match="needs a student"):
+        collect("quagmire_v0", Lowest(), games=2, student_share=0.5)
+    with pytest.raises(ValueError, match="student_share must be in"):
+        collect("quagmire_v0", Lowest(), games=2, student=Highest(), student_share=2)
+
+
+def test_collect_random_seats_and_openings_are_left_out():
+    full = collect("quagmire_v0", Lowest(), games=8, num_envs=8, seed=2, random_share=0.0, opening=0)
+    part = collect("quagmire_v0", Lowest(), games=8, num_envs=8, seed=2, random_share=1.0, opening=3)
+    assert (part["random_seat"] >= 0).all() and (full["random_seat"] == -1).all() and (full["opening"] == 0).all()
+    assert set(part["opening"]) <= {0, 1, 2, 3} and len(set(part["opening"])) > 1
+    for g in range(8):
+        rows = part["game"] == g
+        # only the teacher's seat is recorded, never the random one
+        assert (part["seat"][rows] == 1 - part["random_seat"][g]).all()
+        # QM-2: a decision of the setup places one piece, so the pieces on the board at the first
+        # sample count the decisions played before it: at least the game's random opening
+        first = part["obs"][rows][0]
+        pieces = int((first[..., 2] > 0).sum() + (first[..., 3] > 0).sum())
+        assert pieces >= min(part["opening"][g], 4)
+    assert len(part["actions"]) < len(full["actions"])
+
+
+def test_fit_learns_a_teacher_it_can_represent():
+    data = collect("quagmire_v0", Lowest(), games=40, num_envs=8, seed=3, random_share=0.0, opening=4)
+    policy = new_policy({"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {},
+                         "net_arch": [64]})  # fmt: skip
+    result = fit(policy, data, epochs=8, batch_size=64, lr=3e-3, seed=0)
+    first, last = result["epochs"][0], result["epochs"][-1]
+    assert result["held_out_samples"] > 0 and result["train_samples"] > result["held_out_samples"]
+    assert last["held_out_agreement"] >= 0.9
+    assert last["held_out_policy_loss"] < first["held_out_policy_loss"]
+
+
+def test_distill_saves_a_model_load_and_train_init_take(tmp_path):
+    out, samples = tmp_path / "qd", tmp_path / "s.npz"
+    config = distill("quagmire_v0", "greedy", games=6, out=out, num_envs=3, epochs=1, samples=samples,
+                     extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    saved = json.loads(out.with_suffix(".json").read_text())
+    assert saved == json.loads(json.dumps(config))
+    assert saved["extractor_kwargs"] == {"hex": True, "split": [2], "around": True, "layers": 1}
+    # the samples file is read back (same samples) when the settings match, refused when they do not
+    again = distill("quagmire_v0", "greedy", games=6, out=tmp_path / "qd2", num_envs=3, epochs=1, samples=tmp_path / "s", verbose=0)
+    assert again["distilled"]["samples"] == saved["distilled"]["samples"]
+    with pytest.raises(ValueError, match="holds samples played with"):
+        distill("quagmire_v0", "greedy", games=7, out=tmp_path / "qd3", epochs=1, samples=samples, verbose=0)
+    assert not (tmp_path / "qd3.pt").exists()
+    assert saved["distilled"]["teacher"] == "greedy" and saved["budget"]["steps"] == saved["distilled"]["samples"] > 0
+    assert saved["budget"]["finished"] and [e["epoch"] for e in saved["distilled"]["epochs"]] == [1]
+    agent = baselines.load(out)
+    res = evaluate(agent, "quagmire_v0", games=4, opponent="random", seed=0)
+    assert res["wins"] + res["losses"] == 4
+    more = train("quagmire_v0", steps=128, num_envs=4, n_steps=32, batch_size=64, out=tmp_path / "q2", init=out,
+                 greedy_share=0.0, eval_every=0, progress_bar=False, verbose=0)  # fmt: skip
+    assert more["init"]["distilled"]["teacher"] == "greedy" and more["extractor_kwargs"]["layers"] == 1  # its network
+    with pytest.raises(ValueError, match="plays quagmire_v0 {}, not quess_v0"):
+        train("quess_v0", steps=64, num_envs=2, out=tmp_path / "q3", init=out, progress_bar=False, verbose=0)
+    # a second round from the first: its network, its budget added, the student playing half the games
+    third = distill("quagmire_v0", "greedy", games=4, out=tmp_path / "qd4", num_envs=2, epochs=1, init=out,
+                    student_share=0.5, verbose=0)  # fmt: skip
+    assert third["extractor_kwargs"]["layers"] == 1 and third["init"]["name"] == "quagmire_v0"
+    assert third["budget"]["steps"] == saved["budget"]["steps"] + third["budget"]["this_run_steps"]
+    with pytest.raises(ValueError, match="plays quagmire_v0 {}, not quess_v0"):
+        distill("quess_v0", "greedy", games=2, out=tmp_path / "x", init=out, verbose=0)
+    with pytest.raises(ValueError, match="no .*missing.pt"):
+        train("quagmire_v0", steps=64, num_envs=2, out=tmp_path / "q3", init=tmp_path / "missing", progress_bar=False, verbose=0)
+    assert more["budget"]["steps"] == saved["budget"]["steps"] + more["budget"]["this_run_steps"]
+
+
+def test_distill_errors_are_clear(capsys, tmp_path):
+    with pytest.raises(ValueError, match="games must be an int >= 1, got 0"):
+        collect("quagmire_v0", "random", games=0)
+    with pytest.raises(ValueError, match="random_share must be in"):
+        collect("quagmire_v0", "random", games=2, random_share=1.5)
+    with pytest.raises(ValueError, match="opponent"):
+        collect("quagmire_v0", "nope", games=2)
+    # the fit's settings are checked before any game is played or folder made
+    for kwargs, message in (({"epochs": 0}, "epochs must be a positive int"), ({"batch_size": 0}, "batch_size must be"),
+                            ({"lr": -1.0}, "lr must be a number > 0")):  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            distill("quagmire_v0", "greedy", games=2, out=tmp_path / "new" / "m", verbose=0, **kwargs)
+    assert not (tmp_path / "new").exists()
+
+    class Illegal(Opponent):
+        def act(self, obs, masks, rng):
+            return np.full(len(masks), -1)
+
+    with pytest.raises(ValueError, match="chose an illegal action"):
+        collect("quagmire_v0", Illegal(), games=2, random_share=0.0)
+    for argv, message in ((["quagmire_v0", "--games", "0"], "--games must be a positive int"),
+                          (["quagmire_v0", "--opening", "-1"], "--opening must be >= 0"),
+                          (["quagmire_v0", "--lr", "0"], "--lr must be > 0"),
+                          (["quagmire_v0", "--layers", "0"], "--layers must be a positive int"),
+                          (["quagmire_v0", "--student-share", "0.5"], "the student is the --init model"),
+                          (["tryasina_v0", "--layers", "2"], "extractor options"),
+                          (["quess_v0", "--players", "3"], "played by 2 players"),
+                          (["quagmire_v0", "--teacher", "nope", "--out", str(tmp_path / "x")], "nope")):  # fmt: skip
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "x.pt").exists()
