@@ -173,8 +173,9 @@ def new_policy(config: dict):
 def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, vf_coef: float = 0.5,
         holdout: float = 0.1, seed: int = 0, on_epoch=None, verbose: int = 0) -> dict:  # fmt: skip
     """Supervised fit of ``policy`` on :func:`collect`'s samples; returns
-    the held-out games' teacher agreement and losses per epoch (also passed
-    to ``on_epoch(result)`` after each epoch)."""
+    the sample counts and ``history``, the held-out games' teacher agreement
+    and losses per epoch (also passed to ``on_epoch(result)`` after each
+    epoch)."""
     import torch
 
     torch.manual_seed(seed)
@@ -231,9 +232,9 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
             print(f"[distill] {row}", flush=True)
         if on_epoch is not None:
             policy.set_training_mode(False)
-            on_epoch({"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "epochs": history})
+            on_epoch({"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "history": history})
     policy.set_training_mode(False)
-    return {"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "epochs": history}
+    return {"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "history": history}
 
 
 def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str | Path | None = None,
@@ -345,7 +346,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     save(result, final=True)
     wall = time.perf_counter() - t0
     if verbose:
-        last = result["epochs"][-1] if result["epochs"] else {}
+        last = result["history"][-1] if result["history"] else {}
         print(f"[{name}] saved {out.with_suffix('.pt')}: {len(data['actions'])} samples from {games} games of "
               f"{teacher}, held-out agreement {last.get('held_out_agreement')}, {wall:.0f} s")  # fmt: skip
     return config

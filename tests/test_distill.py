@@ -109,7 +109,7 @@ def test_fit_learns_a_teacher_it_can_represent():
     policy = new_policy({"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {},
                          "net_arch": [64]})  # fmt: skip
     result = fit(policy, data, epochs=8, batch_size=64, lr=3e-3, seed=0)
-    first, last = result["epochs"][0], result["epochs"][-1]
+    first, last = result["history"][0], result["history"][-1]
     assert result["held_out_samples"] > 0 and result["train_samples"] > result["held_out_samples"]
     assert last["held_out_agreement"] >= 0.9
     assert last["held_out_policy_loss"] < first["held_out_policy_loss"]
@@ -129,7 +129,8 @@ def test_distill_saves_a_model_load_and_train_init_take(tmp_path):
         distill("quagmire_v0", "greedy", games=7, out=tmp_path / "qd3", epochs=1, samples=samples, verbose=0)
     assert not (tmp_path / "qd3.pt").exists()
     assert saved["distilled"]["teacher"] == "greedy" and saved["budget"]["steps"] == saved["distilled"]["samples"] > 0
-    assert saved["budget"]["finished"] and [e["epoch"] for e in saved["distilled"]["epochs"]] == [1]
+    assert saved["budget"]["finished"] and saved["distilled"]["epochs"] == 1
+    assert [e["epoch"] for e in saved["distilled"]["history"]] == [1]
     agent = baselines.load(out)
     res = evaluate(agent, "quagmire_v0", games=4, opponent="random", seed=0)
     assert res["wins"] + res["losses"] == 4
