@@ -134,7 +134,7 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
             print(f"[{name}] {a} vs {b}: {r['wins']}-{r['draws']}-{r['losses']} ({r['seconds']} s)", flush=True)
     entry = {
         "name": name, "env_id": env_id, "options": options, "num_players": num_players, "games": games, "seed": seed,
-        "budget": baseline.config.get("budget"), "results": results,
+        "budget": baseline.config.get("budget"), "method": method(baseline.config), "results": results,
         "command": "python -m boardenvs.baselines.evaluate " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None,
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "date": time.strftime("%Y-%m-%d"),
@@ -174,12 +174,26 @@ def markdown(entries: dict) -> str:
     out = "\n".join(lines)
     if elo_lines:
         out += "\n\nElo (Bradley-Terry over the whole round-robin, random = 0):\n\n| game | ratings |\n|---|---|\n" + "\n".join(elo_lines)
-    budgets = [f"| {n} | {e['budget']['steps']:,} | {e['budget']['wall_s']} s | {e['budget']['cpu_s']} s |"
+    budgets = [f"| {n} | {e.get('method', 'PPO')} | {e['budget']['steps']:,} | {e['budget']['wall_s']} s | {e['budget']['cpu_s']} s |"
                for n, e in sorted(entries.items()) if e.get("budget")]  # fmt: skip
     if budgets:
-        out += "\n\nTraining budgets (`python -m boardenvs.baselines.train GAME`, this repository's 2-core machine):\n\n"
-        out += "| model | steps | wall | CPU |\n|---|---|---|---|\n" + "\n".join(budgets)
+        out += ("\n\nTraining budgets (`python -m boardenvs.baselines.train GAME`, `... distill GAME`; steps count "
+                "the teacher's labelled decisions too; this repository's 2-core machine):\n\n")  # fmt: skip
+        out += "| model | how | steps | wall | CPU |\n|---|---|---|---|---|\n" + "\n".join(budgets)
     return out + "\n"
+
+
+def method(config: dict) -> str:
+    """How a model was made, oldest step first, from its config's ``init``
+    chain: ``"PPO"``, ``"distilled from greedy, PPO"``, ..."""
+    steps = []
+    while config:
+        d = config.get("distilled")
+        step = "PPO" if not d else f"distilled from {d['teacher']}" + (" (DAgger)" if d.get("student_share") else "")
+        if not steps or steps[-1] != step:
+            steps.append(step)
+        config = config.get("init")
+    return ", ".join(reversed(steps))
 
 
 def _target(entry: dict, opponent: str, rate: float, low: float, chance: float) -> str:

@@ -291,3 +291,12 @@ def test_an_opponent_given_as_the_agent_plays_as_it_is():
     deterministic = evaluate(baselines.load(name), name, games=40, seed=3, deterministic=True)
     assert built == by_name == deterministic
     assert sampled["by_seat"] != deterministic["by_seat"] or sampled["wins"] != deterministic["wins"]
+
+
+def test_method_follows_the_init_chain():
+    ppo = {"name": "m"}
+    assert ev.method(ppo) == "PPO"
+    distilled = {"distilled": {"teacher": "greedy", "student_share": 0.0}}
+    dagger = {"distilled": {"teacher": "greedy", "student_share": 0.5}, "init": distilled}
+    assert ev.method({"init": {"init": dagger}}) == "distilled from greedy, distilled from greedy (DAgger), PPO"
+    assert ev.method({"init": ppo}) == "PPO"  # PPO continued is still PPO
