@@ -26,15 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from .train import GAMES, game_options, model_name, policy_kwargs, same_game
+from .train import GAMES, game_options, model_name, policy_kwargs, same_game, save_model
 
 MODELS = Path(__file__).resolve().parent / "models"
 
@@ -181,7 +178,8 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     ids = np.unique(data["game"])
-    held = rng.choice(ids, size=int(round(len(ids) * holdout)), replace=False) if holdout > 0 else ids[:0]
+    size = min(max(1, int(round(len(ids) * holdout))), len(ids) - 1) if holdout > 0 and len(ids) > 1 else 0
+    held = rng.choice(ids, size=size, replace=False)  # at least one game when there are two
     test = np.isin(data["game"], held)
     train_rows, test_rows = np.flatnonzero(~test), np.flatnonzero(test)
     if len(train_rows) == 0:
@@ -255,8 +253,6 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     The value head is fitted to the undiscounted final return; PPO's critic
     (``gamma`` < 1, shaping) learns a discounted one, so its first updates
     after ``train --init`` move the value head before the policy settles."""
-    import torch
-
     from ..spec import is_int
 
     if env_id not in GAMES:
@@ -323,7 +319,6 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     collect_s = time.perf_counter() - t0
 
     def save(result: dict, final: bool) -> None:  # after every epoch: a run stopped early keeps its last one
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         config["distilled"] = {
             "teacher": teacher_name, "games": games, "samples": int(len(data["actions"])), "random_share": random_share,
             "opening": opening, "student_share": student_share, "epochs": epochs,
@@ -331,15 +326,9 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
             "samples_file": None if samples is None else str(samples), "samples_read_back": read_back,
             **result,
         }  # fmt: skip
-        prev = config.get("init", {}).get("budget", {"steps": 0, "wall_s": 0, "cpu_s": 0})
-        config["budget"] = {"steps": prev["steps"] + int(len(data["actions"])), "wall_s": prev["wall_s"] + round(wall),
-                            "cpu_s": prev["cpu_s"] + round(cpu), "this_run_steps": int(len(data["actions"])),
-                            "finished": final, "machine": f"{platform.machine()}, {os.cpu_count()} cores"}  # fmt: skip
         config["history"] = []
-        config["command"] = "python -m boardenvs.baselines.distill " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None
-        config["date"] = time.strftime("%Y-%m-%d")
-        torch.save({k: v.detach().cpu() for k, v in policy.state_dict().items()}, out.with_suffix(".pt"))
-        out.with_suffix(".json").write_text(json.dumps(config, indent=2) + "\n")
+        save_model(policy, config, out, len(data["actions"]), time.perf_counter() - t0, time.process_time() - c0, final,
+                   "distill")  # fmt: skip
 
     result = fit(policy, data, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, verbose=verbose,
                  on_epoch=lambda r: save(r, final=False))  # fmt: skip

@@ -151,6 +151,25 @@ def policy_kwargs(config: dict) -> dict:
     }
 
 
+def save_model(policy, config: dict, out: Path, steps: int, wall: float, cpu: float, final: bool, cli: str) -> None:
+    """Write ``<out>.pt`` (the policy's weights) and ``<out>.json``
+    (``config`` with the budget: this run's steps and seconds plus those of
+    the model it started from, ``config["init"]``; the command line when
+    run as ``python -m boardenvs.baselines.<cli>``)."""
+    import torch
+
+    prev = config.get("init", {}).get("budget", {"steps": 0, "wall_s": 0, "cpu_s": 0})
+    config["budget"] = {"steps": prev["steps"] + int(steps), "wall_s": prev["wall_s"] + round(wall),
+                        "cpu_s": prev["cpu_s"] + round(cpu), "this_run_steps": int(steps),
+                        "finished": final, "machine": f"{platform.machine()}, {os.cpu_count()} cores"}  # fmt: skip
+    main = sys.modules.get("__main__")
+    ran_as = getattr(getattr(main, "__spec__", None), "name", None) == f"boardenvs.baselines.{cli}"
+    config["command"] = f"python -m boardenvs.baselines.{cli} " + " ".join(sys.argv[1:]) if ran_as else None
+    config["date"] = time.strftime("%Y-%m-%d")
+    torch.save({k: v.detach().cpu() for k, v in policy.state_dict().items()}, out.with_suffix(".pt"))
+    out.with_suffix(".json").write_text(json.dumps(config, indent=2) + "\n")
+
+
 def _progress(model, env_id: str, options: dict, games: int, seed: int) -> dict:
     from boardenvs.wrappers import evaluate
 
@@ -239,17 +258,9 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
             return True
 
     def save(final: bool) -> None:
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        prev = config.get("init", {}).get("budget", {"steps": 0, "wall_s": 0, "cpu_s": 0})
-        config["budget"] = {"steps": prev["steps"] + int(model.num_timesteps), "wall_s": prev["wall_s"] + round(wall),
-                            "cpu_s": prev["cpu_s"] + round(cpu), "this_run_steps": int(model.num_timesteps),
-                            "finished": final, "machine": f"{platform.machine()}, {os.cpu_count()} cores"}  # fmt: skip
         config["history"] = history
-        config["command"] = "python -m boardenvs.baselines.train " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None
-        config["date"] = time.strftime("%Y-%m-%d")
-        state = {k: v.detach().cpu() for k, v in model.policy.state_dict().items()}
-        torch.save(state, out.with_suffix(".pt"))
-        out.with_suffix(".json").write_text(json.dumps(config, indent=2) + "\n")
+        save_model(model.policy, config, out, model.num_timesteps, time.perf_counter() - t0, time.process_time() - c0,
+                   final, "train")  # fmt: skip
 
     class Checkpoint(BaseCallback):
         """The weights and config so far, every ``save_every`` steps (a run
