@@ -199,6 +199,8 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     if env_id not in GAMES:
         raise ValueError(f"unknown game {env_id!r}: one of {', '.join(GAMES)}")
     defaults = GAMES[env_id]
+    if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not shaping >= 0:
+        raise ValueError(f"--shaping must be a number >= 0 (the potential's size), got {shaping!r}")
     if shaping and "shaping_scale" not in defaults:  # before anything is built
         raise ValueError(f"--shaping: no shaping scale for {env_id} (GAMES[...]['shaping_scale'])")
     steps = int(steps or defaults["steps"])

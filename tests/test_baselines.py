@@ -254,6 +254,10 @@ def test_cli_errors_are_clear(capsys, tmp_path):
         train_main(["quess_v0", "--shaping", "0.2", "--steps", "64", "--num-envs", "2", "--out", str(tmp_path / "q")])
     assert "no shaping scale for quess_v0" in capsys.readouterr().err
     with pytest.raises(SystemExit):
+        train_main(["quagmire_v0", "--shaping", "-0.3", "--steps", "64", "--out", str(tmp_path / "neg")])
+    assert "--shaping must be a number >= 0 (the potential's size), got -0.3" in capsys.readouterr().err
+    assert not (tmp_path / "neg_tb").exists()
+    with pytest.raises(SystemExit):
         eval_main(["nope_v0"])
     assert "no committed model 'nope_v0'" in capsys.readouterr().err
 
