@@ -80,11 +80,8 @@ def load(name: str | Path) -> Baseline:
     """A committed model by name (:func:`available`), or the path of a
     ``.pt``/``.json`` pair written by :mod:`.train`."""
     import torch
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from ..registry import make_game
-    from .train import policy_kwargs
+    from .train import new_policy
 
     path = Path(name)
     if isinstance(name, str) and name in available():
@@ -94,9 +91,7 @@ def load(name: str | Path) -> Baseline:
         raise ValueError(f"no baseline {str(name)!r}: one of {', '.join(available()) or '(none committed)'}, "
                          f"or the path of a <name>.pt/<name>.json pair")  # fmt: skip
     config = json.loads(config_file.read_text())
-    info = make_game(config["env_id"], **config["options"]).info
-    obs_space = spaces.Box(info.obs_low, info.obs_high, info.obs_low.shape, "int8")
-    policy = MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
+    policy = new_policy(config)
     policy.load_state_dict(torch.load(weights, map_location="cpu", weights_only=True))
     policy.set_training_mode(False)
     return Baseline(policy, config)

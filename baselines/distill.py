@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .train import GAMES, game_options, model_name, policy_kwargs, same_game, save_model
+from .train import GAMES, game_options, model_config, new_policy, save_model, start_from
 
 MODELS = Path(__file__).resolve().parent / "models"
 
@@ -63,7 +63,7 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     own mistakes lead to, which the teacher's games never reach (DAgger,
     Ross, Gordon & Bagnell, 2011)."""
     from boardenvs.registry import make_vec
-    from boardenvs.wrappers.opponents import make_opponent
+    from boardenvs.wrappers.opponents import make_opponent, make_player
 
     from ..spec import is_int
 
@@ -75,12 +75,7 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
             raise ValueError(f"{label} must be in [0, 1], got {value!r}")
     if student_share > 0 and student is None:
         raise ValueError("student_share > 0 needs a student (a model or an opponent name)")
-    player = None
-    if student is not None:
-        from boardenvs.wrappers.opponents import ModelOpponent
-
-        is_model = not isinstance(student, str) and hasattr(student, "predict")
-        player = ModelOpponent(student, deterministic=True, name="student") if is_model else make_opponent(student)
+    player = None if student is None else make_player(student, deterministic=True)
     options = game_options(env_id, players)
     expert = make_opponent(teacher)
     num_envs = min(int(num_envs), int(games))
@@ -89,14 +84,24 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     vec.reset(seed=seed)
     n_players = vec.num_players
 
-    def new_game():  # (the seat random plays or -1, random decisions still to play: 0..opening, student plays)
-        return ((int(rng.integers(n_players)) if rng.random() < random_share else -1), int(rng.integers(opening + 1)),
-                bool(player is not None and rng.random() < student_share))  # fmt: skip
+    # per row, the game on: its number, the seat random plays (-1: none), the random decisions it
+    # still has to play (0..opening drawn), whether the student plays the teacher's seats
+    game_ids = np.zeros(num_envs, np.int64)
+    random_seat = np.zeros(num_envs, np.int64)
+    opening_left = np.zeros(num_envs, np.int64)
+    student_row = np.zeros(num_envs, bool)
+    per_game = {"random_seat": [], "opening": [], "student_game": []}
 
-    setup = [new_game() for _ in range(num_envs)]
-    per_game = {"random_seat": [s[0] for s in setup], "opening": [s[1] for s in setup], "student_game": [s[2] for s in setup]}
-    game_ids = np.arange(num_envs)
-    next_id = num_envs
+    def new_game(i):
+        game_ids[i] = len(per_game["opening"])
+        random_seat[i] = rng.integers(n_players) if rng.random() < random_share else -1
+        opening_left[i] = rng.integers(opening + 1)
+        student_row[i] = player is not None and rng.random() < student_share
+        for key, value in zip(per_game, (random_seat[i], opening_left[i], student_row[i])):
+            per_game[key].append(value)
+
+    for i in range(num_envs):
+        new_game(i)
     pending: list[list] = [[] for _ in range(num_envs)]  # per row: (obs, mask, action, seat) of the game on
     out = {"obs": [], "masks": [], "actions": [], "returns": [], "seat": [], "game": []}
     finished = 0
@@ -105,8 +110,7 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     t0 = time.perf_counter()
     while finished < games:
         movers = vec.to_move
-        by_random = np.array([live[i] and (setup[i][1] > 0 or movers[i] == setup[i][0]) for i in range(num_envs)])
-        by_teacher = np.flatnonzero(live & ~by_random)
+        by_teacher = np.flatnonzero(live & (opening_left == 0) & (movers != random_seat))
         actions = vec.random_actions()
         labels = _actions(expert, vec, by_teacher, rng)
         masks = vec.action_masks()
@@ -114,15 +118,13 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
                 not masks[by_teacher, np.clip(labels, 0, masks.shape[1] - 1)].all():  # fmt: skip
             raise ValueError(f"teacher {getattr(expert, 'name', expert)} chose an illegal action")
         actions[by_teacher] = labels
-        by_student = np.array([setup[i][2] for i in by_teacher], bool)
-        if by_student.any():
-            actions[by_teacher[by_student]] = _actions(player, vec, by_teacher[by_student], rng)
-        obs, masks = vec._views[0], vec.action_masks()
+        by_student = by_teacher[student_row[by_teacher]]
+        if by_student.size:
+            actions[by_student] = _actions(player, vec, by_student, rng)
+        obs = vec._views[0]
         for i, label in zip(by_teacher, labels):
             pending[i].append((obs[i].copy(), masks[i].copy(), int(label), int(movers[i])))
-        for i in range(num_envs):
-            if setup[i][1] > 0:
-                setup[i] = (setup[i][0], setup[i][1] - 1, setup[i][2])
+        opening_left[opening_left > 0] -= 1
         _, rewards, terminated, truncated, _ = vec.step(actions)
         for i in np.flatnonzero((terminated | truncated) & live):
             for o, m, a, seat in pending[i]:
@@ -132,11 +134,7 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
             pending[i] = []
             finished += 1
             if started < games:
-                setup[i] = new_game()
-                for key, value in zip(per_game, setup[i]):
-                    per_game[key].append(value)
-                game_ids[i] = next_id
-                next_id += 1
+                new_game(i)
                 started += 1
             else:
                 live[i] = False
@@ -152,19 +150,6 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         "random_seat": np.array(per_game["random_seat"], np.int64), "opening": np.array(per_game["opening"], np.int64),
         "student_game": np.array(per_game["student_game"], bool),
     }  # fmt: skip
-
-
-def new_policy(config: dict):
-    """The ``MaskableActorCriticPolicy`` :func:`boardenvs.baselines.load`
-    builds for ``config`` (untrained)."""
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from ..registry import make_game
-
-    info = make_game(config["env_id"], **config["options"]).info
-    obs_space = spaces.Box(info.obs_low, info.obs_high, info.obs_low.shape, "int8")
-    return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
 
 
 def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, vf_coef: float = 0.5,
@@ -264,30 +249,18 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         raise ValueError(f"lr must be a number > 0, got {lr!r}")
     if student_share and init is None:
         raise ValueError("student_share > 0: the student is the init model, give init (--init)")
-    options = game_options(env_id, players)
-    name = model_name(env_id, players)
+    config = model_config(env_id, players)
+    name, options = config["name"], config["options"]
     out = Path(out) if out is not None else MODELS / name
     if samples is not None:
         samples = Path(samples)
         samples = samples if samples.suffix == ".npz" else samples.with_name(samples.name + ".npz")
-    defaults = GAMES[env_id]
-    config = {
-        "name": name, "env_id": env_id, "options": options,
-        "extractor": defaults["extractor"], "extractor_kwargs": {**defaults["extractor_kwargs"], **(extractor_kwargs or {})},
-        "net_arch": [128], "algorithm": "sb3_contrib.MaskablePPO",
-    }  # fmt: skip
+    config["extractor_kwargs"] = {**config["extractor_kwargs"], **(extractor_kwargs or {})}
     student = None
     if init is not None:
-        from . import load
-
-        student = load(init)  # ValueError if there is none
-        if not same_game(env_id, options, student.env_id, student.options):
-            raise ValueError(f"init {init} plays {student.env_id} {student.options}, not {env_id} {options}")
         if extractor_kwargs:
             raise ValueError("extractor options come from the init model's network: give one or the other")
-        for key in ("extractor", "extractor_kwargs", "net_arch"):
-            config[key] = student.config[key]
-        config["init"] = student.config
+        student = start_from(init, config)  # ValueError if there is none, or it plays another game
     try:
         policy = new_policy(config)  # before the games: a bad config fails fast
     except TypeError as exc:

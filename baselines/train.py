@@ -68,6 +68,17 @@ def game_options(env_id: str, players: int | None) -> dict:
     return {"num_players": players} if env_id in PLAYER_COUNTS else {}
 
 
+def model_config(env_id: str, players: int | None) -> dict:
+    """What every saved model's config starts with: its name, game, options
+    and network (the game's defaults in ``GAMES``)."""
+    defaults = GAMES[env_id]
+    return {
+        "name": model_name(env_id, players), "env_id": env_id, "options": game_options(env_id, players),
+        "extractor": defaults["extractor"], "extractor_kwargs": defaults["extractor_kwargs"], "net_arch": [128],
+        "algorithm": "sb3_contrib.MaskablePPO",
+    }  # fmt: skip
+
+
 def same_game(env_id: str, options: dict, other_id: str, other_options: dict) -> bool:
     """Whether two (id, options) make the same game, defaults filled in
     (``{}`` and ``{"num_players": 2}`` are the same Hex Quoridor)."""
@@ -151,6 +162,39 @@ def policy_kwargs(config: dict) -> dict:
     }
 
 
+def new_policy(config: dict):
+    """The (untrained) ``MaskableActorCriticPolicy`` of a model's config:
+    the game's spaces, the config's network."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from boardenvs.registry import make_game
+
+    info = make_game(config["env_id"], **config["options"]).info
+    obs_space = spaces.Box(info.obs_low, info.obs_high, info.obs_low.shape, "int8")
+    return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
+
+
+def start_from(init: str | Path, config: dict):
+    """The saved model ``init`` (``<init>.pt``/``.json``) a run goes on from,
+    loaded (:func:`boardenvs.baselines.load`), after checking it plays
+    ``config``'s game; ``config`` takes its network and records it as
+    ``config["init"]`` (whose budget :func:`save_model` adds)."""
+    from . import load
+
+    init = Path(init)
+    if not (init.with_suffix(".json").is_file() and init.with_suffix(".pt").is_file()):
+        raise ValueError(f"--init {init}: no {init.with_suffix('.pt')} / {init.with_suffix('.json')} pair")
+    start = load(init)
+    env_id, options = config["env_id"], config["options"]
+    if not same_game(env_id, options, start.env_id, start.options):
+        raise ValueError(f"--init {init} plays {start.env_id} {start.options}, not {env_id} {options}")
+    for key in ("extractor", "extractor_kwargs", "net_arch"):
+        config[key] = start.config[key]
+    config["init"] = start.config
+    return start
+
+
 def save_model(policy, config: dict, out: Path, steps: int, wall: float, cpu: float, final: bool, cli: str) -> None:
     """Write ``<out>.pt`` (the policy's weights) and ``<out>.json``
     (``config`` with the budget: this run's steps and seconds plus those of
@@ -190,7 +234,6 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
           save_every: int = 25_000, init: str | Path | None = None, shaping: float = 0.0, progress_bar: bool = True,
           verbose: int = 1) -> dict:  # fmt: skip
     """Train one baseline; returns its config (also written to ``<out>.json``)."""
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -204,30 +247,19 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     if shaping and "shaping_scale" not in defaults:  # before anything is built
         raise ValueError(f"--shaping: no shaping scale for {env_id} (GAMES[...]['shaping_scale'])")
     steps = int(steps or defaults["steps"])
-    options = game_options(env_id, players)
-    name = model_name(env_id, players)
+    config = model_config(env_id, players)
+    name, options = config["name"], config["options"]
     out = Path(out) if out is not None else MODELS / name
     out.parent.mkdir(parents=True, exist_ok=True)
 
-    config = {
-        "name": name, "env_id": env_id, "options": options,
-        "extractor": defaults["extractor"], "extractor_kwargs": defaults["extractor_kwargs"], "net_arch": [128],
-        "algorithm": "sb3_contrib.MaskablePPO",
+    config |= {
         "hyperparameters": {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
                             "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": gamma, "seed": seed},
         "opponents": {"random": random_share, "greedy": greedy_share,
                       "self-play": round(1.0 - random_share - greedy_share, 4), "snapshot_every": snapshot_every},
     }  # fmt: skip
-    if init is not None:  # the network is the saved model's (its extractor options may differ from the game's defaults)
-        init = Path(init)
-        if not (init.with_suffix(".json").is_file() and init.with_suffix(".pt").is_file()):
-            raise ValueError(f"--init {init}: no {init.with_suffix('.pt')} / {init.with_suffix('.json')} pair")
-        init_config = json.loads(init.with_suffix(".json").read_text())
-        if not same_game(env_id, options, init_config.get("env_id"), init_config.get("options") or {}):
-            raise ValueError(f"--init {init} plays {init_config.get('env_id')} {init_config.get('options')}, "
-                             f"not {env_id} {options}")  # fmt: skip
-        for key in ("extractor", "extractor_kwargs", "net_arch"):
-            config[key] = init_config[key]
+    # the network is the saved model's (its extractor options may differ from the game's defaults)
+    start = start_from(init, config) if init is not None else None
     pool = SelfPlayPool(max_size=20, latest_prob=0.5)
     mix = OpponentMix(pool, {"random": random_share, "greedy": greedy_share})
     env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, **options)  # seeded by MaskablePPO(seed=...)
@@ -237,9 +269,8 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, learning_rate=learning_rate,
                         ent_coef=ent_coef, gamma=gamma, seed=seed, policy_kwargs=policy_kwargs(config),
                         tensorboard_log=str(out.parent / f"{out.name}_tb"), verbose=0, device="cpu")  # fmt: skip
-    if init is not None:  # go on from a saved policy (its budget is added to this run's)
-        model.policy.load_state_dict(torch.load(init.with_suffix(".pt"), map_location="cpu", weights_only=True))
-        config["init"] = init_config
+    if start is not None:  # go on from a saved policy (its budget is added to this run's)
+        model.policy.load_state_dict(start.policy.state_dict())
     history = []
 
     class Progress(BaseCallback):

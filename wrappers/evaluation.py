@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .opponents import ModelOpponent, Opponent, make_opponent
+from .opponents import Opponent, make_opponent, make_player
 from .vector import SingleAgentVectorEnv
 
 
@@ -28,12 +28,7 @@ def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="rand
 
     if not is_int(games) or games < 1:
         raise ValueError(f"games must be a positive int, got {games!r}")
-    if isinstance(agent, Opponent):  # built already (a name's opponent, a pool snapshot): it plays as it is
-        player = agent
-    elif hasattr(agent, "policy"):
-        player = ModelOpponent(agent, deterministic=deterministic)
-    else:
-        player = make_opponent(agent)
+    player = make_player(agent, deterministic)
     result = np.full(games, np.nan)
     opponent = make_opponent(opponent) if isinstance(opponent, str) else opponent
     if isinstance(opponent, Opponent) and opponent.needs_state:

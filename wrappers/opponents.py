@@ -313,6 +313,18 @@ def make_opponent(spec) -> Opponent:
     raise ValueError(f"opponent must be a name ({_accepted()}), a policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool; got {spec!r}")
 
 
+def make_player(agent, deterministic: bool = False) -> Opponent:
+    """The player for an agent that is to be asked for actions (``evaluate``'s
+    agent, distill's student): an Opponent as it is (a name's opponent, a pool
+    snapshot), an SB3 model (or a baseline) playing its masked distribution,
+    its most likely action if ``deterministic``, else :func:`make_opponent`."""
+    if isinstance(agent, Opponent):
+        return agent
+    if hasattr(agent, "policy"):
+        return ModelOpponent(agent, deterministic=deterministic)
+    return make_opponent(agent)
+
+
 def make_picker(spec):
     """What the views hold: something with ``pick(rng) -> Opponent`` per
     episode (a :class:`SelfPlayPool`, or one fixed opponent)."""
