@@ -7,11 +7,16 @@ A strong search (by default ``mcts:1600``) plays games, mostly against
 itself, some against ``random`` (``--random-share``: the positions a weak
 opponent leaves behind), the first 0 to ``--opening`` decisions of every game
 (drawn per game) random, so the games differ.  Every decision the teacher makes is a sample:
-the mover's observation and mask, the teacher's action, and the mover's final
-return.  Then the policy the trainer builds for this game (same extractor,
-same heads: a ``MaskableActorCriticPolicy``) is fitted by supervised
-learning: cross-entropy of the masked policy on the teacher's action, plus
-``vf_coef`` times the squared error of the value head on the return.  A
+the mover's observation and mask, the teacher's action, the search's policy
+(a teacher with ``search_policy``, such as ``mcts``: the root's visit
+counts over the simulations) and the mover's final return.  Then the policy
+the trainer builds for this game (same extractor, same heads: a
+``MaskableActorCriticPolicy``) is fitted by supervised learning:
+cross-entropy of the masked policy on the search's policy (``--targets
+visits``, the default where there is one: close calls between moves stay
+close, AlphaZero's policy target) or on the teacher's action (``--targets
+action``), plus ``vf_coef`` times the squared error of the value head on
+the return.  A
 tenth of the games is held out and the teacher-agreement rate on it is
 reported.
 
@@ -36,6 +41,15 @@ from .train import GAMES, game_options, model_config, new_policy, save_model, st
 MODELS = Path(__file__).resolve().parent / "models"
 
 
+def _teacher(opponent, vec, rows, rng) -> tuple[np.ndarray, np.ndarray | None]:
+    """The teacher's actions for ``rows`` and, if it is a search with
+    ``search_policy``, its policy at each (float32, rows x mask size)."""
+    if hasattr(opponent, "search_policy"):
+        actions, probs = opponent.search_policy(vec.game, vec.states[rows], rng)
+        return np.asarray(actions, np.int64), np.asarray(probs, np.float32)
+    return _actions(opponent, vec, rows, rng), None
+
+
 def _actions(opponent, vec, rows, rng) -> np.ndarray:
     if len(rows) == 0:
         return np.zeros(0, np.int64)
@@ -50,8 +64,9 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
             players: int | None = None, random_share: float = 0.25, opening: int = 2, student=None,
             student_share: float = 0.0, verbose: int = 0) -> dict:  # fmt: skip
     """Play ``games`` games and return the teacher's decisions: ``obs``
-    (int8, the mover's view), ``masks`` (int8), ``actions``, ``returns`` (the
-    mover's final reward), ``seat`` (the mover) and ``game`` (which game
+    (int8, the mover's view), ``masks`` (int8), ``actions``, ``policy``
+    (float16, the search's policy; only from a teacher with
+    ``search_policy``), ``returns`` (the mover's final reward), ``seat`` (the mover) and ``game`` (which game
     each sample is from, numbered from 0 in the order the games started);
     and per game: ``random_seat`` (-1: none), ``opening`` (its random
     decisions) and ``student_game``.
@@ -103,7 +118,7 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     for i in range(num_envs):
         new_game(i)
     pending: list[list] = [[] for _ in range(num_envs)]  # per row: (obs, mask, action, seat) of the game on
-    out = {"obs": [], "masks": [], "actions": [], "returns": [], "seat": [], "game": []}
+    out = {"obs": [], "masks": [], "actions": [], "policy": [], "returns": [], "seat": [], "game": []}
     finished = 0
     started = num_envs
     live = np.ones(num_envs, bool)  # rows still wanted (no new game after the last one started)
@@ -112,7 +127,7 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         movers = vec.to_move
         by_teacher = np.flatnonzero(live & (opening_left == 0) & (movers != random_seat))
         actions = vec.random_actions()
-        labels = _actions(expert, vec, by_teacher, rng)
+        labels, probs = _teacher(expert, vec, by_teacher, rng)
         masks = vec.action_masks()
         if labels.shape != by_teacher.shape or ((labels < 0) | (labels >= masks.shape[1])).any() or \
                 not masks[by_teacher, np.clip(labels, 0, masks.shape[1] - 1)].all():  # fmt: skip
@@ -122,13 +137,14 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         if by_student.size:
             actions[by_student] = _actions(player, vec, by_student, rng)
         obs = vec._views[0]
-        for i, label in zip(by_teacher, labels):
-            pending[i].append((obs[i].copy(), masks[i].copy(), int(label), int(movers[i])))
+        for j, (i, label) in enumerate(zip(by_teacher, labels)):
+            pending[i].append((obs[i].copy(), masks[i].copy(), int(label), int(movers[i]),
+                               None if probs is None else probs[j].astype(np.float16)))  # fmt: skip
         opening_left[opening_left > 0] -= 1
         _, rewards, terminated, truncated, _ = vec.step(actions)
         for i in np.flatnonzero((terminated | truncated) & live):
-            for o, m, a, seat in pending[i]:
-                out["obs"].append(o), out["masks"].append(m), out["actions"].append(a)
+            for o, m, a, seat, p in pending[i]:
+                out["obs"].append(o), out["masks"].append(m), out["actions"].append(a), out["policy"].append(p)
                 out["returns"].append(float(rewards[i, seat])), out["seat"].append(seat)
                 out["game"].append(int(game_ids[i]))
             pending[i] = []
@@ -143,8 +159,10 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
                       f"{time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
     if not out["actions"]:
         raise ValueError(f"the teacher {teacher!r} made no decision in {games} games (opening {opening})")
+    policy = {} if out["policy"][0] is None else {"policy": np.stack(out["policy"])}
     return {
         "obs": np.stack(out["obs"]), "masks": np.stack(out["masks"]), "actions": np.array(out["actions"], np.int64),
+        **policy,
         "returns": np.array(out["returns"], np.float32), "seat": np.array(out["seat"], np.int64),
         "game": np.array(out["game"], np.int64),
         "random_seat": np.array(per_game["random_seat"], np.int64), "opening": np.array(per_game["opening"], np.int64),
@@ -152,14 +170,38 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     }  # fmt: skip
 
 
-def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, vf_coef: float = 0.5,
-        holdout: float = 0.1, seed: int = 0, on_epoch=None, verbose: int = 0) -> dict:  # fmt: skip
-    """Supervised fit of ``policy`` on :func:`collect`'s samples; returns
-    the sample counts and ``history``, the held-out games' teacher agreement
-    and losses per epoch (also passed to ``on_epoch(result)`` after each
-    epoch)."""
+def _forward(policy, obs, masks):
+    """The masked policy's log-probabilities and the value head's output,
+    from one pass through the policy's network."""
     import torch
 
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    logits = policy.action_net(latent_pi).masked_fill(~masks, -1e8)  # sb3-contrib's masking value
+    return torch.log_softmax(logits, dim=1), policy.value_net(latent_vf).flatten()
+
+
+def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, vf_coef: float = 0.5,
+        holdout: float = 0.1, seed: int = 0, targets: str | None = None, on_epoch=None, verbose: int = 0) -> dict:  # fmt: skip
+    """Supervised fit of ``policy`` on :func:`collect`'s samples; returns
+    the sample counts, the ``targets`` fitted and ``history``, the held-out
+    games' teacher agreement (the policy's most likely action is the
+    teacher's) and losses per epoch (also passed to ``on_epoch(result)``
+    after each epoch).  ``targets``: ``"visits"`` (cross-entropy on the
+    search's policy, ``data["policy"]``; the default when there is one) or
+    ``"action"`` (on the teacher's action)."""
+    import torch
+
+    if targets is None:
+        targets = "visits" if "policy" in data else "action"
+    if targets not in ("visits", "action"):
+        raise ValueError(f"targets must be 'visits' or 'action', got {targets!r}")
+    if targets == "visits" and "policy" not in data:
+        raise ValueError("targets 'visits': these samples hold no search policy (the teacher has no search_policy)")
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     ids = np.unique(data["game"])
@@ -169,16 +211,20 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
     train_rows, test_rows = np.flatnonzero(~test), np.flatnonzero(test)
     if len(train_rows) == 0:
         raise ValueError("no samples left to fit after the hold-out")
-    tensors = {k: torch.as_tensor(data[k]) for k in ("obs", "masks", "actions", "returns")}
+    keys = ("obs", "masks", "actions", "returns") + (("policy",) if targets == "visits" else ())
+    tensors = {k: torch.as_tensor(data[k]) for k in keys}
+    tensors["masks"] = tensors["masks"].bool()
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
 
     def batch_loss(rows):
-        obs = tensors["obs"][rows].float()
-        values, log_prob, _ = policy.evaluate_actions(obs, tensors["actions"][rows], action_masks=tensors["masks"][rows].numpy())
-        pi = -log_prob.mean()
-        vf = torch.nn.functional.mse_loss(values.flatten(), tensors["returns"][rows])
-        return pi, vf
+        log_p, values = _forward(policy, tensors["obs"][rows].float(), tensors["masks"][rows])
+        if targets == "visits":
+            pi = -(tensors["policy"][rows].float() * log_p).sum(dim=1).mean()
+        else:
+            pi = -log_p.gather(1, tensors["actions"][rows][:, None]).mean()
+        vf = torch.nn.functional.mse_loss(values, tensors["returns"][rows])
+        return pi, vf, log_p
 
     def agreement(rows) -> dict:
         if len(rows) == 0:
@@ -188,10 +234,8 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
         with torch.no_grad():
             for k in range(0, len(rows), 4096):
                 part = rows[k : k + 4096]
-                obs = tensors["obs"][part].float()
-                dist = policy.get_distribution(obs, action_masks=tensors["masks"][part].numpy())
-                hits += int((dist.get_actions(deterministic=True) == tensors["actions"][part]).sum())
-                pi, vf = batch_loss(part)
+                pi, vf, log_p = batch_loss(part)
+                hits += int((log_p.argmax(dim=1) == tensors["actions"][part]).sum())
                 pi_sum += float(pi) * len(part)
                 vf_sum += float(vf) * len(part)
         return {"agreement": round(hits / len(rows), 4), "policy_loss": round(pi_sum / len(rows), 4),
@@ -202,7 +246,7 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
         policy.set_training_mode(True)
         order = rng.permutation(train_rows)
         for k in range(0, len(order), batch_size):
-            pi, vf = batch_loss(order[k : k + batch_size])
+            pi, vf, _ = batch_loss(order[k : k + batch_size])
             loss = pi + vf_coef * vf
             optimizer.zero_grad()
             loss.backward()
@@ -215,16 +259,18 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
             print(f"[distill] {row}", flush=True)
         if on_epoch is not None:
             policy.set_training_mode(False)
-            on_epoch({"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "history": history})
+            on_epoch({"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "targets": targets,
+                      "history": history})  # fmt: skip
     policy.set_training_mode(False)
-    return {"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "history": history}
+    return {"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "targets": targets,
+            "history": history}  # fmt: skip
 
 
 def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str | Path | None = None,
             players: int | None = None, num_envs: int = 64, seed: int = 0, random_share: float = 0.25,
             opening: int = 2, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, samples: str | Path | None = None,
             extractor_kwargs: dict | None = None, init: str | Path | None = None, student_share: float = 0.0,
-            verbose: int = 1) -> dict:  # fmt: skip
+            targets: str | None = None, verbose: int = 1) -> dict:  # fmt: skip
     """Collect the teacher's decisions, fit a fresh policy on them and save
     it (``<out>.pt``/``<out>.json``); returns its config.  ``samples``: an
     ``.npz`` file to keep the teacher's decisions in (``.npz`` added to a
@@ -234,6 +280,8 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     ``{"layers": 6}``).  ``init``: a saved model (``<path>.pt/.json``) to
     start from (its network) instead of a fresh policy; it is also the
     student of :func:`collect` in ``student_share`` of the games.
+    ``targets``: what the policy is fitted to, :func:`fit`'s (default: the
+    search's visits when the teacher is a search, else its action).
 
     The value head is fitted to the undiscounted final return; PPO's critic
     (``gamma`` < 1, shaping) learns a discounted one, so its first updates
@@ -249,6 +297,13 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         raise ValueError(f"lr must be a number > 0, got {lr!r}")
     if student_share and init is None:
         raise ValueError("student_share > 0: the student is the init model, give init (--init)")
+    if targets not in (None, "visits", "action"):
+        raise ValueError(f"targets must be 'visits' or 'action', got {targets!r}")
+    if targets == "visits" and isinstance(teacher, str):
+        from boardenvs.wrappers.opponents import make_opponent
+
+        if not hasattr(make_opponent(teacher), "search_policy"):
+            raise ValueError(f"targets 'visits': the teacher {teacher!r} is not a search (no search_policy); use 'action'")
     config = model_config(env_id, players)
     name, options = config["name"], config["options"]
     out = Path(out) if out is not None else MODELS / name
@@ -303,7 +358,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         save_model(policy, config, out, len(data["actions"]), time.perf_counter() - t0, time.process_time() - c0, final,
                    "distill")  # fmt: skip
 
-    result = fit(policy, data, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, verbose=verbose,
+    result = fit(policy, data, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, targets=targets, verbose=verbose,
                  on_epoch=lambda r: save(r, final=False))  # fmt: skip
     save(result, final=True)
     wall = time.perf_counter() - t0
@@ -327,6 +382,8 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=10, help="passes over the samples (default 10)")
     ap.add_argument("--batch-size", type=int, default=512, help="minibatch (default 512)")
     ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate, cosine to 0 (default 1e-3)")
+    ap.add_argument("--targets", choices=("visits", "action"), default=None,
+                    help="fit the search's visit distribution or the teacher's action (default: visits for a search)")
     ap.add_argument("--layers", type=int, default=None, help="convolutions in the board extractor (default: the game's)")
     ap.add_argument("--samples", default=None, help="an .npz to keep the teacher's samples in (read back when it exists)")
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json), also the student")
@@ -350,7 +407,7 @@ def main(argv=None) -> int:
                 num_envs=args.num_envs, seed=args.seed, random_share=args.random_share, opening=args.opening,
                 epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, samples=args.samples,
                 extractor_kwargs=None if args.layers is None else {"layers": args.layers}, init=args.init,
-                student_share=args.student_share)  # fmt: skip
+                student_share=args.student_share, targets=args.targets)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))
     return 0

@@ -22,7 +22,9 @@ seat.  **Chance** is sampled: after each decision the chance nodes are played
 from the clone's own generator (reseeded per simulation), so the tree is
 open-loop over chance (a node is reached through its decisions; the legal
 actions are read again on every visit and only the legal children compete).
-The decision played is the root's most visited child.
+The decision played is the root's most visited child; ``search_policy``
+also returns the root's visit counts per action (``counts / sims`` is the
+search's policy, the soft target :mod:`boardenvs.baselines.distill` fits).
 
 Batched: one compiled call searches every row asked (the rows of the vector
 view waiting on this opponent, ``evaluate``'s games), rows spread over
@@ -45,8 +47,10 @@ _DRIVERS: dict = {}
 
 
 def mcts_driver(game_cls, parallel: bool = False):
-    """The compiled ``search(states, params, sims, c, cap, seeds, out,
-    mask_size, num_outcomes)`` of a game class, built once per process."""
+    """The compiled ``search(states, params, sims, c, cap, seeds, out, counts,
+    mask_size, num_outcomes)`` of a game class, built once per process:
+    ``out[i]`` the decision of row ``i``, ``counts[i, a]`` the root's visits
+    to action ``a`` (a forced decision: 1 on its action)."""
     key = (game_cls, parallel)
     if key in _DRIVERS:
         return _DRIVERS[key]
@@ -59,7 +63,7 @@ def mcts_driver(game_cls, parallel: bool = False):
             apply(s, params, E.sample_probs(s, probs))
 
     @njit
-    def search_row(root, params, sims, c, cap, seed, mask_size, num_outcomes):
+    def search_row(root, params, sims, c, cap, seed, counts, mask_size, num_outcomes):
         width = root.shape[0]
         n_players = root[E.H_NUM_PLAYERS]
         mask = np.zeros(mask_size, np.int8)
@@ -82,6 +86,7 @@ def mcts_driver(game_cls, parallel: bool = False):
         if count <= 1:  # a forced decision: nothing to search
             for a in range(mask_size):
                 if mask[a]:
+                    counts[a] = 1.0
                     return a
             return -1
         for _ in range(sims):
@@ -165,6 +170,7 @@ def mcts_driver(game_cls, parallel: bool = False):
         best = -1
         ch = first[0]
         while ch >= 0:
+            counts[act[ch]] = visits[ch]
             if best < 0 or visits[ch] > visits[best] or (
                 visits[ch] == visits[best] and total[ch] > total[best]
             ):
@@ -172,9 +178,9 @@ def mcts_driver(game_cls, parallel: bool = False):
             ch = sibling[ch]
         return act[best]
 
-    def search(states, params, sims, c, cap, seeds, out, mask_size, num_outcomes):
+    def search(states, params, sims, c, cap, seeds, out, counts, mask_size, num_outcomes):
         for i in prange(states.shape[0]):
-            out[i] = search_row(states[i], params, sims, c, cap, seeds[i], mask_size, num_outcomes)
+            out[i] = search_row(states[i], params, sims, c, cap, seeds[i], counts[i], mask_size, num_outcomes)
 
     fn = njit(parallel=True)(search) if parallel else njit(search)
     _DRIVERS[key] = fn
@@ -210,14 +216,23 @@ class MCTSOpponent(Opponent):
         self.name = "mcts" if self.simulations == DEFAULT_SIMULATIONS else f"mcts:{self.simulations}"
 
     def act_states(self, game, states, rng) -> np.ndarray:
+        return self.search_policy(game, states, rng)[0]
+
+    def search_policy(self, game, states, rng) -> tuple[np.ndarray, np.ndarray]:
+        """The decisions of the state rows and the search's policy at each
+        root: ``(actions (k,), probs (k, mask_size))``, ``probs`` the root's
+        visit counts over the simulations (each row sums to 1; a forced
+        decision is 1 on its action)."""
         states = np.ascontiguousarray(states, dtype=np.int64)
         k = states.shape[0]
         out = np.zeros(k, np.int64)
+        counts = np.zeros((k, game.mask_size), np.float64)
         if k == 0:
-            return out
+            return out, counts
         parallel = k >= 32 if self.parallel is None else bool(self.parallel)
         cap = np.iinfo(np.int64).max if self.rollout_cap is None else int(self.rollout_cap)
         seeds = rng.integers(0, 2**63 - 1, size=k, dtype=np.int64)
         search = mcts_driver(type(game), parallel)
-        search(states, game.params, self.simulations, self.c, cap, seeds, out, game.mask_size, game.num_chance_outcomes)
-        return out
+        search(states, game.params, self.simulations, self.c, cap, seeds, out, counts, game.mask_size,
+               game.num_chance_outcomes)  # fmt: skip
+        return out, counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)

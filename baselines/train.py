@@ -6,8 +6,8 @@
 
 sb3-contrib's ``MaskablePPO`` through :class:`boardenvs.wrappers.SB3VecEnv`
 (``--num-envs`` games stepped per call by the kernels).  Opponents, drawn
-per episode: a share of the ``random`` and ``greedy`` reference opponents,
-else self-play, a :class:`~boardenvs.wrappers.SelfPlayPool` of frozen
+per episode: a share of the ``random``, ``greedy`` and ``mcts`` (100
+simulations) reference opponents, else self-play, a :class:`~boardenvs.wrappers.SelfPlayPool` of frozen
 snapshots of the learner (one every ``--snapshot-every`` steps).  The
 learner's seat is drawn per episode.  The policy's features come from
 :mod:`boardenvs.baselines.extractors` (a small CNN on board planes, hex
@@ -218,7 +218,7 @@ def _progress(model, env_id: str, options: dict, games: int, seed: int) -> dict:
     from boardenvs.wrappers import evaluate
 
     out = {}
-    for name in ("random", "greedy"):
+    for name in ("random", "greedy", "mcts"):
         try:
             res = evaluate(model, env_id, games=games, opponent=name, seed=seed, **options)
         except ValueError:  # no such opponent in this install
@@ -229,8 +229,8 @@ def _progress(model, env_id: str, options: dict, games: int, seed: int) -> dict:
 
 def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int = 0, players: int | None = None,
           out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
-          snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100, n_steps: int = 128,
-          batch_size: int = 1024, n_epochs: int = 5, learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
+          mcts_share: float = 0.0, snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100,
+          n_steps: int = 128, batch_size: int = 1024, n_epochs: int = 5, learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
           save_every: int = 25_000, init: str | Path | None = None, shaping: float = 0.0, progress_bar: bool = True,
           verbose: int = 1) -> dict:  # fmt: skip
     """Train one baseline; returns its config (also written to ``<out>.json``)."""
@@ -255,13 +255,14 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     config |= {
         "hyperparameters": {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
                             "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": gamma, "seed": seed},
-        "opponents": {"random": random_share, "greedy": greedy_share,
-                      "self-play": round(1.0 - random_share - greedy_share, 4), "snapshot_every": snapshot_every},
+        "opponents": {"random": random_share, "greedy": greedy_share, "mcts": mcts_share,
+                      "self-play": round(1.0 - random_share - greedy_share - mcts_share, 4),
+                      "snapshot_every": snapshot_every},
     }  # fmt: skip
     # the network is the saved model's (its extractor options may differ from the game's defaults)
     start = start_from(init, config) if init is not None else None
     pool = SelfPlayPool(max_size=20, latest_prob=0.5)
-    mix = OpponentMix(pool, {"random": random_share, "greedy": greedy_share})
+    mix = OpponentMix(pool, {"random": random_share, "greedy": greedy_share, "mcts": mcts_share})
     env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, **options)  # seeded by MaskablePPO(seed=...)
     if shaping:
         env = ShapedRewards(env, shaping, defaults["shaping_scale"], gamma)
@@ -330,6 +331,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: the package's models folder)")
     ap.add_argument("--random-share", type=float, default=0.2, help="share of episodes against random (default 0.2)")
     ap.add_argument("--greedy-share", type=float, default=0.2, help="share of episodes against greedy (default 0.2)")
+    ap.add_argument("--mcts-share", type=float, default=0.0,
+                    help="share of episodes against mcts, 100 simulations (default 0)")
     ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots")
     ap.add_argument("--eval-every", type=int, default=50_000, help="steps between win-rate checks (0: none)")
     ap.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")
@@ -349,7 +352,8 @@ def main(argv=None) -> int:
         ap.error(f"--gamma must be in (0, 1], got {args.gamma}")
     try:
         train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
-              random_share=args.random_share, greedy_share=args.greedy_share, snapshot_every=args.snapshot_every,
+              random_share=args.random_share, greedy_share=args.greedy_share,
+              mcts_share=args.mcts_share, snapshot_every=args.snapshot_every,
               eval_every=args.eval_every, batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
               gamma=args.gamma, init=args.init, shaping=args.shaping, progress_bar=not args.no_progress)  # fmt: skip
     except ValueError as exc:

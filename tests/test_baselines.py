@@ -134,11 +134,12 @@ def test_extractor_fits_every_game(env_id):
 def test_train_load_predict_and_play(tmp_path):
     out = tmp_path / "q"
     config = train("quagmire_v0", steps=512, num_envs=8, n_steps=64, batch_size=256, out=out, greedy_share=0.0,
-                   eval_every=256, eval_games=4, progress_bar=False, verbose=0)  # fmt: skip
+                   mcts_share=0.3, eval_every=256, eval_games=4, progress_bar=False, verbose=0)  # fmt: skip
     assert out.with_suffix(".pt").is_file() and (tmp_path / "q_tb").is_dir()
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved == json.loads(json.dumps(config))
-    assert saved["budget"]["steps"] >= 512 and saved["history"] and "random" in saved["history"][0]
+    assert saved["budget"]["steps"] >= 512 and saved["history"] and {"random", "greedy", "mcts"} <= set(saved["history"][0])
+    assert saved["opponents"] == {"random": 0.2, "greedy": 0.0, "mcts": 0.3, "self-play": 0.5, "snapshot_every": 20_000}
     agent = baselines.load(out)
     assert agent.env_id == "quagmire_v0"
     env = gymnasium.make("boardenvs/Quagmire-v0", opponent=agent)
@@ -257,6 +258,10 @@ def test_cli_errors_are_clear(capsys, tmp_path):
         train_main(["quagmire_v0", "--shaping", "-0.3", "--steps", "64", "--out", str(tmp_path / "neg")])
     assert "--shaping must be a number >= 0 (the potential's size), got -0.3" in capsys.readouterr().err
     assert not (tmp_path / "neg_tb").exists()
+    with pytest.raises(SystemExit):
+        train_main(["quagmire_v0", "--mcts-share", "0.7", "--steps", "64", "--out", str(tmp_path / "sh")])
+    assert "opponent shares must be >= 0 and add up to at most 1" in capsys.readouterr().err
+    assert not (tmp_path / "sh_tb").exists()
     with pytest.raises(SystemExit):
         eval_main(["nope_v0"])
     assert "no committed model 'nope_v0'" in capsys.readouterr().err

@@ -183,3 +183,53 @@ def test_distill_errors_are_clear(capsys, tmp_path):
             main(argv)
         assert message in capsys.readouterr().err
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_collect_keeps_the_searchs_policy_and_fit_learns_soft_targets():
+    data = collect("quagmire_v0", "mcts:20", games=3, num_envs=3, seed=0, random_share=0.0, opening=0)
+    n = len(data["actions"])
+    policy = data["policy"]
+    assert policy.shape == data["masks"].shape and policy.dtype == np.float16
+    np.testing.assert_allclose(policy.astype(np.float32).sum(axis=1), 1.0, atol=1e-2)
+    assert (policy[data["masks"] == 0] == 0).all()
+    assert (policy[np.arange(n), data["actions"]] == policy.max(axis=1)).all()  # the search plays its most visited
+    assert "policy" not in collect("quagmire_v0", Lowest(), games=2, num_envs=2, random_share=0.0)  # not a search
+
+    # soft targets: half on each of the two lowest legal actions; the fit learns the split, not only the argmax
+    data = collect("quagmire_v0", Lowest(), games=40, num_envs=8, seed=3, random_share=0.0, opening=4)
+    two = np.zeros(data["masks"].shape, np.float16)
+    for row, mask in enumerate(data["masks"]):
+        legal = np.flatnonzero(mask)[:2]
+        two[row, legal] = 1.0 / len(legal)
+    data["policy"] = two
+    net = new_policy({"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {}, "net_arch": [64]})
+    result = fit(net, data, epochs=8, batch_size=64, lr=3e-3, seed=0)
+    assert result["targets"] == "visits"
+    rows = np.flatnonzero(data["masks"].sum(axis=1) >= 2)
+    import torch
+
+    with torch.no_grad():
+        dist = net.get_distribution(torch.as_tensor(data["obs"][rows]).float(), action_masks=data["masks"][rows])
+        probs = dist.distribution.probs.numpy()
+    lowest = data["masks"][rows].argmax(axis=1)
+    second = np.array([np.flatnonzero(m)[1] for m in data["masks"][rows]])
+    p1, p2 = probs[np.arange(len(rows)), lowest], probs[np.arange(len(rows)), second]
+    assert np.median(p1 + p2) > 0.8 and 0.3 < np.median(p1 / (p1 + p2)) < 0.7
+    hard = fit(new_policy({"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {}, "net_arch": [64]}),
+               data, epochs=1, batch_size=64, targets="action")  # fmt: skip
+    assert hard["targets"] == "action"
+
+
+def test_soft_target_errors_are_clear(capsys, tmp_path):
+    data = collect("quagmire_v0", Lowest(), games=2, num_envs=2, seed=0, random_share=0.0)
+    net = new_policy({"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {}, "net_arch": [8]})
+    with pytest.raises(ValueError, match="no search policy"):
+        fit(net, data, epochs=1, targets="visits")
+    with pytest.raises(ValueError, match="targets must be 'visits' or 'action', got 'soft'"):
+        fit(net, data, epochs=1, targets="soft")
+    with pytest.raises(ValueError, match="'greedy' is not a search"):  # before any game is played
+        distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m", targets="visits", verbose=0)
+    assert not (tmp_path / "m.pt").exists()
+    with pytest.raises(SystemExit):
+        main(["quagmire_v0", "--teacher", "greedy", "--targets", "visits", "--out", str(tmp_path / "m")])
+    assert "is not a search" in capsys.readouterr().err

@@ -253,3 +253,32 @@ def test_mcts_rollout_cap_and_bad_arguments():
     for bad in ({"simulations": 0}, {"simulations": 2.5}, {"rollout_cap": 0}, {"c": -1.0}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             MCTSOpponent(**{"simulations": 10, **bad})
+
+
+@pytest.mark.parametrize("env_id, options", [("quagmire_v0", {}), ("tryasina_v0", {"num_players": 3})])
+def test_mcts_search_policy_is_the_roots_visit_counts(env_id, options):
+    """``search_policy`` (distill's soft targets): per row the root's visits
+    over the simulations, only on legal actions, summing to the simulation
+    count; the decision is the most visited action and the same as
+    ``act_states``' with the same generator; a forced decision is one-hot."""
+    from boardenvs.baselines.mcts import MCTSOpponent
+
+    sims = 40
+    vec = boardenvs.make_vec(env_id, num_envs=8, **options)
+    vec.reset(seed=2)
+    for _ in range(5):
+        vec.step(vec.random_actions())
+    states = vec.states.copy()
+    acts, probs = MCTSOpponent(sims).search_policy(vec.game, states, np.random.default_rng(0))
+    masks = np.stack([vec.game.legal_mask(s) for s in states]).astype(bool)
+    assert probs.shape == masks.shape and (vec.states == states).all()  # the rows are not touched
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0)
+    assert (probs[~masks] == 0).all()
+    forced = masks.sum(axis=1) == 1
+    counts = probs[~forced] * sims
+    np.testing.assert_allclose(counts, np.round(counts), atol=1e-9)
+    assert (probs[np.arange(8), acts] == probs.max(axis=1)).all()
+    assert (probs[forced] == masks[forced]).all()
+    assert (acts == MCTSOpponent(sims).act_states(vec.game, states, np.random.default_rng(0))).all()
+    if env_id == "quagmire_v0":  # a real search: more than one action visited somewhere
+        assert ((probs > 0).sum(axis=1) > 1).any()
