@@ -214,11 +214,14 @@ def save_model(policy, config: dict, out: Path, steps: int, wall: float, cpu: fl
     out.with_suffix(".json").write_text(json.dumps(config, indent=2) + "\n")
 
 
-def _progress(model, env_id: str, options: dict, games: int, seed: int) -> dict:
+EVAL_OPPONENTS = ("random", "greedy", "mcts")
+
+
+def _progress(model, env_id: str, options: dict, games: int, seed: int, opponents=EVAL_OPPONENTS) -> dict:
     from boardenvs.wrappers import evaluate
 
     out = {}
-    for name in ("random", "greedy", "mcts"):
+    for name in opponents:
         try:
             res = evaluate(model, env_id, games=games, opponent=name, seed=seed, **options)
         except ValueError:  # no such opponent in this install
@@ -230,7 +233,7 @@ def _progress(model, env_id: str, options: dict, games: int, seed: int) -> dict:
 def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int = 0, players: int | None = None,
           out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
           mcts_share: float = 0.0, snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100,
-          n_steps: int = 128, batch_size: int = 1024, n_epochs: int = 5, learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
+          eval_opponents=EVAL_OPPONENTS, n_steps: int = 128, batch_size: int = 1024, n_epochs: int = 5, learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
           save_every: int = 25_000, init: str | Path | None = None, shaping: float = 0.0, progress_bar: bool = True,
           verbose: int = 1) -> dict:  # fmt: skip
     """Train one baseline; returns its config (also written to ``<out>.json``)."""
@@ -246,6 +249,10 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
         raise ValueError(f"--shaping must be a number >= 0 (the potential's size), got {shaping!r}")
     if shaping and "shaping_scale" not in defaults:  # before anything is built
         raise ValueError(f"--shaping: no shaping scale for {env_id} (GAMES[...]['shaping_scale'])")
+    from boardenvs.wrappers.opponents import make_opponent
+
+    for opponent in eval_opponents:  # a misspelt name fails now, not after the first eval_every steps
+        make_opponent(opponent)
     steps = int(steps or defaults["steps"])
     config = model_config(env_id, players)
     name, options = config["name"], config["options"]
@@ -282,7 +289,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
         def _on_step(self) -> bool:
             if eval_every and self.num_timesteps >= self.next:
                 self.next += eval_every
-                rates = _progress(self.model, env_id, options, eval_games, seed + 7)
+                rates = _progress(self.model, env_id, options, eval_games, seed + 7, eval_opponents)
                 history.append({"steps": self.num_timesteps, "wall_s": round(time.perf_counter() - t0), **rates})
                 for k, v in rates.items():
                     self.logger.record(f"eval/win_rate_vs_{k}", v)
@@ -335,6 +342,9 @@ def main(argv=None) -> int:
                     help="share of episodes against mcts, 100 simulations (default 0)")
     ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots")
     ap.add_argument("--eval-every", type=int, default=50_000, help="steps between win-rate checks (0: none)")
+    ap.add_argument("--eval-games", type=int, default=100, help="games per opponent in each win-rate check (default 100)")
+    ap.add_argument("--eval-vs", nargs="+", default=list(EVAL_OPPONENTS), metavar="NAME",
+                    help="the opponents of the win-rate checks (default: random greedy mcts)")
     ap.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")
     ap.add_argument("--epochs", type=int, default=5, help="PPO epochs per rollout (default 5)")
     ap.add_argument("--lr", type=float, default=5e-4, help="learning rate (default 5e-4)")
@@ -344,7 +354,7 @@ def main(argv=None) -> int:
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    for flag in ("steps", "num_envs", "snapshot_every", "batch_size", "epochs"):
+    for flag in ("steps", "num_envs", "snapshot_every", "batch_size", "epochs", "eval_games"):
         value = getattr(args, flag)
         if value is not None and value < 1:
             ap.error(f"--{flag.replace('_', '-')} must be a positive int, got {value}")
@@ -354,7 +364,8 @@ def main(argv=None) -> int:
         train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
               random_share=args.random_share, greedy_share=args.greedy_share,
               mcts_share=args.mcts_share, snapshot_every=args.snapshot_every,
-              eval_every=args.eval_every, batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
+              eval_every=args.eval_every, eval_games=args.eval_games, eval_opponents=tuple(args.eval_vs),
+              batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
               gamma=args.gamma, init=args.init, shaping=args.shaping, progress_bar=not args.no_progress)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))

@@ -262,6 +262,11 @@ def test_cli_errors_are_clear(capsys, tmp_path):
         train_main(["quagmire_v0", "--mcts-share", "0.7", "--steps", "64", "--out", str(tmp_path / "sh")])
     assert "opponent shares must be >= 0 and add up to at most 1" in capsys.readouterr().err
     assert not (tmp_path / "sh_tb").exists()
+    for argv, message in ((["--eval-vs", "random", "mctz"], "mctz"), (["--eval-games", "0"], "--eval-games must be a positive int")):
+        with pytest.raises(SystemExit):
+            train_main(["quagmire_v0", "--steps", "64", "--out", str(tmp_path / "ev"), *argv])
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "ev_tb").exists()
     with pytest.raises(SystemExit):
         eval_main(["nope_v0"])
     assert "no committed model 'nope_v0'" in capsys.readouterr().err
