@@ -385,14 +385,17 @@ def main(argv=None) -> int:
     ap.add_argument("--targets", choices=("visits", "action"), default=None,
                     help="fit the search's visit distribution or the teacher's action (default: visits for a search)")
     ap.add_argument("--layers", type=int, default=None, help="convolutions in the board extractor (default: the game's)")
+    ap.add_argument("--channels", type=int, default=None, help="channels of those convolutions (default: the game's)")
     ap.add_argument("--samples", default=None, help="an .npz to keep the teacher's samples in (read back when it exists)")
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json), also the student")
     ap.add_argument("--student-share", type=float, default=0.0,
                     help="share of games the --init model plays instead of the teacher, labelled by it (default 0)")
     ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: the package's models folder)")
     args = ap.parse_args(argv)
-    if args.layers is not None and args.layers < 1:
-        ap.error(f"--layers must be a positive int, got {args.layers}")
+    for flag in ("layers", "channels"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 1:
+            ap.error(f"--{flag} must be a positive int, got {getattr(args, flag)}")
+    network = {k: getattr(args, k) for k in ("layers", "channels") if getattr(args, k) is not None}
     for flag in ("games", "num_envs", "epochs", "batch_size"):
         if getattr(args, flag) < 1:
             ap.error(f"--{flag.replace('_', '-')} must be a positive int, got {getattr(args, flag)}")
@@ -406,7 +409,7 @@ def main(argv=None) -> int:
         distill(args.game, teacher=args.teacher, games=args.games, out=args.out, players=args.players,
                 num_envs=args.num_envs, seed=args.seed, random_share=args.random_share, opening=args.opening,
                 epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, samples=args.samples,
-                extractor_kwargs=None if args.layers is None else {"layers": args.layers}, init=args.init,
+                extractor_kwargs=network or None, init=args.init,
                 student_share=args.student_share, targets=args.targets)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))

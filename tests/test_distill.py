@@ -175,6 +175,7 @@ def test_distill_errors_are_clear(capsys, tmp_path):
                           (["quagmire_v0", "--opening", "-1"], "--opening must be >= 0"),
                           (["quagmire_v0", "--lr", "0"], "--lr must be > 0"),
                           (["quagmire_v0", "--layers", "0"], "--layers must be a positive int"),
+                          (["quagmire_v0", "--channels", "0"], "--channels must be a positive int"),
                           (["quagmire_v0", "--student-share", "0.5"], "the student is the --init model"),
                           (["tryasina_v0", "--layers", "2"], "extractor options"),
                           (["quess_v0", "--players", "3"], "played by 2 players"),
