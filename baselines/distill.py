@@ -266,11 +266,29 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
             "history": history}  # fmt: skip
 
 
+def _read_samples(path: Path) -> tuple[dict, dict]:
+    """The settings and samples of a file distill wrote (ValueError if it is not one)."""
+    if not path.is_file():
+        raise ValueError(f"no samples file {path}")
+    with np.load(path) as f:
+        if "settings" not in f.files:
+            raise ValueError(f"{path} was not written by distill (no settings in it)")
+        return json.loads(str(f["settings"])), {k: f[k] for k in f.files if k != "settings"}
+
+
+def _joined(data: dict, extra: dict) -> dict:
+    """Two sample sets as one: the second's games numbered after the first's."""
+    if ("policy" in data) != ("policy" in extra):
+        raise ValueError("samples with and without the search's policy cannot be fitted together")
+    shift = {"game": int(data["game"].max()) + 1 if len(data["game"]) else 0}
+    return {k: np.concatenate([data[k], extra[k] + shift.get(k, 0)]) for k in data}
+
+
 def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str | Path | None = None,
             players: int | None = None, num_envs: int = 64, seed: int = 0, random_share: float = 0.25,
             opening: int = 2, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, samples: str | Path | None = None,
             extractor_kwargs: dict | None = None, init: str | Path | None = None, student_share: float = 0.0,
-            targets: str | None = None, verbose: int = 1) -> dict:  # fmt: skip
+            targets: str | None = None, add_samples=(), verbose: int = 1) -> dict:  # fmt: skip
     """Collect the teacher's decisions, fit a fresh policy on them and save
     it (``<out>.pt``/``<out>.json``); returns its config.  ``samples``: an
     ``.npz`` file to keep the teacher's decisions in (``.npz`` added to a
@@ -282,6 +300,8 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     student of :func:`collect` in ``student_share`` of the games.
     ``targets``: what the policy is fitted to, :func:`fit`'s (default: the
     search's visits when the teacher is a search, else its action).
+    ``add_samples``: more ``samples`` files (of other seeds or game counts;
+    the same game, options and teacher, else ValueError) fitted with these.
 
     The value head is fitted to the undiscounted final return; PPO's critic
     (``gamma`` < 1, shaping) learns a discounted one, so its first updates
@@ -326,6 +346,13 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     if samples is not None:
         samples.parent.mkdir(parents=True, exist_ok=True)
     teacher_name = teacher if isinstance(teacher, str) else getattr(teacher, "name", repr(teacher))
+    more = []  # read before any game is played: a wrong file fails fast
+    for path in add_samples:
+        extra, extra_data = _read_samples(Path(path))
+        if [extra.get(k) for k in ("env_id", "options", "teacher")] != [env_id, options, teacher_name]:
+            raise ValueError(f"{path} holds samples of {extra.get('env_id')} {extra.get('options')} played by "
+                             f"{extra.get('teacher')}, not {env_id} {options} by {teacher_name}")  # fmt: skip
+        more.append((extra, extra_data))
     settings = {"env_id": env_id, "options": options, "teacher": teacher_name, "games": games, "seed": seed,
                 "random_share": random_share, "opening": opening, "student": None if init is None else str(init),
                 "student_share": student_share, "num_envs": num_envs}  # fmt: skip
@@ -333,25 +360,27 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     data = None
     read_back = samples is not None and samples.is_file()
     if read_back:
-        with np.load(samples) as f:
-            if "settings" not in f.files:
-                raise ValueError(f"{samples} was not written by distill (no settings in it)")
-            if json.loads(str(f["settings"])) != settings:
-                raise ValueError(f"{samples} holds samples played with {str(f['settings'])}, not {json.dumps(settings)}")
-            data = {k: f[k] for k in f.files if k != "settings"}
+        played, data = _read_samples(samples)
+        if played != settings:
+            raise ValueError(f"{samples} holds samples played with {json.dumps(played)}, not {json.dumps(settings)}")
     if data is None:
         data = collect(env_id, teacher, games, num_envs=num_envs, seed=seed, players=players, random_share=random_share,
                        opening=opening, student=student, student_share=student_share, verbose=verbose)  # fmt: skip
         if samples is not None:
             np.savez_compressed(samples, settings=json.dumps(settings), **data)
     collect_s = time.perf_counter() - t0
+    total_games = games + sum(extra["games"] for extra, _ in more)
+    for _, extra_data in more:
+        data = _joined(data, extra_data)
 
     def save(result: dict, final: bool) -> None:  # after every epoch: a run stopped early keeps its last one
         config["distilled"] = {
-            "teacher": teacher_name, "games": games, "samples": int(len(data["actions"])), "random_share": random_share,
+            "teacher": teacher_name, "games": total_games, "samples": int(len(data["actions"])), "random_share": random_share,
             "opening": opening, "student_share": student_share, "epochs": epochs,
             "batch_size": batch_size, "lr": lr, "collect_wall_s": round(collect_s),
             "samples_file": None if samples is None else str(samples), "samples_read_back": read_back,
+            "added_samples": [{"file": str(path), "games": extra["games"], "seed": extra["seed"]}
+                              for path, (extra, _) in zip(add_samples, more)],
             **result,
         }  # fmt: skip
         config["history"] = []
@@ -364,7 +393,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     wall = time.perf_counter() - t0
     if verbose:
         last = result["history"][-1] if result["history"] else {}
-        print(f"[{name}] saved {out.with_suffix('.pt')}: {len(data['actions'])} samples from {games} games of "
+        print(f"[{name}] saved {out.with_suffix('.pt')}: {len(data['actions'])} samples from {total_games} games of "
               f"{teacher}, held-out agreement {last.get('held_out_agreement')}, {wall:.0f} s")  # fmt: skip
     return config
 
@@ -387,6 +416,8 @@ def main(argv=None) -> int:
     ap.add_argument("--layers", type=int, default=None, help="convolutions in the board extractor (default: the game's)")
     ap.add_argument("--channels", type=int, default=None, help="channels of those convolutions (default: the game's)")
     ap.add_argument("--samples", default=None, help="an .npz to keep the teacher's samples in (read back when it exists)")
+    ap.add_argument("--add-samples", nargs="+", default=[], metavar="NPZ",
+                    help="more --samples files (same game and teacher, other seeds) to fit with these")
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json), also the student")
     ap.add_argument("--student-share", type=float, default=0.0,
                     help="share of games the --init model plays instead of the teacher, labelled by it (default 0)")
@@ -410,7 +441,7 @@ def main(argv=None) -> int:
                 num_envs=args.num_envs, seed=args.seed, random_share=args.random_share, opening=args.opening,
                 epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, samples=args.samples,
                 extractor_kwargs=network or None, init=args.init,
-                student_share=args.student_share, targets=args.targets)  # fmt: skip
+                student_share=args.student_share, targets=args.targets, add_samples=args.add_samples)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))
     return 0

@@ -234,3 +234,29 @@ def test_soft_target_errors_are_clear(capsys, tmp_path):
     with pytest.raises(SystemExit):
         main(["quagmire_v0", "--teacher", "greedy", "--targets", "visits", "--out", str(tmp_path / "m")])
     assert "is not a search" in capsys.readouterr().err
+
+
+def test_distill_fits_several_sample_files_together(tmp_path):
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    first = distill("quagmire_v0", "greedy", games=3, out=tmp_path / "ma", num_envs=3, seed=1, epochs=1, samples=a,
+                    extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    second = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "mb", num_envs=2, seed=2, epochs=1, samples=b,
+                     extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    both = distill("quagmire_v0", "greedy", games=3, out=tmp_path / "mab", num_envs=3, seed=1, epochs=1, samples=a,
+                   add_samples=[b], extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    d = both["distilled"]
+    assert d["samples_read_back"] and d["games"] == 5
+    assert d["samples"] == first["distilled"]["samples"] + second["distilled"]["samples"]
+    assert d["added_samples"] == [{"file": str(b), "games": 2, "seed": 2}]
+    assert d["train_samples"] + d["held_out_samples"] == d["samples"]
+    # the second file's games are numbered after the first's: five games, one held out
+    with np.load(a) as fa, np.load(b) as fb:
+        from boardenvs.baselines.distill import _joined
+
+        joined = _joined({k: fa[k] for k in fa.files if k != "settings"}, {k: fb[k] for k in fb.files if k != "settings"})
+    assert sorted(set(joined["game"])) == [0, 1, 2, 3, 4] and len(joined["opening"]) == 5
+    with pytest.raises(ValueError, match="played by greedy, not quagmire_v0 {} by random"):
+        distill("quagmire_v0", "random", games=2, out=tmp_path / "x", add_samples=[b], verbose=0)
+    with pytest.raises(ValueError, match="no samples file"):
+        distill("quagmire_v0", "greedy", games=2, out=tmp_path / "x", add_samples=[tmp_path / "none.npz"], verbose=0)
+    assert not (tmp_path / "x.pt").exists()
