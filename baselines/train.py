@@ -233,7 +233,8 @@ def _progress(model, env_id: str, options: dict, games: int, seed: int, opponent
 def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int = 0, players: int | None = None,
           out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
           mcts_share: float = 0.0, snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100,
-          eval_opponents=EVAL_OPPONENTS, n_steps: int = 128, batch_size: int = 1024, n_epochs: int = 5, learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
+          eval_opponents=EVAL_OPPONENTS, n_steps: int = 128, batch_size: int = 1024, n_epochs: int = 5,
+          learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
           save_every: int = 25_000, init: str | Path | None = None, shaping: float = 0.0, progress_bar: bool = True,
           verbose: int = 1) -> dict:  # fmt: skip
     """Train one baseline; returns its config (also written to ``<out>.json``)."""
@@ -349,6 +350,7 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=5, help="PPO epochs per rollout (default 5)")
     ap.add_argument("--lr", type=float, default=5e-4, help="learning rate (default 5e-4)")
     ap.add_argument("--gamma", type=float, default=0.99, help="discount (default 0.99)")
+    ap.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (default 0.01)")
     ap.add_argument("--shaping", type=float, default=0.0,
                     help="potential-based reward shaping with the game's heuristic, this big at most (default 0: none)")
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch")
@@ -360,13 +362,15 @@ def main(argv=None) -> int:
             ap.error(f"--{flag.replace('_', '-')} must be a positive int, got {value}")
     if not 0.0 < args.gamma <= 1.0:
         ap.error(f"--gamma must be in (0, 1], got {args.gamma}")
+    if not args.ent_coef >= 0.0:
+        ap.error(f"--ent-coef must be >= 0, got {args.ent_coef}")
     try:
         train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
-              random_share=args.random_share, greedy_share=args.greedy_share,
-              mcts_share=args.mcts_share, snapshot_every=args.snapshot_every,
-              eval_every=args.eval_every, eval_games=args.eval_games, eval_opponents=tuple(args.eval_vs),
-              batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
-              gamma=args.gamma, init=args.init, shaping=args.shaping, progress_bar=not args.no_progress)  # fmt: skip
+              random_share=args.random_share, greedy_share=args.greedy_share, mcts_share=args.mcts_share,
+              snapshot_every=args.snapshot_every, eval_every=args.eval_every, eval_games=args.eval_games,
+              eval_opponents=tuple(args.eval_vs), batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
+              gamma=args.gamma, ent_coef=args.ent_coef, init=args.init, shaping=args.shaping,
+              progress_bar=not args.no_progress)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))
     return 0

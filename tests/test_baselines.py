@@ -252,6 +252,9 @@ def test_cli_errors_are_clear(capsys, tmp_path):
         train_main(["quess_v0", "--gamma", "1.5"])
     assert "--gamma must be in (0, 1], got 1.5" in capsys.readouterr().err
     with pytest.raises(SystemExit):
+        train_main(["quess_v0", "--ent-coef", "-0.1"])
+    assert "--ent-coef must be >= 0, got -0.1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
         train_main(["quess_v0", "--shaping", "0.2", "--steps", "64", "--num-envs", "2", "--out", str(tmp_path / "q")])
     assert "no shaping scale for quess_v0" in capsys.readouterr().err
     with pytest.raises(SystemExit):
