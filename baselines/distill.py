@@ -41,12 +41,16 @@ from .train import GAMES, game_options, model_config, new_policy, save_model, st
 MODELS = Path(__file__).resolve().parent / "models"
 
 
+TARGETS = ("visits", "action")  # what fit() fits the policy to: the search's visit shares, or the chosen action
+
+
 def _teacher(opponent, vec, rows, rng) -> tuple[np.ndarray, np.ndarray | None]:
     """The teacher's actions for ``rows`` and, if it is a search with
-    ``search_policy``, its policy at each (float32, rows x mask size)."""
+    ``search_policy``, its policy at each (float16 as stored, rows x mask
+    size)."""
     if hasattr(opponent, "search_policy"):
         actions, probs = opponent.search_policy(vec.game, vec.states[rows], rng)
-        return np.asarray(actions, np.int64), np.asarray(probs, np.float32)
+        return np.asarray(actions, np.int64), np.asarray(probs, np.float16)
     return _actions(opponent, vec, rows, rng), None
 
 
@@ -139,7 +143,7 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         obs = vec._views[0]
         for j, (i, label) in enumerate(zip(by_teacher, labels)):
             pending[i].append((obs[i].copy(), masks[i].copy(), int(label), int(movers[i]),
-                               None if probs is None else probs[j].astype(np.float16)))  # fmt: skip
+                               None if probs is None else probs[j]))  # fmt: skip
         opening_left[opening_left > 0] -= 1
         _, rewards, terminated, truncated, _ = vec.step(actions)
         for i in np.flatnonzero((terminated | truncated) & live):
@@ -198,8 +202,8 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
 
     if targets is None:
         targets = "visits" if "policy" in data else "action"
-    if targets not in ("visits", "action"):
-        raise ValueError(f"targets must be 'visits' or 'action', got {targets!r}")
+    if targets not in TARGETS:
+        raise ValueError(f"targets must be {' or '.join(map(repr, TARGETS))}, got {targets!r}")
     if targets == "visits" and "policy" not in data:
         raise ValueError("targets 'visits': these samples hold no search policy (the teacher has no search_policy)")
     torch.manual_seed(seed)
@@ -276,12 +280,17 @@ def _read_samples(path: Path) -> tuple[dict, dict]:
         return json.loads(str(f["settings"])), {k: f[k] for k in f.files if k != "settings"}
 
 
-def _joined(data: dict, extra: dict) -> dict:
-    """Two sample sets as one: the second's games numbered after the first's."""
-    if ("policy" in data) != ("policy" in extra):
+def _joined(*parts: dict) -> dict:
+    """Sample sets as one (one copy): each set's games numbered after the
+    previous sets'."""
+    if len({"policy" in part for part in parts}) > 1:
         raise ValueError("samples with and without the search's policy cannot be fitted together")
-    shift = {"game": int(data["game"].max()) + 1 if len(data["game"]) else 0}
-    return {k: np.concatenate([data[k], extra[k] + shift.get(k, 0)]) for k in data}
+    shifts, offset = [], 0
+    for part in parts:
+        shifts.append(offset)
+        offset += int(part["game"].max()) + 1 if len(part["game"]) else 0
+    return {k: np.concatenate([part[k] + shift if k == "game" else part[k] for part, shift in zip(parts, shifts)])
+            for k in parts[0]}  # fmt: skip
 
 
 def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str | Path | None = None,
@@ -317,8 +326,8 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         raise ValueError(f"lr must be a number > 0, got {lr!r}")
     if student_share and init is None:
         raise ValueError("student_share > 0: the student is the init model, give init (--init)")
-    if targets not in (None, "visits", "action"):
-        raise ValueError(f"targets must be 'visits' or 'action', got {targets!r}")
+    if targets is not None and targets not in TARGETS:
+        raise ValueError(f"targets must be {' or '.join(map(repr, TARGETS))}, got {targets!r}")
     if targets == "visits" and isinstance(teacher, str):
         from boardenvs.wrappers.opponents import make_opponent
 
@@ -370,8 +379,8 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
             np.savez_compressed(samples, settings=json.dumps(settings), **data)
     collect_s = time.perf_counter() - t0
     total_games = games + sum(extra["games"] for extra, _ in more)
-    for _, extra_data in more:
-        data = _joined(data, extra_data)
+    if more:
+        data = _joined(data, *(extra_data for _, extra_data in more))
 
     def save(result: dict, final: bool) -> None:  # after every epoch: a run stopped early keeps its last one
         config["distilled"] = {
@@ -411,7 +420,7 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=10, help="passes over the samples (default 10)")
     ap.add_argument("--batch-size", type=int, default=512, help="minibatch (default 512)")
     ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate, cosine to 0 (default 1e-3)")
-    ap.add_argument("--targets", choices=("visits", "action"), default=None,
+    ap.add_argument("--targets", choices=TARGETS, default=None,
                     help="fit the search's visit distribution or the teacher's action (default: visits for a search)")
     ap.add_argument("--layers", type=int, default=None, help="convolutions in the board extractor (default: the game's)")
     ap.add_argument("--channels", type=int, default=None, help="channels of those convolutions (default: the game's)")

@@ -260,17 +260,16 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     out = Path(out) if out is not None else MODELS / name
     out.parent.mkdir(parents=True, exist_ok=True)
 
+    shares = {"random": random_share, "greedy": greedy_share, "mcts": mcts_share}  # the rest: self-play
     config |= {
         "hyperparameters": {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
                             "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": gamma, "seed": seed},
-        "opponents": {"random": random_share, "greedy": greedy_share, "mcts": mcts_share,
-                      "self-play": round(1.0 - random_share - greedy_share - mcts_share, 4),
-                      "snapshot_every": snapshot_every},
+        "opponents": shares | {"self-play": round(1.0 - sum(shares.values()), 4), "snapshot_every": snapshot_every},
     }  # fmt: skip
     # the network is the saved model's (its extractor options may differ from the game's defaults)
     start = start_from(init, config) if init is not None else None
     pool = SelfPlayPool(max_size=20, latest_prob=0.5)
-    mix = OpponentMix(pool, {"random": random_share, "greedy": greedy_share, "mcts": mcts_share})
+    mix = OpponentMix(pool, shares)
     env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, **options)  # seeded by MaskablePPO(seed=...)
     if shaping:
         env = ShapedRewards(env, shaping, defaults["shaping_scale"], gamma)

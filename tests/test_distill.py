@@ -228,6 +228,8 @@ def test_soft_target_errors_are_clear(capsys, tmp_path):
         fit(net, data, epochs=1, targets="visits")
     with pytest.raises(ValueError, match="targets must be 'visits' or 'action', got 'soft'"):
         fit(net, data, epochs=1, targets="soft")
+    with pytest.raises(ValueError, match="targets must be 'visits' or 'action', got 'soft'"):
+        distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m", targets="soft", verbose=0)
     with pytest.raises(ValueError, match="'greedy' is not a search"):  # before any game is played
         distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m", targets="visits", verbose=0)
     assert not (tmp_path / "m.pt").exists()
@@ -253,8 +255,11 @@ def test_distill_fits_several_sample_files_together(tmp_path):
     with np.load(a) as fa, np.load(b) as fb:
         from boardenvs.baselines.distill import _joined
 
-        joined = _joined({k: fa[k] for k in fa.files if k != "settings"}, {k: fb[k] for k in fb.files if k != "settings"})
+        da, db = ({k: f[k] for k in f.files if k != "settings"} for f in (fa, fb))
+    joined = _joined(da, db)
     assert sorted(set(joined["game"])) == [0, 1, 2, 3, 4] and len(joined["opening"]) == 5
+    three = _joined(da, db, db)  # several files in one go: each after the ones before
+    assert sorted(set(three["game"])) == list(range(7)) and (three["game"][-len(db["game"]):] == db["game"] + 5).all()
     with pytest.raises(ValueError, match="played by greedy, not quagmire_v0 {} by random"):
         distill("quagmire_v0", "random", games=2, out=tmp_path / "x", add_samples=[b], verbose=0)
     with pytest.raises(ValueError, match="no samples file"):
