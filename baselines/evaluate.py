@@ -3,12 +3,14 @@ intervals and Elo.
 
     python -m boardenvs.baselines.evaluate quess_v0
     python -m boardenvs.baselines.evaluate hex_quoridor_v0 --players 4 --games 200
+    python -m boardenvs.baselines.evaluate tryasina_v0_4p --games 200 --games-vs random=2000
     python -m boardenvs.baselines.evaluate all --update-readme
 
 Players: the committed model (``baseline:<name>``) and the reference
 opponents ``random``, ``greedy`` and ``mcts`` (100 simulations per move),
 or those given with ``--players-list``.  Every pair plays
-``--games`` games through the batched single-agent view (two players: each
+``--games`` games (``--games-vs NAME=N``: N for the model against NAME)
+through the batched single-agent view (two players: each
 in each seat for half the games; more players: the model in one seat and
 one opponent in all the others, every seat in turn, and each reference
 opponent against three random ones).
@@ -108,10 +110,14 @@ def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed
     return total
 
 
-def round_robin(name: str, games: int = 200, players: list[str] | None = None, seed: int = 0, verbose: bool = True) -> dict:
+def round_robin(name: str, games: int = 200, players: list[str] | None = None, seed: int = 0, verbose: bool = True,
+                games_vs: dict | None = None) -> dict:  # fmt: skip
     """Every pair of ``players`` (default: the model and the
     reference opponents) on the model's game; returns the entry written to
-    results.json."""
+    results.json.  ``games_vs``: ``{opponent: games}`` for the first
+    player's (the model's) games against that opponent instead of
+    ``games`` (a tighter interval where a target is judged and games are
+    cheap)."""
     from . import load
 
     baseline = load(name)
@@ -124,16 +130,20 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
         pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1:]]
     else:  # the first player in one seat, the other in all the others: each against everyone, and against random
         pairs = [(players[0], b) for b in players[1:]] + [(a, "random") for a in players[1:] if a != "random"]
+    games_vs = dict(games_vs or {})
+    if set(games_vs) - set(players[1:]):
+        raise ValueError(f"games_vs names {sorted(set(games_vs) - set(players[1:]))}, not among the opponents {players[1:]}")
     results = []
     for a, b in pairs:
         t0 = time.perf_counter()
-        r = play(a, b, env_id, options, games, seed)
+        r = play(a, b, env_id, options, games_vs.get(b, games) if a == players[0] else games, seed)
         r.update(agent=a, opponent=b, seconds=round(time.perf_counter() - t0, 1))
         results.append(r)
         if verbose:
             print(f"[{name}] {a} vs {b}: {r['wins']}-{r['draws']}-{r['losses']} ({r['seconds']} s)", flush=True)
     entry = {
-        "name": name, "env_id": env_id, "options": options, "num_players": num_players, "games": games, "seed": seed,
+        "name": name, "env_id": env_id, "options": options, "num_players": num_players, "games": games,
+        **({"games_vs": games_vs} if games_vs else {}), "seed": seed,
         "budget": baseline.config.get("budget"), "method": method(baseline.config), "results": results,
         "command": "python -m boardenvs.baselines.evaluate " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None,
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
@@ -236,6 +246,8 @@ def main(argv=None) -> int:
     ap.add_argument("game", help="a committed model's name (quess_v0, hex_quoridor_v0_4p, ...), an env id, or 'all'")
     ap.add_argument("--players", type=int, default=None, help="player count, with an env id")
     ap.add_argument("--games", type=int, default=200, help="games per ordered pair (default 200)")
+    ap.add_argument("--games-vs", nargs="+", default=[], metavar="NAME=N",
+                    help="the model's games against opponent NAME instead of --games (e.g. random=2000)")
     ap.add_argument("--players-list", default=None, help="comma-separated players (default: the model, random, greedy, mcts)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--update-readme", action="store_true")
@@ -249,8 +261,16 @@ def main(argv=None) -> int:
         if name not in available():
             ap.error(f"no committed model {name!r}; available: {', '.join(available()) or '(none)'}")
     players = args.players_list.split(",") if args.players_list else None
+    opponents, games_vs = (players[1:] if players else list(REFERENCE)), {}
+    for item in args.games_vs:
+        opponent, _, n = item.partition("=")
+        if not opponent or not n.isdigit() or int(n) < 1:
+            ap.error(f"--games-vs takes NAME=N with N a positive int (e.g. random=2000), got {item!r}")
+        if opponent not in opponents:
+            ap.error(f"--games-vs {item}: {opponent!r} is not an opponent here ({', '.join(opponents)})")
+        games_vs[opponent] = int(n)
     for name in names:
-        entry = round_robin(name, games=args.games, players=players, seed=args.seed)
+        entry = round_robin(name, games=args.games, players=players, seed=args.seed, games_vs=games_vs)
         table = write(entry, update_readme=args.update_readme)
     print(table)
     return 0

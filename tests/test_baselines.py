@@ -273,6 +273,22 @@ def test_cli_errors_are_clear(capsys, tmp_path):
     with pytest.raises(SystemExit):
         eval_main(["nope_v0"])
     assert "no committed model 'nope_v0'" in capsys.readouterr().err
+    for argv, message in ((["random=0"], "NAME=N with N a positive int"), (["random"], "got 'random'"),
+                          (["mctz=10"], "'mctz' is not an opponent here (random, greedy, mcts)")):
+        with pytest.raises(SystemExit):
+            eval_main(["quagmire_v0", "--games-vs", *argv])
+        assert message in capsys.readouterr().err
+
+
+def test_round_robin_plays_more_games_where_asked():
+    """--games-vs: the model's games against one opponent; every other pair plays --games."""
+    entry = ev.round_robin("quagmire_v0", games=4, players=["baseline:quagmire_v0", "random", "greedy"], seed=1,
+                           verbose=False, games_vs={"random": 6})  # fmt: skip
+    games = {(r["agent"], r["opponent"]): r["games"] for r in entry["results"]}
+    assert games == {("baseline:quagmire_v0", "random"): 6, ("baseline:quagmire_v0", "greedy"): 4, ("random", "greedy"): 4}
+    assert entry["games_vs"] == {"random": 6} and "| quagmire_v0 | random | 6 |" in ev.markdown({"quagmire_v0": entry})
+    with pytest.raises(ValueError, match="not among the opponents"):
+        ev.round_robin("quagmire_v0", games=2, players=["baseline:quagmire_v0", "random"], games_vs={"mcts": 2})
 
 
 def test_baseline_names_are_opponents_everywhere():
