@@ -141,7 +141,7 @@ def test_gymnasium_id_and_card():
 
     env = gymnasium.make("boardenvs/Tryasina-v0", opponent="random", num_players=3)
     obs, info = env.reset(seed=0)
-    assert obs.shape == (3, 90) and info["action_mask"].any()
+    assert obs.shape == (3, 91) and info["action_mask"].any()
     obs, reward, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert "Tryasina" in boardenvs.tryasina_v0.__doc__
 
@@ -150,7 +150,7 @@ def test_home_counts_and_roll_in_observation_bounds():
     game = boardenvs.make_game("tryasina_v0", num_players=2)
     pos = Position(game, game.new_state(0, rng_seed=1)).play("roll 6").play("O")
     obs = pos.observation(1)
-    assert obs.shape == (2, 90)
+    assert obs.shape == (2, 91)
     assert obs[1, 76] == 3 and obs[0, 76] == 4  # the observer (player_1) first, then player_0
     assert (obs <= game.info.obs_high).all()
     from test_tryasina_rules import tpos

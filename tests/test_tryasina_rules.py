@@ -431,6 +431,19 @@ def test_observation_puts_the_observers_side_at_the_bottom():
         assert obs[0, 86] == 1 and obs[1, 87] == 1
 
 
+def test_tr3_the_observation_tells_c49_from_c1():
+    """TR-3: C1 and C49 are one cell, so the cell columns alone show a pawn
+    there the same before and after its lap; column 90 marks the lapped one,
+    for its owner and for every other observer."""
+    start, lapped = tpos({0: ["C1", "O", "O", "O"]}, n=4), tpos({0: ["C49", "O", "O", "O"]}, n=4)
+    for seat in range(4):
+        row = (0 - seat) % 4  # seat 0's row in the observer's order
+        a, b = start.observation(seat), lapped.observation(seat)
+        assert (a[:, :90] == b[:, :90]).all()
+        assert a[row, 90] == 0 and b[row, 90] == 1 and b[:, 90].sum() == 1
+    assert tpos({0: ["C48", "O", "O", "O"]}, n=4).observation(0)[:, 90].sum() == 0
+
+
 # --- text form: no public input crashes -------------------------------------------------------------
 
 

@@ -21,7 +21,7 @@ Actions            ``Discrete(67)``: the location of the pawn to move **in
                    chance node the kernels' outcomes ``0..5`` are the rolls
                    1..6 (the AEC env and ``make_vec`` resolve them).
 Action mask        exact (TR-8..TR-14)
-Observation        ``int8 (n, 90)``, one row per seat starting with the
+Observation        ``int8 (n, 91)``, one row per seat starting with the
                    observer (then seat order): columns ``0..75`` the seat's
                    pawns on the 76 cells, numbered **with the observer's
                    side at the bottom** (``0..47`` the circle from the
@@ -33,7 +33,9 @@ Observation        ``int8 (n, 90)``, one row per seat starting with the
                    0..4); ``79`` it is this seat's turn; ``80..85`` the
                    current roll one-hot (in the roller's row, after the
                    roll); ``86..89`` its side relative to the observer's
-                   (0 own, 1 next clockwise, ...).
+                   (0 own, 1 next clockwise, ...); ``90`` its pawn on its
+                   entry cell after a full lap (``C49``, TR-3: the cell
+                   column alone cannot tell it from ``C1``).
 Rewards            +1 to the first player with all four pawns home, -1 to
                    every other (TR-15); 0 on truncation
 Options            ``num_players`` (2; 2..4), ``first_player`` (0),
@@ -157,8 +159,8 @@ T_PAWNS = LAYOUT.add("pawns", 4 * PAWNS, "4 seat + p: location in the owner's tr
 T_CELLS = LAYOUT.add("cells", NUM_CELLS, "0 empty, 1 + seat")
 T_LAST = LAYOUT.add("last_move", 3, "seat, from, to (owner's track terms) of the last pawn move; -1 none")
 
-OBS_WIDTH = 90
-O_ORIGIN, O_QUAG, O_HOME, O_TURN, O_ROLL, O_SIDE = 76, 77, 78, 79, 80, 86
+OBS_WIDTH = 91
+O_ORIGIN, O_QUAG, O_HOME, O_TURN, O_ROLL, O_SIDE, O_LAPPED = 76, 77, 78, 79, 80, 86, 90
 
 
 # --- kernels -----------------------------------------------------------------
@@ -419,6 +421,8 @@ def observe(state, params, seat, obs):
                 obs[row + ROT[so, cell]] = 1
                 if loc >= LOC_H1 and loc < LOC_S:
                     obs[row + O_HOME] += 1
+                elif loc == LOC_C1 + 48:  # C49 (TR-3): the entry cell, a lap done
+                    obs[row + O_LAPPED] = 1
             elif loc == LOC_O:
                 obs[row + O_ORIGIN] += 1
             else:
@@ -539,7 +543,7 @@ class TryasinaGame(Game):
 
     def configure(self, o):
         n = o["num_players"]
-        high = [1] * NUM_CELLS + [PAWNS, PAWNS, PAWNS] + [1] * 11
+        high = [1] * NUM_CELLS + [PAWNS, PAWNS, PAWNS] + [1] * 12
         sides = list(SIDES_OF[n]) + [0] * (4 - n)
         return dict(num_players=n, num_actions=NUM_ACTIONS, num_chance_outcomes=NUM_FACES,
                     obs_shape=(n, OBS_WIDTH), obs_high_per_plane=high, params=sides)  # fmt: skip
