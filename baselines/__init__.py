@@ -92,6 +92,14 @@ def load(name: str | Path) -> Baseline:
                          f"or the path of a <name>.pt/<name>.json pair")  # fmt: skip
     config = json.loads(config_file.read_text())
     policy = new_policy(config)
-    policy.load_state_dict(torch.load(weights, map_location="cpu", weights_only=True))
+    saved, wanted = torch.load(weights, map_location="cpu", weights_only=True), policy.state_dict()
+    unfit = sorted(k for k in saved.keys() & wanted.keys() if saved[k].shape != wanted[k].shape)
+    if unfit or saved.keys() != wanted.keys():  # e.g. saved before the game's observation changed shape
+        raise ValueError(f"{weights} does not fit the network its config builds for {config['env_id']} "
+                         f"(observations {tuple(policy.observation_space.shape)}): "
+                         + (f"{unfit[0]} is {tuple(saved[unfit[0]].shape)}, the network's {tuple(wanted[unfit[0]].shape)}"
+                            if unfit else f"weights {sorted(saved.keys() ^ wanted.keys())[:3]} differ")
+                         + "; retrain it")  # fmt: skip
+    policy.load_state_dict(saved)
     policy.set_training_mode(False)
     return Baseline(policy, config)

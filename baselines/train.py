@@ -236,8 +236,12 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
           eval_opponents=EVAL_OPPONENTS, n_steps: int = 128, batch_size: int = 1024, n_epochs: int = 5,
           learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
           save_every: int = 25_000, init: str | Path | None = None, shaping: float = 0.0, progress_bar: bool = True,
-          verbose: int = 1) -> dict:  # fmt: skip
-    """Train one baseline; returns its config (also written to ``<out>.json``)."""
+          extractor_kwargs: dict | None = None, net_arch: list[int] | None = None, verbose: int = 1) -> dict:  # fmt: skip
+    """Train one baseline; returns its config (also written to ``<out>.json``).
+    ``extractor_kwargs``: change the game's extractor options (e.g.
+    ``{"hidden": 512}`` for Tryasina's :class:`TrackMLP`, ``{"layers": 6}``
+    for a board CNN); ``net_arch``: the policy and value heads' layers
+    (default ``[128]``).  Both come from the model with ``init``."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -257,6 +261,20 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     steps = int(steps or defaults["steps"])
     config = model_config(env_id, players)
     name, options = config["name"], config["options"]
+    from boardenvs.spec import is_int
+
+    if init is not None and (extractor_kwargs or net_arch):
+        raise ValueError("the network comes from the --init model: give it or extractor options / net_arch, not both")
+    config["extractor_kwargs"] = {**config["extractor_kwargs"], **(extractor_kwargs or {})}
+    if net_arch is not None:
+        if not net_arch or not all(is_int(n) and n >= 1 for n in net_arch):
+            raise ValueError(f"net_arch must be layer sizes >= 1, got {net_arch!r}")
+        config["net_arch"] = [int(n) for n in net_arch]
+    if init is None:
+        try:
+            new_policy(config)  # a bad extractor option fails now, before anything is built
+        except (TypeError, ValueError, RuntimeError) as exc:
+            raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
     out = Path(out) if out is not None else MODELS / name
     out.parent.mkdir(parents=True, exist_ok=True)
 
@@ -353,6 +371,10 @@ def main(argv=None) -> int:
     ap.add_argument("--shaping", type=float, default=0.0,
                     help="potential-based reward shaping with the game's heuristic, this big at most (default 0: none)")
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch")
+    ap.add_argument("--extractor-kwargs", default=None, metavar="JSON",
+                    help='the game\'s extractor options changed, e.g. \'{"hidden": 512}\' (Tryasina) or \'{"layers": 6}\'')
+    ap.add_argument("--net-arch", type=int, nargs="+", default=None, metavar="N",
+                    help="the policy and value heads' layer sizes (default 128)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     for flag in ("steps", "num_envs", "snapshot_every", "batch_size", "epochs", "eval_games"):
@@ -363,13 +385,21 @@ def main(argv=None) -> int:
         ap.error(f"--gamma must be in (0, 1], got {args.gamma}")
     if not args.ent_coef >= 0.0:
         ap.error(f"--ent-coef must be >= 0, got {args.ent_coef}")
+    extractor_kwargs = None
+    if args.extractor_kwargs is not None:
+        try:
+            extractor_kwargs = json.loads(args.extractor_kwargs)
+        except json.JSONDecodeError as exc:
+            ap.error(f"--extractor-kwargs must be a JSON object, got {args.extractor_kwargs!r} ({exc.msg})")
+        if not isinstance(extractor_kwargs, dict):
+            ap.error(f"--extractor-kwargs must be a JSON object, got {args.extractor_kwargs!r}")
     try:
         train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
               random_share=args.random_share, greedy_share=args.greedy_share, mcts_share=args.mcts_share,
               snapshot_every=args.snapshot_every, eval_every=args.eval_every, eval_games=args.eval_games,
               eval_opponents=tuple(args.eval_vs), batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
               gamma=args.gamma, ent_coef=args.ent_coef, init=args.init, shaping=args.shaping,
-              progress_bar=not args.no_progress)  # fmt: skip
+              progress_bar=not args.no_progress, extractor_kwargs=extractor_kwargs, net_arch=args.net_arch)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))
     return 0

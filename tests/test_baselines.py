@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -156,11 +157,42 @@ def test_train_load_predict_and_play(tmp_path):
     assert torch.isfinite(agent.policy.get_distribution(obs_t).distribution.logits).all()
 
 
+def test_train_takes_a_wider_network_and_load_builds_it(tmp_path):
+    out = tmp_path / "wide"
+    config = train("tryasina_v0", steps=128, num_envs=2, n_steps=64, batch_size=64, out=out, eval_every=0,
+                   extractor_kwargs={"hidden": 64}, net_arch=[32, 16], progress_bar=False, verbose=0)  # fmt: skip
+    assert config["extractor_kwargs"] == {"hidden": 64} and config["net_arch"] == [32, 16]
+    agent = baselines.load(out)
+    weights = agent.policy.state_dict()
+    assert weights["features_extractor.net.1.weight"].shape == (64, 2 * 91)
+    assert [weights[f"mlp_extractor.policy_net.{i}.weight"].shape[0] for i in (0, 2)] == [32, 16]
+
+
 def test_load_rejects_unknown_names(tmp_path):
     with pytest.raises(ValueError, match="no baseline 'nope'"):
         baselines.load("nope")
     with pytest.raises(ValueError, match="no baseline"):
         baselines.load(tmp_path / "missing")
+
+
+def test_load_rejects_weights_of_another_shape(tmp_path):
+    """A model saved before its game's observation changed shape gets a clear
+    error, not torch's size mismatch."""
+    import shutil
+
+    src = Path(baselines.__file__).parent / "models" / "tryasina_v0"
+    weights = torch.load(src.with_suffix(".pt"), weights_only=True)
+    key = "features_extractor.net.1.weight"
+    weights[key] = weights[key][:, :-2]  # as if each of its two rows were one column narrower
+    torch.save(weights, tmp_path / "old.pt")
+    shutil.copy(src.with_suffix(".json"), tmp_path / "old.json")
+    with pytest.raises(ValueError, match=r"old.pt does not fit .* tryasina_v0 \(observations \(2, 91\)\): "
+                                         r"features_extractor.net.1.weight is \(256, 180\), the network's \(256, 182\)"):
+        baselines.load(tmp_path / "old")
+    del weights[key]
+    torch.save(weights, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match="weights .*features_extractor.net.1.weight.* differ"):
+        baselines.load(tmp_path / "old")
 
 
 def test_committed_models_load_and_play_legal_moves():
@@ -270,6 +302,15 @@ def test_cli_errors_are_clear(capsys, tmp_path):
             train_main(["quagmire_v0", "--steps", "64", "--out", str(tmp_path / "ev"), *argv])
         assert message in capsys.readouterr().err
     assert not (tmp_path / "ev_tb").exists()
+    for argv, message in ((["--extractor-kwargs", "{hidden: 5}"], "--extractor-kwargs must be a JSON object"),
+                          (["--extractor-kwargs", "[1]"], "--extractor-kwargs must be a JSON object, got '[1]'"),
+                          (["--extractor-kwargs", '{"hiden": 5}'], "extractor options {'hiden': 5}: "),
+                          (["--net-arch", "0"], "net_arch must be layer sizes >= 1, got [0]"),
+                          (["--net-arch", "64", "--init", str(tmp_path / "m")], "the network comes from the --init model")):
+        with pytest.raises(SystemExit):
+            train_main(["tryasina_v0", "--steps", "64", "--out", str(tmp_path / "net"), *argv])
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "net_tb").exists()
     with pytest.raises(SystemExit):
         eval_main(["nope_v0"])
     assert "no committed model 'nope_v0'" in capsys.readouterr().err
