@@ -98,7 +98,8 @@ def load(name: str | Path) -> Baseline:
         raise ValueError(f"{weights} does not fit the network its config builds for {config['env_id']} "
                          f"(observations {tuple(policy.observation_space.shape)}): "
                          + (f"{unfit[0]} is {tuple(saved[unfit[0]].shape)}, the network's {tuple(wanted[unfit[0]].shape)}"
-                            if unfit else f"weights {sorted(saved.keys() ^ wanted.keys())[:3]} differ")
+                            if unfit else f"missing {sorted(wanted.keys() - saved.keys())[:3]}, "
+                                          f"unexpected {sorted(saved.keys() - wanted.keys())[:3]}")
                          + "; retrain it")  # fmt: skip
     policy.load_state_dict(saved)
     policy.set_training_mode(False)

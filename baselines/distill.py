@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .train import GAMES, game_options, model_config, new_policy, save_model, start_from
+from .train import GAMES, check_extractor_kwargs, game_options, model_config, new_policy, save_model, start_from
 
 MODELS = Path(__file__).resolve().parent / "models"
 
@@ -339,7 +339,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     if samples is not None:
         samples = Path(samples)
         samples = samples if samples.suffix == ".npz" else samples.with_name(samples.name + ".npz")
-    config["extractor_kwargs"] = {**config["extractor_kwargs"], **(extractor_kwargs or {})}
+    config["extractor_kwargs"] = {**config["extractor_kwargs"], **check_extractor_kwargs(extractor_kwargs or {})}
     student = None
     if init is not None:
         if extractor_kwargs:
@@ -347,7 +347,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         student = start_from(init, config)  # ValueError if there is none, or it plays another game
     try:
         policy = new_policy(config)  # before the games: a bad config fails fast
-    except TypeError as exc:
+    except (TypeError, ValueError, RuntimeError, AssertionError) as exc:
         raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
     if student is not None:
         policy.load_state_dict(student.policy.state_dict())

@@ -130,9 +130,14 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
         pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1:]]
     else:  # the first player in one seat, the other in all the others: each against everyone, and against random
         pairs = [(players[0], b) for b in players[1:]] + [(a, "random") for a in players[1:] if a != "random"]
+    from boardenvs.spec import is_int
+
     games_vs = dict(games_vs or {})
     if set(games_vs) - set(players[1:]):
         raise ValueError(f"games_vs names {sorted(set(games_vs) - set(players[1:]))}, not among the opponents {players[1:]}")
+    for opponent, n in games_vs.items():
+        if not is_int(n) or n < 1:
+            raise ValueError(f"games_vs[{opponent!r}] must be a positive int, got {n!r}")
     results = []
     for a, b in pairs:
         t0 = time.perf_counter()
@@ -246,8 +251,8 @@ def main(argv=None) -> int:
     ap.add_argument("game", help="a committed model's name (quess_v0, hex_quoridor_v0_4p, ...), an env id, or 'all'")
     ap.add_argument("--players", type=int, default=None, help="player count, with an env id")
     ap.add_argument("--games", type=int, default=200, help="games per ordered pair (default 200)")
-    ap.add_argument("--games-vs", nargs="+", default=[], metavar="NAME=N",
-                    help="the model's games against opponent NAME instead of --games (e.g. random=2000)")
+    ap.add_argument("--games-vs", action="append", default=[], metavar="NAME=N",
+                    help="the model's games against opponent NAME instead of --games (e.g. random=2000; repeat the flag for more)")
     ap.add_argument("--players-list", default=None, help="comma-separated players (default: the model, random, greedy, mcts)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--update-readme", action="store_true")
@@ -264,13 +269,18 @@ def main(argv=None) -> int:
     opponents, games_vs = (players[1:] if players else list(REFERENCE)), {}
     for item in args.games_vs:
         opponent, _, n = item.partition("=")
-        if not opponent or not n.isdigit() or int(n) < 1:
+        if not opponent or not (n.isascii() and n.isdecimal()) or int(n) < 1:
             ap.error(f"--games-vs takes NAME=N with N a positive int (e.g. random=2000), got {item!r}")
         if opponent not in opponents:
             ap.error(f"--games-vs {item}: {opponent!r} is not an opponent here ({', '.join(opponents)})")
+        if opponent in games_vs:
+            ap.error(f"--games-vs names {opponent!r} twice")
         games_vs[opponent] = int(n)
     for name in names:
-        entry = round_robin(name, games=args.games, players=players, seed=args.seed, games_vs=games_vs)
+        try:
+            entry = round_robin(name, games=args.games, players=players, seed=args.seed, games_vs=games_vs)
+        except ValueError as exc:  # e.g. a model whose weights no longer fit its game
+            ap.error(str(exc))
         table = write(entry, update_readme=args.update_readme)
     print(table)
     return 0

@@ -11,7 +11,8 @@ simulations) reference opponents, else self-play, a :class:`~boardenvs.wrappers.
 snapshots of the learner (one every ``--snapshot-every`` steps).  The
 learner's seat is drawn per episode.  The policy's features come from
 :mod:`boardenvs.baselines.extractors` (a small CNN on board planes, hex
-convolutions on hex boards, an MLP on Tryasina's tracks).  ``--shaping C``
+convolutions on hex boards, an MLP on Tryasina's tracks; ``--extractor-kwargs
+JSON`` and ``--net-arch N ...`` change its sizes).  ``--shaping C``
 adds potential-based reward shaping with the game's own heuristic (the greedy
 opponent's evaluation; :class:`ShapedRewards`): a denser signal that leaves
 the optimal policies as they were (Ng, Harada & Russell, 1999).
@@ -66,6 +67,23 @@ def game_options(env_id: str, players: int | None) -> dict:
     if players not in counts:
         raise ValueError(f"{env_id} is played by {', '.join(map(str, counts))} players, got --players {players}")
     return {"num_players": players} if env_id in PLAYER_COUNTS else {}
+
+
+# extractor options that are sizes (BoardCNN, TrackMLP): ints >= 1
+SIZE_OPTIONS = ("hidden", "features_dim", "channels", "layers", "pieces")
+
+
+def check_extractor_kwargs(kwargs) -> dict:
+    """``kwargs`` as extractor options (a dict, sizes ints >= 1; ValueError
+    naming the first one that is not), sizes as plain ints."""
+    from boardenvs.spec import is_int
+
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"extractor options must be a dict, got {kwargs!r}")
+    for key in SIZE_OPTIONS:
+        if key in kwargs and not (is_int(kwargs[key]) and kwargs[key] >= 1):
+            raise ValueError(f"extractor option {key!r} must be an int >= 1, got {kwargs[key]!r}")
+    return {k: int(v) if k in SIZE_OPTIONS else v for k, v in kwargs.items()}
 
 
 def model_config(env_id: str, players: int | None) -> dict:
@@ -264,8 +282,9 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     from boardenvs.spec import is_int
 
     if init is not None and (extractor_kwargs or net_arch):
-        raise ValueError("the network comes from the --init model: give it or extractor options / net_arch, not both")
-    config["extractor_kwargs"] = {**config["extractor_kwargs"], **(extractor_kwargs or {})}
+        raise ValueError("the network comes from the --init model: extractor options (--extractor-kwargs) and "
+                         "net_arch (--net-arch) cannot change it")  # fmt: skip
+    config["extractor_kwargs"] = {**config["extractor_kwargs"], **check_extractor_kwargs(extractor_kwargs or {})}
     if net_arch is not None:
         if not net_arch or not all(is_int(n) and n >= 1 for n in net_arch):
             raise ValueError(f"net_arch must be layer sizes >= 1, got {net_arch!r}")
@@ -273,7 +292,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     if init is None:
         try:
             new_policy(config)  # a bad extractor option fails now, before anything is built
-        except (TypeError, ValueError, RuntimeError) as exc:
+        except (TypeError, ValueError, RuntimeError, AssertionError) as exc:
             raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
     out = Path(out) if out is not None else MODELS / name
     out.parent.mkdir(parents=True, exist_ok=True)

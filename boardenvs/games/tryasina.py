@@ -543,7 +543,7 @@ class TryasinaGame(Game):
 
     def configure(self, o):
         n = o["num_players"]
-        high = [1] * NUM_CELLS + [PAWNS, PAWNS, PAWNS] + [1] * 12
+        high = [1] * NUM_CELLS + [PAWNS, PAWNS, PAWNS] + [1] * (OBS_WIDTH - O_TURN)  # cells, O/Q/home counts, flags
         sides = list(SIDES_OF[n]) + [0] * (4 - n)
         return dict(num_players=n, num_actions=NUM_ACTIONS, num_chance_outcomes=NUM_FACES,
                     obs_shape=(n, OBS_WIDTH), obs_high_per_plane=high, params=sides)  # fmt: skip
