@@ -345,10 +345,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         if extractor_kwargs:
             raise ValueError("extractor options come from the init model's network: give one or the other")
         student = start_from(init, config)  # ValueError if there is none, or it plays another game
-    try:
-        policy = new_policy(config)  # before the games: a bad config fails fast
-    except (TypeError, ValueError, RuntimeError, AssertionError) as exc:
-        raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
+    policy = new_policy(config)  # before the games: a bad extractor option fails fast (ValueError)
     if student is not None:
         policy.load_state_dict(student.policy.state_dict())
     out.parent.mkdir(parents=True, exist_ok=True)

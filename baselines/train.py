@@ -182,7 +182,8 @@ def policy_kwargs(config: dict) -> dict:
 
 def new_policy(config: dict):
     """The (untrained) ``MaskableActorCriticPolicy`` of a model's config:
-    the game's spaces, the config's network."""
+    the game's spaces, the config's network (ValueError naming the
+    extractor options if the network cannot be built from them)."""
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
@@ -190,7 +191,10 @@ def new_policy(config: dict):
 
     info = make_game(config["env_id"], **config["options"]).info
     obs_space = spaces.Box(info.obs_low, info.obs_high, info.obs_low.shape, "int8")
-    return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
+    try:
+        return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
+    except (TypeError, ValueError, RuntimeError, AssertionError) as exc:  # an extractor option the network cannot take
+        raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
 
 
 def start_from(init: str | Path, config: dict):
@@ -290,10 +294,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
             raise ValueError(f"net_arch must be layer sizes >= 1, got {net_arch!r}")
         config["net_arch"] = [int(n) for n in net_arch]
     if init is None:
-        try:
-            new_policy(config)  # a bad extractor option fails now, before anything is built
-        except (TypeError, ValueError, RuntimeError, AssertionError) as exc:
-            raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
+        new_policy(config)  # a bad extractor option fails now (ValueError), before anything is built
     out = Path(out) if out is not None else MODELS / name
     out.parent.mkdir(parents=True, exist_ok=True)
 
