@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+
 from ..wrappers.opponents import ModelOpponent
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -45,7 +47,14 @@ class Baseline:
         self.options = dict(config["options"])
 
     def predict(self, observation, state=None, episode_start=None, deterministic: bool = False, action_masks=None):
-        return self.policy.predict(observation, state, episode_start, deterministic, action_masks=action_masks)
+        """SB3's ``predict``; flat observations (the gymnasium ids' default)
+        are read as the planes the model was trained on."""
+        shape = tuple(self.policy.observation_space.shape)
+        obs = np.asarray(observation)
+        size = int(np.prod(shape))
+        if obs.shape[-1:] == (size,) and obs.shape != shape:
+            obs = obs.reshape((*obs.shape[:-1], *shape))
+        return self.policy.predict(obs, state, episode_start, deterministic, action_masks=action_masks)
 
     def __repr__(self) -> str:
         return f"<Baseline {self.name}: {self.env_id} {self.options or ''} after {self.config['budget']['steps']} steps>"
@@ -62,7 +71,8 @@ class BaselineOpponent(ModelOpponent):
     def act(self, obs, masks, rng):
         agent = self.agent
         expected, actions = tuple(agent.policy.observation_space.shape), agent.policy.action_space.n
-        if tuple(obs.shape[1:]) != expected or masks.shape[1] != actions:
+        # flat observations of the same planes are fine (ModelOpponent reshapes them)
+        if int(np.prod(obs.shape[1:])) != int(np.prod(expected)) or masks.shape[1] != actions:
             raise ValueError(f"{self.name} plays {agent.env_id}{' ' + str(agent.options) if agent.options else ''} "
                              f"(observations {expected}, {actions} actions); this env gives observations "
                              f"{tuple(obs.shape[1:])} and {masks.shape[1]} actions")  # fmt: skip

@@ -59,7 +59,7 @@ def _actions(opponent, vec, rows, rng) -> np.ndarray:
         return np.zeros(0, np.int64)
     if opponent.needs_state:
         return np.asarray(opponent.act_states(vec.game, vec.states[rows], rng), np.int64)
-    obs = vec._views[0][rows]
+    obs = vec.observations()["observation"][rows]
     masks = vec.action_masks()[rows]
     return np.asarray(opponent.act(obs, masks, rng), np.int64)
 
@@ -140,7 +140,7 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         by_student = by_teacher[student_row[by_teacher]]
         if by_student.size:
             actions[by_student] = _actions(player, vec, by_student, rng)
-        obs = vec._views[0]
+        obs = vec.observations()["observation"]
         for j, (i, label) in enumerate(zip(by_teacher, labels)):
             pending[i].append((obs[i].copy(), masks[i].copy(), int(label), int(movers[i]),
                                None if probs is None else probs[j]))  # fmt: skip

@@ -153,7 +153,7 @@ class ShapedRewards(VecEnvWrapper):
         self.phi = np.zeros(venv.num_envs)
 
     def _potentials(self) -> np.ndarray:
-        states, seats = self.inner.vec.states, self.inner.seats
+        states, seats = np.array(self.inner.vec.states), self.inner.seats  # the heuristic kernels take writable rows
         h = np.array([self.heuristic(states[i], self.params, int(seats[i]), self.scratch) for i in range(len(seats))])
         return self.coef * np.tanh(h / self.scale)
 
@@ -308,7 +308,8 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     start = start_from(init, config) if init is not None else None
     pool = SelfPlayPool(max_size=20, latest_prob=0.5)
     mix = OpponentMix(pool, shares)
-    env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, **options)  # seeded by MaskablePPO(seed=...)
+    # the board extractors read the planes (flatten=False); seeded by MaskablePPO(seed=...)
+    env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, flatten=False, **options)
     if shaping:
         env = ShapedRewards(env, shaping, defaults["shaping_scale"], gamma)
         config["shaping"] = {"coef": shaping, "scale": defaults["shaping_scale"], "potential": "coef * tanh(heuristic / scale)"}

@@ -1,6 +1,7 @@
 """The PettingZoo AEC face: one generic class that drives any game's kernels."""
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
@@ -9,12 +10,12 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 
 from . import engine as E
-from .errors import IllegalActionError, ResetNeededError
+from .errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
 from .game import Game
 from .position import Position
-from .spec import is_int
+from .spaces import LegalDiscrete, LegalOf
+from .spec import ILLEGAL_ACTION_DEFAULT, ILLEGAL_ACTION_MODES, check_flag, check_illegal_action, check_render_mode, is_int
 
-ILLEGAL_ACTION_MODES = ("raise", "lose", "random")
 CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
 # BoardEnv._settle reads the header's first five fields in one go
 assert (E.H_CURRENT, E.H_STATUS, E.H_ALIVE) == (0, 1, 4)
@@ -33,13 +34,18 @@ class BoardEnv(AECEnv):
       Every mode shows the board with its coordinates, the legend (seat
       colours and agent names), whose turn it is, the last move, the result
       and notes such as a chess clock (see ``boardenvs/render.py``);
-    * ``illegal_action``: ``"raise"`` (default: an IllegalActionError, state
-      untouched); ``"lose"`` (the offender gets -1, the others 0, and the game
-      ends, PettingZoo classic's convention); ``"random"`` (an out-of-range or
+    * ``illegal_action`` (C-6, the same on every face): ``"lose"`` (default,
+      PettingZoo classic's and Pgx's convention: an out-of-range, masked-out
+      or wrongly typed action ends the game, -1 for the offender and 0 for
+      the others, end reason ``"illegal_action"``); ``"raise"`` (an
+      IllegalActionError, nothing changes); ``"random"`` (an out-of-range or
       masked-out int is replaced by a uniformly random legal action from the
-      env's seeded generator and ``infos[agent]["illegal_action"]`` says so:
-      for mask-unaware policies such as PettingZoo's ``max_cycles_test``,
-      which samples the whole action space; a non-int still raises);
+      env's seeded generator; a non-int still raises).  In ``"lose"`` and
+      ``"random"`` modes ``infos[agent]["illegal_action"]`` is True after
+      such a step and a warning is logged once per env (gymnasium's logger).
+      ``action_space(agent).sample()`` draws a legal action for the agent to
+      act (:class:`boardenvs.spaces.LegalDiscrete`), so mask-unaware random
+      play such as PettingZoo's ``max_cycles_test`` plays whole games;
     * ``max_cycles``: PettingZoo's length limit, counted in decisions: no
       agent is asked more than ``max_cycles`` times; the game is truncated
       (end reason ``"max_cycles"``) when an agent that has been asked that
@@ -67,23 +73,23 @@ class BoardEnv(AECEnv):
         self,
         game_cls: type[Game],
         render_mode: str | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = ILLEGAL_ACTION_DEFAULT,
         max_cycles: int | None = None,
         max_decisions: int | None = None,
         chance_agent: bool = False,
         **options,
     ):
         super().__init__()
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        where = f"{game_cls.env_id}: "
+        check_illegal_action(illegal_action, where)
+        check_flag("chance_agent", chance_agent, where)
         self.max_cycles = _positive_or_none(max_cycles, "max_cycles")
         self.max_decisions = _positive_or_none(max_decisions, "max_decisions")
         self.game = game_cls(**options)
         info = self.game.info
         modes = list(self.game.render_modes) + (["human"] if "rgb_array" in self.game.render_modes else [])
         self.metadata = {**self.metadata, "name": self.game.env_id, "render_modes": modes}
-        if render_mode is not None and render_mode not in modes:
-            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+        check_render_mode(render_mode, modes, where)
         if render_mode == "human":
             from .render import require_pygame
 
@@ -92,8 +98,7 @@ class BoardEnv(AECEnv):
         self._window = None
         self._seat_notes = []
         self.illegal_action = illegal_action
-        if chance_agent not in (True, False):
-            raise ValueError(f"chance_agent must be True or False, got {chance_agent!r}")
+        self._warned_illegal = False
         self.chance_agent = bool(chance_agent and info.num_chance_outcomes)
         self.possible_agents = self.game.agents
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
@@ -105,7 +110,7 @@ class BoardEnv(AECEnv):
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
+        self.action_spaces = {a: LegalDiscrete(n_act, LegalOf(self, a)) for a in self.possible_agents}
         if self.chance_agent:
             # the last agent, so possible_agents[CHANCE] (index -1) names it
             k = info.num_chance_outcomes
@@ -114,27 +119,65 @@ class BoardEnv(AECEnv):
             self.observation_spaces[CHANCE_AGENT] = spaces.Dict(
                 {"observation": spaces.Box(0.0, 1.0, (k,), np.float32), "action_mask": spaces.Box(0, 1, (k,), np.int8)}
             )
-            self.action_spaces[CHANCE_AGENT] = spaces.Discrete(k)
+            self.action_spaces[CHANCE_AGENT] = LegalDiscrete(k, LegalOf(self, CHANCE_AGENT))
             self._no_chance_mask = np.zeros(k, np.int8)
         self._state = None
         self._no_mask = np.zeros(n_act, np.int8)
-        # the hot path's handles: the kernels and the params, a mask buffer
-        # the legal kernel fills after every step (observe hands out copies),
-        # its views for the agents and for chance; chance is resolved here
-        # only by games that have it
+        # a mask buffer the legal kernel fills after every step (observe hands out copies)
+        self._mask_buffer = np.zeros(self.game.mask_size, np.int8)
+        self._limited = self.max_cycles is not None or self.max_decisions is not None
+        self.np_random, self.np_random_seed = seeding.np_random()
+        self._setup()
+
+    # what is derived, not copied: kernel handles, the mask buffer's views
+    # (a copy must validate against its own buffer), the human window
+    _DERIVED = ("_params", "_legal", "_apply", "_observe", "_obs_size", "_obs_shape", "_mask_actions",
+                "_mask_chance", "_mask", "_resolve", "_window")
+
+    def _setup(self) -> None:
+        """The hot path's handles: the kernels and the params, the views of
+        the mask buffer for the agents and for chance, and chance resolved
+        here only by games that have it."""
         game = self.game
         self._params = game.params
         self._legal = game.kernels.legal
         self._apply = game.kernels.apply
         self._observe = game.kernels.observe
         self._obs_size, self._obs_shape = game.obs_size, game.obs_shape
-        self._mask_buffer = np.zeros(game.mask_size, np.int8)
-        self._mask_actions = self._mask_buffer[:n_act]
-        self._mask_chance = self._mask_buffer[: info.num_chance_outcomes]
-        self._mask = self._no_mask
-        self._resolve = game.resolve_chance if info.num_chance_outcomes and not self.chance_agent else None
-        self._limited = self.max_cycles is not None or self.max_decisions is not None
-        self.np_random, self.np_random_seed = seeding.np_random()
+        self._mask_actions = self._mask_buffer[: game.num_actions]
+        self._mask_chance = self._mask_buffer[: game.num_chance_outcomes]
+        self._resolve = game.resolve_chance if game.num_chance_outcomes and not self.chance_agent else None
+        self._window = None
+        self._select_mask()
+
+    def _select_mask(self) -> None:
+        """``_mask``: the view of the mask buffer for whoever acts now."""
+        state = self._state
+        if state is None or state[E.H_STATUS] != E.PLAYING:
+            self._mask = self._no_mask
+        else:
+            self._mask = self._mask_chance if state[E.H_CURRENT] == E.CHANCE else self._mask_actions
+
+    def __getstate__(self):
+        """``copy.deepcopy`` and ``pickle``: the game, its row, the generator,
+        the episode's bookkeeping; the kernel handles, the mask views and a
+        window are rebuilt (:meth:`__setstate__`), so a copy validates
+        against its own mask and plays on independently."""
+        state = dict(self.__dict__)
+        for key in self._DERIVED:
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._setup()
+
+    def _legal_mask_of(self, agent):
+        """The mask of ``agent`` if it is to act now, else None (the action
+        spaces' ``sample()``)."""
+        if self._state is None or not self.agents or agent != self.agent_selection or self._done(agent):
+            return None
+        return self._mask
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -231,11 +274,13 @@ class BoardEnv(AECEnv):
             or seat == E.CHANCE  # no one forfeits for chance: a wrong outcome always raises
         ):
             # rejected: nothing changes, infos included (C-6)
-            raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}")
+            help_ = f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" and seat != E.CHANCE else ""
+            raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}.{help_}")
         if problem or "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
             info = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
             if problem:
-                info["illegal_action"] = f"{action!r}: {problem}"
+                info["illegal_action"] = True
+                self._warn_illegal(f"{agent} sent {action!r}: {problem}")
             self.infos[agent] = info
         if problem and self.illegal_action == "lose":
             E.forfeit(self._state, seat, E.REASON_ILLEGAL)
@@ -244,6 +289,16 @@ class BoardEnv(AECEnv):
             self._apply(self._state, self._params, played)
             self._asked[seat] += 1
             self._decisions += 1
+
+    def _warn_illegal(self, what: str) -> None:
+        """The first illegal action of this env, through gymnasium's logger."""
+        if not self._warned_illegal:
+            self._warned_illegal = True
+            outcome = "the offender loses the game" if self.illegal_action == "lose" else "a random legal action is played"
+            gymnasium.logger.warn(
+                f"{self.game.env_id}: {what}; illegal_action={self.illegal_action!r}: {outcome} "
+                f'(infos[agent]["illegal_action"] is True; this warning is shown once per env)'
+            )
 
     def _check(self, action) -> str:
         """Why ``action`` is illegal for the agent to act, or '' if it is legal."""
@@ -283,9 +338,7 @@ class BoardEnv(AECEnv):
             # the kernels' mask also spans the chance outcomes, which may
             # outnumber the actions (a die with more faces than moves)
             self._legal(state, self._params, self._mask_buffer)
-            self._mask = self._mask_chance if current == E.CHANCE else self._mask_actions
-        else:
-            self._mask = self._no_mask
+        self._select_mask()
         self.agent_selection = self.possible_agents[current]
         if status == E.PLAYING and alive == self._alive:
             return False  # the common case: nobody's episode ended
@@ -306,7 +359,8 @@ class BoardEnv(AECEnv):
                 self.rewards[agent] = float(state[E.H_RET + seat])
                 self.terminations[agent] = bool(status == E.TERMINATED or not (alive >> seat) & 1)
                 self.truncations[agent] = bool(status == E.TRUNCATED and (alive >> seat) & 1 == 1)
-                self.infos[agent] = {**self.infos[agent], "end_reason": game.end_reason(state), **game.end_infos(state)}
+                self.infos[agent] = {**self.infos[agent], "end_reason": game.end_reason(state),
+                                     "length": int(state[E.H_TURN]), **game.end_infos(state)}  # fmt: skip
                 newly_done = True
         if newly_done:
             self._deads_step_first()
@@ -402,7 +456,7 @@ class BoardEnv(AECEnv):
     def position(self) -> Position:
         """A snapshot of the live game as a Position (independent copy)."""
         self._require_reset("position")
-        return Position(self.game, self._state.copy())
+        return Position._own(self.game, self._state.copy())
 
     def is_done(self, agent) -> bool:
         """Has ``agent``'s episode ended (terminated or truncated)?"""
@@ -416,7 +470,6 @@ class BoardEnv(AECEnv):
 
     def render(self):
         if self.render_mode is None:
-            import gymnasium
 
             gymnasium.logger.warn(
                 "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
@@ -558,3 +611,4 @@ def turn_based_parallel(env_fn, max_cycles: int | None = None, idle_mask: str = 
     if idle_mask not in ("zeros", "ones"):
         raise ValueError(f"idle_mask must be 'zeros' or 'ones', got {idle_mask!r}")
     return TurnBasedParallel(env_fn(max_decisions=max_cycles, **options), idle_mask=idle_mask)
+

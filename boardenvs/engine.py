@@ -397,24 +397,33 @@ def batched(k: Kernels) -> Batched:
             s[H_RNG] = seeds[i]  # init's new_game zeroes the rest
             fresh_game(s, params, probs[i])
 
-    def observe_legal_n(states, params, obs, masks):
-        """Observation and mask of the seat to act, every row."""
+    def observe_legal_n(states, params, obs, masks, out_masks):
+        """Observation and mask of the seat to act, every row: the mask in
+        ``masks`` (the engine's own, which ``step_n`` trusts) and its first
+        ``out_masks.shape[1]`` entries copied into ``out_masks`` (the caller's)."""
+        na = out_masks.shape[1]
         for i in prange(states.shape[0]):
             s = states[i]
             observe(s, params, s[H_CURRENT], obs[i])
             legal(s, params, masks[i])
+            out_masks[i, :] = masks[i, :na]
 
-    def step_n(states, params, actions, probs, obs, masks, rewards, terminated, truncated, reasons, lengths):
+    def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons, lengths):
         """Apply one action per row; rows that end are reset in place (their
         final returns in ``rewards``, end reason and length in turns in
         ``reasons`` / ``lengths``); then the observation and mask of the seat
-        to act.  A row whose action is not legal is forfeited by its mover
-        (never half-applied)."""
+        to act (``masks``, the engine's own, copied into ``out_masks``).
+        ``RANDOM_ACTION`` plays a uniformly random legal action drawn from the
+        row's generator; a row whose action is not legal in ``masks`` is
+        forfeited by its mover (never half-applied)."""
+        na = out_masks.shape[1]
         for i in prange(states.shape[0]):
             s = states[i]
             a = actions[i]
             seat = s[H_CURRENT]
-            ok = a >= 0 and a < masks.shape[1] and masks[i, a] == 1
+            if a == RANDOM_ACTION:
+                a = sample_mask(s, masks[i])
+            ok = a >= 0 and a < na and masks[i, a] == 1
             if ok:
                 apply(s, params, a)
             else:
@@ -434,6 +443,7 @@ def batched(k: Kernels) -> Batched:
                 fresh_game(s, params, probs[i])
             observe(s, params, s[H_CURRENT], obs[i])
             legal(s, params, masks[i])
+            out_masks[i, :] = masks[i, :na]
 
     def random_actions_n(states, masks, out):
         """A uniformly random legal action per row, from the row's generator."""

@@ -28,3 +28,11 @@ class OptionError(BoardEnvsError):
 
 class ResetNeededError(BoardEnvsError, RuntimeError):
     """An env was stepped, observed or asked for its position before ``reset()``."""
+
+
+# what every "raise" mode's message ends with: the alternatives (C-6)
+ILLEGAL_ACTION_HELP = (
+    "This env was made with illegal_action='raise'; illegal_action='lose' (the default, "
+    "PettingZoo classic's convention) ends the game as a loss for the offender, and "
+    "illegal_action='random' plays a random legal action instead."
+)

@@ -165,22 +165,25 @@ class Game:
         return self.info.layout.describe(state)
 
     # -- thin calls into the kernels ----------------------------------------
+    # (the read-only calls take a read-only row too, e.g. a row of
+    # ``make_vec``'s ``states`` view: the kernels are compiled for writable
+    # rows, so such a row is copied first)
     def legal_mask(self, state) -> np.ndarray:
         if state[E.H_STATUS] != E.PLAYING:
             return np.zeros(self.mask_size, np.int8)
         mask = np.empty(self.mask_size, np.int8)  # the kernel writes every entry
-        self.kernels.legal(state, self.params, mask)
+        self.kernels.legal(_writable(state), self.params, mask)
         return mask
 
     def observe(self, state, seat: int) -> np.ndarray:
         obs = np.empty(self.obs_size, np.int8)  # the kernel writes every entry
-        self.kernels.observe(state, self.params, seat, obs)
+        self.kernels.observe(_writable(state), self.params, seat, obs)
         return obs.reshape(self.obs_shape)
 
     def chance_probs(self, state) -> np.ndarray:
         probs = np.zeros(self.num_chance_outcomes, np.float64)
         if self.num_chance_outcomes and state[E.H_CURRENT] == E.CHANCE:
-            self.kernels.chance_probs(state, self.params, probs)
+            self.kernels.chance_probs(_writable(state), self.params, probs)
         return probs
 
     def draw_chance(self, state, rng=None) -> int:
@@ -445,6 +448,10 @@ class Game:
                     "reason timeout: the flagged seat -1 and the others +1 (or, where others played on "
                     "without it, 0), or a draw of 0 for all"
                 )
+
+
+def _writable(state):
+    return state if state.flags.writeable else state.copy()
 
 
 def _flag_returns(rets) -> bool:

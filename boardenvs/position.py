@@ -21,18 +21,49 @@ HEADER_KEYS = ("game", "options", "to_move", "turn", "status", "reason", "alive"
 
 
 class Position:
-    __slots__ = ("game", "state")
+    """One game state (see the module docstring).  A Position never changes
+    (:meth:`play` and :meth:`copy` return new ones; ``state`` is a copy of
+    its row); it copies and pickles as its row."""
+
+    __slots__ = ("game", "_state")
 
     def __init__(self, game: Game, state: np.ndarray):
+        if not isinstance(game, Game):
+            raise TypeError(f"Position(game, state): game must be a boardenvs Game, got {type(game).__name__}")
+        if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (game.state_size,):
+            raise ValueError(
+                f"{game.env_id}: Position(game, state): state must be an int64 array of shape ({game.state_size},), "
+                f"got {getattr(state, 'dtype', type(state).__name__)} {getattr(state, 'shape', '')}"
+            )
         self.game = game
-        self.state = state
+        self._state = state.copy()  # the Position's own row: the caller's array may change later
+
+    @classmethod
+    def _own(cls, game: Game, state: np.ndarray) -> "Position":
+        """A Position over ``state``, a fresh row no one else holds (the
+        faces' snapshots and :meth:`play`): no check, no second copy."""
+        pos = cls.__new__(cls)
+        pos.game, pos._state = game, state
+        return pos
+
+    @property
+    def state(self) -> np.ndarray:
+        """A copy of the state row (a Position never changes: writing into
+        the copy changes nothing here)."""
+        return self._state.copy()
+
+    def __getstate__(self):
+        return self.game, self._state
+
+    def __setstate__(self, state):
+        self.game, self._state = state[0], np.array(state[1], np.int64)
 
     # -- what a user asks ---------------------------------------------------
     @property
     def to_move(self) -> int:
         """The seat to act, or -1 at a chance node (the seat that would move
         next once the game is over)."""
-        return int(self.state[E.H_CURRENT])
+        return int(self._state[E.H_CURRENT])
 
     @property
     def is_chance(self) -> bool:
@@ -41,29 +72,29 @@ class Position:
     @property
     def is_terminal(self) -> bool:
         """True once the game has ended, by its rules or by a limit."""
-        return int(self.state[E.H_STATUS]) != E.PLAYING
+        return int(self._state[E.H_STATUS]) != E.PLAYING
 
     @property
     def is_truncated(self) -> bool:
-        return int(self.state[E.H_STATUS]) == E.TRUNCATED
+        return int(self._state[E.H_STATUS]) == E.TRUNCATED
 
     @property
     def returns(self) -> tuple[float, ...]:
-        return tuple(float(self.state[E.H_RET + s]) for s in range(self.game.num_players))
+        return tuple(float(self._state[E.H_RET + s]) for s in range(self.game.num_players))
 
     @property
     def turn(self) -> int:
         """Completed turns (what the rules call moves)."""
-        return int(self.state[E.H_TURN])
+        return int(self._state[E.H_TURN])
 
     @property
     def decisions(self) -> int:
         """Decisions and chance outcomes applied so far."""
-        return int(self.state[E.H_DECISIONS])
+        return int(self._state[E.H_DECISIONS])
 
     @property
     def end_reason(self) -> str:
-        return self.game.end_reason(self.state)
+        return self.game.end_reason(self._state)
 
     def _seat(self, seat) -> int:
         n = self.game.num_players
@@ -72,10 +103,10 @@ class Position:
         return int(seat)
 
     def alive(self, seat: int) -> bool:
-        return bool((int(self.state[E.H_ALIVE]) >> self._seat(seat)) & 1)
+        return bool((int(self._state[E.H_ALIVE]) >> self._seat(seat)) & 1)
 
     def action_mask(self) -> np.ndarray:
-        return self.game.legal_mask(self.state)
+        return self.game.legal_mask(self._state)
 
     def legal_actions(self) -> list[int]:
         """Legal decisions (or, at a chance node, outcomes) as action ids."""
@@ -86,7 +117,7 @@ class Position:
         each for single-decision games, one outcome each at a chance node)."""
         if not self.game.multi_decision_turns or self.is_chance:
             return [[a] for a in self.legal_actions()]
-        game, start = self.game, self.state
+        game, start = self.game, self._state
         chains: list[list[int]] = []
 
         def walk(state, chain):
@@ -103,33 +134,33 @@ class Position:
 
     def legal_moves(self) -> list[str]:
         """Legal moves (whole turns; at a chance node, outcomes) in the game's notation."""
-        return [self.game.actions_to_move(self.state, chain) for chain in self.legal_turns()]
+        return [self.game.actions_to_move(self._state, chain) for chain in self.legal_turns()]
 
     def chance_outcomes(self) -> list[tuple[str, float]]:
         """``[(outcome, probability), ...]`` at a chance node, else ``[]``."""
         if not self.is_chance:
             return []
-        probs = self.game.chance_probs(self.state)
-        return [(self.game.action_to_move(self.state, a), float(probs[a])) for a in np.flatnonzero(probs)]
+        probs = self.game.chance_probs(self._state)
+        return [(self.game.action_to_move(self._state, a), float(probs[a])) for a in np.flatnonzero(probs)]
 
     def observation(self, seat: int) -> np.ndarray:
         """The observation of ``seat`` (its own frame)."""
-        return self.game.observe(self.state, self._seat(seat))
+        return self.game.observe(self._state, self._seat(seat))
 
     def move_to_action(self, move: str) -> int:
         """One decision in notation as its action id (NotationError if malformed)."""
         if not isinstance(move, str):
             raise NotationError(f"{self.game.env_id}: a move is a str, got {move!r}")
-        return self.game.move_to_action(self.state, move)
+        return self.game.move_to_action(self._state, move)
 
     def move_to_actions(self, move: str) -> list[int]:
         """A whole turn in notation as its chain of action ids."""
-        return self.game.move_to_actions(self.state, move)
+        return self.game.move_to_actions(self._state, move)
 
     def action_to_move(self, action: int) -> str:
         """One decision's notation; IllegalMoveError if ``action`` is no
         action id or does not decode in this position."""
-        return self.game.action_to_move(self.state, self.game.check_action_id(action))
+        return self.game.action_to_move(self._state, self.game.check_action_id(action))
 
     def play(self, move) -> "Position":
         """A new Position after ``move``: a whole turn in notation, or one
@@ -139,7 +170,7 @@ class Position:
         move that is not legal here; this Position never changes."""
         env_id = self.game.env_id
         if isinstance(move, str):
-            actions = self.game.move_to_actions(self.state, move)
+            actions = self.game.move_to_actions(self._state, move)
             whole_turn = True
         elif is_int(move):
             actions = [int(move)]
@@ -148,9 +179,9 @@ class Position:
             raise NotationError(f"{env_id}: a move is a notation string or an action id, got {move!r}")
         if self.is_terminal:
             raise IllegalMoveError(f"{env_id}: illegal move {move!r}: the game is over")
-        state = self.state.copy()
+        state = self._state.copy()
         for k, action in enumerate(actions):
-            if state[E.H_STATUS] != E.PLAYING or (k and _turn_over(self.state, state)):
+            if state[E.H_STATUS] != E.PLAYING or (k and _turn_over(self._state, state)):
                 raise IllegalMoveError(f"{env_id}: illegal move {move!r}: the turn is over after {k} decision(s)")
             mask = self.game.legal_mask(state)
             if not (0 <= action < mask.shape[0] and mask[action]):
@@ -158,18 +189,18 @@ class Position:
                 step = f" (decision {k + 1})" if len(actions) > 1 else ""
                 raise IllegalMoveError(f"{env_id}: illegal move {move!r}{step} for {who}")
             self.game.kernels.apply(state, self.game.params, action)
-        if whole_turn and not _turn_over(self.state, state):
+        if whole_turn and not _turn_over(self._state, state):
             raise IllegalMoveError(
                 f"{env_id}: {move!r} is not a whole turn: player_{int(state[E.H_CURRENT])} still has to decide"
             )
-        return Position(self.game, state)
+        return Position._own(self.game, state)
 
     def copy(self) -> "Position":
-        return Position(self.game, self.state.copy())
+        return Position._own(self.game, self._state.copy())
 
     # -- text ----------------------------------------------------------------
     def to_text(self) -> str:
-        return self.game.to_text(self.state)
+        return self.game.to_text(self._state)
 
     @classmethod
     def from_text(cls, text: str) -> "Position":
@@ -207,7 +238,7 @@ class Position:
     def __str__(self) -> str:
         from .render import ansi_frame
 
-        return ansi_frame(self.game, self.state)
+        return ansi_frame(self.game, self._state)
 
     def render(self, mode: str = "rgb_array"):
         """The picture of this position: ``"rgb_array"`` (``uint8 (H, W, 3)``,
@@ -216,7 +247,7 @@ class Position:
 
         if mode not in ("ansi", "rgb_array") or mode not in self.game.render_modes:
             raise ValueError(f"{self.game.env_id}: mode must be one of {list(self.game.render_modes)}, got {mode!r}")
-        return ansi_frame(self.game, self.state) if mode == "ansi" else rgb_frame(self.game, self.state)
+        return ansi_frame(self.game, self._state) if mode == "ansi" else rgb_frame(self.game, self._state)
 
     def __repr__(self) -> str:
         return f"<Position {self.game.env_id} turn={self.turn} to_move={self.to_move}>"

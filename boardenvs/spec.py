@@ -33,6 +33,62 @@ def is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
+# --- the checks every face shares (one wording, one place) ---------------------
+
+# what an action that is not legal does, on every face (C-6): "lose" (the
+# default of PettingZoo classic and Pgx: the offender -1, the others 0, the
+# game ends), "raise" (IllegalActionError, nothing changes) or "random" (a
+# uniformly random legal action is played instead)
+ILLEGAL_ACTION_MODES = ("lose", "raise", "random")
+ILLEGAL_ACTION_DEFAULT = "lose"
+
+
+def check_choice(name: str, value, choices, where: str = ""):
+    """``value`` if it is one of ``choices`` (compared by type too: ``1`` is
+    not ``True``), else ValueError naming the option and the choices."""
+    if not any(type(value) is type(c) and value == c for c in choices):
+        shown = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{where}{name} must be one of {shown}, got {value!r}")
+    return value
+
+
+def check_flag(name: str, value, where: str = "") -> bool:
+    """A bool option: ``True`` or ``False`` (numpy bools welcome), never
+    ``1``, ``1.0`` or ``"yes"``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{where}{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_illegal_action(value, where: str = "") -> str:
+    return check_choice("illegal_action", value, ILLEGAL_ACTION_MODES, where)
+
+
+def check_seat(value, num_players: int, name: str = "seat", where: str = "", allow_random: bool = True):
+    """A seat ``0..num_players-1`` as an int, or ``"random"`` where allowed."""
+    if allow_random and isinstance(value, str) and value == RANDOM:
+        return value
+    if not is_int(value) or not 0 <= value < num_players:
+        also = f" or {RANDOM!r}" if allow_random else ""
+        raise ValueError(f"{where}{name} must be a seat 0..{num_players - 1}{also}, got {value!r}")
+    return int(value)
+
+
+def check_render_mode(value, modes, where: str = ""):
+    """``None`` or one of ``modes`` (the face's ``metadata["render_modes"]``)."""
+    if value is not None and not (isinstance(value, str) and value in modes):
+        raise ValueError(f"{where}render_mode must be one of {list(modes)} or None, got {value!r}")
+    return value
+
+
+def check_size(name: str, value, high: int, where: str = "", low: int = 1) -> int:
+    """An int ``low..high``: sizes the caller picks (rows, games), bounded so
+    that a typo fails with a message instead of numpy's MemoryError."""
+    if not is_int(value) or not low <= value <= high:
+        raise ValueError(f"{where}{name} must be an int {low}..{high:,}, got {value!r}")
+    return int(value)
+
+
 # --- options -------------------------------------------------------------------
 
 

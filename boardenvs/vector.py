@@ -12,13 +12,24 @@ game's, the ended game's returns are that step's ``rewards`` (one column per
 seat), its end reason and length are in ``infos``.  Chance nodes are resolved
 inside, from each row's own seeded generator.
 
+An action that is not legal in its row forfeits that row's game by default
+(``illegal_action="lose"``, PettingZoo classic's and Pgx's convention; or
+``"raise"`` / ``"random"``); ``infos`` per row: ``to_move``, ``end_reason``
+(the name, None for rows that did not end), ``end_reason_code``, ``length``
+(the ended game's turns) and ``illegal_action`` (the row's action was not legal).
+
 Small batches run a serial driver, large ones spread the rows over numba's
 threads (``num_threads``; by default numba's, which follows
-``NUMBA_NUM_THREADS``).  The returned arrays are the env's own buffers,
-overwritten by the next ``step``: copy what you keep.
+``NUMBA_NUM_THREADS``).  The returned arrays are the env's output buffers,
+overwritten by the next ``step``: copy what you keep.  Writing into them
+changes nothing the engine relies on (actions are checked against its own
+masks), and ``states`` is a read-only view.
 """
 from __future__ import annotations
 
+import threading
+
+import gymnasium
 import numba
 import numpy as np
 from numba import njit
@@ -26,10 +37,10 @@ from numba import njit
 from . import _threads
 from . import engine as E
 from .aec import check_seed
-from .errors import IllegalActionError
-from .game import Game
+from .errors import ILLEGAL_ACTION_HELP, IllegalActionError
+from .game import GENERIC_REASONS, Game
 from .position import Position
-from .spec import is_int
+from .spec import ILLEGAL_ACTION_DEFAULT, check_choice, check_illegal_action, check_size, is_int
 
 
 _DRIVERS: dict = {}  # kernels -> engine.Batched, compiled once per process
@@ -53,48 +64,67 @@ def drivers_for(kernels) -> E.Batched:
     return _DRIVERS[kernels]
 
 
+MAX_NUM_ENVS = 1 << 20  # rows of one make_vec: 2**20 Quess rows are already 8.6 GB of arrays
+
+
 class VectorEnv:
     """``num_envs`` games of one id (see the module docstring).
 
     Options: the game's own (``first_player``, ``max_turns``, ...), and
 
-    * ``illegal_action``: ``"raise"`` (default: a masked-out or out-of-range
-      action in any row raises IllegalActionError naming the rows, and no
-      row changes) or ``"lose"`` (that row's mover forfeits: -1 for it, 0
-      for the others, and the row starts a new game; the other rows play on);
+    * ``illegal_action``: what a masked-out or out-of-range action does in
+      its row (C-6), the same on every face: ``"lose"`` (default, PettingZoo
+      classic's and Pgx's convention: that row's mover forfeits, -1 for it
+      and 0 for the others, the row's game ends and a new one starts; the
+      other rows play on; a warning the first time), ``"raise"``
+      (IllegalActionError naming the rows, and no row changes) or
+      ``"random"`` (a uniformly random legal action is played in that row
+      instead, drawn from the row's generator).  ``infos["illegal_action"]``
+      marks the rows whose action was not legal;
     * ``num_threads``: threads for the parallel driver (default: numba's);
     * ``parallel``: ``None`` (default: threads from the row count where they
       pay, :func:`boardenvs._threads.parallel_from`: 128 with TBB or
       OpenMP, 4096 with workqueue), ``True`` or ``False``.
+
+    ``num_envs`` is at most :data:`MAX_NUM_ENVS` (2**20).
+
+    **What the caller holds.**  The observation and mask arrays returned by
+    ``reset`` / ``step`` / :meth:`action_masks` are the env's output buffers,
+    overwritten by the next call (copy what you keep); writing into them
+    changes nothing the engine relies on: actions are checked against the
+    engine's own copy of the masks.  :attr:`states` is a read-only view of
+    the rows.  Calls on one instance from several Python threads take turns
+    (a lock); separate instances run side by side.  ``copy.deepcopy`` and
+    ``pickle`` give an independent env in the same state (its rows, their
+    generators and buffers), which given the same actions plays the same.
     """
 
-    def __init__(self, game_cls: type[Game], num_envs: int, illegal_action: str = "raise",
+    def __init__(self, game_cls: type[Game], num_envs: int, illegal_action: str = ILLEGAL_ACTION_DEFAULT,
                  num_threads: int | None = None, parallel: bool | None = None, **options):  # fmt: skip
-        if not is_int(num_envs) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        where = f"{game_cls.env_id} make_vec: "
+        n = check_size("num_envs", num_envs, MAX_NUM_ENVS, where)
+        check_illegal_action(illegal_action, where)
         if num_threads is not None:
             top = numba.config.NUMBA_NUM_THREADS
             if not is_int(num_threads) or not 1 <= num_threads <= top:
-                raise ValueError(f"num_threads must be an int 1..{top} (NUMBA_NUM_THREADS), got {num_threads!r}")
-        if parallel not in (None, True, False):
-            raise ValueError(f"parallel must be None, True or False, got {parallel!r}")
+                raise ValueError(f"{where}num_threads must be an int 1..{top} (NUMBA_NUM_THREADS), got {num_threads!r}")
+        check_choice("parallel", parallel, (None, True, False), where)
         self.game = game = game_cls(**options)
         self.env_id = game.env_id
-        self.num_envs = n = int(num_envs)
+        self.num_envs = n
         self.num_players = game.num_players
         self.num_actions = game.num_actions
         self.illegal_action = illegal_action
         self.num_threads = None if num_threads is None else int(num_threads)
-        self.parallel = n >= _threads.parallel_from() if parallel is None else parallel
+        self.parallel = n >= _threads.parallel_from() if parallel is None else bool(parallel)
         self.possible_agents = game.agents
-        self._batched = drivers_for(game.kernels)
-        self._drivers = self._batched.parallel if self.parallel else self._batched.serial
         info = game.info
-        self.states = np.zeros((n, info.state_size), np.int64)
+        self._states = np.zeros((n, info.state_size), np.int64)
         self._obs = np.zeros((n, info.obs_size), np.int8)
+        # the kernels' masks (the engine's own: actions are checked against
+        # them) and the copy handed out (its first num_actions columns)
         self._masks = np.zeros((n, info.mask_size), np.int8)
+        self._out_masks = np.zeros((n, game.num_actions), np.int8)
         self._probs = np.zeros((n, max(info.num_chance_outcomes, 1)), np.float64)
         self._rewards = np.zeros((n, game.num_players), np.float32)
         self._terminated = np.zeros(n, np.bool_)
@@ -102,64 +132,113 @@ class VectorEnv:
         self._reasons = np.zeros(n, np.int64)
         self._lengths = np.zeros(n, np.int64)
         self._actions = np.zeros(n, np.int64)
-        self._views = (self._obs.reshape((n, *game.obs_shape)), self._masks[:, : game.num_actions])
-        self._threads = self.num_threads if self.parallel else None
+        self._illegal = np.zeros(n, np.bool_)
         self._has_reset = False
+        self._warned_illegal = False
+        self._setup()
+
+    def _setup(self) -> None:
+        """What is derived, not copied: the drivers, views, the lock, the
+        table of end-reason names (rebuilt after ``copy`` / ``pickle``)."""
+        game, n = self.game, self.num_envs
+        self._batched = drivers_for(game.kernels)
+        self._drivers = self._batched.parallel if self.parallel else self._batched.serial
+        self._threads = self.num_threads if self.parallel else None
+        self._obs_view = self._obs.reshape((n, *game.obs_shape))
+        self._states_view = self._states.view()
+        self._states_view.flags.writeable = False
+        codes = {**GENERIC_REASONS, **game.reason_names}
+        table = np.full(max(codes) + 1, None, dtype=object)
+        for code, name in codes.items():
+            table[code] = name
+        table[E.REASON_NONE] = None  # rows that did not end
+        self._reason_table = table
+        self._lock = threading.RLock()
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for key in ("_batched", "_drivers", "_threads", "_obs_view", "_states_view", "_reason_table", "_lock"):
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._setup()
 
     # -- the API ---------------------------------------------------------------------
+    @property
+    def states(self) -> np.ndarray:
+        """The rows, ``(num_envs, state_size)`` int64: a read-only view (the
+        rows change with every call; copy what you keep)."""
+        return self._states_view
+
     def reset(self, seed=None):
         """Start a new game in every row.  ``seed``: an int (each row gets its
         own seed, derived from it), an array of ``num_envs`` non-negative
         ints (one per row), or None (fresh entropy)."""
-        seeds = self._row_seeds(seed)
-        self._run(self._drivers.init, self.states, self.game.params, seeds, self._probs)
-        self._run(self._drivers.observe_legal, self.states, self.game.params, self._obs, self._masks)
-        self._has_reset = True
-        self._rewards[:] = 0
-        self._terminated[:] = False
-        self._truncated[:] = False
-        self._reasons[:] = 0
-        self._lengths[:] = 0
-        return self._observations(), self._infos()
+        with self._lock:
+            seeds = self._row_seeds(seed)
+            self._run(self._drivers.init, self._states, self.game.params, seeds, self._probs)
+            self._run(self._drivers.observe_legal, self._states, self.game.params, self._obs, self._masks, self._out_masks)
+            self._has_reset = True
+            self._rewards[:] = 0
+            self._terminated[:] = False
+            self._truncated[:] = False
+            self._reasons[:] = 0
+            self._lengths[:] = 0
+            self._illegal[:] = False
+            return self._observations(), self._infos()
 
     def step(self, actions):
         """One action per row (an integer array of shape ``(num_envs,)``, each
-        in the row's mask).  Returns ``obs, rewards, terminations,
-        truncations, infos`` (see the module docstring)."""
-        self._require_reset("step")
-        actions = self._check_actions(actions)
-        self._run(
-            self._drivers.step, self.states, self.game.params, actions, self._probs, self._obs, self._masks,
-            self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
-        )  # fmt: skip
-        return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
+        in the row's mask; see ``illegal_action``).  Returns ``obs, rewards,
+        terminations, truncations, infos`` (see the module docstring)."""
+        with self._lock:
+            self._require_reset("step")
+            actions = self._check_actions(actions)
+            self._run(
+                self._drivers.step, self._states, self.game.params, actions, self._probs, self._obs, self._masks,
+                self._out_masks, self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
+            )  # fmt: skip
+            return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per row, drawn in the kernel from
         each row's generator (so it is reproduced by the reset seed)."""
-        self._require_reset("random_actions")
-        out = np.empty(self.num_envs, np.int64)
-        self._run(self._drivers.random_actions, self.states, self._masks, out)
-        return out
+        with self._lock:
+            self._require_reset("random_actions")
+            out = np.empty(self.num_envs, np.int64)
+            self._run(self._drivers.random_actions, self._states, self._masks, out)
+            return out
 
     def position(self, i) -> Position:
         """A Position snapshot (a copy) of row ``i``."""
-        self._require_reset("position")
-        if not is_int(i) or not -self.num_envs <= i < self.num_envs:
-            raise IndexError(f"row must be an int in 0..{self.num_envs - 1}, got {i!r}")
-        return Position(self.game, self.states[int(i)].copy())
+        with self._lock:
+            self._require_reset("position")
+            if not is_int(i) or not -self.num_envs <= i < self.num_envs:
+                raise IndexError(f"row must be an int in 0..{self.num_envs - 1}, got {i!r}")
+            return Position._own(self.game, self._states[int(i)].copy())
+
+    def observations(self) -> dict:
+        """``{"observation", "action_mask"}`` of the last ``reset`` / ``step``
+        (the same buffers they returned)."""
+        self._require_reset("observations")
+        return self._observations()
 
     def action_masks(self) -> np.ndarray:
-        """The masks of the seats to act, ``(num_envs, num_actions)`` int8."""
-        return self._masks[:, : self.num_actions]
+        """The masks of the seats to act, ``(num_envs, num_actions)`` int8 (the
+        buffer ``obs["action_mask"]`` is: overwritten by the next step)."""
+        return self._out_masks
 
-    def reason_name(self, code: int) -> str:
-        """The name of an end-reason code of ``infos["end_reason"]``."""
+    def reason_name(self, code) -> str:
+        """The name of an end-reason code of ``infos["end_reason_code"]``."""
+        if not is_int(code):
+            raise ValueError(f"{self.env_id}: an end-reason code is an int, got {code!r}")
         return self.game.reason_name(int(code))
 
     @property
     def to_move(self) -> np.ndarray:
-        return self.states[:, E.H_CURRENT].copy()
+        return self._states[:, E.H_CURRENT].copy()
 
     def close(self) -> None:
         pass
@@ -196,9 +275,11 @@ class VectorEnv:
             driver(*args)
 
     def _check_actions(self, actions) -> np.ndarray:
-        """``actions`` as int64, checked: shape, integer dtype (converted
-        without wrap-around), range and mask; in ``"lose"`` mode an illegal
-        action becomes -1, which the kernel forfeits."""
+        """``actions`` as int64, checked against the engine's own masks:
+        shape, integer dtype (converted without wrap-around), range and mask.
+        ``self._illegal`` marks the rows whose action is not legal; in
+        ``"lose"`` mode their action becomes -1 (the kernel forfeits it), in
+        ``"random"`` mode ``RANDOM_ACTION`` (the kernel draws a legal one)."""
         n = self.num_envs
         arr = actions if type(actions) is np.ndarray else np.asarray(actions)
         if arr.shape != (n,):
@@ -211,28 +292,37 @@ class VectorEnv:
             out[:] = arr if not wide else np.where(arr > _INT64_MAX, -1, arr).astype(np.int64)
             arr = out
         if _count_illegal(arr, self._masks, self.num_actions) == 0:
+            if self._illegal.any():
+                self._illegal[:] = False
             return arr
         legal = (arr >= 0) & (arr < self.num_actions)
         legal[legal] = self._masks[np.flatnonzero(legal), arr[legal]] == 1
+        rows = np.flatnonzero(~legal)
+        original = np.asarray(actions)
+        shown = ", ".join(f"row {r}: {original[r]}" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
+        what = f"{len(rows)} action(s) outside 0..{self.num_actions - 1} or masked out ({shown})"
         if self.illegal_action == "raise":
-            rows = np.flatnonzero(~legal)
-            original = np.asarray(actions)
-            shown = ", ".join(f"row {r}: {original[r]}" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
-            raise IllegalActionError(
-                f"{self.env_id} make_vec: {len(rows)} action(s) outside 0..{self.num_actions - 1} "
-                f"or masked out ({shown}); no row was stepped"
+            raise IllegalActionError(f"{self.env_id} make_vec: {what}; no row was stepped. {ILLEGAL_ACTION_HELP}")
+        if not self._warned_illegal:
+            self._warned_illegal = True
+            gymnasium.logger.warn(
+                f"{self.env_id} make_vec: {what}: illegal_action={self.illegal_action!r} "
+                + ("forfeits those rows' games" if self.illegal_action == "lose" else "plays a random legal action")
+                + ' (infos["illegal_action"] marks them; this warning is shown once per env)'
             )
-        out = np.where(legal, arr, -1)  # forfeited in the kernel
-        return out
+        self._illegal[:] = ~legal
+        return np.where(legal, arr, -1 if self.illegal_action == "lose" else E.RANDOM_ACTION)
 
     def _observations(self) -> dict:
-        return {"observation": self._views[0], "action_mask": self._views[1]}
+        return {"observation": self._obs_view, "action_mask": self._out_masks}
 
     def _infos(self) -> dict:
         return {
-            "to_move": self.states[:, E.H_CURRENT].copy(),
-            "end_reason": self._reasons,
+            "to_move": self._states[:, E.H_CURRENT].copy(),
+            "end_reason": self._reason_table[self._reasons],
+            "end_reason_code": self._reasons,
             "length": self._lengths,
+            "illegal_action": self._illegal,
         }
 
 

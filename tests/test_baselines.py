@@ -151,7 +151,7 @@ def test_train_load_predict_and_play(tmp_path):
     res = evaluate(agent, "quagmire_v0", games=6, opponent=agent, seed=1)
     assert res["wins"] + res["draws"] + res["losses"] == 6
     # the weights loaded are the ones trained: same action distribution
-    obs_t = torch.as_tensor(obs[None], dtype=torch.float32)
+    obs_t = torch.as_tensor(obs.reshape(agent.policy.observation_space.shape)[None], dtype=torch.float32)
     state = torch.load(out.with_suffix(".pt"), weights_only=True)
     assert all(torch.equal(state[k], v) for k, v in agent.policy.state_dict().items())
     assert torch.isfinite(agent.policy.get_distribution(obs_t).distribution.logits).all()
@@ -362,10 +362,12 @@ def test_baseline_names_are_opponents_everywhere():
 
 def test_baseline_opponent_refuses_another_game():
     name = next(n for n in baselines.available() if not n.startswith("quess"))
-    env = gymnasium.make("boardenvs/Quess-v0", opponent=f"baseline:{name}")
-    with pytest.raises(ValueError, match=f"baseline:{name} plays .* this env gives observations \\(6, 6, 8\\)"):
-        obs, info = env.reset(seed=0)  # raises here when the opponent moves first,
-        env.step(int(np.flatnonzero(info["action_mask"])[0]))  # else on its first move
+    # the observations as the env gives them: flat by default, the planes with flatten=False
+    for flatten, shown in ((True, "\\(288,\\)"), (False, "\\(6, 6, 8\\)")):
+        env = gymnasium.make("boardenvs/Quess-v0", opponent=f"baseline:{name}", flatten=flatten)
+        with pytest.raises(ValueError, match=f"baseline:{name} plays .* this env gives observations {shown}"):
+            obs, info = env.reset(seed=0)  # raises here when the opponent moves first,
+            env.step(int(np.flatnonzero(info["action_mask"])[0]))  # else on its first move
 
 
 def test_an_opponent_given_as_the_agent_plays_as_it_is():

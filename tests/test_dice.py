@@ -58,18 +58,21 @@ def test_an_action_outside_the_rolled_class_follows_illegal_action(mode):
         if other.size == 0:
             continue
         rolled = env.class_names[env.roll]
-        env.step(int(other[0]))
+        with pytest.warns(UserWarning, match="illegal_action") as warned:
+            env.step(int(other[0]))
+        assert env.infos[agent]["illegal_action"] is True
         if mode == "lose":
             assert env.terminations[agent] and env.rewards[agent] == -1.0
+            assert f"not of the rolled class {rolled!r}" in str(warned[0].message)
         else:
-            assert f"for the roll {rolled!r}" in env.infos[agent]["illegal_action"]
+            assert f"for the roll {rolled!r}" in str(warned[0].message)
             assert env.unwrapped.position().turn == 1
         return
     raise AssertionError("no seed rolled a class that left other legal moves out")
 
 
 def test_dice_variant_raise_names_the_roll_and_changes_nothing():
-    env = DiceVariant(boardenvs.make("quagmire_v0", radius=3))
+    env = DiceVariant(boardenvs.make("quagmire_v0", radius=3, illegal_action="raise"))
     env.reset(seed=0)
     for agent in env.agent_iter(max_iter=40):
         obs, *_ = env.last()

@@ -25,7 +25,7 @@ def test_error_classes_are_value_errors():
 
 
 def _env(first=0, **kw):
-    env = boardenvs.make("quess_v0", first_player=first, **kw)
+    env = boardenvs.make("quess_v0", first_player=first, **{"illegal_action": "raise", **kw})
     env.reset(seed=1)
     return env
 

@@ -327,12 +327,12 @@ def test_parallel_reset_infos_name_the_active_agent():
 
 
 def test_masked_out_message_names_the_action_once():
-    env = boardenvs.make("quess_v0", first_player=0)
+    env = boardenvs.make("quess_v0", first_player=0, illegal_action="raise")
     env.reset(seed=0)
     with pytest.raises(IllegalActionError) as info:
         env.step(0)  # A1-A1
     assert str(info.value).count("action 0") == 1 and "masked out" in str(info.value)
-    env = boardenvs.make("quagmire_v0")
+    env = boardenvs.make("quagmire_v0", illegal_action="raise")
     env.reset(seed=0)
     with pytest.raises(IllegalActionError) as info:
         env.step(37)  # a move during the setup

@@ -57,7 +57,7 @@ def test_tianshou_vector_env_on_the_gymnasium_id():
 
     envs = DummyVectorEnv([lambda: gymnasium.make("boardenvs/Quagmire-v0", radius=2) for _ in range(4)])
     obs, infos = envs.reset(seed=0)
-    assert obs.shape == (4, 5, 5, 5)
+    assert obs.shape == (4, 125)  # flat by default (flatten=False: the planes)
     masks = np.stack([i["action_mask"] for i in infos])
     finished = []
     rng = np.random.default_rng(0)

@@ -118,9 +118,21 @@ def test_copy_is_independent():
     assert twin is not pos and twin.state is not pos.state
     assert twin.to_text() == pos.to_text() and twin == pos
     text = pos.to_text()
-    twin.state[:] = boardenvs.position("quess_v0", first_player=1).state
-    assert pos.to_text() == text
-    assert twin.to_text() != text
+    # a Position never changes: its state is a copy of its row, writing into it reaches nothing
+    twin.state[:] = 0
+    handed = twin.state
+    handed[:] = boardenvs.position("quess_v0", first_player=1).state
+    assert pos.to_text() == text == twin.to_text()
+    assert twin.play("A4-B4").to_text() != text and pos.to_text() == text
+    # a Position built from a row keeps its own copy of it
+    row = pos.state
+    built = Position(pos.game, row)
+    row[:] = 0
+    assert built.to_text() == text
+    with pytest.raises(ValueError, match="int64 array of shape"):
+        Position(pos.game, row[:-1])
+    with pytest.raises(TypeError, match="boardenvs Game"):
+        Position("quess_v0", row)
 
 
 def test_illegal_play_leaves_position_unchanged():

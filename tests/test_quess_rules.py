@@ -438,10 +438,11 @@ def test_qu8_seed_example_from_a_hand_built_text():
     with pytest.raises(NotationError, match="since_capture lists every move"):
         pos_from(rows, to_move=1, turn=3, since="")
     # the kernels' own record agrees: D6-C6 is the one move the history removes
-    fresh = with_history.copy()
-    fresh.state[quess.Q_HLEN] = 1
-    fresh.state[quess.Q_BLOOM : quess.Q_BLOOM + quess.BLOOM_WORDS] = 0
-    quess._remember(fresh.state, fresh.state[quess.Q_HASH])
+    row = with_history.state  # a copy of the row, its record cut down to the board itself
+    row[quess.Q_HLEN] = 1
+    row[quess.Q_BLOOM : quess.Q_BLOOM + quess.BLOOM_WORDS] = 0
+    quess._remember(row, row[quess.Q_HASH])
+    fresh = Position(with_history.game, row)
     assert sorted(set(fresh.legal_moves()) - set(with_history.legal_moves())) == ["D6-C6"]
 
 
@@ -732,7 +733,7 @@ def test_qu12_a_rejected_action_does_not_double_charge_the_clock():
     its legal action arrives (3 s here), not the wait before the rejected try
     a second time."""
     clock = FakeTime()
-    env = quess_v0.env(clock_seconds=10, time_source=clock, first_player=0)
+    env = quess_v0.env(clock_seconds=10, time_source=clock, first_player=0, illegal_action="raise")
     env.reset(seed=0)
     clock.t += 2
     with pytest.raises(ValueError):

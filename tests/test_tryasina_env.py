@@ -141,7 +141,9 @@ def test_gymnasium_id_and_card():
 
     env = gymnasium.make("boardenvs/Tryasina-v0", opponent="random", num_players=3)
     obs, info = env.reset(seed=0)
-    assert obs.shape == (3, 91) and info["action_mask"].any()
+    assert obs.shape == (3 * 91,) and info["action_mask"].any()  # flat by default
+    assert env.unwrapped.plane_shape == (3, 91)
+    assert gymnasium.make("boardenvs/Tryasina-v0", num_players=3, flatten=False).reset(seed=0)[0].shape == (3, 91)
     obs, reward, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert "Tryasina" in boardenvs.tryasina_v0.__doc__
 

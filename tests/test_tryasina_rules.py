@@ -14,7 +14,7 @@ import pytest
 
 import boardenvs
 from boardenvs.errors import IllegalMoveError, NotationError
-from boardenvs.games.tryasina import LOC_NAMES, T_ROLL
+from boardenvs.games.tryasina import LOC_NAMES, PASS, T_ROLL
 from boardenvs.position import Position
 from position_text import header
 
@@ -79,7 +79,7 @@ def key(side: int, name: str):
 # --- hand-built positions -------------------------------------------------------------
 
 
-def ttext(pawns: dict, n=2, roll=None, mover=0, turn=10, status="playing", reason="-", returns=None) -> str:
+def ttext(pawns: dict, n=2, roll=None, mover=0, turn=40, status="playing", reason="-", returns=None) -> str:
     """The text of a position: ``pawns`` maps seats to their four locations
     (seats left out: all four in the origin); ``roll`` None is a chance node
     with ``mover`` to roll."""
@@ -170,10 +170,38 @@ def test_tr6_seats_sides_and_start(n):
 
 
 def test_tr7_a_roll_no_pawn_can_use_passes_the_turn():
+    """TR-7: the turn passes; the roller's one legal action is ``pass``, so
+    every seat is asked once per turn (the pass is its decision)."""
     pos = boardenvs.position("tryasina_v0", num_players=3)
-    nxt = pos.play("roll 5")  # everyone in the origin: only a 6 moves
+    rolled = pos.play("roll 5")  # everyone in the origin: only a 6 moves
+    assert rolled.to_move == 0 and rolled.legal_moves() == ["pass"] and rolled.legal_actions() == [PASS]
+    nxt = rolled.play("pass")
     assert nxt.is_chance and nxt.turn == 1 and nxt.to_move == -1
     assert "roller: player_1" in nxt.to_text() and pawns_of(nxt) == pawns_of(pos)
+    assert nxt.decisions == rolled.decisions + 1 and nxt == Position.from_text(nxt.to_text())
+    with pytest.raises(IllegalMoveError):  # pass is legal only when no pawn can move
+        boardenvs.position("tryasina_v0").play("roll 6").play("pass")
+    with pytest.raises(IllegalMoveError):  # and never at the roll
+        pos.play("pass")
+
+
+def test_tr7_every_seat_is_asked_once_per_turn():
+    """TR-7 with the pass as a decision: in the AEC env the agents are asked
+    strictly in turn (no seat skipped by an unusable roll)."""
+    env = boardenvs.make("tryasina_v0", num_players=4)
+    env.reset(seed=3)
+    asked = []
+    passes = 0
+    for agent in env.agent_iter(max_iter=200):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        asked.append(agent)
+        legal = np.flatnonzero(obs["action_mask"])
+        passes += legal.tolist() == [PASS]
+        env.step(int(legal[0]))
+    assert asked[:100] == [f"player_{k % 4}" for k in range(100)] and passes > 20
 
 
 def test_tr7_a_six_gives_no_extra_turn():
@@ -281,7 +309,9 @@ def test_tr10_tr12_bounce_onto_a_shortcut_end_takes_the_shortcut():
 def test_tr10_a_bounce_is_blocked_by_pawns_on_its_way_back():
     pos = tpos({0: ["C48", "H2", "H3", "H4"], 1: ["C23", "O", "O", "O"]})  # their C23 = our C47
     assert pos.play("roll 5").to_move == 0  # a 5 lands on C47: a capture, and on along the shortcut
-    passed = pos.play("roll 6")  # a 6 would pass C47 on its way back: no move, the turn passes (TR-7)
+    rolled = pos.play("roll 6")  # a 6 would pass C47 on its way back: no move, the turn passes (TR-7)
+    assert rolled.legal_moves() == ["pass"]
+    passed = rolled.play("pass")
     assert passed.is_chance and pawns_of(passed) == pawns_of(pos) and "roller: player_1" in passed.to_text()
 
 
@@ -334,15 +364,29 @@ def test_tr13_landing_on_the_entrance_goes_into_l1():
     assert after(pos, "C1")[0] == srt("S1.1", "O", "O", "O")
 
 
-def test_tr13_full_push_chain_captures_at_the_exit():
-    """L1, L2, L3 held (both colours): each is pushed a level down, the L3
-    pawn onto the exit C7, capturing the pawn standing there."""
-    pos = tpos({0: ["C1", "S1.2", "O", "O"], 1: ["S3.1", "S3.3", "C31", "O"]}, roll=3)
-    assert key(2, "S3.1") == key(0, "S1.1") and key(2, "C31") == key(0, "C7")
+def test_tr13_full_push_chain_captures_another_colour_at_the_exit():
+    """L1, L2, L3 held (two colours): each is pushed a level down, the L3
+    pawn (player_1's) onto the exit C7, capturing player_2's pawn there."""
+    pos = tpos({0: ["C1", "S1.2", "O", "O"], 2: ["S3.1", "S3.3", "O", "O"], 1: ["C43", "O", "O", "O"]}, n=3, roll=3)
+    assert SIDES[3][1:] == (1, 2)  # player_1 plays the left side, player_2 the top
+    assert key(2, "S3.1") == key(0, "S1.1") and key(2, "C31") == key(0, "C7") == key(1, "C43")
     res = after(pos, "C1")
-    # ours: C1 -> S1.1, S1.2 -> S1.3; theirs: L1 -> L2, L3 -> exit (their C31), their exit pawn captured
+    # ours: C1 -> S1.1, S1.2 -> S1.3; player_2's: L1 -> L2, L3 -> the exit (its C31); player_1's captured
     assert res[0] == srt("S1.1", "S1.3", "O", "O")
-    assert res[1] == srt("S3.2", "C31", "Q", "O")
+    assert res[2] == srt("S3.2", "C31", "O", "O")
+    assert res[1] == srt("Q", "O", "O", "O")
+
+
+def test_tr13_a_pushed_pawn_never_captures_its_own_colour():
+    """TR-13, revised ruling: the pawn pushed out of L3 lands on the exit
+    under the circle's rules, and a pawn of its own colour there blocks it:
+    the whole move is illegal (the old ruling captured it)."""
+    pos = tpos({0: ["C1", "S1.2", "O", "O"], 1: ["S3.1", "S3.3", "C31", "O"]}, roll=3)
+    assert key(2, "C31") == key(0, "C7")  # player_1's C31 stands on the exit
+    assert "C1" not in pos.legal_moves()
+    # the same chain with the exit empty is legal, and with a third colour there it captures (above)
+    free = tpos({0: ["C1", "S1.2", "O", "O"], 1: ["S3.1", "S3.3", "O", "O"]}, roll=3)
+    assert "C1" in free.legal_moves()
 
 
 def test_tr13_push_onto_an_exit_holding_the_movers_own_pawn_is_illegal():
@@ -382,8 +426,8 @@ def test_tr15_first_with_four_pawns_home_wins(n):
 
 def test_tr16_max_turns_truncates_and_default_is_3000():
     assert boardenvs.make_game("tryasina_v0").options["max_turns"] == 3000
-    pos = boardenvs.position("tryasina_v0", max_turns=2).play("roll 1").play("roll 2")
-    assert pos.is_truncated and pos.returns == (0.0, 0.0)
+    pos = boardenvs.position("tryasina_v0", max_turns=2).play("roll 1").play("pass").play("roll 2").play("pass")
+    assert pos.is_truncated and pos.returns == (0.0, 0.0) and pos.turn == 2
 
 
 # --- TR-17 chance -----------------------------------------------------------------------------
@@ -496,8 +540,8 @@ def test_from_text_rejects_a_finished_game_still_playing_and_bad_headers():
         Position.from_text(ttext({0: ["C5", "O", "O", "O"]}, roll=None).replace("roll: -", "roll: 4"))
     with pytest.raises(NotationError, match="roll"):
         Position.from_text(ttext({0: ["C5", "O", "O", "O"]}).replace("roll: -", "roll: 7"))
-    with pytest.raises(NotationError, match="no legal move"):
-        Position.from_text(ttext({0: ["H4", "H3", "H2", "O"]}, roll=5))
+    # a roll that moves no pawn leaves the roller one legal move: pass (TR-7)
+    assert Position.from_text(ttext({0: ["H4", "H3", "H2", "O"]}, roll=5)).legal_moves() == ["pass"]
 
 
 def test_notation_errors_name_what_is_expected():
@@ -551,7 +595,8 @@ def ref_result(sides, pawns, seat, loc, roll):
             lv += 1
         if lv == 4:
             ex = occupant(circle_xy(exit_k))
-            if ex and ex[0] == seat:
+            pushed = chain[-1][0]  # the L3 pawn's owner
+            if ex and ex[0] in (seat, pushed):  # TR-13 (revised): never onto its own colour, nor the mover's
                 return None
             capture(circle_xy(exit_k))
         for s, i in chain:  # each pushed one level on (the last one, from L3, onto the exit)
@@ -634,12 +679,12 @@ def _compare_random_games(n, seeds, max_decisions=400):
                 res = ref_result(sides, pawns, seat, loc, roll)
                 if res is not None:
                     want[loc] = [sorted(p) for p in res]
-            assert sorted(pos.legal_moves()) == sorted(want), pos.to_text()
+            assert sorted(pos.legal_moves()) == (sorted(want) or ["pass"]), pos.to_text()  # TR-7: pass when none moves
             for move, res in want.items():
                 got = pawns_of(pos.play(move))
                 assert [got[s] for s in range(n)] == res, (move, pos.to_text())
             checked += 1
-            pos = pos.play(str(rng.choice(sorted(want))))
+            pos = pos.play(str(rng.choice(sorted(want))) if want else "pass")
     return checked
 
 
@@ -678,7 +723,7 @@ def test_kernels_agree_with_the_model_in_crowded_positions():
             continue
         plist = [pawns_of(pos)[s] for s in range(n)]
         want = {loc: [sorted(p) for p in r] for loc in set(plist[0]) if (r := ref_result(sides, plist, 0, loc, roll))}
-        assert sorted(pos.legal_moves()) == sorted(want), text
+        assert sorted(pos.legal_moves()) == (sorted(want) or ["pass"]), text  # TR-7: pass when no pawn moves
         for move, res in want.items():
             got = pawns_of(pos.play(move))
             assert [got[s] for s in range(n)] == res, (move, text)

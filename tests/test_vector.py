@@ -62,7 +62,7 @@ def test_random_actions_are_legal_and_reproduced_by_the_seed():
     ],
 )
 def test_bad_actions_raise_before_any_row_changes(actions, words):
-    vec = _vec()
+    vec = _vec(illegal_action="raise")
     before = vec.states.copy()
     with pytest.raises(IllegalActionError) as info:
         vec.step(actions)
@@ -72,20 +72,22 @@ def test_bad_actions_raise_before_any_row_changes(actions, words):
 
 
 def test_a_masked_out_action_in_one_row_touches_no_row():
-    vec = _vec()
+    vec = _vec(illegal_action="raise")
     actions = vec.random_actions()
     taken = int(actions[3])
     masked = int(np.flatnonzero(vec.action_masks()[5] == 0)[0])
     actions[5] = masked
     before = vec.states.copy()
-    with pytest.raises(IllegalActionError, match=f"row 5: {masked}"):
+    with pytest.raises(IllegalActionError, match=f"row 5: {masked}") as info:
         vec.step(actions)
+    assert "illegal_action='lose'" in str(info.value) and "'random'" in str(info.value)  # the alternatives named
     np.testing.assert_array_equal(vec.states, before)
     assert taken == actions[3]
 
 
 def test_illegal_action_lose_forfeits_only_that_row():
-    vec = _vec(illegal_action="lose")
+    vec = _vec()  # "lose" is the default (C-6, PettingZoo classic's convention)
+    assert vec.illegal_action == "lose"
     actions = vec.random_actions()
     mover = int(vec.to_move[5])
     actions[5] = int(np.flatnonzero(vec.action_masks()[5] == 0)[0])
@@ -93,8 +95,11 @@ def test_illegal_action_lose_forfeits_only_that_row():
     _, rewards, term, trunc, infos = vec.step(actions)
     assert term[5] and term[6] and not term[[0, 1, 2, 3, 4, 7]].any()
     assert rewards[5, mover] == -1.0 and rewards[5, 1 - mover] == 0.0
-    assert vec.reason_name(infos["end_reason"][5]) == "illegal_action"
+    assert infos["end_reason"][5] == "illegal_action" == vec.reason_name(infos["end_reason_code"][5])
+    assert infos["illegal_action"].tolist() == [False] * 5 + [True, True, False]
     assert vec.states[5, E.H_TURN] == 0, "the row started a new game"
+    # the next step's infos mark no row again
+    assert not vec.step(vec.random_actions())[4]["illegal_action"].any()
 
 
 def test_integer_arrays_of_any_width_are_accepted():
@@ -134,7 +139,8 @@ def test_calls_before_reset_and_bad_rows():
     "kwargs, words",
     [({"num_envs": 0}, "num_envs"), ({"num_envs": 2.0}, "num_envs"), ({"num_envs": True}, "num_envs"),
      ({"num_envs": 2, "num_threads": 0}, "num_threads"), ({"num_envs": 2, "num_threads": 999}, "num_threads"),
-     ({"num_envs": 2, "illegal_action": "random"}, "illegal_action"), ({"num_envs": 2, "parallel": "yes"}, "parallel")],
+     ({"num_envs": 2, "illegal_action": "randomly"}, "illegal_action"), ({"num_envs": 2, "parallel": "yes"}, "parallel"),
+     ({"num_envs": 2, "parallel": 1}, "parallel"), ({"num_envs": 10**9}, "num_envs must be an int 1..1,048,576")],
 )  # fmt: skip
 def test_constructor_checks(kwargs, words):
     with pytest.raises(ValueError, match=words):
@@ -166,9 +172,10 @@ def test_ended_rows_report_and_restart():
         for i in np.flatnonzero(term):
             seen += 1
             assert sorted(rewards[i].tolist()) == [-1.0, 1.0]
-            assert vec.reason_name(infos["end_reason"][i]) == "no_legal_move" and infos["length"][i] > 4
-            assert vec.states[i, E.H_TURN] == 0
-        assert (infos["end_reason"][~(term | trunc)] == 0).all()
+            assert infos["end_reason"][i] == "no_legal_move" == vec.reason_name(infos["end_reason_code"][i])
+            assert infos["length"][i] > 4 and vec.states[i, E.H_TURN] == 0
+        assert (infos["end_reason_code"][~(term | trunc)] == 0).all()
+        assert all(r is None for r in infos["end_reason"][~(term | trunc)])
     assert seen > 16
 
 

@@ -53,7 +53,7 @@ def test_every_row_is_the_learners_turn_with_its_own_view(env_id, variant, oppon
         for i in range(env.num_envs):
             pos = env.position(i)
             assert pos.to_move == info["seat"][i] and not pos.is_terminal
-            assert np.array_equal(obs[i], game.observe(pos.state, int(info["seat"][i])))
+            assert np.array_equal(obs[i], game.observe(pos.state, int(info["seat"][i])).ravel())  # flat by default
             assert np.array_equal(info["action_mask"][i], game.legal_mask(pos.state)[: game.num_actions].astype(bool))
         assert obs in venv.observation_space
         obs, rewards, term, trunc, info = venv.step(_random_actions(info["action_mask"], rng))
@@ -89,7 +89,9 @@ def test_each_row_plays_the_same_game_as_the_single_env(env_id, options):
         vobs, rewards, term, trunc, vinfo = venv.step(first_legal(None, vinfo["action_mask"]))
     assert (term | trunc).all() and np.all(rewards == reward) and np.all(term == term[0])
     assert all(np.array_equal(vinfo["final_obs"][i], trace[-1]) for i in range(5))
-    assert np.all(vinfo["final_info"]["length"] == len(trace) - 1)
+    assert np.all(vinfo["final_info"]["learner_steps"] == len(trace) - 1)
+    assert np.all(vinfo["final_info"]["length"] == single.position().turn)  # the game's turns
+    assert all(vinfo["final_info"]["end_reason"][i] == info["end_reason"] for i in range(5))
 
 
 def test_the_learner_loses_on_the_opponents_move():
@@ -108,7 +110,7 @@ def test_the_learner_loses_on_the_opponents_move():
         wins += int((rewards == 1).sum())
         assert not trunc.any() and np.array_equal(rewards != 0, term)
         if term.any():
-            reasons = {venv.unwrapped.game.reason_name(int(c)) for c in info["final_info"]["end_reason"][term]}
+            reasons = set(info["final_info"]["end_reason"][term])
             assert reasons == {"no_legal_move"}
     assert losses > 10 and wins > 10
 
@@ -154,20 +156,21 @@ def test_four_players_three_opponents_eliminations_and_chance():
 
 
 def test_illegal_learner_actions_and_failing_opponents_change_nothing():
-    venv = SingleAgentVectorEnv("quess_v0", num_envs=4, seat=0, first_player=0)
+    venv = SingleAgentVectorEnv("quess_v0", num_envs=4, seat=0, first_player=0, illegal_action="raise")
     _, info = venv.reset(seed=0)
     before = venv.vec.states.copy()
     for bad in (np.zeros(4, np.int64), np.full(4, 5000), np.zeros(3, np.int64), np.full(4, 1.5)):
         with pytest.raises(IllegalActionError):
             venv.step(bad)
         assert np.array_equal(venv.vec.states, before)
-    lose = SingleAgentVectorEnv("quess_v0", num_envs=4, seat=0, first_player=0, illegal_action="lose")
+    lose = SingleAgentVectorEnv("quess_v0", num_envs=4, seat=0, first_player=0)  # "lose" is the default
     _, info = lose.reset(seed=0)
     acts = first_legal(None, info["action_mask"])
     acts[2] = 0  # masked out in Quess' first position
     _, rewards, term, _, info = lose.step(acts)
     assert rewards.tolist() == [0, 0, -1, 0] and term.tolist() == [False, False, True, False]
-    assert lose.game.reason_name(int(info["final_info"]["end_reason"][2])) == "illegal_action"
+    assert info["final_info"]["end_reason"][2] == "illegal_action" == lose.game.reason_name(info["final_info"]["end_reason_code"][2])
+    assert info["illegal_action"].tolist() == [False, False, True, False]
 
     def bad_opponent(observations, masks):
         return np.full(len(masks), 9999)
@@ -323,7 +326,7 @@ def test_gymnasium_episode_statistics_and_unseeded_resets():
         if "episode" in info:
             done = info["_episode"]
             assert np.array_equal(info["episode"]["r"][done], rewards[done])
-            assert np.array_equal(info["episode"]["l"][done], info["final_info"]["length"][done])
+            assert np.array_equal(info["episode"]["l"][done], info["final_info"]["learner_steps"][done])
             seen += int(done.sum())
     assert seen > 0
 

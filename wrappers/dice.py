@@ -38,6 +38,7 @@ from .. import engine as E
 from ..aec import CHANCE_AGENT, _is_int
 from ..errors import IllegalActionError
 from ..position import _turn_over
+from ..spaces import LegalDiscrete, LegalOf
 
 
 class ResolveChance(BaseWrapper):
@@ -136,12 +137,24 @@ class DiceVariant(BaseWrapper):
             a: spaces.Dict({**raw.observation_space(a).spaces, "roll": spaces.Box(0, 1, (k,), np.int8)})
             for a in raw.possible_agents
         }
+        # sample() draws from the rolled class (boardenvs.spaces.LegalDiscrete)
+        self.action_spaces = {a: LegalDiscrete(raw.action_space(a).n, LegalOf(self, a)) for a in raw.possible_agents}
         self.roll = -1  # the rolled class, -1 while no roll restricts the turn
+        self._allowed = None
         self._rng = np.random.default_rng()
         self._turn_state = None
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def _legal_mask_of(self, agent):
+        mask = self.env.unwrapped._legal_mask_of(agent)
+        if mask is None or self._allowed is None:
+            return mask
+        return (mask & self._allowed).astype(np.int8)
 
     def reset(self, seed=None, options=None):
         self.env.reset(seed=seed, options=options)
@@ -203,13 +216,15 @@ class DiceVariant(BaseWrapper):
         elif raw.illegal_action == "random":  # a random action of the rolled class instead
             problem = f"not legal now for the roll {self.class_names[self.roll]!r}"
             self.env.step(int(self._rng.choice(np.flatnonzero(raw._mask & self._allowed))))
-            raw.infos[agent] = {**raw.infos[agent], "illegal_action": f"{action!r}: {problem}"}
+            raw.infos[agent] = {**raw.infos[agent], "illegal_action": True}
+            raw._warn_illegal(f"{agent} sent {action!r}: {problem}")
         elif not in_game:
             self.env.step(action)  # the env raises or forfeits with its own message
         else:
             problem = f"not of the rolled class {self.class_names[self.roll]!r}: {raw.game.describe_action(raw._state, a)}"
             if raw.illegal_action == "raise":
                 raise IllegalActionError(f"{raw.game.env_id}: {agent} sent {action!r}: {problem}")
+            raw._warn_illegal(f"{agent} sent {action!r}: {problem}")  # (before the env's own note)
             self.env.step(raw.game.num_actions)  # "lose": an id outside the space forfeits the mover
-            raw.infos[agent] = {**raw.infos[agent], "illegal_action": f"{action!r}: {problem}"}
+            raw.infos[agent] = {**raw.infos[agent], "illegal_action": True}
         self._new_turn()

@@ -115,6 +115,10 @@ class ModelOpponent(Opponent):
 
         masks = np.asarray(masks, bool)
         policy = self.policy
+        # a model trained on the planes plays from flat observations and vice versa
+        shape = getattr(getattr(policy, "observation_space", None), "shape", None)
+        if shape is not None and tuple(shape) != obs.shape[1:] and int(np.prod(shape)) == int(np.prod(obs.shape[1:])):
+            obs = obs.reshape((obs.shape[0], *shape))
         if not hasattr(policy, "get_distribution"):  # something with predict only
             actions, _ = policy.predict(obs, action_masks=masks, deterministic=self.deterministic)
             return np.asarray(actions).reshape(-1)

@@ -76,7 +76,7 @@ class SB3VecEnv(VecEnv):
                 out[i] = {
                     "terminal_observation": final[i],
                     "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
-                    "episode": {"r": float(ep["return"][i]), "l": int(ep["length"][i]), "t": now},
+                    "episode": {"r": float(ep["return"][i]), "l": int(ep["learner_steps"][i]), "t": now},
                 }
         return obs, rewards.astype(np.float32), dones, out
 

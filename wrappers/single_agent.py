@@ -9,21 +9,30 @@ row's own generator, seeded from the env's at reset).  So after
 ``reset`` and after every ``step`` it is the learner's turn, or the episode
 is over.
 
-* Observation: the learner's own (the game's ``int8`` planes, egocentric).
-  ``int8``, so SB3 never normalises the planes as pixels (it treats only
-  ``uint8`` boxes as images); SB3's ``check_env`` still warns about any 3-D
-  box ("is an image"), so ``flatten=True`` gives the same numbers as one
-  vector, for ``MlpPolicy`` users who want a silent check.
+* Observation: the learner's own, egocentric, ``int8``.  By default one flat
+  vector (``flatten=True``: the convention of gymnasium's and SB3's MLP
+  policies, so SB3's ``check_env`` is quiet); ``flatten=False`` gives the
+  game's planes (``plane_shape``, e.g. ``(6, 6, 8)`` for Quess) for
+  convolutional extractors.  Either way the numbers are the same and
+  ``int8``, so SB3 never normalises them as pixels (SB3 treats any 3-D
+  box as an image and warns unless it is ``uint8`` of at least 36x36,
+  which board planes are not).
 * ``action_masks()`` (the method sb3-contrib's ``MaskablePPO`` calls) and
   ``info["action_mask"]``: the learner's mask.
 * Reward from the learner's point of view: +1 / -1 / 0 when the game ends,
   on its own move or an opponent's; -1 when the learner is eliminated (its
   episode ends there); 0 otherwise.  ``truncated`` when a limit ends the game.
-* ``illegal_action``: ``"raise"`` (default, C-6: IllegalActionError, nothing
-  changes), ``"lose"`` (the learner forfeits: -1, episode over) or
-  ``"random"`` (a random legal action instead, said in
-  ``info["illegal_action"]``; for mask-unaware code such as gymnasium's and
-  SB3's ``check_env``, which sample the whole action space).
+* ``illegal_action`` (C-6, the same on every face): ``"lose"`` (default,
+  PettingZoo classic's and Pgx's convention: the learner forfeits, -1,
+  episode over, end reason ``"illegal_action"``), ``"raise"``
+  (IllegalActionError, nothing changes) or ``"random"`` (a random legal
+  action instead).  ``info["illegal_action"]`` is True after such a step,
+  and a warning is logged once per env.  ``action_space.sample()`` draws a
+  legal action (:class:`boardenvs.spaces.LegalDiscrete`), so checkers that
+  sample without the mask (gymnasium's and SB3's ``check_env``) play real
+  games.
+* End of an episode: ``info["end_reason"]`` (the name), ``info["length"]``
+  (the game's turns) and ``info["learner_steps"]``.
 * Opponents (:mod:`boardenvs.wrappers.opponents`): ``"random"`` (a
   uniformly random legal action from the env's generator); a callable
   ``policy(observations, action_masks) -> actions`` on batches (arrays in,
@@ -39,9 +48,10 @@ from gymnasium import spaces
 
 from .. import engine as E
 from ..aec import _is_int, check_seed
-from ..errors import IllegalActionError, ResetNeededError
+from ..errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
 from ..registry import make_game
-from ..spec import is_int
+from ..spaces import LegalDiscrete
+from ..spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_render_mode, check_seat
 from .opponents import ModelOpponent, PolicyOpponent, RandomOpponent, SelfPlayPool, make_opponent, make_picker  # noqa: F401
 
 
@@ -50,21 +60,16 @@ class SingleAgentEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
-    def __init__(self, env_id: str, opponent="random", seat="random", render_mode=None, illegal_action="raise",
-                 flatten=False, **options):  # fmt: skip
+    def __init__(self, env_id: str, opponent="random", seat="random", render_mode=None,
+                 illegal_action=ILLEGAL_ACTION_DEFAULT, flatten=True, **options):  # fmt: skip
         self.game = game = make_game(env_id, **options)
-        if illegal_action not in ("raise", "lose", "random"):
-            raise ValueError(f"illegal_action must be 'raise', 'lose' or 'random', got {illegal_action!r}")
-        self.illegal_action = illegal_action
-        n = game.num_players
-        if seat != "random" and (
-            not is_int(seat) or not 0 <= seat < n
-        ):
-            raise ValueError(f"{env_id}: seat must be 'random' or a seat 0..{n - 1}, got {seat!r}")
+        where = f"{env_id}: "
+        self.illegal_action = check_illegal_action(illegal_action, where)
+        check_seat(seat, game.num_players, "seat", where)
         modes = list(game.render_modes) + (["human"] if "rgb_array" in game.render_modes else [])
         self.metadata = {**self.metadata, "render_modes": modes}
-        if render_mode is not None and render_mode not in modes:
-            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+        check_render_mode(render_mode, modes, where)
+        check_flag("flatten", flatten, where)
         if render_mode == "human":
             from ..render import require_pygame
 
@@ -76,14 +81,26 @@ class SingleAgentEnv(gymnasium.Env):
         self.opponent = None  # this episode's, picked at reset
         self.render_mode = render_mode
         info = game.info
-        if flatten not in (True, False):
-            raise ValueError(f"flatten must be True or False, got {flatten!r}")
-        self.flatten = flatten
+        self.flatten = bool(flatten)
+        self.plane_shape = info.obs_shape  # the observation's planes (flatten=False)
         low, high = (info.obs_low.ravel(), info.obs_high.ravel()) if flatten else (info.obs_low, info.obs_high)
         self.observation_space = spaces.Box(low, high, low.shape, np.int8)
-        self.action_space = spaces.Discrete(info.num_actions)
+        self.action_space = LegalDiscrete(info.num_actions, self._legal_mask)
         self.seat = 0 if seat == "random" else int(seat)
         self._state = None
+        self._steps = 0
+        self._warned_illegal = False
+
+    def __getstate__(self):
+        """``copy.deepcopy`` / ``pickle``: everything but a window (a copy opens its own)."""
+        state = dict(self.__dict__)
+        state["_window"] = None
+        return state
+
+    def _legal_mask(self):
+        """The learner's int8 mask while its episode goes on, else None
+        (``action_space.sample()``)."""
+        return None if self._over() else self.game.legal_mask(self._state)[: self.game.num_actions]
 
     # -- gymnasium API ----------------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -96,6 +113,7 @@ class SingleAgentEnv(gymnasium.Env):
             first = int(rng.integers(n))
         self._state = game.new_state(first, rng_seed=int(rng.integers(2**62)))
         self.opponent = self.opponents.pick(rng)
+        self._steps = 0
         self._play_others()
         if self.render_mode == "human":
             self.render()
@@ -113,7 +131,13 @@ class SingleAgentEnv(gymnasium.Env):
         if not (whole and 0 <= action < mask.shape[0] and mask[action]):
             note = f"the learner (player_{self.seat}) sent {action!r}: not a legal action now"
             if self.illegal_action == "raise" or (self.illegal_action == "random" and not whole):
-                raise IllegalActionError(f"{self.env_id}: {note}")
+                help_ = f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" else ""
+                raise IllegalActionError(f"{self.env_id}: {note}.{help_}")
+            if not self._warned_illegal:
+                self._warned_illegal = True
+                outcome = "the learner loses the game" if self.illegal_action == "lose" else "a random legal action is played"
+                gymnasium.logger.warn(f"{self.env_id}: {note}; illegal_action={self.illegal_action!r}: {outcome} "
+                                      '(info["illegal_action"] is True; this warning is shown once per env)')  # fmt: skip
         if note and self.illegal_action == "lose":
             E.forfeit(self._state, self.seat, E.REASON_ILLEGAL)
         else:
@@ -127,12 +151,13 @@ class SingleAgentEnv(gymnasium.Env):
                 self._state[:] = before[0]
                 self.np_random.bit_generator.state = before[1]
                 raise
+        self._steps += 1
         terminated = self._over() and (self._state[E.H_STATUS] == E.TERMINATED or not self._alive())
         truncated = self._over() and not terminated
         reward = float(self._state[E.H_RET + self.seat]) if self._over() else 0.0
         info = self._info()
         if note:
-            info["illegal_action"] = note
+            info["illegal_action"] = True
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward, bool(terminated), bool(truncated), info
@@ -162,7 +187,7 @@ class SingleAgentEnv(gymnasium.Env):
         from ..position import Position
 
         self._require_reset("position")
-        return Position(self.game, self._state.copy())
+        return Position(self.game, self._state)
 
     def _require_reset(self, what: str) -> None:
         if self._state is None:
@@ -204,4 +229,6 @@ class SingleAgentEnv(gymnasium.Env):
         info = {"action_mask": self.action_masks(), "seat": self.seat, "opponent": self.opponent.name}
         if self._over():
             info["end_reason"] = self.game.end_reason(self._state)
+            info["length"] = int(self._state[E.H_TURN])
+            info["learner_steps"] = self._steps
         return info

@@ -19,9 +19,12 @@ Rows whose episode ended (the game is over, or the learner was eliminated)
 are reset in the same step (gymnasium's ``AutoresetMode.SAME_STEP``): the
 returned observation is the new episode's, the ended one's last
 observation is ``infos["final_obs"][i]`` (``infos["_final_obs"]`` marks the
-rows), and ``infos["final_info"]`` holds its ``return``, ``length`` (learner
-steps) and ``end_reason`` code (``"episode"`` is left to gymnasium's
-``RecordEpisodeStatistics``).  Rewards are the learner's: +1 / -1 / 0 at the end, also when the
+rows), and ``infos["final_info"]`` holds its ``return``, ``end_reason`` (the
+name; ``end_reason_code`` the code), ``length`` (the game's turns) and
+``learner_steps`` (``"episode"`` is left to gymnasium's
+``RecordEpisodeStatistics``).  ``infos["illegal_action"]`` marks the rows
+whose action was not legal (``illegal_action``: ``"lose"`` by default, as
+every face).  Rewards are the learner's: +1 / -1 / 0 at the end, also when the
 game ends on an opponent's move, -1 when the learner is eliminated.
 
 ``action_masks()`` is the ``(N, A)`` bool mask of the learner in every row
@@ -40,7 +43,7 @@ from .. import engine as E
 from ..aec import check_seed
 from ..errors import IllegalActionError, ResetNeededError
 from ..registry import game_class
-from ..spec import is_int
+from ..spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_render_mode, check_seat
 from ..vector import VectorEnv
 from .opponents import FixedOpponent, make_picker
 
@@ -67,33 +70,33 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     Options: ``opponent`` (a registered name: ``"random"``, ``"greedy"``,
     ``"mcts"``, ``"mcts:400"``, ...; a batched policy, an SB3 model or a
     :class:`~boardenvs.wrappers.opponents.SelfPlayPool`), ``seat``,
-    ``illegal_action`` (``"raise"``: nothing changes and the rows are named;
-    ``"lose"``: that row's learner forfeits), ``flatten`` (observations as
-    vectors), ``render_mode``, ``num_threads`` / ``parallel`` (as
-    :func:`boardenvs.make_vec`), and the game's own options.
+    ``illegal_action`` (``"lose"``, default: that row's learner forfeits;
+    ``"raise"``: nothing changes and the rows are named; ``"random"``: a
+    random legal action instead), ``flatten`` (default True: observations as
+    vectors; False: the game's planes, ``plane_shape``), ``render_mode``,
+    ``num_threads`` / ``parallel`` (as :func:`boardenvs.make_vec`), and the
+    game's own options.  Copies and pickles (``copy.deepcopy``) play on
+    independently, as every face.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 2}
 
-    def __init__(self, env_id: str, num_envs: int = 1, opponent="random", seat="random", illegal_action="raise",
-                 flatten=False, render_mode=None, num_threads=None, parallel=None, **options):  # fmt: skip
-        if illegal_action not in ("raise", "lose"):
-            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+    def __init__(self, env_id: str, num_envs: int = 1, opponent="random", seat="random",
+                 illegal_action=ILLEGAL_ACTION_DEFAULT, flatten=True, render_mode=None, num_threads=None,
+                 parallel=None, **options):  # fmt: skip
         self.vec = vec = VectorEnv(game_class(env_id), num_envs, illegal_action=illegal_action,
                                    num_threads=num_threads, parallel=parallel, **options)  # fmt: skip
         self.game = game = vec.game
-        n = game.num_players
-        if seat != "random" and (not is_int(seat) or not 0 <= seat < n):
-            raise ValueError(f"{env_id}: seat must be 'random' or a seat 0..{n - 1}, got {seat!r}")
-        if flatten not in (True, False):
-            raise ValueError(f"flatten must be True or False, got {flatten!r}")
-        if render_mode is not None and render_mode not in game.render_modes:
-            raise ValueError(f"render_mode must be one of {list(game.render_modes)} or None, got {render_mode!r}")
+        where = f"{env_id}: "
+        check_seat(seat, game.num_players, "seat", where)
+        check_flag("flatten", flatten, where)
+        check_render_mode(render_mode, game.render_modes, where)
         self.metadata = {**self.metadata, "render_modes": list(game.render_modes)}
         self.env_id = env_id
         self.num_envs = N = vec.num_envs
         self.seat_option = seat
-        self.flatten = flatten
+        self.flatten = bool(flatten)
+        self.plane_shape = game.obs_shape  # the observation's planes (flatten=False)
         self.render_mode = render_mode
         self.opponents = make_picker(opponent)
         info = game.info
@@ -120,6 +123,15 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._opp_index: dict = {}
         self._rng = None
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_opp_index")  # keyed by id(): rebuilt for the copy's own opponents
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._opp_index = {id(o): k for k, o in enumerate(self._opp_list)}
+
     # -- gymnasium API -----------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
         """New games in every row.  ``seed``: an int (each row's game and the
@@ -131,9 +143,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         if seed is not None or self._rng is None:
             # a seed (or the first reset) seeds every row; a later reset without
             # one goes on with the rows' generators (gymnasium's convention)
-            vec.states[:, E.H_RNG] = vec._row_seeds(seed)
+            vec._states[:, E.H_RNG] = vec._row_seeds(seed)
             self._rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(seed).spawn(1)[0])
         vec._has_reset = True
+        vec._illegal[:] = False
         self._reset_rows(self._rows)
         self._lengths[:] = 0
         self._observe_all()
@@ -146,16 +159,16 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         actions = vec._check_actions(actions)  # raise (nothing changed) or -1 = forfeit
         backup = None
         if not self._all_in_kernel():
-            backup = (vec.states.copy(), self._rng.bit_generator.state, self._seats.copy(), self._opp_ids.copy(),
+            backup = (vec._states.copy(), self._rng.bit_generator.state, self._seats.copy(), self._opp_ids.copy(),
                       list(self._opp_list), dict(self._opp_index))  # (a prune may renumber the opponents)
         rewards = np.zeros(self.num_envs, np.float32)
         terminated = np.zeros(self.num_envs, np.bool_)
         truncated = np.zeros(self.num_envs, np.bool_)
         infos = {}
         try:
-            vec._run(vec._drivers.act_rows, vec.states, self.game.params, self._rows, actions, vec._probs, self._scratch)
+            vec._run(vec._drivers.act_rows, vec._states, self.game.params, self._rows, actions, vec._probs, self._scratch)
             self._advance(self._rows)
-            st = vec.states
+            st = vec._states
             alive = ((st[:, E.H_ALIVE] >> self._seats) & 1) == 1
             ended = np.flatnonzero((st[:, E.H_STATUS] != E.PLAYING) | ~alive)
             if ended.size:
@@ -167,7 +180,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 self._reset_rows(ended)  # opponents may move first in the new games
         except BaseException:
             if backup is not None:  # an opponent failed: every row back as it was
-                vec.states[:], self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup[:4]
+                vec._states[:], self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup[:4]
                 self._opp_list, self._opp_index = backup[4], backup[5]
             raise
         self._lengths += 1
@@ -197,7 +210,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         from ..render import ansi_frame, rgb_frame  # the board with legend, turn, last move, result
 
         draw = ansi_frame if self.render_mode == "ansi" else rgb_frame
-        return tuple(draw(self.game, row) for row in self.vec.states)
+        return tuple(draw(self.game, row) for row in self.vec._states)
 
     def close(self, **kwargs):
         self.closed = True
@@ -217,7 +230,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         vec, draw = self.vec, self.seat_option == "random"
         for _ in range(64):
             seats = np.full(rows.shape[0], 0 if draw else int(self.seat_option), np.int64)
-            vec._run(vec._drivers.reset_rows, vec.states, self.game.params, rows, vec._probs, seats, draw)
+            vec._run(vec._drivers.reset_rows, vec._states, self.game.params, rows, vec._probs, seats, draw)
             self._seats[rows] = seats
             if not isinstance(self.opponents, FixedOpponent):
                 # one row at a time: _opp_id may prune the list and renumber _opp_ids,
@@ -227,7 +240,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             elif not self._opp_list:
                 self._opp_id(self.opponents.opponent)
             self._advance(rows)
-            st = vec.states
+            st = vec._states
             gone = (st[rows, E.H_STATUS] != E.PLAYING) | (((st[rows, E.H_ALIVE] >> self._seats[rows]) & 1) == 0)
             if not gone.any():
                 return
@@ -259,7 +272,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         vec, params = self.vec, self.game.params
         out_rows, out_movers = self._wait_rows, self._wait_movers
         while True:
-            m = _waiting(vec.states, rows, self._seats, out_rows, out_movers)
+            m = _waiting(vec._states, rows, self._seats, out_rows, out_movers)
             if m == 0:
                 return
             wrows = out_rows[:m].copy()
@@ -273,17 +286,17 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                         continue
                     sel = np.flatnonzero(ids == k)
                     actions[sel] = self._opponent_actions(opponent, wrows[sel], movers[sel])
-            vec._run(vec._drivers.act_rows, vec.states, params, wrows, actions, vec._probs, self._scratch)
+            vec._run(vec._drivers.act_rows, vec._states, params, wrows, actions, vec._probs, self._scratch)
 
     def _opponent_actions(self, opponent, rows, movers) -> np.ndarray:
         vec, game, m = self.vec, self.game, rows.shape[0]
         obs, masks = self._opp_obs[:m], self._opp_masks[:m]
-        vec._run(vec._drivers.observe_rows, vec.states, game.params, rows, movers, obs, masks)
+        vec._run(vec._drivers.observe_rows, vec._states, game.params, rows, movers, obs, masks)
         shaped = obs if self.flatten else obs.reshape((m, *game.obs_shape))
         legal = masks[:, : game.num_actions].astype(np.bool_)
         if opponent.needs_state:  # search opponents read copies of the rows (Opponent.act_states)
             extra = {"rows": rows} if opponent.takes_rows else {}
-            acts = np.asarray(opponent.act_states(game, vec.states[rows], self._rng, **extra)).reshape(-1)
+            acts = np.asarray(opponent.act_states(game, vec._states[rows], self._rng, **extra)).reshape(-1)
         else:
             acts = np.asarray(opponent.act(shaped.copy(), legal, self._rng)).reshape(-1)
         if acts.shape != (m,) or acts.dtype.kind not in "iu":
@@ -300,7 +313,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
 
     def _observe_all(self):
         vec = self.vec
-        vec._run(vec._drivers.observe_rows, vec.states, self.game.params, self._rows, self._seats, vec._obs, vec._masks)
+        vec._run(vec._drivers.observe_rows, vec._states, self.game.params, self._rows, self._seats, vec._obs, vec._masks)
         self._bool_masks[:] = vec._masks[:, : self.game.num_actions].view(np.bool_)
 
     def _final_infos(self, ended, rewards, lengths) -> dict:
@@ -309,17 +322,22 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         steps) and end-reason code (``game.reason_name(code)``)."""
         vec, m, n = self.vec, ended.shape[0], self.num_envs
         obs, masks = self._final_obs[:m], self._final_masks[:m]
-        vec._run(vec._drivers.observe_rows, vec.states, self.game.params, ended, self._seats[ended], obs, masks)
+        vec._run(vec._drivers.observe_rows, vec._states, self.game.params, ended, self._seats[ended], obs, masks)
         final_obs = np.empty(n, dtype=object)
         shaped = obs.reshape((m, *self._obs_shape[1:]))
         for k, i in enumerate(ended):
             final_obs[i] = shaped[k].copy()
         flags = np.zeros(n, np.bool_)
         flags[ended] = True
-        info = {"return": np.zeros(n, np.float32), "length": np.zeros(n, np.int64), "end_reason": np.zeros(n, np.int64)}
+        codes = vec._states[ended, E.H_REASON]
+        info = {"return": np.zeros(n, np.float32), "end_reason": np.full(n, None, dtype=object),
+                "end_reason_code": np.zeros(n, np.int64), "length": np.zeros(n, np.int64),
+                "learner_steps": np.zeros(n, np.int64)}  # fmt: skip
         info["return"][ended] = rewards[ended]
-        info["length"][ended] = lengths
-        info["end_reason"][ended] = vec.states[ended, E.H_REASON]
+        info["end_reason"][ended] = [self.game.reason_name(int(c)) for c in codes]
+        info["end_reason_code"][ended] = codes
+        info["length"][ended] = vec._states[ended, E.H_TURN]
+        info["learner_steps"][ended] = lengths
         info.update({f"_{k}": flags for k in list(info)})
         return {"final_obs": final_obs, "_final_obs": flags, "final_info": info, "_final_info": flags.copy()}
 
@@ -327,4 +345,5 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return self.vec._obs.reshape(self._obs_shape).copy()
 
     def _infos(self) -> dict:
-        return {"action_mask": self._bool_masks.copy(), "seat": self._seats.copy()}
+        return {"action_mask": self._bool_masks.copy(), "seat": self._seats.copy(),
+                "illegal_action": self.vec._illegal.copy()}  # fmt: skip

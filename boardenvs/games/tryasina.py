@@ -11,13 +11,15 @@ Agents             ``player_0`` .. ``player_{n-1}``, sides (TR-6): 2 players
                    right.  Pawn letters ``A``, ``B``, ``C``, ``D``.
 Turn (TR-7)        a chance node (the die, ``roll 1`` .. ``roll 6``, 1/6
                    each), then one decision by the roller; a roller with no
-                   legal move passes (the turn counts).
-Actions            ``Discrete(67)``: the location of the pawn to move **in
+                   pawn to move has one legal action, ``pass`` (the turn
+                   counts), so every seat is asked once per turn.
+Actions            ``Discrete(68)``: the location of the pawn to move **in
                    the mover's own track terms** (so one policy plays every
                    side): ``0`` ``O`` (origin), ``1`` ``Q`` (quagmire),
                    ``2..50`` ``C1..C49``, ``51..54`` ``H1..H4``,
                    ``55 + 3 (j-1) + (l-1)`` ``S<j>.<l>`` (swamp ``j`` 1..4
-                   counted along the mover's lap, level ``l`` 1..3).  At a
+                   counted along the mover's lap, level ``l`` 1..3);
+                   ``67`` ``pass`` (legal alone, when no pawn can move).  At a
                    chance node the kernels' outcomes ``0..5`` are the rolls
                    1..6 (the AEC env and ``make_vec`` resolve them).
 Action mask        exact (TR-8..TR-14)
@@ -42,7 +44,8 @@ Options            ``num_players`` (2; 2..4), ``first_player`` (0),
                    ``max_turns`` (default 3000, TR-16: random play's 99.9th
                    percentile is well below; see the README)
 Notation           ``roll 4`` (chance), ``O``, ``Q``, ``C12``, ``H2``,
-                   ``S1.3`` (the pawn's location in the mover's terms)
+                   ``S1.3`` (the pawn's location in the mover's terms),
+                   ``pass``
 =================  ==========================================================
 """
 from __future__ import annotations
@@ -70,7 +73,8 @@ LOC_C1 = 2  # C_i = 1 + i, i = 1..49; the walking index t = loc - 1 (C_i -> i, H
 LOC_H1 = 51
 LOC_S = 55
 NUM_LOCS = 67
-NUM_ACTIONS = NUM_LOCS
+PASS = NUM_LOCS  # TR-7: the roller's one legal action when its roll moves no pawn
+NUM_ACTIONS = NUM_LOCS + 1
 NUM_FACES = 6
 LEAVE_LEVEL = np.array([1, 3, 6], np.int64)  # TR-8: the roll that leaves L1, L2, L3
 SIDE_NAMES = ("bottom", "left", "top", "right")
@@ -201,19 +205,24 @@ def _free_end(state, side):
 @njit(cache=True)
 def _enter_level(state, params, seat, g, level, start_cell, slot, do):
     """TR-13: the mover enters level ``level`` (0..2) of swamp ``g``, pushing
-    the chain; illegal if the chain pushes onto an exit holding an own pawn."""
+    the chain; the pawn pushed out of L3 lands on the exit under TR-11, so
+    the move is illegal if the exit holds a pawn of that pushed pawn's
+    colour (it never captures its own colour: the revised ruling) or one of
+    the mover's own pawns."""
     base = T_CELLS + SWAMP0 + 3 * g
     k = level
     while k < 3 and state[base + k] != 0 and SWAMP0 + 3 * g + k != start_cell:
         k += 1
     exit_cell = (12 + 12 * g) % NUM_CIRCLE
-    if k == 3 and state[T_CELLS + exit_cell] == seat + 1:
-        return False
+    if k == 3:
+        on_exit = state[T_CELLS + exit_cell]
+        if on_exit == seat + 1 or (on_exit != 0 and on_exit == state[base + 2]):
+            return False
     if not do:
         return True
     if start_cell >= 0:
         state[T_CELLS + start_cell] = 0
-    if k == 3:  # the L3 occupant goes to the exit, capturing whatever stands there
+    if k == 3:  # the L3 occupant goes to the exit, capturing a pawn of another colour there
         if state[T_CELLS + exit_cell] != 0:
             _capture(state, params, exit_cell)
         pushed = _slot_on_cell(state, params, SWAMP0 + 3 * g + 2)
@@ -358,7 +367,11 @@ def legal(state, params, mask):
         for f in range(NUM_FACES):
             mask[f] = 1
         return NUM_FACES
-    return _mark(state, params, state[E.H_CURRENT], state[T_ROLL], mask)
+    count = _mark(state, params, state[E.H_CURRENT], state[T_ROLL], mask)
+    if count == 0:  # TR-7: no pawn can move with this roll; the roller passes
+        mask[PASS] = 1
+        return 1
+    return count
 
 
 @njit(cache=True)
@@ -377,13 +390,13 @@ def apply(state, params, action):
         seat = state[T_ROLLER]
         E.record_action(state, E.CHANCE, action)
         state[T_ROLL] = action + 1
-        if _mark(state, params, seat, action + 1, state[0:0]) > 0:
-            state[E.H_CURRENT] = seat
-        else:  # no pawn can move: the turn passes
-            _end_of_turn(state, params, seat)
+        state[E.H_CURRENT] = seat  # it moves a pawn, or passes if none can move (TR-7)
         return
     seat = state[E.H_CURRENT]
     E.record_action(state, seat, action)
+    if action == PASS:
+        _end_of_turn(state, params, seat)
+        return
     base = PAWNS * seat
     slot = base
     while state[T_PAWNS + slot] != action:
@@ -537,7 +550,10 @@ class TryasinaGame(Game):
     )
     reason_names = {REASON_HOME: "all_home"}
     settle_chance = staticmethod(settle_chance)
-    forced_passes = True  # TR-7: a roll no pawn can use passes the turn
+    # TR-7: a roll no pawn can use passes the turn, as the roller's one legal
+    # action "pass" (OpenSpiel's backgammon convention), so every seat is
+    # asked once per turn (no forced pass without a decision)
+    forced_passes = False
     variants = ({"num_players": 2}, {"num_players": 3}, {"num_players": 4})
     heuristic = staticmethod(heuristic)
 
@@ -561,6 +577,8 @@ class TryasinaGame(Game):
             if action >= NUM_FACES:
                 raise IllegalMoveError(f"tryasina_v0: action {action} is no chance outcome (0..5 = roll 1..6)")
             return f"roll {action + 1}"
+        if action == PASS:
+            return "pass"
         return LOC_NAMES[action]
 
     def move_to_action(self, state, move: str) -> int:
@@ -568,15 +586,17 @@ class TryasinaGame(Game):
             raise NotationError(f"tryasina_v0: a move is a str like 'roll 4', 'O', 'C12', 'H2' or 'S1.3', got {move!r}")
         text = " ".join(move.split())
         roll = _ROLL_RE.match(text)
-        if not roll and text.upper() not in _LOC_OF:
+        if not roll and text.upper() not in _LOC_OF and text != "pass":
             raise NotationError(
-                f"tryasina_v0: malformed move {move!r}; expected 'roll 1'..'roll 6' or a location in the mover's "
-                "track terms: O, Q, C1..C49, H1..H4, S1.1..S4.3"
+                f"tryasina_v0: malformed move {move!r}; expected 'roll 1'..'roll 6', a location in the mover's "
+                "track terms: O, Q, C1..C49, H1..H4, S1.1..S4.3, or 'pass' (when the roll moves no pawn)"
             )
         at_chance = state[E.H_CURRENT] == E.CHANCE and state[E.H_STATUS] == E.PLAYING
         if bool(roll) != bool(at_chance):
             who = "chance" if at_chance else self.seat_name(int(state[E.H_CURRENT]))
             raise IllegalMoveError(f"tryasina_v0: {move!r} is not a move for {who}")
+        if text == "pass":
+            return PASS
         return int(roll.group(1)) - 1 if roll else _LOC_OF[text.upper()]
 
     # -- the dice variant and actions by class: none (Tryasina has its own die)
@@ -686,6 +706,12 @@ class TryasinaGame(Game):
         cur, roller, roll = int(state[E.H_CURRENT]), int(state[T_ROLLER]), int(state[T_ROLL])
         if len(done) > 1:
             raise NotationError(f"{env}: players {done} all have four pawns home; the game ends with the first (TR-15)")
+        out = sum(loc != LOC_O for s in range(n) for loc in self.pawn_locations(state, s))
+        if int(state[E.H_TURN]) < out:
+            raise NotationError(
+                f"{env}: turn {int(state[E.H_TURN])} with {out} pawns out of their origins: a pawn leaves its "
+                f"origin in a turn of its own (one pawn moves per turn, TR-7/TR-8), so at least {out} turns were played"
+            )
         if status == E.PLAYING:
             if done:
                 raise NotationError(f"{env}: player_{done[0]} has all four pawns home, so the game is over (TR-15)")
