@@ -232,7 +232,8 @@ def picture(args) -> int:
 
 # the README's pictures: (env id, options, random turns, seed) per game; a game
 # not listed gets 12 random turns from the default options
-DOC_PICTURES = {"quess_v0": ({"first_player": 0}, 14, 3), "quagmire_v0": ({}, 9, 1)}
+DOC_PICTURES = {"quess_v0": ({"first_player": 0}, 14, 3), "quagmire_v0": ({}, 9, 1),
+                "tryasina_v0": ({"num_players": 4}, 200, 30)}  # fmt: skip
 DOC_GIF = ("quagmire_v0", {}, 5)  # a short full game for the README's animation
 
 

@@ -324,6 +324,12 @@ class Game:
         games, decisions left in a chain, a setup phase); none by default."""
         return []
 
+    def chance_status(self, state) -> str:
+        """The turn indicator while chance is to act (``turn 5: ...`` in the
+        pictures): ``chance to play`` by default; a game whose chance event is
+        a seat's own (its die) names it (Tryasina: ``player_1 (B, top) to roll``)."""
+        return "chance to play"
+
     def eliminate_seat(self, state, seat: int, reason: int) -> bool:
         """Take ``seat`` (the one to act) out of the game for an out-of-rules
         reason (a fallen flag): when one team is left it wins (``reason``);

@@ -36,6 +36,10 @@ extra work):
 ``Game.turn_notes(state) -> list[str]`` (optional)
     extra lines for the state of the turn: the roll at chance games, the
     decisions left in a chain, the setup phase.
+``Game.chance_status(state) -> str`` (optional)
+    the turn indicator while chance is to act: ``chance to play`` by default,
+    ``player_1 (B, top) to roll`` where the chance event is a seat's die
+    (Tryasina).
 
 The generic layer (:func:`ansi_frame`, :func:`rgb_frame`, used by the AEC
 env's ``render()``, ``str(Position)``, the recorder and the CLI) adds under
@@ -175,10 +179,12 @@ class GridPicture:
 
 class HexPicture:
     """A hex-hex board (pointy-top hexes, C-5) with its coordinates (row
-    letters on both sides, each cell's name in it while empty), tinted cells,
-    outlines (the last move) and round pieces in the seat colours."""
+    letters on both sides, ``label_gap`` cells from the row's end cells, each
+    cell's name in it while empty), tinted cells, outlines (the last move),
+    bands along a side (``side_band``: a goal) and round pieces in the seat
+    colours."""
 
-    def __init__(self, board, cell: int = 30, names: bool = True):
+    def __init__(self, board, cell: int = 30, names: bool = True, label_gap: float = 1.3):
         Image, ImageDraw = _pil()
         self.board, self.size = board, cell
         width = math.sqrt(3) * cell * board.side
@@ -191,11 +197,14 @@ class HexPicture:
         for i in range(board.num_cells):
             self.tint(i, "cell")
         f = font(max(10, int(cell * 0.5)))
+        self.label_boxes = []  # (letter, pixel box) of each row label (for tests: nothing may cover them)
         for row, members in enumerate(board.rows()):
             letter = chr(ord("a") + row)
             for end, sign in ((members[0], -1), (members[-1], 1)):
                 x, y = self._centre(end)
-                self.draw.text((x + sign * 1.3 * cell, y), letter, fill=PALETTE["label"], font=f, anchor="mm")
+                at = (x + sign * label_gap * cell, y)
+                self.draw.text(at, letter, fill=PALETTE["label"], font=f, anchor="mm")
+                self.label_boxes.append((letter, self.draw.textbbox(at, letter, font=f, anchor="mm")))
 
     def _centre(self, i):
         x, y = self.board.pixel_center(i, self.size)
@@ -234,6 +243,40 @@ class HexPicture:
         """The side of cell ``i``'s hex facing its neighbour in direction ``d`` (C-5 order)."""
         corners = self._corners(i)
         self.draw.line([corners[-d % 6], corners[(-d - 1) % 6]], fill=PALETTE[colour], width=width)
+
+    def side_cells(self, k) -> list:
+        """The cells on side ``k`` (sides clockwise from the bottom, 0 = the
+        last row; a corner cell is on two sides): those whose two neighbours
+        beyond that side are off the board."""
+        a, b = (4 - k) % 6, (5 - k) % 6
+        nb = self.board.neighbours
+        return [i for i in range(self.board.num_cells) if nb[i, a] < 0 and nb[i, b] < 0]
+
+    def side_normal(self, k) -> tuple:
+        """The unit vector pointing out of the board across side ``k``."""
+        angle = math.radians(90 + 60 * k)
+        return math.cos(angle), math.sin(angle)
+
+    def side_band(self, k, colour, width: float | None = None):
+        """A band in ``colour`` just outside the rim of side ``k``, along the
+        outer edges of its cells (a corner's edge shared with the next side
+        is split between the two sides' bands at its middle)."""
+        t = self.size * 0.3 if width is None else width
+        nx, ny = (t * v for v in self.side_normal(k))
+        a, b = (4 - k) % 6, (5 - k) % 6
+        nb = self.board.neighbours
+        for i in self.side_cells(k):
+            corners = self._corners(i)
+            joint = corners[-b % 6]  # where the cell's two outer edges of this side meet
+            for d, shared in ((a, nb[i, (a - 1) % 6] < 0), (b, nb[i, (b + 1) % 6] < 0)):
+                p, q = corners[-d % 6], corners[(-d - 1) % 6]
+                if shared:  # a corner: this side's half of the edge it shares with the next side
+                    mid = ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)
+                    p, q = joint, mid
+                self.draw.polygon([p, q, (q[0] + nx, q[1] + ny), (p[0] + nx, p[1] + ny)], fill=colour)
+                self.draw.line([(p[0] + nx, p[1] + ny), (q[0] + nx, q[1] + ny)], fill=PALETTE["edge"], width=1)
+                if shared:
+                    self.draw.line([q, (q[0] + nx, q[1] + ny)], fill=PALETTE["edge"], width=1)
 
     def piece(self, i, seat):
         x, y = self._centre(i)
@@ -281,12 +324,19 @@ def last_move_text(game, state) -> str:
         return ""
 
 
+def turn_status(game, state) -> str:
+    """Who is to act: ``player_1 (o) to move``, or at a chance node the
+    game's :meth:`~boardenvs.game.Game.chance_status` (``chance to play``,
+    Tryasina's ``player_1 (B, top) to roll``)."""
+    seat = int(state[E.H_CURRENT])
+    return game.chance_status(state) if seat == E.CHANCE else f"{_who(game, seat)} to move"
+
+
 def status_line(game, state) -> str:
     """``turn 5: player_1 (o) to move; last move d4-c4-c5`` (the turn
     indicator, or the result once the game is over, and the last move)."""
-    seat = int(state[E.H_CURRENT])
     if state[E.H_STATUS] == E.PLAYING:
-        status = "chance to play" if seat == E.CHANCE else f"{_who(game, seat)} to move"
+        status = turn_status(game, state)
     else:
         status = result_text(game, state)
     last = last_move_text(game, state)
@@ -371,10 +421,8 @@ def rgb_frame(game, state, notes=None) -> np.ndarray:
     y += LINE
     text(8, "; ".join(turn_notes(game, state)))
     y += LINE
-    seat = current
     if playing:
-        status = "chance to play" if seat == E.CHANCE else f"{_who(game, seat)} to move"
-        text(8, f"turn {int(state[E.H_TURN])}: {status}")
+        text(8, f"turn {int(state[E.H_TURN])}: {turn_status(game, state)}")
     else:
         text(8, f"turn {int(state[E.H_TURN])}: {result_text(game, state)}", PALETTE["last"], fb)
     y += LINE

@@ -11,6 +11,7 @@ from boardenvs import engine as E
 from boardenvs.errors import NotationError
 from boardenvs.games import hex_quoridor as H
 from boardenvs.position import Position
+from boardenvs.render import PALETTE, rgb_frame, seat_colour
 from test_hex_quoridor_rules import hq
 
 ENV = "hex_quoridor_v0"
@@ -128,6 +129,109 @@ def test_render_ansi_and_rgb(options):
     picture = env.render()
     assert picture.ndim == 3 and picture.shape[2] == 3 and picture.dtype == np.uint8
     assert (picture != plain).any()
+
+
+# --- the picture: goal sides, fences left clear of the row labels -----------------------
+
+PICTURE_CASES = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
+                 {"num_players": 4, "teams": "2v2"}, {"num_players": 6, "radius": 2}]  # fmt: skip
+
+
+def _random_position(seed, **options):
+    rng = np.random.default_rng(seed)
+    pos = boardenvs.position(ENV, first_player=0, **options)
+    for _ in range(30):
+        if pos.is_terminal:
+            break
+        pos = pos.play(int(rng.choice(pos.legal_actions())))
+    return pos
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("options", PICTURE_CASES)
+def test_picture_fences_left_stay_clear_of_the_row_labels(options):
+    """The fences each seat has left (HQ-5) are drawn in a strip of their own:
+    the pixels that change with the count lie above the board and touch no
+    row label; no goal band or count covers a label either."""
+    pos = _random_position(1, **options)
+    n = pos.game.num_players
+    fpp = H.FENCES[n]
+    more = boardenvs.position(ENV, first_player=0, fences_per_player=fpp, **options)
+    fewer = boardenvs.position(ENV, first_player=0, fences_per_player=fpp - 1, **options)
+    image, pic, top = more.game.board_picture(more.state)
+    a, b = np.asarray(image), np.asarray(fewer.game.board_picture(fewer.state)[0])
+    assert a.shape == b.shape
+    ys, xs = np.nonzero((a != b).any(axis=2))
+    assert len(ys) > 0 and ys.max() < top  # only the strip changes
+    counts = (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)
+    labels = [(int(np.floor(x0)), int(np.floor(y0)) + top, int(np.ceil(x1)), int(np.ceil(y1)) + top)
+              for _, (x0, y0, x1, y1) in pic.label_boxes]  # fmt: skip
+    assert len(labels) == 2 * (2 * pos.game.board.radius + 1)
+    assert not any(_overlap(counts, box) for box in labels)
+    marks = {PALETTE["edge"]} | {tuple(seat_colour(s)) for s in range(n)}
+    for img in (a, np.asarray(pos.game.board_picture(pos.state)[0])):
+        for x0, y0, x1, y1 in labels:  # nothing but the letter and the background
+            colours = {tuple(int(v) for v in c) for c in img[y0:y1, x0:x1].reshape(-1, 3)}
+            assert not colours & marks, (options, (x0, y0, x1, y1))
+
+
+@pytest.mark.parametrize("options", PICTURE_CASES)
+def test_hq2_hq14_picture_draws_each_goal_side_in_its_seats_colour(options):
+    """HQ-2 / HQ-14: just outside the rim of every cell of a seat's goal side
+    (the side opposite its start) lies a band in that seat's colour; sides
+    that are nobody's goal (or the goal of a seat that is out) have none."""
+    pos = _random_position(2, **options)
+    game = pos.game
+    image, pic, top = game.board_picture(pos.state)
+    img = np.asarray(image)
+    for k in range(6):
+        owners = [s for s in range(game.num_players) if (game.sides[s] + 3) % 6 == k and game.pawns(pos.state)[s] >= 0]
+        want = tuple(seat_colour(owners[0])) if owners else PALETTE["board"]
+        angle = np.radians(90 + 60 * k)  # the outward direction of side k (0 bottom, clockwise)
+        cells = np.flatnonzero(game.geo.on_side[k, : game.num_cells])
+        assert len(cells) == game.board.radius + 1
+        for i in cells:
+            x, y = pic.centre(int(i))
+            px, py = x + (pic.size + 4) * np.cos(angle), y + (pic.size + 4) * np.sin(angle) + top
+            assert tuple(int(v) for v in img[int(round(py)), int(round(px))]) == want, (options, k, game.board.name(int(i)))
+
+
+def test_hq9_an_eliminated_seat_has_no_goal_band_and_its_count_says_out():
+    from test_hex_quoridor_rules import pos_of
+
+    pos = pos_of(["i3", "x", "c7"], num_players=3, alive=[1, 0, 1], left=[12, 0, 6], turn=5)
+    full = boardenvs.position(ENV, num_players=3, first_player=0)
+    image, pic, top = pos.game.board_picture(pos.state)
+    img, before = np.asarray(image), np.asarray(full.game.board_picture(full.state)[0])
+    k = (pos.game.sides[1] + 3) % 6
+    angle = np.radians(90 + 60 * k)
+    for i in np.flatnonzero(pos.game.geo.on_side[k, : pos.game.num_cells]):
+        x, y = pic.centre(int(i))
+        px, py = (int(round(v)) for v in (x + (pic.size + 4) * np.cos(angle), y + (pic.size + 4) * np.sin(angle) + top))
+        assert tuple(before[py, px]) == seat_colour(1) and tuple(img[py, px]) == PALETTE["board"]
+
+
+def test_human_window_shows_the_goal_sides(monkeypatch):
+    """render_mode="human" shows the same frame, goal bands and all."""
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    import pygame
+
+    env = boardenvs.make(ENV, render_mode="human", num_players=4, first_player=0)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    raw._window.fps = 0
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    shown = pygame.surfarray.array3d(raw._window.screen).swapaxes(0, 1)
+    frame = rgb_frame(raw.game, raw.state_snapshot())
+    np.testing.assert_array_equal(shown, frame)
+    _, pic, top = raw.game.board_picture(raw.state_snapshot())
+    x, y = pic.centre(pic.board.cell("a3"))  # the top side: player_0's goal
+    off = (frame.shape[1] - pic.image.size[0]) // 2
+    assert tuple(int(v) for v in shown[int(y - pic.size - 4 + top), int(x + off)]) == seat_colour(0)
+    env.close()
 
 
 def _two_fences_sharing_an_edge():

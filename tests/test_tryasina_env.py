@@ -9,7 +9,10 @@ from pettingzoo.test.render_test import collect_render_results
 import boardenvs
 from boardenvs import engine as E
 from boardenvs.games.tryasina import LOC2CELL, LOC_O, LOC_Q, LOC_S, NUM_CELLS, T_CELLS, T_PAWNS
+from boardenvs.games import tryasina as T
 from boardenvs.position import Position
+from boardenvs.render import PALETTE, seat_colour
+from test_tryasina_rules import HOME, SHORTCUTS, SWAMPS, circle_xy, key, tpos
 
 
 def _play_aec(env, seed, steps=300):
@@ -128,12 +131,206 @@ def test_pictures():
     assert len(lines[0].split()) == 13 and "A: origin" in lines[13]
     assert "player_0 = A, bottom" in text and "player_3 = D, right" in text
     pos = env.unwrapped.position()
-    assert f"roll {pos.state[boardenvs.games.tryasina.T_ROLL]}" in text and f"turn {pos.turn}: {pos.game.seat_name(pos.to_move)}" in text
+    roller = f"{pos.game.seat_name(pos.to_move)} ({'ABCD'[pos.to_move]}, {('bottom', 'left', 'top', 'right')[pos.to_move]})"
+    assert f"{roller} rolled {pos.state[boardenvs.games.tryasina.T_ROLL]}" in text and f"turn {pos.turn}: {roller} to move" in text
     rgb = boardenvs.make("tryasina_v0", num_players=3, render_mode="rgb_array")
     rgb.reset(seed=1)
     img = rgb.render()
-    assert img.dtype == np.uint8 and img.shape[0] > 560 and img.shape[1] >= 560 and img.shape[2] == 3  # board + legend
+    board = T.PIC_SIZE  # 13 squares and their margins
+    assert img.dtype == np.uint8 and img.shape[0] > board + T.PIC_KEY and img.shape[1] >= board and img.shape[2] == 3  # board, key, legend
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 5
+
+
+# --- the picture: the board as the original's map draws it (TR-1..TR-5) --------------------
+
+
+def _board(pos) -> np.ndarray:
+    return np.asarray(pos.game.render_rgb(pos.state))
+
+
+def _px(img, xy) -> tuple:
+    x, y = xy
+    return tuple(int(v) for v in img[int(round(y)), int(round(x))])
+
+
+def _at(x, y, dx=0.0, dy=0.0) -> tuple:
+    """The pixel ``(dx, dy)`` squares from the centre of square ``(x, y)`` (``dy`` up)."""
+    return T.pic_xy(x + dx, y + dy)
+
+
+def _crop(img, centre, r) -> np.ndarray:
+    cx, cy = (int(round(v)) for v in centre)
+    return img[cy - r : cy + r + 1, cx - r : cx + r + 1]
+
+
+def _components(mask) -> int:
+    """Connected areas (4-neighbours) of True in ``mask``."""
+    seen = np.zeros_like(mask, dtype=bool)
+    count = 0
+    for y0, x0 in zip(*np.nonzero(mask)):
+        if seen[y0, x0]:
+            continue
+        count += 1
+        stack = [(y0, x0)]
+        seen[y0, x0] = True
+        while stack:
+            y, x = stack.pop()
+            for v, u in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                if 0 <= v < mask.shape[0] and 0 <= u < mask.shape[1] and mask[v, u] and not seen[v, u]:
+                    seen[v, u] = True
+                    stack.append((v, u))
+    return count
+
+
+def test_picture_geometry_is_the_13_by_13_board():
+    img = _board(boardenvs.position("tryasina_v0"))
+    assert T.pic_xy(0, 0) == ((T.PIC_SIZE) / 2, (T.PIC_SIZE) / 2)  # the centre square in the middle
+    assert img.shape == (T.PIC_SIZE + T.PIC_KEY, T.PIC_SIZE, 3)
+    for x, y in [(-6, -6), (6, 6), (0, -6)]:  # circle squares: tiles
+        assert _px(img, _at(x, y)) == T.PIC_COLOURS["tile"]
+
+
+@pytest.mark.parametrize("n, seed", [(2, 0), (4, 1), (4, 2)])
+def test_picture_draws_each_pawn_as_a_disc_where_the_text_form_says(n, seed):
+    """Pawns are discs in their seat's colour on their squares (the text form
+    says where), origins and quagmires show a disc while they hold pawns;
+    empty squares show their tile."""
+    rng = np.random.default_rng(seed)
+    pos = boardenvs.position("tryasina_v0", num_players=n)
+    while pos.decisions < 160 and not pos.is_terminal:
+        pos = pos.play(int(rng.choice(len(pos.game.chance_probs(pos.state)))) if pos.is_chance else int(rng.choice(pos.legal_actions())))
+    lines = pos.to_text().split("board:\n")[1].splitlines()
+    img = _board(pos)
+    pawns = 0
+    for r, row in enumerate(lines[:13]):
+        for c, tok in enumerate(row.split()):
+            x, y = c - 6, 6 - r
+            if tok.upper() in "ABCD":
+                assert _px(img, _at(x, y)) == seat_colour("ABCD".index(tok.upper())), (x, y, tok)
+                pawns += 1
+            elif tok == ".":
+                assert _px(img, _at(x, y)) == T.PIC_COLOURS["tile"], (x, y)
+    assert pawns >= 3
+    for key_, loc in (("origin:", T.LOC_O), ("quagmire:", T.LOC_Q)):
+        counts = [int(v) for v in next(l for l in lines if l.startswith(key_)).split()[1:]]
+        for s, count in enumerate(counts):
+            cx, cy = T.pic_xy(*pos.game.spot(s, loc))
+            assert (_px(img, (cx - 10, cy)) == seat_colour(s)) == (count > 0), (key_, s, count)
+
+
+def test_picture_counts_the_pawns_standing_together():
+    """Several pawns in an origin or a quagmire: one disc with their number on
+    it; a single pawn: a plain disc."""
+    game = tpos({}).game
+
+    def crop(origin, quagmire, seat, loc):
+        rest = ["C5", "C9", "C13"][: 4 - origin - quagmire]
+        pos = tpos({seat: ["O"] * origin + ["Q"] * quagmire + rest}, roll=None)
+        return _crop(_board(pos), T.pic_xy(*game.spot(seat, loc)), 9)[disc]
+
+    yy, xx = np.mgrid[-9:10, -9:10]
+    disc = xx**2 + yy**2 <= 81  # the middle of a disc (radius 14)
+
+    for seat in (0, 1):  # a white disc (dark figures) and a black one (light figures)
+        for loc in (T.LOC_O, T.LOC_Q):
+            crops = {k: crop(k if loc == T.LOC_O else 0, k if loc == T.LOC_Q else 0, seat, loc) for k in (1, 2, 3)}
+            assert (crops[1] == seat_colour(seat)).all()  # no figure on a single pawn
+            for k in (2, 3):
+                other = (crops[k] != seat_colour(seat)).any(axis=1)
+                assert other.sum() > 10, (seat, loc, k)  # a figure
+            assert (crops[2] != crops[3]).any()
+
+
+@pytest.mark.parametrize("roll", [1, 2, 3, 4, 5, 6])
+def test_picture_draws_the_die_with_the_rolls_pips(roll):
+    """TR-7 / TR-17: the die shows the roll as pips (one dark spot per point)."""
+    pos = tpos({0: ["C20", "O", "O", "O"]}, roll=roll, mover=0)
+    img = _board(pos)
+    face = _crop(img, T.pic_xy(*pos.game.die_spot(0)), 11)  # inside its rim
+    assert (face.reshape(-1, 3) == T.PIC_COLOURS["die"]).all(axis=1).mean() > 0.5  # the die's face
+    assert _components((face != T.PIC_COLOURS["die"]).any(axis=2)) == roll
+
+
+def test_picture_puts_the_die_on_the_rollers_side():
+    """Before the roll the die lies blank (``?``) on the roller's side."""
+    for mover, side_y in ((0, -5), (1, 5)):  # 2 players: bottom, top (TR-6)
+        pos = tpos({}, roll=None, mover=mover)
+        img = _board(pos)
+        x, y = pos.game.die_spot(mover)
+        assert y == side_y
+        assert _px(img, T.pic_xy(x + 0.3, y + 0.3)) == T.PIC_COLOURS["die"]
+        assert _px(img, T.pic_xy(-x + 0.3, -y + 0.3)) == T.PIC_COLOURS["grass"]  # the other seat's die spot: empty
+    faces = {r: _crop(_board(tpos({0: ["C20", "O", "O", "O"]}, roll=r)), T.pic_xy(*pos.game.die_spot(0)), 12).tobytes()
+             for r in (None, 1, 2, 3, 4, 5, 6)}  # fmt: skip
+    assert len(set(faces.values())) == 7
+
+
+@pytest.mark.parametrize("a, b", [(8, 16), (20, 28), (32, 40), (44, 4)])
+def test_tr4_picture_draws_each_shortcut_as_one_continuous_band(a, b):
+    """TR-4: the diagonal between a shortcut's two ends is no square: the
+    picture draws one band from the square next to one end to the square
+    next to the other, unbroken, with grass on both sides."""
+    assert (a, b) in SHORTCUTS
+    img = _board(boardenvs.position("tryasina_v0"))
+    ends = [np.array(circle_xy(k)) for k in (a, b)]
+    inner = [e - np.sign(e) * (np.abs(e) == 6) for e in ends]  # the square inside each end
+    mid = (inner[0] + inner[1]) / 2
+    towards_centre = -np.sign(mid) * 0.25
+    for u in np.linspace(0, 1, 60):
+        p = inner[0] + u * (inner[1] - inner[0]) + towards_centre
+        assert _px(img, T.pic_xy(*p)) == T.PIC_COLOURS["channel"], (a, b, u)
+    for off in (3, -1):  # beyond both sides of the band: grass
+        assert _px(img, T.pic_xy(*(mid + off * towards_centre))) == T.PIC_COLOURS["grass"]
+
+
+def test_tr5_picture_frames_the_swamp_levels_and_tr2_the_homes():
+    """TR-5: the three levels of each swamp are framed in grey (the circle's
+    squares are not); TR-2: the homes carry a gold frame inside; the centre
+    is the grey quagmire."""
+    img = _board(boardenvs.position("tryasina_v0", num_players=4))
+    for entrance, levels, exit_ in SWAMPS:
+        for x, y in levels:
+            left, _, _, _ = T.pic_box(x, y)
+            assert _px(img, (left + 1, T.pic_xy(x, y)[1])) == T.PIC_COLOURS["swamp"], (x, y)
+            assert _px(img, _at(x, y)) == T.PIC_COLOURS["tile"]
+        for k in (entrance, exit_):
+            x, y = circle_xy(k)
+            left, _, _, _ = T.pic_box(x, y)
+            assert _px(img, (left + 1, T.pic_xy(x, y)[1])) == T.PIC_COLOURS["channel"], k
+    for side, squares in HOME.items():
+        for x, y in squares:
+            left, _, _, _ = T.pic_box(x, y)
+            assert _px(img, (left + 9, T.pic_xy(x, y)[1])) == T.PIC_COLOURS["home"], (side, x, y)
+    x, y = circle_xy(6)
+    assert _px(img, (T.pic_box(x, y)[0] + 9, T.pic_xy(x, y)[1])) == T.PIC_COLOURS["tile"]  # an entry: no frame
+    for x in (-1, 0, 1):
+        for y in (-1, 0, 1):
+            assert _px(img, _at(x, y, 0.4, 0.4)) == T.PIC_COLOURS["quagmire"]
+
+
+def test_picture_outlines_the_last_pawn_move_and_says_it_once():
+    """One last-move line (the last pawn move, in the mover's track terms);
+    the roll is a turn note that names the roller; no 'chance to play'."""
+    pos = tpos({0: ["C5", "O", "O", "O"]}, roll=4, mover=0)
+    text = str(pos)
+    assert "player_0 (A, bottom) rolled 4" in text and "player_0 (A, bottom) to move" in text
+    moved = pos.play("C5")
+    text = str(moved)
+    assert "turn 11: player_1 (B, top) to roll; last move player_0 (A) C5->C9" in text
+    assert text.count("last move") == 1 and "last pawn move" not in text and "chance to play" not in text
+    frame = moved.render("rgb_array")
+    img = _board(moved)
+    for name in ("C5", "C9"):
+        x, y = key(0, name)
+        left, top, _, _ = T.pic_box(x, y)
+        assert _px(img, (left + 2, T.pic_xy(x, y)[1])) == PALETTE["last"]
+    untouched = T.pic_box(*key(0, "C7"))
+    assert _px(img, (untouched[0] + 2, T.pic_xy(*key(0, "C7"))[1])) != PALETTE["last"]
+    assert frame.shape[0] > img.shape[0]
+    passed = tpos({}, roll=None, mover=1).play("roll 3")  # no pawn of player_1 can leave its origin
+    text = str(passed)
+    assert "player_1 (B, top) rolled 3: no pawn could move, the turn passed" in text
+    assert "player_0 (A, bottom) to roll; last move -" in text
 
 
 def test_gymnasium_id_and_card():

@@ -134,7 +134,8 @@ def test_every_game_explains_its_pictures(env_id, variant):
     for k in range(400):
         text = str(pos)
         assert all(f"player_{s}" in text for s in range(game.num_players))
-        assert (f"turn {pos.turn}:" in text) and (("to move" in text or "chance" in text) != pos.is_terminal)
+        to_act = "to move" in text or "chance to play" in text or "to roll" in text  # a seat, chance, a seat's die
+        assert (f"turn {pos.turn}:" in text) and (to_act != pos.is_terminal)
         if pos.decisions and not pos.is_terminal:
             assert "last move " in text
         if "rgb_array" in game.render_modes and (k < 3 or pos.is_terminal):
@@ -173,6 +174,15 @@ def test_ansi_shows_legend_roll_last_move_and_eliminations():
 
     roll = int(env.unwrapped.state_snapshot()[C.T_ROLL])
     assert f"roll {roll}, 2 decision(s) left" in text and f"last move roll {roll}" in text
+
+
+def test_the_turn_indicator_at_a_chance_node_names_whose_die_it_is():
+    """Game.chance_status: 'chance to play' by default; Tryasina's roll is the
+    roller's (TR-7), so its indicator names the roller."""
+    toy = boardenvs.position("contract_race_v0", num_players=3)
+    assert toy.is_chance and f"turn {toy.turn}: chance to play" in str(toy)
+    pos = boardenvs.position("tryasina_v0", num_players=3, first_player=1)
+    assert pos.is_chance and "turn 0: player_1 (B, left) to roll" in str(pos) and "chance" not in str(pos)
 
 
 # --- human mode ---------------------------------------------------------------------------

@@ -905,18 +905,52 @@ class HexQuoridorGame(Game):
         return "\n".join(self.board_lines(state))
 
     def render_rgb(self, state) -> np.ndarray:
-        from ..render import PALETTE, HexPicture
+        """The board (goal sides, fences, pawns) under a strip of the fences
+        each seat has left."""
+        image, _, _ = self.board_picture(state)
+        return np.asarray(image, dtype=np.uint8).copy()
 
-        pic = HexPicture(self.board)
+    def board_picture(self, state):
+        """``(image, pic, top)``: the picture (Pillow), and the
+        :class:`~boardenvs.render.HexPicture` of the board pasted ``top``
+        pixels down in it, under the strip of fences left.  Each live seat's
+        goal side (HQ-2, HQ-14) is a band in its colour outside the rim; the
+        fences are thick zig-zag lines along the cell sides."""
+        from ..render import PALETTE, HexPicture, _pil, font, seat_colour
+
+        Image, ImageDraw = _pil()
+        n = self.num_players
+        pic = HexPicture(self.board, label_gap=1.55)  # the row labels clear of the goal bands
+        pawns = self.pawns(state)
+        for s in range(n):
+            if pawns[s] >= 0:
+                pic.side_band((self.sides[s] + 3) % 6, seat_colour(s))
         for f in self.placed_fences(state):
             for u, v in fence_edges(self.geo.fences[f]):
                 pic.edge(u, self.board.direction(u, v), "edge", width=5)
-        for s, c in enumerate(self.pawns(state)):
+        for s, c in enumerate(pawns):
             if c >= 0:
                 pic.piece(c, s)
-        for s, left in enumerate(self.fences_left(state)):  # fences left, by seat colour
-            y = 6 + 14 * s
-            pic.draw.ellipse((6, y, 16, y + 10), fill=PALETTE[f"player_{s}"], outline=PALETTE["edge"])
-            pic.draw.text((22, y), f"player_{s}: {left} fences left" if state[Q_PAWNS + s] >= 0 else f"player_{s}: out",
-                          fill=PALETTE["label"])  # fmt: skip
-        return pic.to_array()
+        # the strip: "fences left" and, per seat, a disc in its colour and its count ("out" once out)
+        f = font(13)
+        width, height = pic.image.size
+        measure = ImageDraw.Draw(pic.image)
+        label = "fences left:"
+        entry = 16 + max(measure.textlength(t, font=f) for t in ("out", str(n * max(self.fences_per_player, 1)))) + 12
+        x0 = 8 + measure.textlength(label, font=f) + 10
+        per_row = max(1, int((width - x0 - 4) // entry))
+        top = STRIP_LINE * -(-n // per_row) + 6
+        image = Image.new("RGB", (width, height + top), PALETTE["board"])
+        image.paste(pic.image, (0, top))
+        draw = ImageDraw.Draw(image)
+        draw.text((8, 4 + STRIP_LINE // 2), label, fill=PALETTE["label"], font=f, anchor="lm")
+        for s, left in enumerate(self.fences_left(state)):
+            row, col = divmod(s, per_row)
+            x, y = x0 + col * entry, 4 + row * STRIP_LINE + STRIP_LINE // 2
+            draw.ellipse((x, y - 6, x + 12, y + 6), fill=seat_colour(s), outline=PALETTE["edge"])
+            out = pawns[s] < 0
+            draw.text((x + 16, y), "out" if out else str(left), fill=PALETTE["grid"] if out else PALETTE["label"], font=f, anchor="lm")
+        return image, pic, top
+
+
+STRIP_LINE = 20  # pixels per line of the fences-left strip above the board
