@@ -21,12 +21,13 @@ from pathlib import Path
 
 
 def main(argv=None) -> int:
+    from boardenvs.cli import help_text
     from boardenvs.cli import main as cli_main
 
     from .evaluate import play, wilson
     from .train import GAMES, train
 
-    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.demo", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.demo", description=help_text(__doc__))
     ap.add_argument("--game", default="quess_v0", choices=sorted(GAMES))
     ap.add_argument("--steps", type=int, default=100_000)
     ap.add_argument("--games", type=int, default=100, help="evaluation games per opponent")

@@ -405,7 +405,9 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.distill", description=__doc__.splitlines()[0])
+    from boardenvs.cli import help_text
+
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.distill", description=help_text(__doc__))
     ap.add_argument("game", choices=sorted(GAMES), help="the env id")
     ap.add_argument("--teacher", default="mcts:1600", help="the opponent name to imitate (default mcts:1600)")
     ap.add_argument("--games", type=int, default=1000, help="games the teacher plays (default 1000)")

@@ -245,9 +245,11 @@ def write(entry: dict | None = None, update_readme: bool = False) -> str:
 
 
 def main(argv=None) -> int:
+    from boardenvs.cli import help_text
+
     from . import available
 
-    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.evaluate", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.evaluate", description=help_text(__doc__))
     ap.add_argument("game", help="a committed model's name (quess_v0, hex_quoridor_v0_4p, ...), an env id, or 'all'")
     ap.add_argument("--players", type=int, default=None, help="player count, with an env id")
     ap.add_argument("--games", type=int, default=200, help="games per ordered pair (default 200)")

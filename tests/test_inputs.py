@@ -6,6 +6,8 @@ that changes nothing (or, for numpy seeds, simply work).
 """
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -364,3 +366,103 @@ def test_rules_ship_in_the_package_with_their_ids(env_id, capsys):
     assert main(["rules"]) == 0
     conventions = capsys.readouterr().out
     assert all(f"C-{k}" in conventions for k in range(1, 7))
+
+
+def _listing(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("args, flag, missing", [
+    (["picture", "quess_v0", "--out", "missing/x.png"], "--out", "missing"),
+    (["watch", "quess_v0", "--quiet", "--save", "missing/d/x.json"], "--save", "missing/d"),
+    (["watch", "quess_v0", "--quiet", "--save", "w.json", "--gif", "missing/x.gif"], "--gif", "missing"),
+    (["watch", "quess_v0", "--quiet", "--mp4", "missing/x.mp4"], "--mp4", "missing"),
+    (["replay", "ok.json", "--gif", "missing/x.gif"], "--gif", "missing"),
+    (["play", "quess_v0", "-i", "--save", "missing/x.json"], "--save", "missing"),
+])  # fmt: skip
+def test_cli_output_into_a_missing_folder_is_one_error_line_and_writes_nothing(args, flag, missing, tmp_path,
+                                                                               monkeypatch, capsys):  # fmt: skip
+    """C-6 for files: the folder is checked before the game is played or
+    anything is written (watch's JSON is not saved when its GIF cannot be)."""
+    from boardenvs.cli import game_record, main, save_record
+
+    monkeypatch.chdir(tmp_path)
+    start = boardenvs.position("quess_v0", first_player=0)
+    save_record(game_record(start, 0, ["F3-E3"], start.play("F3-E3")), "ok.json")
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    before = _listing(tmp_path)
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {flag} ") and "Traceback" not in captured.err
+    assert f"the folder '{missing}' does not exist" in lines[0] and args[args.index(flag) + 1] in lines[0]
+    assert "your move" not in captured.out  # refused before the game started
+    assert _listing(tmp_path) == before
+
+
+def test_cli_picture_refuses_a_file_type_it_cannot_write(tmp_path, capsys):
+    from boardenvs.cli import main
+
+    assert main(["picture", "quess_v0", "--out", str(tmp_path / "x.txt")]) == 2
+    assert "x.txt': the file name must end in .png" in capsys.readouterr().err
+    (tmp_path / "d.png").mkdir()
+    assert main(["picture", "quess_v0", "--out", str(tmp_path / "d.png")]) == 2  # a folder, not a file
+    assert "d.png' is a folder, not a file" in capsys.readouterr().err
+    assert _listing(tmp_path) == ["d.png"]
+
+
+@pytest.mark.parametrize("content, words", [
+    ("[" * 100_000 + "]" * 100_000, "its JSON is nested too deeply"),
+    ('{"game": "quess_v0", "moves": ' + "[" * 50_000 + "]" * 50_000 + "}", "its JSON is nested too deeply"),
+    (b"\xff\xfe\x00binary", "not UTF-8 text"),
+])  # fmt: skip
+def test_cli_replay_of_a_file_that_is_no_record_is_one_error_line(content, words, tmp_path, capsys):
+    from boardenvs.cli import main
+
+    path = tmp_path / "deep.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert main(["replay", str(path), "--gif", str(tmp_path / "x.gif")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {path} is not a game record: {words}")
+    assert _listing(tmp_path) == ["deep.json"]
+
+
+def _help_texts():
+    """Every --help of the package's command lines: (command, text)."""
+    import contextlib
+
+    from boardenvs.baselines import demo, distill, evaluate, train
+    from boardenvs.cli import main
+
+    commands = [(main, []), *((main, [c]) for c in ("demo", "play", "replay", "watch", "picture", "list", "rules")),
+                (train.main, []), (evaluate.main, []), (distill.main, []), (demo.main, [])]  # fmt: skip
+    for fn, argv in commands:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as info:
+            fn([*argv, "--help"])
+        assert info.value.code == 0
+        yield f"{fn.__module__} {' '.join(argv)}", out.getvalue()
+
+
+def test_cli_help_is_plain_text_without_rst_markup():
+    import re
+
+    texts = dict(_help_texts())
+    for command, text in texts.items():
+        assert not re.search(r"``|:[a-z]+:`|`", text), (command, text)
+    main_help = texts["boardenvs.cli "]
+    assert "Command line: boardenvs demo (the README's main job), play, watch, replay, picture, list and rules." in \
+        " ".join(main_help.split())  # fmt: skip
+    assert "make demo: train a short baseline" in texts["boardenvs.baselines.demo "]
+    assert "A seeded round-robin with confidence intervals and Elo." in " ".join(texts["boardenvs.baselines.evaluate "].split())
+    assert "play back a saved game" in texts["boardenvs.cli replay"]  # each command's help starts with what it does
+
+
+def test_help_text_turns_rst_into_plain_text():
+    from boardenvs.cli import help_text
+
+    doc = """:func:`~boardenvs.wrappers.evaluate` and :mod:`boardenvs.interactive`
+    play ``make demo``; see `the rules` and :class:`Pool <a.b.SelfPlayPool>`.
+
+    A second paragraph is left out."""
+    assert help_text(doc) == "evaluate and boardenvs.interactive play make demo; see the rules and Pool."
