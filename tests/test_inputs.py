@@ -466,3 +466,90 @@ def test_help_text_turns_rst_into_plain_text():
 
     A second paragraph is left out."""
     assert help_text(doc) == "evaluate and boardenvs.interactive play make demo; see the rules and Pool."
+
+
+def _malformed_games():
+    from boardenvs.game import Game
+    from boardenvs.games.quagmire import QuagmireGame
+
+    def bad(name, base=QuagmireGame, **attrs):
+        return type(name, (base,), {"env_id": "half_v0", "title": "Half", "gym_name": "", **attrs})
+
+    return {
+        "no kernels": (bad("NoKernels", kernels=None), "kernels must be a boardenvs.engine.Kernels"),
+        "kernels not callable": (bad("OddKernels", kernels=QuagmireGame.kernels._replace(apply=3)), "kernels must be"),
+        "no configure": (bad("NoConfigure", Game, kernels=QuagmireGame.kernels), "does not implement configure()"),
+        "env id not a str": (bad("IntId", env_id=7), "env id 7 must look like 'name_v0'"),
+        "gym name taken": (bad("Clash", gym_name="Quess"), "'boardenvs/Quess-v0' is already registered to 'quess_v0'"),
+        "gym name not a str": (bad("IntName", gym_name=5), "gym_name and title must be str, got 5"),
+        "gym name malformed": (bad("Slash", gym_name="a/b"), "the gymnasium name 'a/b'"),
+        "no title": (bad("NoTitle", title=None), "gym_name and title must be str"),
+        "empty title": (bad("EmptyTitle", title="", gym_name="Half"), "declares no title"),
+        "variant that cannot be built": (bad("BadVariant", variants=({"radius": 99},)), "BadVariant(**{'radius': 99}) cannot be built"),
+        "no variants": (bad("NoVariants", variants=()), "variants must be a non-empty tuple"),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(_malformed_games()))
+def test_register_checks_everything_first_and_registers_nothing_on_failure(case, capsys):
+    """A malformed game class is refused with a ValueError naming what is
+    wrong, and leaves no half-registered id behind: the registry, the
+    gymnasium ids, the package's modules are as they were, and make and
+    ``boardenvs list --all`` still work."""
+    import sys
+
+    import gymnasium
+
+    from boardenvs.cli import main
+    from boardenvs.registry import register, registered_ids
+
+    cls, words = _malformed_games()[case]
+    ids, gym_ids, modules = registered_ids(), set(gymnasium.registry), set(sys.modules)
+    with pytest.raises(ValueError) as info:
+        register(cls)
+    assert words in str(info.value)
+    assert registered_ids() == ids and set(gymnasium.registry) == gym_ids and set(sys.modules) == modules
+    assert not hasattr(boardenvs, "half_v0")
+    for env_id in ids:
+        boardenvs.make(env_id)
+    assert main(["list", "--all"]) == 0 and "half_v0" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("thing", [None, 3, "quess_v0", object, "a game instance"])
+def test_register_of_something_that_is_no_game_is_a_type_error(thing):
+    from boardenvs.registry import register, registered_ids
+
+    if thing == "a game instance":
+        thing = boardenvs.make_game("quagmire_v0")
+    ids = registered_ids()
+    with pytest.raises(TypeError, match="register takes a Game subclass .* or a LazyGame, got"):
+        register(thing)
+    assert registered_ids() == ids
+
+
+def test_registering_the_same_game_again_is_allowed():
+    import contract_game
+
+    from boardenvs.registry import register
+
+    assert register(contract_game.ContractRaceGame) is boardenvs.contract_race_v0
+
+
+@pytest.mark.parametrize("call", ["make", "make_vec", "make_vec_sync"])
+def test_a_gymnasium_id_fixes_its_game(call):
+    """gymnasium merges the caller's keywords over the id's kwargs: an
+    env_id naming another game is refused instead of building that game
+    under this id; the id's own env_id is accepted."""
+    import gymnasium
+
+    make = {"make": gymnasium.make, "make_vec": lambda *a, **k: gymnasium.make_vec(*a, num_envs=2, **k),
+            "make_vec_sync": lambda *a, **k: gymnasium.make_vec(*a, num_envs=2, vectorization_mode="sync", **k)}[call]  # fmt: skip
+    for other in ("quagmire_v0", "nope_v0", 5):
+        with pytest.raises(ValueError, match=r"boardenvs/Quess-v0 is quess_v0: env_id=.* cannot change its game"):
+            make("boardenvs/Quess-v0", env_id=other)
+    with pytest.raises(ValueError, match=r"use gymnasium.make\('boardenvs/Quagmire-v0'\)"):
+        make("boardenvs/Quess-v0", env_id="quagmire_v0")
+    env = make("boardenvs/Quess-v0", env_id="quess_v0")
+    assert env.observation_space.shape[-3:] == (6, 6, 8)  # Quess' planes, not Quagmire's
+    quagmire = make("boardenvs/Quagmire-v0")
+    assert quagmire.observation_space.shape[-3:] != (6, 6, 8)
