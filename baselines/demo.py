@@ -34,8 +34,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/demo", help="folder for the model, its logs and the GIF")
     args = ap.parse_args(argv)
+    from boardenvs.wrappers.evaluation import MAX_GAMES
+
     if args.steps < 1 or args.games < 1:
         ap.error("--steps and --games must be positive ints")
+    if args.games > MAX_GAMES:  # evaluate's bound: refused before the training, not after it
+        ap.error(f"--games must be at most {MAX_GAMES:_}, got {args.games}")
     out = Path(args.out)
     stem = out / args.game
     t0 = time.perf_counter()

@@ -280,10 +280,14 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
 
     for opponent in eval_opponents:  # a misspelt name fails now, not after the first eval_every steps
         make_opponent(opponent)
+    from boardenvs.spec import is_int
+    from boardenvs.wrappers.evaluation import MAX_GAMES
+
+    if eval_every and not (is_int(eval_games) and 1 <= eval_games <= MAX_GAMES):  # now, not at the first check
+        raise ValueError(f"eval_games must be an int in 1..{MAX_GAMES:_} (evaluate's bound), got {eval_games!r}")
     steps = int(steps or defaults["steps"])
     config = model_config(env_id, players)
     name, options = config["name"], config["options"]
-    from boardenvs.spec import is_int
 
     if init is not None and (extractor_kwargs or net_arch):
         raise ValueError("the network comes from the --init model: extractor options (--extractor-kwargs) and "
@@ -382,7 +386,8 @@ def main(argv=None) -> int:
                     help="share of episodes against mcts, 100 simulations (default 0)")
     ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots")
     ap.add_argument("--eval-every", type=int, default=50_000, help="steps between win-rate checks (0: none)")
-    ap.add_argument("--eval-games", type=int, default=100, help="games per opponent in each win-rate check (default 100)")
+    ap.add_argument("--eval-games", type=int, default=100,
+                    help="games per opponent in each win-rate check (default 100, at most 10,000,000)")
     ap.add_argument("--eval-vs", nargs="+", default=list(EVAL_OPPONENTS), metavar="NAME",
                     help="the opponents of the win-rate checks (default: random greedy mcts)")
     ap.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")

@@ -553,3 +553,83 @@ def test_a_gymnasium_id_fixes_its_game(call):
     assert env.observation_space.shape[-3:] == (6, 6, 8)  # Quess' planes, not Quagmire's
     quagmire = make("boardenvs/Quagmire-v0")
     assert quagmire.observation_space.shape[-3:] != (6, 6, 8)
+
+
+def test_evaluate_refuses_more_games_than_its_bound_before_allocating():
+    """evaluate(games=10**12) was numpy's MemoryError; the bound (10**7) is
+    documented and named, and nothing is built for a refused call."""
+    from boardenvs.wrappers import evaluate
+    from boardenvs.wrappers.evaluation import MAX_GAMES
+
+    assert MAX_GAMES == 10**7 and "MAX_GAMES`` (10**7)" in evaluate.__doc__
+    for games in (10**12, MAX_GAMES + 1):
+        with pytest.raises(ValueError, match=rf"games must be at most 10_000_000 \(evaluate's bound\), got {games}"):
+            evaluate("random", "quess_v0", games=games)
+    for games in (0, -3, 2.0, True, "10"):
+        with pytest.raises(ValueError, match="games must be a positive int"):
+            evaluate("random", "quess_v0", games=games)
+
+
+def test_evaluate_plays_its_games_in_batches_of_bounded_size(monkeypatch):
+    """Memory does not grow with games: at most BATCH rows at once; every
+    game is counted once; a call of at most BATCH games is one batch (the
+    same results as before batches)."""
+    from boardenvs.wrappers import evaluate, evaluation
+
+    built = []
+    original = evaluation.SingleAgentVectorEnv
+
+    def counting(*args, num_envs, **kwargs):
+        built.append(num_envs)
+        return original(*args, num_envs=num_envs, **kwargs)
+
+    one_batch = evaluate("greedy", "quagmire_v0", games=7, seed=3, radius=2)
+    monkeypatch.setattr(evaluation, "SingleAgentVectorEnv", counting)
+    monkeypatch.setattr(evaluation, "BATCH", 7)
+    assert evaluate("greedy", "quagmire_v0", games=7, seed=3, radius=2) == one_batch and built == [7]
+    built.clear()
+    res = evaluate("greedy", "quagmire_v0", games=20, seed=3, radius=2)
+    assert built == [7, 7, 6]
+    assert res["games"] == res["wins"] + res["draws"] + res["losses"] == 20
+    assert sum(sum(counts) for counts in res["by_seat"].values()) == 20
+    assert evaluate("greedy", "quagmire_v0", games=20, seed=3, radius=2) == res  # seeded, batch by batch
+
+
+def test_round_robin_and_the_cli_games_flags_are_bounded(capsys, tmp_path):
+    from boardenvs.baselines import distill, evaluate as ev, train
+    from boardenvs.baselines.demo import main as demo_main
+
+    name = "quagmire_v0"
+    with pytest.raises(ValueError, match=r"games must be at most 10_000_000 \(evaluate's bound\), got 10000001"):
+        ev.round_robin(name, games=10_000_001, verbose=False)
+    with pytest.raises(ValueError, match=r"games_vs\['random'\] must be at most 10_000_000"):
+        ev.round_robin(name, games=2, players=[f"baseline:{name}", "random"], games_vs={"random": 10**12}, verbose=False)
+    for fn, argv, message in (
+        (ev.main, [name, "--games", str(10**12)], "--games must be at most 10_000_000, got 1000000000000"),
+        (ev.main, [name, "--games-vs", "random=100000000"], "--games-vs random=100000000: N must be at most 10_000_000"),
+        (train.main, [name, "--eval-games", str(10**8), "--out", str(tmp_path / "t")],
+         "eval_games must be an int in 1..10_000_000 (evaluate's bound), got 100000000"),
+        (distill.main, [name, "--games", str(10**6), "--out", str(tmp_path / "d")],
+         "games must be at most 100_000 (the samples are kept in memory"),
+        (demo_main, ["--games", str(10**8), "--out", str(tmp_path / "demo")], "--games must be at most 10_000_000"),
+    ):  # fmt: skip
+        with pytest.raises(SystemExit) as info:
+            fn(argv)
+        assert info.value.code == 2 and message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # refused before any training, folder or file
+    with pytest.raises(ValueError, match="games must be at most 100_000"):
+        distill.collect(name, "random", games=10**9)
+
+
+def test_mcts_simulations_are_bounded():
+    """mcts:<simulations> allocates a tree of that many nodes per row: the
+    bound (10**6) is named instead of numba's allocation failure."""
+    from boardenvs.baselines.mcts import MAX_SIMULATIONS, MCTSOpponent
+    from boardenvs.wrappers import make_opponent
+
+    assert MAX_SIMULATIONS == 10**6 and "10**6" in MCTSOpponent.__doc__
+    with pytest.raises(ValueError, match=r"opponent 'mcts:999999999': mcts: simulations must be at most 1_000_000"):
+        make_opponent("mcts:999999999")
+    with pytest.raises(ValueError, match="simulations must be at most 1_000_000"):
+        MCTSOpponent(10**6 + 1)
+    assert MCTSOpponent(10**6).simulations == 10**6

@@ -612,3 +612,30 @@ def test_record_game_refuses_a_float_action_like_position_play(tmp_path):
         assert "a move is a notation string or an action id" in str(recorded.value)
     assert str(recorded.value).replace("True", "1.5") == str(played.value)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), "52", None, 49.0, np.float64(44.5)])
+def test_clock_refuses_a_bad_time_reading_and_changes_nothing(bad):
+    """A time source that returns NaN, an infinity, no number, or runs
+    backwards (the last reading was 52.0) is refused at the reading with a
+    ValueError naming the source and the reading; the clock and the game are
+    as they were, and the game goes on once the source reads well again."""
+    clock = FakeTime()
+    env = ChessClock(boardenvs.make("quagmire_v0"), 10, increment=1, time_source=clock)
+    env.reset(seed=0)
+    clock.t += 2
+    env.step(first_legal(env))  # player_0: 10 - 2 + 1
+    before = (env.remaining.copy(), env._started, env.agent_selection, env.unwrapped.position(), dict(env.infos))
+    good = clock.t
+    clock.t = bad
+    for call in (lambda: env.step(first_legal(env)), env.time_left, lambda: env.reset(seed=1)):
+        with pytest.raises(ValueError) as info:
+            call()
+        message = str(info.value)
+        assert "time source" in message and repr(clock) in message and repr(bad) in message
+        if bad in (49.0, 44.5):
+            assert "went backwards" in message and "after 52.0" in message
+        assert (env.remaining, env._started, env.agent_selection, env.unwrapped.position(), env.infos) == before
+    clock.t = good + 3
+    env.step(first_legal(env))  # player_1: charged from the good reading before (3 s)
+    assert env.remaining == {"player_0": 9.0, "player_1": 8.0}
