@@ -60,9 +60,12 @@ class BaselineOpponent(ModelOpponent):
         self.agent = agent
 
     def act(self, obs, masks, rng):
+        import math
+
         agent = self.agent
         expected, actions = tuple(agent.policy.observation_space.shape), agent.policy.action_space.n
-        if tuple(obs.shape[1:]) != expected or masks.shape[1] != actions:
+        # the same numbers in another shape (flatten=True) are reshaped by ModelOpponent
+        if math.prod(obs.shape[1:]) != math.prod(expected) or masks.shape[1] != actions:
             raise ValueError(f"{self.name} plays {agent.env_id}{' ' + str(agent.options) if agent.options else ''} "
                              f"(observations {expected}, {actions} actions); this env gives observations "
                              f"{tuple(obs.shape[1:])} and {masks.shape[1]} actions")  # fmt: skip
@@ -71,8 +74,9 @@ class BaselineOpponent(ModelOpponent):
 
 def opponent(name: str) -> BaselineOpponent:
     """The opponent ``"baseline:<name>"`` stands for: the committed model
-    ``name`` (or a saved model's path); ValueError naming the models if there
-    is none, and at its first move if the env is another game than the model's."""
+    ``name`` (or a saved model's path; the path alone is an opponent name
+    too); ValueError naming the models if there is none, and at its first
+    move if the env is another game than the model's."""
     return BaselineOpponent(load(name), name=f"baseline:{name}")
 
 

@@ -36,9 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .train import GAMES, check_extractor_kwargs, game_options, model_config, new_policy, save_model, start_from
-
-MODELS = Path(__file__).resolve().parent / "models"
+from .train import GAMES, check_extractor_kwargs, default_out, game_options, model_config, new_policy, save_model, start_from
 
 
 # the most games one collect() plays: every decision's observation and mask stay in memory until
@@ -347,7 +345,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
             raise ValueError(f"targets 'visits': the teacher {teacher!r} is not a search (no search_policy); use 'action'")
     config = model_config(env_id, players)
     name, options = config["name"], config["options"]
-    out = Path(out) if out is not None else MODELS / name
+    out = Path(out) if out is not None else default_out(name)  # runs/<name>-<date>-<time>/<name>
     if samples is not None:
         samples = Path(samples)
         samples = samples if samples.suffix == ".npz" else samples.with_name(samples.name + ".npz")
@@ -360,7 +358,6 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     policy = new_policy(config)  # before the games: a bad extractor option fails fast (ValueError)
     if student is not None:
         policy.load_state_dict(student.policy.state_dict())
-    out.parent.mkdir(parents=True, exist_ok=True)
     if samples is not None:
         samples.parent.mkdir(parents=True, exist_ok=True)
     teacher_name = teacher if isinstance(teacher, str) else getattr(teacher, "name", repr(teacher))
@@ -405,6 +402,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         save_model(policy, config, out, len(data["actions"]), time.perf_counter() - t0, time.process_time() - c0, final,
                    "distill")  # fmt: skip
 
+    out.parent.mkdir(parents=True, exist_ok=True)  # once the samples are in: a refused run makes no folder
     result = fit(policy, data, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, targets=targets, verbose=verbose,
                  on_epoch=lambda r: save(r, final=False))  # fmt: skip
     save(result, final=True)
@@ -441,7 +439,8 @@ def main(argv=None) -> int:
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json), also the student")
     ap.add_argument("--student-share", type=float, default=0.0,
                     help="share of games the --init model plays instead of the teacher, labelled by it (default 0)")
-    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: the package's models folder)")
+    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: a new run folder, "
+                    "runs/<name>-<date>-<time>/<name>; the package's committed models are never overwritten)")  # fmt: skip
     args = ap.parse_args(argv)
     for flag in ("layers", "channels"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:

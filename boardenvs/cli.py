@@ -3,12 +3,12 @@
 
 * ``demo`` plays a few seeded games of every env between random agents
   through the public AEC env, prints each final board and a results line.
-* ``play GAME [--seat 0] [--vs random|greedy|mcts|mcts:N|MODEL.zip] [--option k=v ...] [--seed N]
+* ``play GAME [--seat 0] [--vs random|greedy|mcts|mcts:N|MODEL.pt|MODEL.zip] [--option k=v ...] [--seed N]
   [--window] [--save FILE.json]``: you against an opponent (see
   :mod:`boardenvs.interactive`); the game is saved as JSON.  With moves and
   no ``-i`` (``boardenvs play quess_v0 F3-E3 A4-B4``) it prints the position
   they reach and its legal moves.
-* ``watch GAME [--players random MODEL.zip ...] [--window] [--gif F] [--mp4 F]
+* ``watch GAME [--players random MODEL.pt ...] [--window] [--gif F] [--mp4 F]
   [--save F.json]``: a game between opponents, shown and recorded.
 * ``replay FILE.json [--gif F] [--mp4 F] [--show]``: play a saved game back.
 * ``picture GAME [MOVES ...] --out F.png``: the picture of a position.
@@ -451,7 +451,9 @@ def main(argv=None) -> int:
     p.add_argument("env", choices=registered)
     p.add_argument("moves", nargs="*", help="moves in notation from the start (an opening)")
     p.add_argument("--seat", type=_seat, default=0, help="your seat (default 0)")
-    p.add_argument("--vs", default="random", help="the opponent: a name ('random', 'greedy', 'mcts', 'mcts:<simulations>', ...) or the path of a saved SB3 model")
+    p.add_argument("--vs", default="random", help="the opponent: a name ('random', 'greedy', 'mcts', 'mcts:<simulations>', "
+                   "'baseline:<name>', ...) or the path of a saved model (a .pt from python -m boardenvs.baselines.train, "
+                   "an SB3 .zip)")  # fmt: skip
     p.add_argument("--option", action="append", metavar="K=V", help="a game option, e.g. --option max_turns=100")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the chance outcomes and the opponent")
     p.add_argument("--save", default=None, help="where to save the game as JSON (default: ENV-DATE.json)")
@@ -468,7 +470,8 @@ def main(argv=None) -> int:
     w = command("watch", help="watch a game between opponents (random unless --players), record it")
     w.add_argument("env", choices=registered)
     w.add_argument("--players", nargs="+", default=None, metavar="OPP",
-                   help="one opponent per seat (cycled): a name ('random', 'greedy', 'mcts', 'mcts:400', ...) or a saved SB3 model")  # fmt: skip
+                   help="one opponent per seat (cycled): a name ('random', 'greedy', 'mcts', 'mcts:400', ...) or the "
+                        "path of a saved model (.pt from boardenvs.baselines.train, SB3 .zip)")  # fmt: skip
     w.add_argument("--option", action="append", metavar="K=V")
     w.add_argument("--seed", type=_seed, default=0)
     w.add_argument("--window", action="store_true", help="show it in a pygame window")

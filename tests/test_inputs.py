@@ -633,3 +633,44 @@ def test_mcts_simulations_are_bounded():
     with pytest.raises(ValueError, match="simulations must be at most 1_000_000"):
         MCTSOpponent(10**6 + 1)
     assert MCTSOpponent(10**6).simulations == 10**6
+
+
+def _policy_with_actions(num_actions, obs_space):
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    return MaskableActorCriticPolicy(obs_space, spaces.Discrete(num_actions), lambda _: 0.0)
+
+
+def test_a_model_of_another_action_count_is_refused_as_an_opponent_naming_both():
+    """The right observation shape, another action count: was numpy's
+    broadcast message; now a ValueError naming the model's action count and
+    the game's, at the opponent's first move (the single and vector views,
+    evaluate, the CLI's play_turn)."""
+    import gymnasium
+
+    from boardenvs.opponents import play_turn
+    from boardenvs.wrappers import evaluate, make_opponent
+    from boardenvs.wrappers.vector import SingleAgentVectorEnv
+
+    env = gymnasium.make("boardenvs/Quagmire-v0", radius=2)
+    assert env.action_space.n == 103
+    policy = _policy_with_actions(40, env.observation_space)
+    message = r"the model chooses among 40 actions, this game has 103"
+    view = gymnasium.make("boardenvs/Quagmire-v0", radius=2, opponent=policy, seat=1, first_player=0)
+    with pytest.raises(ValueError, match=message):
+        view.reset(seed=0)  # the opponent moves first
+    vec = SingleAgentVectorEnv("quagmire_v0", num_envs=3, radius=2, opponent=policy, seat=1, first_player=0)
+    with pytest.raises(ValueError, match=message):
+        vec.reset(seed=0)
+    with pytest.raises(ValueError, match=message):
+        evaluate(policy, "quagmire_v0", games=2, radius=2)
+    pos = boardenvs.position("quagmire_v0", radius=2)
+    with pytest.raises(ValueError, match=message):
+        play_turn(make_opponent(policy), pos, np.random.default_rng(0))
+    other_size = _policy_with_actions(103, gymnasium.spaces.Box(0, 1, (7, 7), np.int8))
+    with pytest.raises(ValueError, match=r"the model takes observations of shape \(7, 7\), this game gives \(5, 5, 5\)"):
+        play_turn(make_opponent(other_size), pos, np.random.default_rng(0))
+    flat = _policy_with_actions(103, gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=True).observation_space)
+    after, move = play_turn(make_opponent(flat), pos, np.random.default_rng(0))  # same numbers, flattened: reshaped
+    assert move in pos.legal_moves()
