@@ -81,8 +81,9 @@ class BaselineOpponent(ModelOpponent):
 
 def opponent(name: str) -> BaselineOpponent:
     """The opponent ``"baseline:<name>"`` stands for: the committed model
-    ``name`` (or a saved model's path); ValueError naming the models if there
-    is none, and at its first move if the env is another game than the model's."""
+    ``name`` (or a saved model's path; the path alone is an opponent name
+    too); ValueError naming the models if there is none, and at its first
+    move if the env is another game than the model's."""
     return BaselineOpponent(load(name), name=f"baseline:{name}")
 
 

@@ -21,20 +21,25 @@ from pathlib import Path
 
 
 def main(argv=None) -> int:
+    from boardenvs.cli import help_text
     from boardenvs.cli import main as cli_main
 
     from .evaluate import play, wilson
     from .train import GAMES, train
 
-    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.demo", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.demo", description=help_text(__doc__))
     ap.add_argument("--game", default="quess_v0", choices=sorted(GAMES))
     ap.add_argument("--steps", type=int, default=100_000)
     ap.add_argument("--games", type=int, default=100, help="evaluation games per opponent")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/demo", help="folder for the model, its logs and the GIF")
     args = ap.parse_args(argv)
+    from boardenvs.wrappers.evaluation import MAX_GAMES
+
     if args.steps < 1 or args.games < 1:
         ap.error("--steps and --games must be positive ints")
+    if args.games > MAX_GAMES:  # evaluate's bound: refused before the training, not after it
+        ap.error(f"--games must be at most {MAX_GAMES:_}, got {args.games}")
     out = Path(args.out)
     stem = out / args.game
     t0 = time.perf_counter()

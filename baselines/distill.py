@@ -36,11 +36,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .train import GAMES, check_extractor_kwargs, game_options, model_config, new_policy, save_model, start_from
-
-MODELS = Path(__file__).resolve().parent / "models"
+from .train import GAMES, check_extractor_kwargs, default_out, game_options, model_config, new_policy, save_model, start_from
 
 
+# the most games one collect() plays: every decision's observation and mask stay in memory until
+# the fit (a few hundred bytes to 2 KB each, tens to hundreds of decisions a game); more games are
+# played as several --samples files (seeds) fitted together with --add-samples
+MAX_GAMES = 100_000
 TARGETS = ("visits", "action")  # what fit() fits the policy to: the search's visit shares, or the chosen action
 
 
@@ -73,7 +75,9 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     ``search_policy``), ``returns`` (the mover's final reward), ``seat`` (the mover) and ``game`` (which game
     each sample is from, numbered from 0 in the order the games started);
     and per game: ``random_seat`` (-1: none), ``opening`` (its random
-    decisions) and ``student_game``.
+    decisions) and ``student_game``.  ``games`` is at most ``MAX_GAMES``
+    (100,000: every decision stays in memory until the fit; play more as
+    several samples files and fit them together).
 
     ``student`` (a model with ``predict``, or an opponent name such as
     ``"baseline:<name>"``) plays instead of the teacher in ``student_share``
@@ -89,6 +93,9 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     for label, value, low in (("games", games, 1), ("num_envs", num_envs, 1), ("opening", opening, 0)):
         if not is_int(value) or value < low:
             raise ValueError(f"{label} must be an int >= {low}, got {value!r}")
+    if games > MAX_GAMES:
+        raise ValueError(f"games must be at most {MAX_GAMES:_} (the samples are kept in memory: play more as "
+                         f"several samples files, other seeds, fitted together with add_samples), got {games!r}")  # fmt: skip
     for label, value in (("random_share", random_share), ("student_share", student_share)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
             raise ValueError(f"{label} must be in [0, 1], got {value!r}")
@@ -319,9 +326,12 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
 
     if env_id not in GAMES:
         raise ValueError(f"unknown game {env_id!r}: one of {', '.join(GAMES)}")
-    for label, value in (("epochs", epochs), ("batch_size", batch_size)):
+    for label, value in (("games", games), ("epochs", epochs), ("batch_size", batch_size)):
         if not is_int(value) or value < 1:
             raise ValueError(f"{label} must be a positive int, got {value!r}")
+    if games > MAX_GAMES:  # collect's bound, before anything is built or written
+        raise ValueError(f"games must be at most {MAX_GAMES:_} (the samples are kept in memory: play more as "
+                         f"several --samples files, other seeds, fitted together with --add-samples), got {games!r}")  # fmt: skip
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not lr > 0:
         raise ValueError(f"lr must be a number > 0, got {lr!r}")
     if student_share and init is None:
@@ -335,7 +345,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
             raise ValueError(f"targets 'visits': the teacher {teacher!r} is not a search (no search_policy); use 'action'")
     config = model_config(env_id, players)
     name, options = config["name"], config["options"]
-    out = Path(out) if out is not None else MODELS / name
+    out = Path(out) if out is not None else default_out(name)  # runs/<name>-<date>-<time>/<name>
     if samples is not None:
         samples = Path(samples)
         samples = samples if samples.suffix == ".npz" else samples.with_name(samples.name + ".npz")
@@ -348,7 +358,6 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     policy = new_policy(config)  # before the games: a bad extractor option fails fast (ValueError)
     if student is not None:
         policy.load_state_dict(student.policy.state_dict())
-    out.parent.mkdir(parents=True, exist_ok=True)
     if samples is not None:
         samples.parent.mkdir(parents=True, exist_ok=True)
     teacher_name = teacher if isinstance(teacher, str) else getattr(teacher, "name", repr(teacher))
@@ -393,6 +402,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         save_model(policy, config, out, len(data["actions"]), time.perf_counter() - t0, time.process_time() - c0, final,
                    "distill")  # fmt: skip
 
+    out.parent.mkdir(parents=True, exist_ok=True)  # once the samples are in: a refused run makes no folder
     result = fit(policy, data, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, targets=targets, verbose=verbose,
                  on_epoch=lambda r: save(r, final=False))  # fmt: skip
     save(result, final=True)
@@ -405,10 +415,12 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.distill", description=__doc__.splitlines()[0])
+    from boardenvs.cli import help_text
+
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.distill", description=help_text(__doc__))
     ap.add_argument("game", choices=sorted(GAMES), help="the env id")
     ap.add_argument("--teacher", default="mcts:1600", help="the opponent name to imitate (default mcts:1600)")
-    ap.add_argument("--games", type=int, default=1000, help="games the teacher plays (default 1000)")
+    ap.add_argument("--games", type=int, default=1000, help="games the teacher plays (default 1000, at most 100,000)")
     ap.add_argument("--players", type=int, default=None, help="player count (Hex Quoridor, Tryasina)")
     ap.add_argument("--num-envs", type=int, default=64, help="games played at once (default 64)")
     ap.add_argument("--seed", type=int, default=0)
@@ -427,7 +439,8 @@ def main(argv=None) -> int:
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json), also the student")
     ap.add_argument("--student-share", type=float, default=0.0,
                     help="share of games the --init model plays instead of the teacher, labelled by it (default 0)")
-    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: the package's models folder)")
+    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: a new run folder, "
+                    "runs/<name>-<date>-<time>/<name>; the package's committed models are never overwritten)")  # fmt: skip
     args = ap.parse_args(argv)
     for flag in ("layers", "channels"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:

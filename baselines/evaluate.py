@@ -117,7 +117,9 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
     results.json.  ``games_vs``: ``{opponent: games}`` for the first
     player's (the model's) games against that opponent instead of
     ``games`` (a tighter interval where a target is judged and games are
-    cheap)."""
+    cheap).  ``games`` and each of ``games_vs`` are ints in
+    ``1..MAX_GAMES`` (10**7, :func:`boardenvs.wrappers.evaluate`'s bound;
+    ValueError otherwise, before any game is played)."""
     from . import load
 
     baseline = load(name)
@@ -131,13 +133,20 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
     else:  # the first player in one seat, the other in all the others: each against everyone, and against random
         pairs = [(players[0], b) for b in players[1:]] + [(a, "random") for a in players[1:] if a != "random"]
     from boardenvs.spec import is_int
+    from boardenvs.wrappers.evaluation import MAX_GAMES
 
+    if not is_int(games) or games < 1:
+        raise ValueError(f"games must be a positive int, got {games!r}")
+    if games > MAX_GAMES:
+        raise ValueError(f"games must be at most {MAX_GAMES:_} (evaluate's bound), got {games!r}")
     games_vs = dict(games_vs or {})
     if set(games_vs) - set(players[1:]):
         raise ValueError(f"games_vs names {sorted(set(games_vs) - set(players[1:]))}, not among the opponents {players[1:]}")
     for opponent, n in games_vs.items():
         if not is_int(n) or n < 1:
             raise ValueError(f"games_vs[{opponent!r}] must be a positive int, got {n!r}")
+        if n > MAX_GAMES:
+            raise ValueError(f"games_vs[{opponent!r}] must be at most {MAX_GAMES:_} (evaluate's bound), got {n!r}")
     results = []
     for a, b in pairs:
         t0 = time.perf_counter()
@@ -245,20 +254,26 @@ def write(entry: dict | None = None, update_readme: bool = False) -> str:
 
 
 def main(argv=None) -> int:
+    from boardenvs.cli import help_text
+
     from . import available
 
-    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.evaluate", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.evaluate", description=help_text(__doc__))
     ap.add_argument("game", help="a committed model's name (quess_v0, hex_quoridor_v0_4p, ...), an env id, or 'all'")
     ap.add_argument("--players", type=int, default=None, help="player count, with an env id")
-    ap.add_argument("--games", type=int, default=200, help="games per ordered pair (default 200)")
+    ap.add_argument("--games", type=int, default=200, help="games per ordered pair (default 200, at most 10,000,000)")
     ap.add_argument("--games-vs", action="append", default=[], metavar="NAME=N",
                     help="the model's games against opponent NAME instead of --games (e.g. random=2000; repeat the flag for more)")
     ap.add_argument("--players-list", default=None, help="comma-separated players (default: the model, random, greedy, mcts)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--update-readme", action="store_true")
     args = ap.parse_args(argv)
+    from boardenvs.wrappers.evaluation import MAX_GAMES
+
     if args.games < 1:
         ap.error(f"--games must be a positive int, got {args.games}")
+    if args.games > MAX_GAMES:
+        ap.error(f"--games must be at most {MAX_GAMES:_}, got {args.games}")
     from .train import model_name
 
     names = available() if args.game == "all" else [model_name(args.game, args.players) if args.players else args.game]
@@ -271,6 +286,8 @@ def main(argv=None) -> int:
         opponent, _, n = item.partition("=")
         if not opponent or not (n.isascii() and n.isdecimal()) or int(n) < 1:
             ap.error(f"--games-vs takes NAME=N with N a positive int (e.g. random=2000), got {item!r}")
+        if int(n) > MAX_GAMES:
+            ap.error(f"--games-vs {item}: N must be at most {MAX_GAMES:_}")
         if opponent not in opponents:
             ap.error(f"--games-vs {item}: {opponent!r} is not an opponent here ({', '.join(opponents)})")
         if opponent in games_vs:

@@ -42,6 +42,10 @@ from boardenvs import engine as E
 from boardenvs.wrappers.opponents import Opponent
 
 DEFAULT_SIMULATIONS = 100
+# the most simulations per decision: the tree of one row holds 7 numbers per
+# simulation (56 bytes: 56 MB per row at the bound, and rows are searched in
+# parallel), and a million simulations already take minutes per decision
+MAX_SIMULATIONS = 10**6
 UCT_C = math.sqrt(2.0)
 _DRIVERS: dict = {}
 
@@ -195,7 +199,9 @@ class MCTSOpponent(Opponent):
     plays before it is scored 0.5 for every seat (default: none beyond the
     game's own ``max_turns``, which truncates as a draw), ``parallel``:
     spread the rows asked over numba's threads (default: when many
-    rows are asked at once: 32 or more)."""
+    rows are asked at once: 32 or more).  ``simulations`` is at most
+    ``MAX_SIMULATIONS`` (10**6: each simulation is a node of the row's
+    tree, 56 bytes, and a million take minutes per decision)."""
 
     needs_state = True
 
@@ -205,6 +211,9 @@ class MCTSOpponent(Opponent):
 
         if not is_int(simulations) or simulations < 1:
             raise ValueError(f"mcts: simulations must be a positive int, got {simulations!r}")
+        if simulations > MAX_SIMULATIONS:
+            raise ValueError(f"mcts: simulations must be at most {MAX_SIMULATIONS:_} (the tree of each row holds "
+                             f"one node per simulation), got {simulations!r}")  # fmt: skip
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
             raise ValueError(f"mcts: c must be a number >= 0, got {c!r}")
         if rollout_cap is not None and (not is_int(rollout_cap) or rollout_cap < 1):

@@ -1,8 +1,9 @@
 """Train a masked-PPO baseline for one game.
 
-    python -m boardenvs.baselines.train quess_v0
+    python -m boardenvs.baselines.train quess_v0            # -> runs/quess_v0-<date>-<time>/quess_v0.pt
     python -m boardenvs.baselines.train hex_quoridor_v0 --players 4 --steps 400000
-    python -m boardenvs.baselines.train quagmire_v0 --steps 50000 --out runs/q   # anywhere else
+    python -m boardenvs.baselines.train quagmire_v0 --steps 50000 --out runs/q   # -> runs/q.pt, runs/q.json
+    boardenvs play quagmire_v0 -i --vs runs/q.pt                                 # play against it
 
 sb3-contrib's ``MaskablePPO`` through :class:`boardenvs.wrappers.SB3VecEnv`
 (``--num-envs`` games stepped per call by the kernels).  Opponents, drawn
@@ -21,6 +22,11 @@ Writes ``<out>.pt`` (the policy's weights) and ``<out>.json`` (everything
 :func:`boardenvs.baselines.load` needs, with the budget spent and the
 win rates measured during training), TensorBoard logs under
 ``<out>_tb/`` (``tensorboard --logdir ...``), and shows a progress bar.
+Without ``--out``, a new run folder in the current directory:
+``runs/<name>-<date>-<time>/<name>`` (the committed models in the
+package's ``models/`` are never written by a run; copy a model there to
+commit it).  The ``.pt`` is an opponent wherever one is named
+(``boardenvs play GAME --vs PATH.pt``, ``opponent="PATH.pt"``).
 """
 from __future__ import annotations
 
@@ -34,8 +40,6 @@ from pathlib import Path
 
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
-
-MODELS = Path(__file__).resolve().parent / "models"
 
 # per game: the extractor and its options, and the default budget.  Each
 # committed model's .json records the budget and hyperparameters it was
@@ -252,6 +256,13 @@ def _progress(model, env_id: str, options: dict, games: int, seed: int, opponent
     return out
 
 
+def default_out(name: str) -> Path:
+    """Where a run writes without ``--out``: ``runs/<name>-<date>-<time>/<name>``
+    in the current directory (a new folder per run, never the package's
+    committed models)."""
+    return Path("runs") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}" / name
+
+
 def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int = 0, players: int | None = None,
           out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
           mcts_share: float = 0.0, snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100,
@@ -280,10 +291,14 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
 
     for opponent in eval_opponents:  # a misspelt name fails now, not after the first eval_every steps
         make_opponent(opponent)
+    from boardenvs.spec import is_int
+    from boardenvs.wrappers.evaluation import MAX_GAMES
+
+    if eval_every and not (is_int(eval_games) and 1 <= eval_games <= MAX_GAMES):  # now, not at the first check
+        raise ValueError(f"eval_games must be an int in 1..{MAX_GAMES:_} (evaluate's bound), got {eval_games!r}")
     steps = int(steps or defaults["steps"])
     config = model_config(env_id, players)
     name, options = config["name"], config["options"]
-    from boardenvs.spec import is_int
 
     if init is not None and (extractor_kwargs or net_arch):
         raise ValueError("the network comes from the --init model: extractor options (--extractor-kwargs) and "
@@ -295,8 +310,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
         config["net_arch"] = [int(n) for n in net_arch]
     if init is None:
         new_policy(config)  # a bad extractor option fails now (ValueError), before anything is built
-    out = Path(out) if out is not None else MODELS / name
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = Path(out) if out is not None else default_out(name)
 
     shares = {"random": random_share, "greedy": greedy_share, "mcts": mcts_share}  # the rest: self-play
     config |= {
@@ -313,6 +327,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     if shaping:
         env = ShapedRewards(env, shaping, defaults["shaping_scale"], gamma)
         config["shaping"] = {"coef": shaping, "scale": defaults["shaping_scale"], "potential": "coef * tanh(heuristic / scale)"}
+    out.parent.mkdir(parents=True, exist_ok=True)  # once everything is checked: a refused run makes no folder
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, learning_rate=learning_rate,
                         ent_coef=ent_coef, gamma=gamma, seed=seed, policy_kwargs=policy_kwargs(config),
                         tensorboard_log=str(out.parent / f"{out.name}_tb"), verbose=0, device="cpu")  # fmt: skip
@@ -368,20 +383,24 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.train", description=__doc__.splitlines()[0])
+    from boardenvs.cli import help_text
+
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.train", description=help_text(__doc__))
     ap.add_argument("game", choices=sorted(GAMES), help="the env id")
     ap.add_argument("--steps", type=int, default=None, help="environment steps (default: the committed model's budget)")
     ap.add_argument("--num-envs", type=int, default=64, help="games stepped per call (default 64)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--players", type=int, default=None, help="player count (Hex Quoridor, Tryasina)")
-    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: the package's models folder)")
+    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json and <out>_tb/ (default: a new run "
+                    "folder, runs/<name>-<date>-<time>/<name>; the package's committed models are never overwritten)")  # fmt: skip
     ap.add_argument("--random-share", type=float, default=0.2, help="share of episodes against random (default 0.2)")
     ap.add_argument("--greedy-share", type=float, default=0.2, help="share of episodes against greedy (default 0.2)")
     ap.add_argument("--mcts-share", type=float, default=0.0,
                     help="share of episodes against mcts, 100 simulations (default 0)")
     ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots")
     ap.add_argument("--eval-every", type=int, default=50_000, help="steps between win-rate checks (0: none)")
-    ap.add_argument("--eval-games", type=int, default=100, help="games per opponent in each win-rate check (default 100)")
+    ap.add_argument("--eval-games", type=int, default=100,
+                    help="games per opponent in each win-rate check (default 100, at most 10,000,000)")
     ap.add_argument("--eval-vs", nargs="+", default=list(EVAL_OPPONENTS), metavar="NAME",
                     help="the opponents of the win-rate checks (default: random greedy mcts)")
     ap.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")

@@ -1,29 +1,37 @@
 """Command line: ``boardenvs demo`` (the README's main job), ``play``,
-``watch``, ``replay``, ``list`` and ``rules``.
+``watch``, ``replay``, ``picture``, ``list`` and ``rules``.
 
 * ``demo`` plays a few seeded games of every env between random agents
   through the public AEC env, prints each final board and a results line.
-* ``play GAME [--seat 0] [--vs random|greedy|mcts|mcts:N|MODEL.zip] [--option k=v ...] [--seed N]
+* ``play GAME [--seat 0] [--vs random|greedy|mcts|mcts:N|MODEL.pt|MODEL.zip] [--option k=v ...] [--seed N]
   [--window] [--save FILE.json]``: you against an opponent (see
   :mod:`boardenvs.interactive`); the game is saved as JSON.  With moves and
   no ``-i`` (``boardenvs play quess_v0 F3-E3 A4-B4``) it prints the position
   they reach and its legal moves.
-* ``watch GAME [--players random MODEL.zip ...] [--window] [--gif F] [--mp4 F]
+* ``watch GAME [--players random MODEL.pt ...] [--window] [--gif F] [--mp4 F]
   [--save F.json]``: a game between opponents, shown and recorded.
 * ``replay FILE.json [--gif F] [--mp4 F] [--show]``: play a saved game back.
+* ``picture GAME [MOVES ...] --out F.png``: the picture of a position.
 * ``list``: the games, their player counts and options.
 * ``rules GAME``: a game's rules as shipped with the package.
+
+Bad input (an unknown game, a malformed move or file, a folder that does
+not exist) gets one line ``error: ...`` on stderr and exit status 2, and
+nothing is written: output paths are checked before a game is played, and
+files are written whole or not at all (:mod:`boardenvs._files`).
 """
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from . import ENV_IDS
 from . import engine as E
+from ._files import output_path, write_atomically
 from .registry import game_class, make, position
 
 
@@ -108,12 +116,26 @@ def game_record(start, seed, moves, final) -> dict:
 
 
 def save_record(record: dict, path) -> str:
+    """Write ``record`` as JSON to ``path`` (whole or not at all; ValueError
+    naming the file if its folder does not exist or it cannot be written)."""
     import json
-    from pathlib import Path
 
-    path = Path(path)
-    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    return str(path)
+    text = json.dumps(record, indent=1) + "\n"
+    return str(write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), "game record"))
+
+
+def check_outputs(args) -> None:
+    """Refuse (ValueError naming the flag and the file) the output files of
+    ``args`` (``--save``, ``--gif``, ``--mp4``) that cannot be written,
+    before anything is played or written."""
+    for flag in ("save", "gif", "mp4"):
+        path = getattr(args, flag, None)
+        if path is None:
+            continue
+        suffixes = None
+        if flag != "save":
+            from .wrappers.recording import FORMATS as suffixes
+        output_path(path, f"--{flag}", suffixes)
 
 
 def load_record(path):
@@ -130,6 +152,10 @@ def load_record(path):
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not JSON: {exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a game record: not UTF-8 text") from None
+    except RecursionError:
+        raise ValueError(f"{path} is not a game record: its JSON is nested too deeply") from None
     if not isinstance(record, dict) or not isinstance(record.get("game"), str):
         raise ValueError(f"{path}: a game record is a JSON object with 'game', 'options', 'seed' and 'moves'")
     options, moves = record.get("options", {}), record.get("moves")
@@ -181,6 +207,7 @@ def play(args) -> int:
 
 
 def replay(args) -> int:
+    check_outputs(args)
     start, moves, record = load_record(args.file)
     positions = replay_moves(start, moves)
     if args.show:
@@ -220,11 +247,18 @@ def picture(args) -> int:
     ``--random N`` seeded random turns."""
     from PIL import Image
 
+    Image.init()  # every format Pillow can write, by extension
+    writable = {ext for ext, fmt in Image.registered_extensions().items() if fmt in Image.SAVE}
+    if Path(args.out).suffix.lower() not in writable:
+        raise ValueError(f"--out {args.out!r}: the file name must end in .png (or another image type Pillow writes: "
+                         ".jpg, .webp, .gif, ...)")  # fmt: skip
+    output_path(args.out, "--out")
     pos = position(args.env, **parse_options(args.option))
     pos = replay_moves(pos, args.moves)[-1]
     if args.random:
         _, pos = random_moves(pos, args.random, args.seed)
-    Image.fromarray(pos.render("rgb_array")).save(args.out, optimize=True)
+    picture = Image.fromarray(pos.render("rgb_array"))
+    write_atomically(args.out, lambda tmp: picture.save(tmp, optimize=True), "--out")
     print(pos)
     print(f"saved {args.out}")
     return 0
@@ -283,6 +317,7 @@ def watch(args) -> int:
 
     from .opponents import load_opponent, play_turn
 
+    check_outputs(args)
     options = parse_options(args.option)
     pos, rng = new_game(args.env, options, args.seed)
     opponents = [load_opponent(spec, args.env) for spec in (args.players or ["random"])]
@@ -382,40 +417,62 @@ def _delay(text: str) -> float:
     return value
 
 
+def help_text(doc: str) -> str:
+    """The first paragraph of a docstring as plain text for ``--help``: RST
+    roles (a function, module or class named with a role), inline literals
+    (in double backquotes) and interpreted text (in single backquotes)
+    become their text; the lines become one paragraph."""
+    import re
+
+    first = (doc or "").strip().split("\n\n")[0]
+    text = re.sub(r":[a-z]+(?::[a-z]+)?:`~?([^`<]*?)\s*(?:<[^`>]*>)?`", lambda m: m.group(1).rpartition(".")[2]
+                  if "~" in m.group(0) else m.group(1), first)  # fmt: skip
+    text = re.sub(r"``(.+?)``", r"\1", text, flags=re.S)
+    text = re.sub(r"`([^`]+)`_{0,2}", r"\1", text)
+    return " ".join(text.split())
+
+
 def main(argv=None) -> int:
     from .registry import registered_ids
 
     registered = list(registered_ids())
-    parser = argparse.ArgumentParser(prog="boardenvs", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="boardenvs", description=help_text(__doc__))
     sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("demo", help="seeded random-vs-random games, boards and a results line")
+
+    def command(name, help):  # a command's --help starts with its line in the list of commands
+        return sub.add_parser(name, help=help, description=help)
+
+    d = command("demo", help="seeded random-vs-random games, boards and a results line")
     d.add_argument("--env", default=None, choices=ENV_IDS, help="one env (default: every env)")
     d.add_argument("--games", type=_games, default=3)
     d.add_argument("--seed", type=_seed, default=0)
     d.set_defaults(func=demo)
-    p = sub.add_parser("play", help="play a game in the terminal (or a window) against an opponent; "
+    p = command("play", help="play a game in the terminal (or a window) against an opponent; "
                        "with moves and no -i: print the position they reach")  # fmt: skip
     p.add_argument("env", choices=registered)
     p.add_argument("moves", nargs="*", help="moves in notation from the start (an opening)")
     p.add_argument("--seat", type=_seat, default=0, help="your seat (default 0)")
-    p.add_argument("--vs", default="random", help="the opponent: a name ('random', 'greedy', 'mcts', 'mcts:<simulations>', ...) or the path of a saved SB3 model")
+    p.add_argument("--vs", default="random", help="the opponent: a name ('random', 'greedy', 'mcts', 'mcts:<simulations>', "
+                   "'baseline:<name>', ...) or the path of a saved model (a .pt from python -m boardenvs.baselines.train, "
+                   "an SB3 .zip)")  # fmt: skip
     p.add_argument("--option", action="append", metavar="K=V", help="a game option, e.g. --option max_turns=100")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the chance outcomes and the opponent")
     p.add_argument("--save", default=None, help="where to save the game as JSON (default: ENV-DATE.json)")
     p.add_argument("--window", action="store_true", help="play in a pygame window by clicking the legal moves")
     p.add_argument("-i", "--interactive", action="store_true", help="play on from the given moves")
     p.set_defaults(func=play)
-    rp = sub.add_parser("replay", help="play back a saved game (JSON); --gif/--mp4 record it")
+    rp = command("replay", help="play back a saved game (JSON); --gif/--mp4 record it")
     rp.add_argument("file")
     rp.add_argument("--gif", default=None)
     rp.add_argument("--mp4", default=None)
     rp.add_argument("--fps", type=_fps, default=2.0)
     rp.add_argument("--show", action="store_true", help="print every position, not only the last")
     rp.set_defaults(func=replay)
-    w = sub.add_parser("watch", help="watch a game between opponents (random unless --players), record it")
+    w = command("watch", help="watch a game between opponents (random unless --players), record it")
     w.add_argument("env", choices=registered)
     w.add_argument("--players", nargs="+", default=None, metavar="OPP",
-                   help="one opponent per seat (cycled): a name ('random', 'greedy', 'mcts', 'mcts:400', ...) or a saved SB3 model")  # fmt: skip
+                   help="one opponent per seat (cycled): a name ('random', 'greedy', 'mcts', 'mcts:400', ...) or the "
+                        "path of a saved model (.pt from boardenvs.baselines.train, SB3 .zip)")  # fmt: skip
     w.add_argument("--option", action="append", metavar="K=V")
     w.add_argument("--seed", type=_seed, default=0)
     w.add_argument("--window", action="store_true", help="show it in a pygame window")
@@ -427,7 +484,7 @@ def main(argv=None) -> int:
     w.add_argument("--mp4", default=None)
     w.add_argument("--fps", type=_fps, default=2.0)
     w.set_defaults(func=watch)
-    pc = sub.add_parser("picture", help="save the picture (PNG) of a position: the moves given, or --random N turns")
+    pc = command("picture", help="save the picture (PNG) of a position: the moves given, or --random N turns")
     pc.add_argument("env", choices=registered)
     pc.add_argument("moves", nargs="*")
     pc.add_argument("--out", required=True, help="the PNG file to write")
@@ -435,10 +492,10 @@ def main(argv=None) -> int:
     pc.add_argument("--seed", type=_seed, default=0)
     pc.add_argument("--option", action="append", metavar="K=V")
     pc.set_defaults(func=picture)
-    ls = sub.add_parser("list", help="the games: ids, player counts and options")
+    ls = command("list", help="the games: ids, player counts and options")
     ls.add_argument("--all", action="store_true", help="every registered id (tests' toy games too)")
     ls.set_defaults(func=list_games)
-    r = sub.add_parser("rules", help="print a game's rules (no id: the common conventions)")
+    r = command("rules", help="print a game's rules (no id: the common conventions)")
     r.add_argument("env", nargs="?", choices=ENV_IDS)
     r.set_defaults(func=rules)
     args = parser.parse_args(argv)
@@ -446,6 +503,10 @@ def main(argv=None) -> int:
         return args.func(args)
     except (ValueError, TypeError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file that could not be read or written after the checks (a full disk, ...)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
 
 

@@ -37,9 +37,12 @@ HELP = """Type a move in the rules' notation (legal now: {example}), or:
 class Match:
     def __init__(self, env_id, options, seed=None, seat=0, opponent="random", save=None, window=False,
                  opening=(), stdin=None, stdout=None):  # fmt: skip
+        from ._files import output_path
         from .cli import new_game
         from .opponents import load_opponent
 
+        # where the game will be saved: refused now (a folder that does not exist), not after the game
+        self.save_path = str(output_path(save or f"{env_id}-{time.strftime('%Y%m%d-%H%M%S')}.json", "--save"))
         self.seed = int(secrets.randbits(32)) if seed is None else int(seed)
         self.pos, self.rng = new_game(env_id, options, self.seed)
         self.start = self.pos
@@ -49,7 +52,6 @@ class Match:
         self.seat = seat
         self.opponent = load_opponent(opponent, env_id)
         self.env_id = env_id
-        self.save_path = save or f"{env_id}-{time.strftime('%Y%m%d-%H%M%S')}.json"
         self.stdin = stdin or sys.stdin
         self.out = stdout or sys.stdout
         self.moves: list[str] = []

@@ -6,7 +6,10 @@ the games of :mod:`boardenvs.catalog` with it at import; tests register
 their toy game the same way.  Registering a game makes its PettingZoo module
 ``boardenvs.<env id>`` (``env()`` / ``raw_env()`` / ``parallel_env()``) and
 its gymnasium id ``boardenvs/<Name>-v<N>`` (the single-agent view,
-:class:`boardenvs.wrappers.single_agent.SingleAgentEnv`).
+:class:`boardenvs.wrappers.single_agent.SingleAgentEnv`, and for
+``gymnasium.make_vec`` the vector view, built by the entry points
+``gym_env`` / ``gym_vector_env`` of the id's module, which fix the game).
+A game is checked whole before anything is registered.
 """
 from __future__ import annotations
 
@@ -56,10 +59,16 @@ def _resolve(entry):
     return entry.load() if isinstance(entry, LazyGame) else entry
 
 
-def register(game_cls) -> types.ModuleType:
-    """Register ``game_cls`` (a Game class, or a :class:`LazyGame`) under
-    its ``env_id``; returns the id's PettingZoo module (also importable as
-    ``boardenvs.<env id>``)."""
+def _check_registration(game_cls) -> str:
+    """Everything :func:`register` needs from ``game_cls``, checked before
+    anything is registered; returns its gymnasium id.  TypeError for
+    something that is no game; ValueError naming what is wrong with a game's
+    declaration (id, gymnasium name, kernels, options, variants)."""
+    from .game import Game
+
+    is_class = isinstance(game_cls, type) and issubclass(game_cls, Game)
+    if not (is_class or isinstance(game_cls, LazyGame)):
+        raise TypeError(f"register takes a Game subclass (boardenvs.game.Game) or a LazyGame, got {game_cls!r}")
     env_id = game_cls.env_id
     if not isinstance(env_id, str) or not re.fullmatch(r"[a-z][a-z0-9_]*_v[0-9]+", env_id):
         raise ValueError(f"env id {env_id!r} must look like 'name_v0' (lower case; it names a module)")
@@ -67,19 +76,120 @@ def register(game_cls) -> types.ModuleType:
         raise ValueError(f"env id {env_id!r} is already registered to {_resolve(_GAMES[env_id]).__name__}")
     if env_id not in _GAMES and hasattr(sys.modules[__package__], env_id):
         raise ValueError(f"env id {env_id!r} would shadow boardenvs.{env_id}")
-    _GAMES[env_id] = game_cls
-    module = _env_module(game_cls)
-    sys.modules[module.__name__] = module
-    setattr(sys.modules[__package__], env_id, module)
+    gym_name, title = game_cls.gym_name, game_cls.title
+    if not isinstance(gym_name, str) or not isinstance(title, str):
+        raise ValueError(f"{env_id}: gym_name and title must be str, got {gym_name!r} and {title!r}")
+    name = gym_name or title.replace(" ", "")
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+        raise ValueError(f"{env_id}: the gymnasium name {name!r} (gym_name, else the title without spaces) must be "
+                         "letters, digits and '_', starting with a letter")  # fmt: skip
     gym_id = gym_id_of(game_cls)
-    if gym_id not in gymnasium.registry:
-        gymnasium.register(
-            gym_id,
-            entry_point=f"{__package__}.wrappers.single_agent:SingleAgentEnv",
-            vector_entry_point=f"{__package__}.wrappers.vector:SingleAgentVectorEnv",
-            kwargs={"env_id": env_id},
-        )
+    spec = gymnasium.registry.get(gym_id)
+    if spec is not None and spec.kwargs.get("env_id") != env_id:
+        raise ValueError(f"{env_id}: its gymnasium id {gym_id!r} is already registered to "
+                         f"{spec.kwargs.get('env_id') or spec.entry_point!r}; give the game another gym_name")  # fmt: skip
+    if is_class:
+        _check_declaration(game_cls)
+    return gym_id
+
+
+def _check_declaration(cls) -> None:
+    """A Game class declares what every face needs: a title, its kernels
+    (:class:`boardenvs.engine.Kernels` of callables), options and variants
+    that configure (each variant builds a game)."""
+    from .game import Game
+    from .spec import Option
+
+    env_id = cls.env_id
+    if not cls.title:
+        raise ValueError(f"{env_id}: {cls.__name__} declares no title (the game's name for people)")
+    kernels = getattr(cls, "kernels", None)
+    if not isinstance(kernels, E.Kernels) or not all(callable(k) for k in kernels):
+        raise ValueError(f"{env_id}: {cls.__name__}.kernels must be a boardenvs.engine.Kernels of compiled functions "
+                         f"({', '.join(E.Kernels._fields)}), got {kernels!r}")  # fmt: skip
+    if cls.configure is Game.configure:
+        raise ValueError(f"{env_id}: {cls.__name__} does not implement configure() (the sizes of a configured game)")
+    if not isinstance(cls.option_specs, tuple) or not all(isinstance(o, Option) for o in cls.option_specs):
+        raise ValueError(f"{env_id}: {cls.__name__}.option_specs must be a tuple of boardenvs.spec.Option")
+    if not isinstance(cls.variants, tuple) or not cls.variants or not all(isinstance(v, dict) for v in cls.variants):
+        raise ValueError(f"{env_id}: {cls.__name__}.variants must be a non-empty tuple of option dicts")
+    for variant in cls.variants:
+        try:
+            cls(**variant)
+        except Exception as exc:  # noqa: BLE001 - whatever a broken declaration raises, named
+            raise ValueError(f"{env_id}: {cls.__name__}(**{variant!r}) cannot be built: "
+                             f"{type(exc).__name__}: {exc}") from None  # fmt: skip
+
+
+def register(game_cls) -> types.ModuleType:
+    """Register ``game_cls`` (a Game class, or a :class:`LazyGame`) under
+    its ``env_id``; returns the id's PettingZoo module (also importable as
+    ``boardenvs.<env id>``).  Everything is checked first (TypeError for
+    something that is no game, ValueError naming what is wrong with a
+    game's declaration: its id, its gymnasium name, taken by another game,
+    its kernels, options or variants); a refused game registers nothing."""
+    gym_id = _check_registration(game_cls)
+    env_id = game_cls.env_id
+    module = _env_module(game_cls)
+    previous = _GAMES.get(env_id)
+    try:
+        _GAMES[env_id] = game_cls
+        sys.modules[module.__name__] = module
+        setattr(sys.modules[__package__], env_id, module)
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(
+                gym_id,
+                # the id's own entry points (its PettingZoo module's), which fix the game: a
+                # gymnasium.make(id, env_id=<another game>) is refused (see _GymEntry)
+                entry_point=f"{module.__name__}:gym_env",
+                vector_entry_point=f"{module.__name__}:gym_vector_env",
+                kwargs={"env_id": env_id},
+            )
+    except BaseException:
+        if previous is None:
+            unregister(env_id)
+        raise
     return module
+
+
+class _GymEntry:
+    """The gymnasium entry point of one id: the single-agent view
+    (:class:`boardenvs.wrappers.single_agent.SingleAgentEnv`), or with
+    ``vector=True`` the vector view (``SingleAgentVectorEnv``), of the id's
+    game only.  The id fixes the game: an ``env_id`` keyword naming another
+    game is a ValueError (gymnasium merges the caller's keywords over the
+    id's ``kwargs={"env_id": ...}``)."""
+
+    def __init__(self, env_id: str, vector: bool = False):
+        self.env_id, self.vector = env_id, vector
+
+    def _checked(self, kwargs: dict) -> dict:
+        given = kwargs.pop("env_id", self.env_id)
+        if not (isinstance(given, str) and given == self.env_id):
+            gym_id = gym_id_of(_GAMES[self.env_id])
+            other = f"gymnasium.make({gym_id_of(_GAMES[given])!r})" if isinstance(given, str) and given in _GAMES \
+                else "that game's own id"  # fmt: skip
+            raise ValueError(f"{gym_id} is {self.env_id}: env_id={given!r} cannot change its game (use {other})")
+        return kwargs
+
+    @property
+    def metadata(self) -> dict:  # gymnasium reads the render modes here, as from the class
+        return self._cls().metadata
+
+    def _cls(self):
+        if self.vector:
+            from .wrappers.vector import SingleAgentVectorEnv
+
+            return SingleAgentVectorEnv
+        from .wrappers.single_agent import SingleAgentEnv
+
+        return SingleAgentEnv
+
+    def __call__(self, *args, **kwargs):
+        return self._cls()(self.env_id, *args, **self._checked(kwargs))
+
+    def __repr__(self) -> str:
+        return f"<{'vector ' if self.vector else ''}gymnasium entry point of {self.env_id}>"
 
 
 def gym_id_of(game_cls) -> str:
@@ -190,5 +300,6 @@ def _env_module(game_cls) -> types.ModuleType:
         fn.__module__ = module.__name__
         fn.__qualname__ = fn.__name__
         setattr(module, fn.__name__, fn)
+    module.gym_env, module.gym_vector_env = _GymEntry(env_id), _GymEntry(env_id, vector=True)
     module.__all__ = ["env", "parallel_env", "raw_env"]
     return module

@@ -390,3 +390,86 @@ def test_method_follows_the_init_chain():
     dagger = {"distilled": {"teacher": "greedy", "student_share": 0.5}, "init": distilled}
     assert ev.method({"init": {"init": dagger}}) == "distilled from greedy, distilled from greedy (DAgger), PPO"
     assert ev.method({"init": ppo}) == "PPO"  # PPO continued is still PPO
+
+
+def _package_models():
+    return {p.name: p.read_bytes() if p.is_file() else "folder" for p in baselines.MODELS.iterdir()}
+
+
+def test_train_then_play_the_pt_it_wrote_wherever_an_opponent_is_named(tmp_path, monkeypatch, capsys):
+    """train's default output is a new run folder in the current directory
+    (not the package's committed model), and the .pt it writes (or its path
+    without .pt) is an opponent for --vs, watch --players,
+    gymnasium.make(opponent=...) and evaluate."""
+    import io
+    import sys
+
+    from boardenvs.cli import main
+    from boardenvs.wrappers import make_opponent
+
+    committed = _package_models()
+    monkeypatch.chdir(tmp_path)
+    config = train("quagmire_v0", steps=64, num_envs=2, n_steps=32, batch_size=64, eval_every=0, progress_bar=False,
+                   verbose=0)  # fmt: skip
+    (run,) = (tmp_path / "runs").iterdir()
+    assert run.name.startswith("quagmire_v0-") and {p.name for p in run.iterdir()} >= {"quagmire_v0.pt", "quagmire_v0.json"}
+    assert _package_models() == committed  # the committed quagmire_v0.pt is untouched
+    pt = str(run.relative_to(tmp_path) / "quagmire_v0.pt")
+    assert json.loads((run / "quagmire_v0.json").read_text())["budget"] == config["budget"]
+
+    # boardenvs play --vs PATH.pt: the model (seat 0) places first, then you quit
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "quagmire_v0", "--seat", "1", "--vs", pt, "--save", "g.json"]) == 0
+    assert "player_0 (x) plays @" in capsys.readouterr().out
+    # watch --players: the .pt and its path without .pt
+    assert main(["watch", "quagmire_v0", "--players", pt, pt[: -len(".pt")], "--quiet", "--max-moves", "6"]) == 0
+    assert "error" not in capsys.readouterr().err
+    # gymnasium.make(opponent=PATH) and evaluate, as the agent and as the opponent
+    env = gymnasium.make("boardenvs/Quagmire-v0", opponent=pt, seat=1)
+    env.reset(seed=0)
+    assert env.unwrapped.opponent.name == pt and env.unwrapped.opponent.deterministic
+    res = evaluate(pt, "quagmire_v0", games=4, opponent=pt, seed=0)
+    assert res["wins"] + res["draws"] + res["losses"] == 4
+    assert make_opponent(str(run / "quagmire_v0.json")).name.endswith("quagmire_v0.json")
+    # a .pt whose .json is gone, and a path that is nothing, are named
+    lone = tmp_path / "lone.pt"
+    lone.write_bytes((run / "quagmire_v0.pt").read_bytes())
+    with pytest.raises(ValueError, match=r"a saved model is a .pt/.json pair .* 'lone.json' is missing"):
+        make_opponent("lone.pt")
+    with pytest.raises(ValueError, match=r"unknown opponent 'nothing/here.pt': accepted names are .* or the path of a saved model"):
+        make_opponent("nothing/here.pt")
+    assert main(["play", "quagmire_v0", "--vs", "lone.pt"]) == 2
+    assert "'lone.json' is missing" in capsys.readouterr().err
+
+
+def test_an_sb3_zip_is_an_opponent_everywhere_too(tmp_path, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
+    from boardenvs.wrappers import make_opponent
+
+    monkeypatch.chdir(tmp_path)
+    MaskablePPO("MlpPolicy", gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=True), n_steps=64,
+                seed=0).save("model")  # fmt: skip
+    for spec in ("model.zip", "model"):
+        assert make_opponent(spec).deterministic
+        env = gymnasium.make("boardenvs/Quagmire-v0", radius=2, opponent=spec, seat=1, first_player=0)
+        obs, info = env.reset(seed=0)  # the model (flattened observations) has placed a piece on the planes
+        assert env.unwrapped.position().turn == 1
+    assert evaluate("model.zip", "quagmire_v0", games=2, radius=2)["games"] == 2
+    (tmp_path / "junk.zip").write_bytes(b"no model")
+    with pytest.raises(ValueError, match="'junk.zip' is not a saved SB3 model"):
+        make_opponent("junk.zip")
+
+
+def test_train_and_distill_help_name_the_run_folder_default(capsys):
+    from boardenvs.baselines import distill as distill_module
+    from boardenvs.baselines.train import main as train_main
+
+    for fn in (train_main, distill_module.main):
+        with pytest.raises(SystemExit):
+            fn(["--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert "default: a new run folder, runs/<name>-<date>-<time>/<name>" in text
+        assert "models folder" not in text
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert "`runs/<name>-<date>-<time>/<name>.pt`" in readme and "--vs runs/hq4.pt" in readme

@@ -6,6 +6,8 @@ that changes nothing (or, for numpy seeds, simply work).
 """
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -364,3 +366,311 @@ def test_rules_ship_in_the_package_with_their_ids(env_id, capsys):
     assert main(["rules"]) == 0
     conventions = capsys.readouterr().out
     assert all(f"C-{k}" in conventions for k in range(1, 7))
+
+
+def _listing(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("args, flag, missing", [
+    (["picture", "quess_v0", "--out", "missing/x.png"], "--out", "missing"),
+    (["watch", "quess_v0", "--quiet", "--save", "missing/d/x.json"], "--save", "missing/d"),
+    (["watch", "quess_v0", "--quiet", "--save", "w.json", "--gif", "missing/x.gif"], "--gif", "missing"),
+    (["watch", "quess_v0", "--quiet", "--mp4", "missing/x.mp4"], "--mp4", "missing"),
+    (["replay", "ok.json", "--gif", "missing/x.gif"], "--gif", "missing"),
+    (["play", "quess_v0", "-i", "--save", "missing/x.json"], "--save", "missing"),
+])  # fmt: skip
+def test_cli_output_into_a_missing_folder_is_one_error_line_and_writes_nothing(args, flag, missing, tmp_path,
+                                                                               monkeypatch, capsys):  # fmt: skip
+    """C-6 for files: the folder is checked before the game is played or
+    anything is written (watch's JSON is not saved when its GIF cannot be)."""
+    from boardenvs.cli import game_record, main, save_record
+
+    monkeypatch.chdir(tmp_path)
+    start = boardenvs.position("quess_v0", first_player=0)
+    save_record(game_record(start, 0, ["F3-E3"], start.play("F3-E3")), "ok.json")
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    before = _listing(tmp_path)
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {flag} ") and "Traceback" not in captured.err
+    assert f"the folder '{missing}' does not exist" in lines[0] and args[args.index(flag) + 1] in lines[0]
+    assert "your move" not in captured.out  # refused before the game started
+    assert _listing(tmp_path) == before
+
+
+def test_cli_picture_refuses_a_file_type_it_cannot_write(tmp_path, capsys):
+    from boardenvs.cli import main
+
+    assert main(["picture", "quess_v0", "--out", str(tmp_path / "x.txt")]) == 2
+    assert "x.txt': the file name must end in .png" in capsys.readouterr().err
+    (tmp_path / "d.png").mkdir()
+    assert main(["picture", "quess_v0", "--out", str(tmp_path / "d.png")]) == 2  # a folder, not a file
+    assert "d.png' is a folder, not a file" in capsys.readouterr().err
+    assert _listing(tmp_path) == ["d.png"]
+
+
+@pytest.mark.parametrize("content, words", [
+    ("[" * 100_000 + "]" * 100_000, "its JSON is nested too deeply"),
+    ('{"game": "quess_v0", "moves": ' + "[" * 50_000 + "]" * 50_000 + "}", "its JSON is nested too deeply"),
+    (b"\xff\xfe\x00binary", "not UTF-8 text"),
+])  # fmt: skip
+def test_cli_replay_of_a_file_that_is_no_record_is_one_error_line(content, words, tmp_path, capsys):
+    from boardenvs.cli import main
+
+    path = tmp_path / "deep.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert main(["replay", str(path), "--gif", str(tmp_path / "x.gif")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {path} is not a game record: {words}")
+    assert _listing(tmp_path) == ["deep.json"]
+
+
+def _help_texts():
+    """Every --help of the package's command lines: (command, text)."""
+    import contextlib
+
+    from boardenvs.baselines import demo, distill, evaluate, train
+    from boardenvs.cli import main
+
+    commands = [(main, []), *((main, [c]) for c in ("demo", "play", "replay", "watch", "picture", "list", "rules")),
+                (train.main, []), (evaluate.main, []), (distill.main, []), (demo.main, [])]  # fmt: skip
+    for fn, argv in commands:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as info:
+            fn([*argv, "--help"])
+        assert info.value.code == 0
+        yield f"{fn.__module__} {' '.join(argv)}", out.getvalue()
+
+
+def test_cli_help_is_plain_text_without_rst_markup():
+    import re
+
+    texts = dict(_help_texts())
+    for command, text in texts.items():
+        assert not re.search(r"``|:[a-z]+:`|`", text), (command, text)
+    main_help = texts["boardenvs.cli "]
+    assert "Command line: boardenvs demo (the README's main job), play, watch, replay, picture, list and rules." in \
+        " ".join(main_help.split())  # fmt: skip
+    assert "make demo: train a short baseline" in texts["boardenvs.baselines.demo "]
+    assert "A seeded round-robin with confidence intervals and Elo." in " ".join(texts["boardenvs.baselines.evaluate "].split())
+    assert "play back a saved game" in texts["boardenvs.cli replay"]  # each command's help starts with what it does
+
+
+def test_help_text_turns_rst_into_plain_text():
+    from boardenvs.cli import help_text
+
+    doc = """:func:`~boardenvs.wrappers.evaluate` and :mod:`boardenvs.interactive`
+    play ``make demo``; see `the rules` and :class:`Pool <a.b.SelfPlayPool>`.
+
+    A second paragraph is left out."""
+    assert help_text(doc) == "evaluate and boardenvs.interactive play make demo; see the rules and Pool."
+
+
+def _malformed_games():
+    from boardenvs.game import Game
+    from boardenvs.games.quagmire import QuagmireGame
+
+    def bad(name, base=QuagmireGame, **attrs):
+        return type(name, (base,), {"env_id": "half_v0", "title": "Half", "gym_name": "", **attrs})
+
+    return {
+        "no kernels": (bad("NoKernels", kernels=None), "kernels must be a boardenvs.engine.Kernels"),
+        "kernels not callable": (bad("OddKernels", kernels=QuagmireGame.kernels._replace(apply=3)), "kernels must be"),
+        "no configure": (bad("NoConfigure", Game, kernels=QuagmireGame.kernels), "does not implement configure()"),
+        "env id not a str": (bad("IntId", env_id=7), "env id 7 must look like 'name_v0'"),
+        "gym name taken": (bad("Clash", gym_name="Quess"), "'boardenvs/Quess-v0' is already registered to 'quess_v0'"),
+        "gym name not a str": (bad("IntName", gym_name=5), "gym_name and title must be str, got 5"),
+        "gym name malformed": (bad("Slash", gym_name="a/b"), "the gymnasium name 'a/b'"),
+        "no title": (bad("NoTitle", title=None), "gym_name and title must be str"),
+        "empty title": (bad("EmptyTitle", title="", gym_name="Half"), "declares no title"),
+        "variant that cannot be built": (bad("BadVariant", variants=({"radius": 99},)), "BadVariant(**{'radius': 99}) cannot be built"),
+        "no variants": (bad("NoVariants", variants=()), "variants must be a non-empty tuple"),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(_malformed_games()))
+def test_register_checks_everything_first_and_registers_nothing_on_failure(case, capsys):
+    """A malformed game class is refused with a ValueError naming what is
+    wrong, and leaves no half-registered id behind: the registry, the
+    gymnasium ids, the package's modules are as they were, and make and
+    ``boardenvs list --all`` still work."""
+    import sys
+
+    import gymnasium
+
+    from boardenvs.cli import main
+    from boardenvs.registry import register, registered_ids
+
+    cls, words = _malformed_games()[case]
+    ids, gym_ids, modules = registered_ids(), set(gymnasium.registry), set(sys.modules)
+    with pytest.raises(ValueError) as info:
+        register(cls)
+    assert words in str(info.value)
+    assert registered_ids() == ids and set(gymnasium.registry) == gym_ids and set(sys.modules) == modules
+    assert not hasattr(boardenvs, "half_v0")
+    for env_id in ids:
+        boardenvs.make(env_id)
+    assert main(["list", "--all"]) == 0 and "half_v0" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("thing", [None, 3, "quess_v0", object, "a game instance"])
+def test_register_of_something_that_is_no_game_is_a_type_error(thing):
+    from boardenvs.registry import register, registered_ids
+
+    if thing == "a game instance":
+        thing = boardenvs.make_game("quagmire_v0")
+    ids = registered_ids()
+    with pytest.raises(TypeError, match="register takes a Game subclass .* or a LazyGame, got"):
+        register(thing)
+    assert registered_ids() == ids
+
+
+def test_registering_the_same_game_again_is_allowed():
+    import contract_game
+
+    from boardenvs.registry import register
+
+    assert register(contract_game.ContractRaceGame) is boardenvs.contract_race_v0
+
+
+@pytest.mark.parametrize("call", ["make", "make_vec", "make_vec_sync"])
+def test_a_gymnasium_id_fixes_its_game(call):
+    """gymnasium merges the caller's keywords over the id's kwargs: an
+    env_id naming another game is refused instead of building that game
+    under this id; the id's own env_id is accepted."""
+    import gymnasium
+
+    make = {"make": gymnasium.make, "make_vec": lambda *a, **k: gymnasium.make_vec(*a, num_envs=2, **k),
+            "make_vec_sync": lambda *a, **k: gymnasium.make_vec(*a, num_envs=2, vectorization_mode="sync", **k)}[call]  # fmt: skip
+    for other in ("quagmire_v0", "nope_v0", 5):
+        with pytest.raises(ValueError, match=r"boardenvs/Quess-v0 is quess_v0: env_id=.* cannot change its game"):
+            make("boardenvs/Quess-v0", env_id=other)
+    with pytest.raises(ValueError, match=r"use gymnasium.make\('boardenvs/Quagmire-v0'\)"):
+        make("boardenvs/Quess-v0", env_id="quagmire_v0")
+    env = make("boardenvs/Quess-v0", env_id="quess_v0")
+    assert env.observation_space.shape[-1] == 6 * 6 * 8  # Quess' planes (flat), not Quagmire's
+    quagmire = make("boardenvs/Quagmire-v0")
+    assert quagmire.observation_space.shape[-1] != 6 * 6 * 8
+
+
+def test_evaluate_refuses_more_games_than_its_bound_before_allocating():
+    """evaluate(games=10**12) was numpy's MemoryError; the bound (10**7) is
+    documented and named, and nothing is built for a refused call."""
+    from boardenvs.wrappers import evaluate
+    from boardenvs.wrappers.evaluation import MAX_GAMES
+
+    assert MAX_GAMES == 10**7 and "MAX_GAMES`` (10**7)" in evaluate.__doc__
+    for games in (10**12, MAX_GAMES + 1):
+        with pytest.raises(ValueError, match=rf"games must be at most 10_000_000 \(evaluate's bound\), got {games}"):
+            evaluate("random", "quess_v0", games=games)
+    for games in (0, -3, 2.0, True, "10"):
+        with pytest.raises(ValueError, match="games must be a positive int"):
+            evaluate("random", "quess_v0", games=games)
+
+
+def test_evaluate_plays_its_games_in_batches_of_bounded_size(monkeypatch):
+    """Memory does not grow with games: at most BATCH rows at once; every
+    game is counted once; a call of at most BATCH games is one batch (the
+    same results as before batches)."""
+    from boardenvs.wrappers import evaluate, evaluation
+
+    built = []
+    original = evaluation.SingleAgentVectorEnv
+
+    def counting(*args, num_envs, **kwargs):
+        built.append(num_envs)
+        return original(*args, num_envs=num_envs, **kwargs)
+
+    one_batch = evaluate("greedy", "quagmire_v0", games=7, seed=3, radius=2)
+    monkeypatch.setattr(evaluation, "SingleAgentVectorEnv", counting)
+    monkeypatch.setattr(evaluation, "BATCH", 7)
+    assert evaluate("greedy", "quagmire_v0", games=7, seed=3, radius=2) == one_batch and built == [7]
+    built.clear()
+    res = evaluate("greedy", "quagmire_v0", games=20, seed=3, radius=2)
+    assert built == [7, 7, 6]
+    assert res["games"] == res["wins"] + res["draws"] + res["losses"] == 20
+    assert sum(sum(counts) for counts in res["by_seat"].values()) == 20
+    assert evaluate("greedy", "quagmire_v0", games=20, seed=3, radius=2) == res  # seeded, batch by batch
+
+
+def test_round_robin_and_the_cli_games_flags_are_bounded(capsys, tmp_path):
+    from boardenvs.baselines import distill, evaluate as ev, train
+    from boardenvs.baselines.demo import main as demo_main
+
+    name = "quagmire_v0"
+    with pytest.raises(ValueError, match=r"games must be at most 10_000_000 \(evaluate's bound\), got 10000001"):
+        ev.round_robin(name, games=10_000_001, verbose=False)
+    with pytest.raises(ValueError, match=r"games_vs\['random'\] must be at most 10_000_000"):
+        ev.round_robin(name, games=2, players=[f"baseline:{name}", "random"], games_vs={"random": 10**12}, verbose=False)
+    for fn, argv, message in (
+        (ev.main, [name, "--games", str(10**12)], "--games must be at most 10_000_000, got 1000000000000"),
+        (ev.main, [name, "--games-vs", "random=100000000"], "--games-vs random=100000000: N must be at most 10_000_000"),
+        (train.main, [name, "--eval-games", str(10**8), "--out", str(tmp_path / "t")],
+         "eval_games must be an int in 1..10_000_000 (evaluate's bound), got 100000000"),
+        (distill.main, [name, "--games", str(10**6), "--out", str(tmp_path / "d")],
+         "games must be at most 100_000 (the samples are kept in memory"),
+        (demo_main, ["--games", str(10**8), "--out", str(tmp_path / "demo")], "--games must be at most 10_000_000"),
+    ):  # fmt: skip
+        with pytest.raises(SystemExit) as info:
+            fn(argv)
+        assert info.value.code == 2 and message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # refused before any training, folder or file
+    with pytest.raises(ValueError, match="games must be at most 100_000"):
+        distill.collect(name, "random", games=10**9)
+
+
+def test_mcts_simulations_are_bounded():
+    """mcts:<simulations> allocates a tree of that many nodes per row: the
+    bound (10**6) is named instead of numba's allocation failure."""
+    from boardenvs.baselines.mcts import MAX_SIMULATIONS, MCTSOpponent
+    from boardenvs.wrappers import make_opponent
+
+    assert MAX_SIMULATIONS == 10**6 and "10**6" in MCTSOpponent.__doc__
+    with pytest.raises(ValueError, match=r"opponent 'mcts:999999999': mcts: simulations must be at most 1_000_000"):
+        make_opponent("mcts:999999999")
+    with pytest.raises(ValueError, match="simulations must be at most 1_000_000"):
+        MCTSOpponent(10**6 + 1)
+    assert MCTSOpponent(10**6).simulations == 10**6
+
+
+def _policy_with_actions(num_actions, obs_space):
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    return MaskableActorCriticPolicy(obs_space, spaces.Discrete(num_actions), lambda _: 0.0)
+
+
+def test_a_model_of_another_action_count_is_refused_as_an_opponent_naming_both():
+    """The right observation shape, another action count: was numpy's
+    broadcast message; now a ValueError naming the model's action count and
+    the game's, at the opponent's first move (the single and vector views,
+    evaluate, the CLI's play_turn)."""
+    import gymnasium
+
+    from boardenvs.opponents import play_turn
+    from boardenvs.wrappers import evaluate, make_opponent
+    from boardenvs.wrappers.vector import SingleAgentVectorEnv
+
+    env = gymnasium.make("boardenvs/Quagmire-v0", radius=2)
+    assert env.action_space.n == 103
+    policy = _policy_with_actions(40, env.observation_space)
+    message = r"the model chooses among 40 actions, this game has 103"
+    view = gymnasium.make("boardenvs/Quagmire-v0", radius=2, opponent=policy, seat=1, first_player=0)
+    with pytest.raises(ValueError, match=message):
+        view.reset(seed=0)  # the opponent moves first
+    vec = SingleAgentVectorEnv("quagmire_v0", num_envs=3, radius=2, opponent=policy, seat=1, first_player=0)
+    with pytest.raises(ValueError, match=message):
+        vec.reset(seed=0)
+    with pytest.raises(ValueError, match=message):
+        evaluate(policy, "quagmire_v0", games=2, radius=2)
+    pos = boardenvs.position("quagmire_v0", radius=2)
+    with pytest.raises(ValueError, match=message):
+        play_turn(make_opponent(policy), pos, np.random.default_rng(0))
+    other_size = _policy_with_actions(103, gymnasium.spaces.Box(0, 1, (7, 7), np.int8))
+    with pytest.raises(ValueError, match=r"the model takes observations of shape \(7, 7\), this game gives \(5, 5, 5\)"):
+        play_turn(make_opponent(other_size), pos, np.random.default_rng(0))
+    flat = _policy_with_actions(103, gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=True).observation_space)
+    after, move = play_turn(make_opponent(flat), pos, np.random.default_rng(0))  # same numbers, flattened: reshaped
+    assert move in pos.legal_moves()

@@ -316,7 +316,7 @@ def test_picture_outlines_the_last_pawn_move_and_says_it_once():
     assert "player_0 (A, bottom) rolled 4" in text and "player_0 (A, bottom) to move" in text
     moved = pos.play("C5")
     text = str(moved)
-    assert "turn 11: player_1 (B, top) to roll; last move player_0 (A) C5->C9" in text
+    assert "turn 41: player_1 (B, top) to roll; last move player_0 (A) C5->C9" in text
     assert text.count("last move") == 1 and "last pawn move" not in text and "chance to play" not in text
     frame = moved.render("rgb_array")
     img = _board(moved)
@@ -327,9 +327,10 @@ def test_picture_outlines_the_last_pawn_move_and_says_it_once():
     untouched = T.pic_box(*key(0, "C7"))
     assert _px(img, (untouched[0] + 2, T.pic_xy(*key(0, "C7"))[1])) != PALETTE["last"]
     assert frame.shape[0] > img.shape[0]
-    passed = tpos({}, roll=None, mover=1).play("roll 3")  # no pawn of player_1 can leave its origin
-    text = str(passed)
-    assert "player_1 (B, top) rolled 3: no pawn could move, the turn passed" in text
+    rolled = tpos({}, roll=None, mover=1).play("roll 3")  # no pawn of player_1 can leave its origin
+    assert "player_1 (B, top) rolled 3: no pawn can move, it passes" in str(rolled)
+    text = str(rolled.play("pass"))  # TR-7: its one legal action
+    assert "player_1 (B, top) passed: its roll moved no pawn" in text
     assert "player_0 (A, bottom) to roll; last move -" in text
 
 

@@ -562,3 +562,90 @@ def test_cli_window_mode_plays_by_clicking_cells(tmp_path, monkeypatch):
     board = boardenvs.position("quagmire_v0").game.board
     quag = run("quagmire_v0", {}, ["d4", "a1"], lambda game, c: HexPicture(board).centre(board.cell(c)))
     assert quag[0] == "@d4" and quag[3] == "@a1"
+
+
+@pytest.mark.parametrize("env_id", boardenvs.ENV_IDS)
+def test_cli_replay_records_a_game_of_no_moves_as_one_frame(env_id, tmp_path, capsys):
+    """A saved game of 0 moves replays and records: a one-frame GIF (Pillow
+    takes a list of durations for animations only)."""
+    from boardenvs.cli import game_record, main, new_game, save_record
+
+    start, _ = new_game(env_id, {}, 0)
+    record = tmp_path / "empty.json"
+    save_record(game_record(start, 0, [], start), record)
+    gif = tmp_path / "empty.gif"
+    assert main(["replay", str(record), "--gif", str(gif)]) == 0
+    assert "0 moves replayed: game not over" in capsys.readouterr().out
+    frames = iio.imread(gif, index=None)
+    assert frames.shape[0] == 1
+    expected = rgb_frame(start.game, start.state)
+    assert frames[0].shape[:2] == expected.shape[:2]  # the start position (GIF colours are a palette: close, not equal)
+    assert np.abs(frames[0][..., :3].astype(int) - expected).mean() < 1.0
+
+
+def test_a_game_of_no_moves_records_a_still_mp4(tmp_path):
+    path = record_game("quagmire_v0", [], tmp_path / "empty.mp4", fps=2, end_pause=1.0, radius=2)
+    assert iio.imread(path, index=None).shape[0] >= 1
+    assert [p.name for p in tmp_path.iterdir()] == ["empty.mp4"]  # no temporary file left behind
+
+
+def test_a_recording_that_fails_writes_nothing(tmp_path, monkeypatch):
+    """Files are written whole or not at all: a writer that fails midway
+    leaves neither a half-written GIF nor its temporary file."""
+    import imageio.v3
+
+    target = tmp_path / "g.gif"
+    target.write_bytes(b"the old file")
+
+    def broken(path, *args, **kwargs):
+        with open(path, "wb") as f:
+            f.write(b"GIF89a half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(imageio.v3, "imwrite", broken)
+    with pytest.raises(ValueError, match="cannot write animation .*g.gif.*No space left on device"):
+        record_game("quagmire_v0", ["@a1"], target, radius=2)
+    assert [p.name for p in tmp_path.iterdir()] == ["g.gif"] and target.read_bytes() == b"the old file"
+    with pytest.raises(ValueError, match="the folder .*nope.* does not exist"):
+        record_game("quagmire_v0", ["@a1"], tmp_path / "nope" / "g.gif", radius=2)
+
+
+def test_record_game_refuses_a_float_action_like_position_play(tmp_path):
+    """C-6: 1.5 is no action id, for Position.play and record_game alike
+    (it was played as action 1)."""
+    pos = boardenvs.position("quagmire_v0", radius=2)
+    with pytest.raises(boardenvs.NotationError) as played:
+        pos.play(1.5)
+    for bad in (1.5, np.float64(1.0), True):
+        with pytest.raises(boardenvs.NotationError) as recorded:
+            record_game("quagmire_v0", [bad], tmp_path / "never.gif", radius=2)
+        assert "a move is a notation string or an action id" in str(recorded.value)
+    assert str(recorded.value).replace("True", "1.5") == str(played.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), "52", None, 49.0, np.float64(44.5)])
+def test_clock_refuses_a_bad_time_reading_and_changes_nothing(bad):
+    """A time source that returns NaN, an infinity, no number, or runs
+    backwards (the last reading was 52.0) is refused at the reading with a
+    ValueError naming the source and the reading; the clock and the game are
+    as they were, and the game goes on once the source reads well again."""
+    clock = FakeTime()
+    env = ChessClock(boardenvs.make("quagmire_v0"), 10, increment=1, time_source=clock)
+    env.reset(seed=0)
+    clock.t += 2
+    env.step(first_legal(env))  # player_0: 10 - 2 + 1
+    before = (env.remaining.copy(), env._started, env.agent_selection, env.unwrapped.position(), dict(env.infos))
+    good = clock.t
+    clock.t = bad
+    for call in (lambda: env.step(first_legal(env)), env.time_left, lambda: env.reset(seed=1)):
+        with pytest.raises(ValueError) as info:
+            call()
+        message = str(info.value)
+        assert "time source" in message and repr(clock) in message and repr(bad) in message
+        if bad in (49.0, 44.5):
+            assert "went backwards" in message and "after 52.0" in message
+        assert (env.remaining, env._started, env.agent_selection, env.unwrapped.position(), env.infos) == before
+    clock.t = good + 3
+    env.step(first_legal(env))  # player_1: charged from the good reading before (3 s)
+    assert env.remaining == {"player_0": 9.0, "player_1": 8.0}

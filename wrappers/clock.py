@@ -16,7 +16,12 @@ flagged agent -1, the others 0).  A draw whose end reason the game lists in
 The time left is in ``infos[agent]["time_left"]`` (seconds, for every agent
 after every reset and step) and in every picture beside the agent's name.
 The time source is injectable (any zero-argument callable returning seconds,
-``time.monotonic`` by default) so tests can run on a fake clock.
+``time.monotonic`` by default) so tests can run on a fake clock.  Every
+reading must be a finite number that never goes back: a NaN, an infinity,
+something that is no number or a reading earlier than the one before is a
+ValueError naming the time source and the reading, raised before the clock
+or the game changes (the time source is read once per step, before the
+step; the next agent's clock starts at that reading).
 
 The wrapper reads only the env's public surface: ``agent_selection``,
 ``is_done``, ``turn``, ``end_reason``, ``eliminate``, ``adjudicate``,
@@ -26,6 +31,8 @@ clock_seconds=300)``.
 """
 from __future__ import annotations
 
+import math
+import numbers
 import time
 
 from pettingzoo.utils.wrappers import BaseWrapper
@@ -63,8 +70,28 @@ class ChessClock(BaseWrapper):
         self.time_source = time_source
         self.remaining: dict[str, float] = dict(self.budgets)
         self._started = 0.0
+        self._last = None  # the latest reading of the time source (they never go back)
         self._noted = False
         self.decides = frozenset(getattr(self.unwrapped.game, "clock_decided_reasons", ()))
+
+    # -- the time source -------------------------------------------------------
+    def _read(self) -> float:
+        """One reading of the time source, checked: a finite number, not
+        earlier than the reading before (ValueError naming both otherwise;
+        nothing changes)."""
+        reading = self.time_source()
+        if isinstance(reading, (bool, complex)) or not isinstance(reading, numbers.Real):
+            raise ValueError(f"ChessClock: the time source {self.time_source!r} returned {reading!r}, "
+                             "not a number of seconds")  # fmt: skip
+        value = float(reading)
+        if not math.isfinite(value):
+            raise ValueError(f"ChessClock: the time source {self.time_source!r} returned {reading!r}, "
+                             "not a finite number of seconds")  # fmt: skip
+        if self._last is not None and value < self._last:
+            raise ValueError(f"ChessClock: the time source {self.time_source!r} went backwards: it read {reading!r} "
+                             f"after {self._last!r}")  # fmt: skip
+        self._last = value
+        return value
 
     # -- what the clock shows -------------------------------------------------
     def time_left(self) -> dict:
@@ -73,7 +100,7 @@ class ChessClock(BaseWrapper):
         raw = self.unwrapped
         agent = self.agent_selection if raw.agents else None
         if agent is not None and not raw.is_done(agent):
-            left[agent] = max(left[agent] - (self.time_source() - self._started), 0.0)
+            left[agent] = max(left[agent] - (self._read() - self._started), 0.0)
         return left
 
     def _notes(self) -> dict:
@@ -86,29 +113,30 @@ class ChessClock(BaseWrapper):
 
     # -- the AEC API ----------------------------------------------------------
     def reset(self, seed=None, options=None):
+        now = self._read()  # before the reset: a bad reading resets nothing
         super().reset(seed=seed, options=options)
         if not self._noted:
             self.unwrapped.add_seat_note(self._notes)
             self._noted = True
         self.remaining = dict(self.budgets)
         self._publish()
-        self._started = self.time_source()
+        self._started = now
 
     def step(self, action):
         agent = self.agent_selection
         raw = self.unwrapped
+        now = self._read()  # before anything changes: a bad reading leaves the clock and the game as they were
         if raw.is_done(agent):
             super().step(action)
             self._publish()
-            self._started = self.time_source()
+            self._started = now
             return
-        now = self.time_source()
         elapsed = now - self._started
         if self.remaining[agent] - elapsed <= 0.0:
             self.remaining[agent] = 0.0
             raw.eliminate(agent, "timeout")
             self._publish()
-            self._started = self.time_source()
+            self._started = now
             return
         turn = raw.turn
         started = self._started
@@ -127,7 +155,7 @@ class ChessClock(BaseWrapper):
         if turn_over:
             if raw.end_reason is None:
                 self.remaining[agent] += self.increment
-            self._started = self.time_source()
+            # the next agent's clock runs from ``now`` (set above), the reading this step was charged at
         if raw.end_reason in self.decides:
             self._decide_draw()
         self._publish()

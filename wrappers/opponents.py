@@ -14,7 +14,13 @@ single env: batches of one).  What users pass as ``opponent=``:
 * a callable ``policy(observations, action_masks) -> actions``;
 * a trained SB3 model (``MaskablePPO`` or any SB3 policy model): actions
   sampled from its masked distribution with the env's generator, so a seeded
-  env replays (``deterministic=True`` plays the most likely action);
+  env replays (``deterministic=True`` plays the most likely action); a
+  model whose action count or observation size is not the game's is refused
+  at its first move, naming both;
+* the path of a saved model: ``<name>.pt`` (with its ``<name>.json``
+  beside it, what ``python -m boardenvs.baselines.train`` writes; the path
+  without ``.pt`` too) or an SB3 ``.zip`` (``model.save(path)``), playing
+  its most likely legal action (as ``"baseline:<name>"`` does);
 * a :class:`SelfPlayPool`: frozen snapshots of the learner, one picked per
   episode (the latest with probability ``latest_prob``, else uniformly from
   the pool); :class:`SelfPlayCallback` adds a snapshot every ``every``
@@ -101,7 +107,11 @@ class PolicyOpponent(Opponent):
 class ModelOpponent(Opponent):
     """An SB3 model (or its policy): actions drawn from the masked action
     distribution with the env's generator (reproducible), or its most
-    likely legal action with ``deterministic=True``."""
+    likely legal action with ``deterministic=True``.  At each move the
+    model's spaces are checked against the game's: another action count is
+    a ValueError naming both; observations of the model's size in another
+    shape (the flattened planes, ``flatten=True``) are reshaped to its
+    space, another size is a ValueError naming both."""
 
     def __init__(self, model, deterministic: bool = False, name: str | None = None):
         if deterministic not in (True, False):
@@ -110,15 +120,28 @@ class ModelOpponent(Opponent):
         self.deterministic = deterministic
         self.name = name or type(model).__name__
 
+    def _fitted(self, obs, masks):
+        """``obs`` in the model's observation shape, after checking the
+        model plays this game's actions and observations (ValueError naming
+        the model's and the game's sizes otherwise)."""
+        n = getattr(getattr(self.policy, "action_space", None), "n", None)
+        if n is not None and int(n) != masks.shape[1]:
+            raise ValueError(f"opponent {self.name}: the model chooses among {int(n)} actions, this game has "
+                             f"{masks.shape[1]}: a model of another game or game options")  # fmt: skip
+        shape = getattr(getattr(self.policy, "observation_space", None), "shape", None)
+        if shape is not None and tuple(shape) != tuple(obs.shape[1:]):
+            if int(np.prod(shape)) != int(np.prod(obs.shape[1:])):
+                raise ValueError(f"opponent {self.name}: the model takes observations of shape {tuple(shape)}, this "
+                                 f"game gives {tuple(obs.shape[1:])}: a model of another game or game options")  # fmt: skip
+            obs = obs.reshape((obs.shape[0], *shape))  # the same numbers, flattened or not
+        return obs
+
     def act(self, obs, masks, rng) -> np.ndarray:
         import torch
 
         masks = np.asarray(masks, bool)
+        obs = self._fitted(np.asarray(obs), masks)
         policy = self.policy
-        # a model trained on the planes plays from flat observations and vice versa
-        shape = getattr(getattr(policy, "observation_space", None), "shape", None)
-        if shape is not None and tuple(shape) != obs.shape[1:] and int(np.prod(shape)) == int(np.prod(obs.shape[1:])):
-            obs = obs.reshape((obs.shape[0], *shape))
         if not hasattr(policy, "get_distribution"):  # something with predict only
             actions, _ = policy.predict(obs, action_masks=masks, deterministic=self.deterministic)
             return np.asarray(actions).reshape(-1)
@@ -253,9 +276,13 @@ def _accepted() -> str:
     return ", ".join(repr(n) for n in opponent_names())
 
 
+MODEL_FILES = "the path of a saved model (a .pt from python -m boardenvs.baselines.train, or an SB3 .zip)"
+
+
 def opponent_from_name(spec: str) -> Opponent:
-    """The opponent a registered name stands for (ValueError listing the
-    accepted names otherwise)."""
+    """The opponent a registered name stands for, or the saved model at a
+    path (:func:`opponent_from_path`); ValueError listing the accepted names
+    otherwise."""
     if spec in _NAMED:
         return _NAMED[spec][0]()
     head, sep, arg = spec.partition(":")
@@ -268,7 +295,84 @@ def opponent_from_name(spec: str) -> Opponent:
             raise ValueError(f"opponent {spec!r}: {exc}; accepted: {_accepted()}") from None
     if sep and head in _NAMED:
         raise ValueError(f"opponent {spec!r}: {head!r} takes no ':' argument; accepted: {_accepted()}")
-    raise ValueError(f"unknown opponent {spec!r}: accepted names are {_accepted()}; or pass a policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")
+    model = opponent_from_path(spec)
+    if model is not None:
+        return model
+    raise ValueError(f"unknown opponent {spec!r}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
+                     "policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")  # fmt: skip
+
+
+def _model_file(spec: str):
+    """(kind, path) of the saved model ``spec`` names: ``("pt", <name>.pt)``
+    for a ``.pt``/``.json`` pair (given as either file or without the
+    extension), ``("zip", path)`` for an SB3 zip (``.zip`` may be left
+    out); None if there is no such file.  ValueError for a ``.pt`` or
+    ``.json`` whose other half is missing."""
+    from pathlib import Path
+
+    def is_file(p) -> bool:
+        try:
+            return p.is_file()
+        except (OSError, ValueError):  # a name too long for the system, a NUL byte: no such file
+            return False
+
+    path = Path(spec)
+    if not spec or not path.name:
+        return None
+    suffix = path.suffix.lower()
+    if suffix in (".pt", ".json"):
+        pair = path.with_suffix(".pt"), path.with_suffix(".json")
+        if not is_file(path):
+            return None
+        if not all(is_file(p) for p in pair):
+            missing = next(p for p in pair if not is_file(p))
+            raise ValueError(f"opponent {spec!r}: a saved model is a .pt/.json pair (what boardenvs.baselines.train "
+                             f"writes); {str(missing)!r} is missing")  # fmt: skip
+        return "pt", pair[0]
+    if suffix == ".zip":
+        return ("zip", path) if is_file(path) else None
+    pt, config, zipped = (path.with_name(path.name + ext) for ext in (".pt", ".json", ".zip"))
+    if is_file(pt) and is_file(config):
+        return "pt", pt
+    if is_file(zipped):
+        return "zip", zipped
+    return None
+
+
+def opponent_from_path(spec: str):
+    """The opponent of a saved model's path, playing its most likely legal
+    action: a ``.pt`` with its ``.json`` (:func:`boardenvs.baselines.load`)
+    or an SB3 ``.zip`` (sb3-contrib's ``MaskablePPO``, else SB3's ``PPO``);
+    None if ``spec`` names no such file.  ValueError for a file that is no
+    such model."""
+    found = _model_file(spec)
+    if found is None:
+        return None
+    kind, path = found
+    if kind == "pt":
+        from boardenvs.baselines import BaselineOpponent, load
+
+        try:
+            return BaselineOpponent(load(path), name=spec)
+        except ValueError:  # load's own words (weights that do not fit, ...)
+            raise
+        except Exception as exc:  # a file torch or the config cannot read
+            raise ValueError(f"opponent {spec!r}: {str(path)!r} is not a model boardenvs.baselines.train wrote "
+                             f"({type(exc).__name__}: {exc})") from None  # fmt: skip
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:
+        raise ValueError(f"loading the model {spec!r} needs sb3-contrib: pip install 'boardenvs[train]'") from exc
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+    except Exception as exc:  # a zip that is no MaskablePPO: try plain PPO, then give up clearly
+        try:
+            from stable_baselines3 import PPO
+
+            model = PPO.load(path, device="cpu")
+        except Exception:
+            raise ValueError(f"opponent {spec!r} is not a saved SB3 model ({exc})") from None
+    return ModelOpponent(model, deterministic=True, name=spec)
 
 
 def _greedy():
@@ -302,8 +406,9 @@ register_opponent("baseline", _baseline, prefix=True, help="<committed model, e.
 
 def make_opponent(spec) -> Opponent:
     """An :class:`Opponent` from what a user passes as ``opponent=``: a
-    registered name (:func:`opponent_names`), an Opponent, an SB3 model or a
-    batched policy."""
+    registered name (:func:`opponent_names`), the path of a saved model
+    (``.pt`` from ``boardenvs.baselines.train``, SB3 ``.zip``), an
+    Opponent, an SB3 model or a batched policy."""
     if spec is None:
         return RandomOpponent()
     if isinstance(spec, Opponent):

@@ -25,6 +25,7 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from .. import engine as E
+from .._files import output_path, write_atomically
 from ..render import RENDER_EXTRA, rgb_frame
 
 FORMATS = (".gif", ".mp4")
@@ -42,11 +43,15 @@ def save_animation(frames, path, fps: float = 2.0, end_pause: float = 2.0) -> Pa
     """Write ``frames`` (``uint8 (H, W, 3)`` arrays of one size) to ``path``:
     an animated GIF (looping, each frame ``1/fps`` s, the last held
     ``end_pause`` s more) or an MP4 (H.264 at ``fps``, the last frame repeated
-    for the pause; sizes padded to multiples of 16)."""
+    for the pause; sizes padded to multiples of 16).  A single frame (a
+    game of no moves) makes a one-frame GIF / a still MP4.  The file is
+    written whole or not at all; a folder that does not exist is a
+    ValueError naming the file."""
     path = Path(path)
     ext = path.suffix.lower()
     if ext not in FORMATS:
         raise ValueError(f"an animation is saved as {' or '.join(FORMATS)}, got {path.name!r}")
+    output_path(path, "animation")
     frames = [np.asarray(f, dtype=np.uint8) for f in frames]
     if not frames:
         raise ValueError("no frames to save")
@@ -58,7 +63,10 @@ def save_animation(frames, path, fps: float = 2.0, end_pause: float = 2.0) -> Pa
     if ext == ".gif":
         step_ms = 1000.0 / fps
         durations = [step_ms] * (len(frames) - 1) + [step_ms + 1000.0 * end_pause]
-        iio.imwrite(path, np.stack(frames), extension=".gif", plugin="pillow", duration=durations, loop=0)
+        # Pillow takes a list of durations for an animation only: one frame gets a number
+        duration = durations if len(frames) > 1 else durations[0]
+        write_atomically(path, lambda tmp: iio.imwrite(tmp, np.stack(frames), extension=".gif", plugin="pillow",
+                                                       duration=duration, loop=0), "animation")  # fmt: skip
         return path
     try:
         import imageio_ffmpeg  # noqa: F401
@@ -70,10 +78,14 @@ def save_animation(frames, path, fps: float = 2.0, end_pause: float = 2.0) -> Pa
     ph, pw = -h % 16, -w % 16
     padded = [np.pad(f, ((0, ph), (0, pw), (0, 0)), constant_values=255) for f in frames]
     padded += [padded[-1]] * int(round(end_pause * fps))
-    with iio2.get_writer(path, format="FFMPEG", mode="I", fps=fps, codec="libx264", quality=7,
-                         pixelformat="yuv420p", macro_block_size=16) as writer:  # fmt: skip
-        for f in padded:
-            writer.append_data(f)
+
+    def write(tmp):
+        with iio2.get_writer(tmp, format="FFMPEG", mode="I", fps=fps, codec="libx264", quality=7,
+                             pixelformat="yuv420p", macro_block_size=16) as writer:  # fmt: skip
+            for f in padded:
+                writer.append_data(f)
+
+    write_atomically(path, write, "animation")
     return path
 
 
@@ -120,13 +132,13 @@ def position_frames(start, moves, rng=None) -> list[np.ndarray]:
     pos = _settle(start, rng)
     frames = [rgb_frame(pos.game, pos.state)]
     for move in moves:
-        actions = [int(move)] if not isinstance(move, str) else pos.move_to_actions(move)
+        # Position.play checks the move first, with its errors (a float is no action id: C-6)
+        after = pos.play(move)
         if pos.is_chance:
-            pos = pos.play(move)
+            pos = after
             frames[-1] = rgb_frame(pos.game, pos.state)
             continue
-        if isinstance(move, str):
-            pos.play(move)  # validates the whole turn first (C-6: a bad move changes nothing)
+        actions = pos.move_to_actions(move) if isinstance(move, str) else [int(move)]
         for a in actions:
             pos = _settle(pos.play(a), rng)
             frames.append(rgb_frame(pos.game, pos.state))
@@ -147,6 +159,10 @@ def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, 
     from ..registry import position
 
     start = game if isinstance(game, Position) else position(game, **options)
+    ext = Path(path).suffix.lower() if isinstance(path, (str, Path)) else ""
+    if ext not in FORMATS:
+        raise ValueError(f"an animation is saved as {' or '.join(FORMATS)}, got {path!r}")
+    output_path(path, "animation")  # before the frames are drawn
     return save_animation(position_frames(start, moves), path, fps=fps, end_pause=end_pause)
 
 

@@ -741,15 +741,17 @@ class TryasinaGame(Game):
         return f"{self._who(int(state[T_ROLLER]))} to roll"
 
     def turn_notes(self, state) -> list[str]:
-        """The roll of the turn under way and whose it is; before a roll, a
-        previous roll that no pawn could use (the turn passed, TR-7)."""
+        """The roll of the turn under way and whose it is (and that it must
+        pass when no pawn can move, TR-7); before a roll, a pass just played."""
         if state[E.H_STATUS] != E.PLAYING:
             return []
         if state[E.H_CURRENT] != E.CHANCE:
-            return [f"{self._who(int(state[T_ROLLER]))} rolled {int(state[T_ROLL])}"]
-        if state[E.H_LAST_SEAT] == E.CHANCE and state[E.H_LAST_ACTION] >= 0:
-            passed = (int(state[T_ROLLER]) - 1) % self.num_players
-            return [f"{self._who(passed)} rolled {int(state[E.H_LAST_ACTION]) + 1}: no pawn could move, the turn passed"]
+            note = f"{self._who(int(state[T_ROLLER]))} rolled {int(state[T_ROLL])}"
+            if not self.legal_mask(state)[:PASS].any():
+                note += ": no pawn can move, it passes"
+            return [note]
+        if state[E.H_LAST_ACTION] == PASS and state[E.H_LAST_SEAT] >= 0:
+            return [f"{self._who(int(state[E.H_LAST_SEAT]))} passed: its roll moved no pawn"]
         return []
 
     def last_move(self, state) -> str:

@@ -1,0 +1,52 @@
+"""Files the package writes (saved games, pictures, recordings, models):
+checked before any work is done, and written whole or not at all.
+
+:func:`output_path` says what is wrong with a path to write (a folder that
+does not exist, a folder where a file should be, an extension not accepted)
+as a ValueError naming it, so a command can refuse before it plays a game;
+:func:`write_atomically` writes through a temporary file in the same folder
+and renames it into place, so a write that fails leaves nothing behind (and
+an existing file as it was).
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+
+def output_path(path, what: str = "output file", suffixes=None) -> Path:
+    """``path`` as a Path if a file can be written there: its folder exists,
+    it is not itself a folder and (given ``suffixes``) its extension is one of
+    them; else ValueError naming ``what``, the path and what is wrong."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise ValueError(f"{what} must be a file path, got {path!r}")
+    path = Path(path)
+    if suffixes is not None and path.suffix.lower() not in suffixes:
+        raise ValueError(f"{what} {str(path)!r}: the file name must end in {' or '.join(sorted(suffixes))}")
+    if path.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
+    folder = path.parent
+    if not folder.is_dir():
+        problem = "is not a folder" if folder.exists() else "does not exist"
+        raise ValueError(f"{what} {str(path)!r}: the folder {str(folder)!r} {problem}")
+    return path
+
+
+def write_atomically(path, write, what: str = "output file") -> Path:
+    """Call ``write(tmp)`` with a temporary path in ``path``'s folder (same
+    extension), then move it to ``path``.  If ``write`` raises, the temporary
+    file is removed and ``path`` is untouched; an OSError becomes a
+    ValueError naming ``what`` and the path."""
+    path = output_path(path, what)
+    # a fresh name the writer creates itself (so the file gets the usual permissions)
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}-{secrets.token_hex(4)}.tmp{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ValueError(f"cannot write {what} {str(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
