@@ -17,7 +17,7 @@ for _game in GAMES:
 
 ENV_IDS = tuple(g.env_id for g in GAMES)
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 __all__ = [
     "ENV_IDS",
     "IllegalActionError",

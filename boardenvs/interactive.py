@@ -28,6 +28,8 @@ import secrets
 import sys
 import time
 
+from .spec import check_seat
+
 HELP = """Type a move in the rules' notation (legal now: {example}), or:
   moves  list the legal moves      undo   take back your last turn
   board  show the board again      help   this text
@@ -46,9 +48,7 @@ class Match:
         self.seed = int(secrets.randbits(32)) if seed is None else int(seed)
         self.pos, self.rng = new_game(env_id, options, self.seed)
         self.start = self.pos
-        n = self.pos.game.num_players
-        if not 0 <= seat < n:
-            raise ValueError(f"{env_id}: --seat must be a seat 0..{n - 1}, got {seat}")
+        check_seat(seat, self.pos.game.num_players, "--seat", f"{env_id}: ", allow_random=False)
         self.seat = seat
         self.opponent = load_opponent(opponent, env_id)
         self.env_id = env_id

@@ -305,3 +305,50 @@ def test_bad_options_are_option_errors(options, words):
         boardenvs.make(ENV, **options)
     with pytest.raises(OptionError, match=words):
         boardenvs.make_vec(ENV, num_envs=2, **options)
+
+
+HQ_VARIANTS = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
+               {"num_players": 4, "teams": "2v2"}, {"num_players": 6, "teams": "3x2"}, {"num_players": 6, "teams": "2x3"},
+               {"num_players": 3, "radius": 2}]  # fmt: skip
+
+
+@pytest.mark.parametrize("options", HQ_VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_every_seat_sees_each_pawns_goal_side_and_team(options):
+    """Shared rules, "Observation" (HQ-2, HQ-14, HQ-15): from every seat's
+    observation each pawn's goal side and team can be read.  The goal plane
+    of seat ``s`` in the observer's view is ``s``'s own goal plane as ``s``
+    sees it, cell by cell (each in its own frame, HQ-6's turned board), and
+    the teammate planes say which seats share the observer's team."""
+    game = boardenvs.make_game(ENV, **options)
+    n, cells = game.num_players, game.num_cells
+    pos = Position(game, game.new_state(0, rng_seed=1))
+    rng = np.random.default_rng(0)
+    for _ in range(12):  # a few decisions in, fences included
+        pos = pos.play(int(rng.choice(pos.legal_actions())))
+    grid = lambda seat, i: int(game.params[game.params[H.P_TGRID] + H._frame(game.params, seat) * cells + i])  # noqa: E731
+    side = game.info.obs_shape[0]
+    views = {s: pos.observation(s).reshape(side * side, -1) for s in range(n)}
+    assert game.info.obs_shape[2] == 5 * n + 7
+    for seat in range(n):
+        view = views[seat]
+        for r in range(n):
+            s = (seat + r) % n
+            goal = n + 7 if r == 0 else 3 * n + 7 + r
+            for i in range(cells):
+                assert view[grid(seat, i), goal] == views[s][grid(s, i), n + 7], (seat, s, i)
+                assert view[grid(seat, i), 4 * n + 7 + r] == int(game.team_of(s) == game.team_of(seat))
+            assert view[:, goal].sum() == game.board.radius + 1  # one side of the hexagon
+
+
+@pytest.mark.parametrize("teams", ["3x2", "2x3"])
+def test_the_next_pawn_teammate_or_opponent_gives_different_observations(teams):
+    """The audit's case: seat 0 of a game that player_0 starts, and seat 1 of
+    one that player_1 starts, see the same board; with teams 3x2 the next
+    pawn is a teammate for one of them and an opponent for the other, so
+    their observations must differ (they did not before the teammate planes)."""
+    a = boardenvs.position(ENV, num_players=6, teams=teams, first_player=0).observation(0)
+    b = boardenvs.position(ENV, num_players=6, teams=teams, first_player=1).observation(1)
+    mates = [int(boardenvs.make_game(ENV, num_players=6, teams=teams).team_of(s) == 0) for s in range(6)]
+    assert not np.array_equal(a, b)
+    n = 6
+    assert a[4, 4, 4 * n + 7 : 5 * n + 7].tolist() == mates  # observer first

@@ -203,3 +203,14 @@ def test_register_refuses_ids_that_are_not_env_ids():
     finally:
         del boardenvs.make_v0
     assert "engine" not in boardenvs.registry.registered_ids()
+
+
+def test_reset_never_returns_an_episode_that_is_already_over():
+    """The toy game's team play can end before the learner's first decision
+    (its seat passes, CR-5, while the others race home): such a game is dealt
+    again, so after every reset the learner is to act (as in the batched view)."""
+    env = gymnasium.make("boardenvs/ContractRace-v0", num_players=4, teams=2, goal=4, seat=3).unwrapped
+    for seed in range(400):
+        env.reset(seed=seed)
+        pos = env.position()
+        assert not pos.is_terminal and pos.to_move == 3 and env.action_masks().any(), seed

@@ -729,3 +729,16 @@ def test_kernels_agree_with_the_model_in_crowded_positions():
             assert [got[s] for s in range(n)] == res, (move, text)
         checked += 1
     assert checked >= 5
+
+
+def test_from_text_refuses_a_turn_counter_the_board_cannot_have():
+    """A pawn leaves its origin in a turn of its own (TR-7/TR-8: one pawn
+    moves per turn, a 6 takes it out), so seven pawns out of their origins
+    need seven turns at least; the other games refuse such edits too."""
+    pawns = {0: ["C5", "C9", "C20", "O"], 1: ["C3", "C30", "Q", "O"]}  # 6 out (the sunk one left its origin too)
+    assert Position.from_text(ttext(pawns, turn=6)).turn == 6
+    with pytest.raises(NotationError, match="at least 6 turns"):
+        Position.from_text(ttext(pawns, turn=5))
+    pawns[0][3] = "C41"
+    with pytest.raises(NotationError, match="at least 7 turns"):
+        Position.from_text(ttext(pawns, turn=0))

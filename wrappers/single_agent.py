@@ -104,17 +104,27 @@ class SingleAgentEnv(gymnasium.Env):
 
     # -- gymnasium API ----------------------------------------------------------
     def reset(self, *, seed=None, options=None):
+        """A new episode: the learner's seat, the opponent and a new game,
+        played until the learner is to act.  A game that ends before the
+        learner's first decision (others won, or passes left it no turn) is
+        no episode of the learner's: it is dealt again from the generator (at
+        most 64 times), as the batched view does."""
         super().reset(seed=None if seed is None else check_seed(seed))
         game, rng = self.game, self.np_random
         n = game.num_players
-        self.seat = int(rng.integers(n)) if self.seat_option == "random" else int(self.seat_option)
-        first = int(game.params[E.P_FIRST])
-        if first < 0:
-            first = int(rng.integers(n))
-        self._state = game.new_state(first, rng_seed=int(rng.integers(2**62)))
-        self.opponent = self.opponents.pick(rng)
-        self._steps = 0
-        self._play_others()
+        for _ in range(64):
+            self.seat = int(rng.integers(n)) if self.seat_option == "random" else int(self.seat_option)
+            first = int(game.params[E.P_FIRST])
+            if first < 0:
+                first = int(rng.integers(n))
+            self._state = game.new_state(first, rng_seed=int(rng.integers(2**62)))
+            self.opponent = self.opponents.pick(rng)
+            self._steps = 0
+            self._play_others()
+            if not self._over():
+                break
+        else:
+            raise RuntimeError(f"{self.env_id}: 64 new games in a row ended before the learner's first decision")
         if self.render_mode == "human":
             self.render()
         return self._obs(), self._info()

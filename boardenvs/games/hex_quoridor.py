@@ -15,13 +15,17 @@ Actions            ``Discrete(C + F)`` in the **mover's frame** (the board
                    ``f`` (fences in the order of :func:`fence_geometry`).
                    Radius 4: ``C = 61``, ``F = 264``, ``Discrete(325)``.
 Action mask        exact, path rule (HQ-8) and eliminations (HQ-9) included
-Observation        ``int8 (2R+1, 2R+1, 3n+8)`` over the axial grid, in the
+Observation        ``int8 (2R+1, 2R+1, 5n+7)`` over the axial grid, in the
                    observer's frame: 0 on the board; 1 own pawn; 2..n the
                    other pawns in seat order after the observer; n+1..n+6
                    edge blocked (fence or rim) per direction E, NE, NW, W, SW,
                    SE of the turned board; n+7 own goal cells; n+8..2n+7
                    fences left per seat (a count, observer first);
-                   2n+8..3n+7 still in the game per seat (observer first)
+                   2n+8..3n+7 still in the game per seat (observer first);
+                   3n+8..4n+6 the goal cells of each other seat (seat order
+                   after the observer); 4n+7..5n+6 that seat is the
+                   observer's teammate (observer first: always 1), so every
+                   seat sees each pawn's goal side and team (HQ-2, HQ-15)
 Rewards            +1 to the winner (team play: the whole team, HQ-14/15),
                    -1 to every other seat; an eliminated seat -1 at once (HQ-9)
 Options            ``num_players`` (2), ``teams`` ("none"), ``radius`` (4),
@@ -591,7 +595,7 @@ def observe(state, params, seat, obs):
     n = params[P_N]
     num = params[E.P_NUM_PLAYERS]
     k = _frame(params, seat)
-    planes = 3 * num + 8
+    planes = 5 * num + 7
     grid = params[P_TGRID] + k * n
     goal = _goal_off(params, seat)
     blk = params[P_BLK]
@@ -608,6 +612,9 @@ def observe(state, params, seat, obs):
             s = (seat + r) % num
             obs[g + num + 8 + r] = state[Q_LEFT + s]
             obs[g + 2 * num + 8 + r] = (state[E.H_ALIVE] >> s) & 1
+            if r > 0:
+                obs[g + 3 * num + 7 + r] = params[_goal_off(params, s) + i]
+            obs[g + 4 * num + 7 + r] = (params[P_TEAM + seat] >> s) & 1
 
 
 KERNELS = E.Kernels(init, legal, apply, observe, E.no_chance_probs)
@@ -688,8 +695,8 @@ class HexQuoridorGame(Game):
         elim = 1 if n > 2 and TEAMS[teams] is None else 0
         head = [geo.n, geo.F, elim, blk, fen, fpp, *sides, *masks, *geo.offsets]
         assert len(head) == P_TABLES - E.P_GAME
-        planes = 3 * n + 8
-        high = [1] * (n + 8) + [n * fpp] * n + [1] * n  # fences left: counts up to every fence
+        planes = 5 * n + 7
+        high = [1] * (n + 8) + [n * fpp] * n + [1] * (3 * n - 1)  # fences left: counts up to every fence
         return dict(num_players=n, num_actions=geo.n + geo.F, obs_shape=(geo.board.side, geo.board.side, planes),
                     obs_high_per_plane=high, params=np.concatenate([head, geo.tables]),
                     sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F}, teams=team_ids)  # fmt: skip

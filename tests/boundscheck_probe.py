@@ -1,0 +1,95 @@
+"""Probes of the public API, run by tests/test_faces.py in a fresh process
+with ``NUMBA_BOUNDSCHECK=1`` (every kernel compiled with index checks): an
+out-of-bounds access anywhere below raises IndexError and fails the run.
+
+For every registered id and declared variant: make_vec with its returned
+buffers written over and unmasked random actions (the default "lose", and
+"random"), copies and pickles of the AEC env and make_vec played on, the
+gymnasium view with unmasked actions, Positions from random games and their
+text round trips, and one make_vec stepped from two threads.
+"""
+from __future__ import annotations
+
+import copy
+import pickle
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))  # the tests' toy game
+
+import gymnasium  # noqa: E402
+from numba import config  # noqa: E402
+
+import boardenvs  # noqa: E402
+import contract_game  # noqa: E402
+from boardenvs.registry import game_class, gym_id_of, register, registered_ids  # noqa: E402
+
+assert config.BOUNDSCHECK, "run with NUMBA_BOUNDSCHECK=1"
+register(contract_game.ContractRaceGame)
+warnings.simplefilter("ignore")
+
+
+def probe(env_id: str, variant: dict, rng) -> None:
+    for mode in ("lose", "random"):
+        vec = boardenvs.make_vec(env_id, num_envs=8, illegal_action=mode, **variant)
+        obs, _ = vec.reset(seed=int(rng.integers(1 << 30)))
+        for _ in range(60):
+            obs["action_mask"][:] = 1
+            obs["observation"][:] = -1
+            obs = vec.step(rng.integers(-3, vec.num_actions + 3, 8))[0]
+        twin = pickle.loads(pickle.dumps(vec))
+        for v in (vec, twin, copy.deepcopy(vec)):
+            for _ in range(20):
+                v.step(v.random_actions())
+    env = boardenvs.make(env_id, **variant)
+    env.reset(seed=int(rng.integers(1 << 30)))
+    for k in range(120):
+        if not env.agents:
+            env.reset()
+        if k % 40 == 20:
+            env = copy.deepcopy(env) if k % 80 == 20 else pickle.loads(pickle.dumps(env))
+        agent = env.agent_selection
+        done = env.terminations[agent] or env.truncations[agent]
+        env.step(None if done else int(rng.integers(env.action_space(agent).n)))
+    single = gymnasium.make(gym_id_of(game_class(env_id)), **variant)
+    single.reset(seed=0)
+    for _ in range(60):
+        _, _, term, trunc, _ = single.step(int(rng.integers(single.action_space.n)))
+        if term or trunc:
+            single.reset()
+    pos = boardenvs.position(env_id, **variant)
+    for _ in range(80):
+        if pos.is_terminal:
+            break
+        pos = pos.play(int(rng.choice(pos.legal_actions())))
+        assert boardenvs.Position.from_text(pos.to_text()) == pos
+
+
+def threads() -> None:
+    vec = boardenvs.make_vec("quagmire_v0", num_envs=160, radius=2)
+    vec.reset(seed=0)
+    workers = [threading.Thread(target=lambda: [vec.step(vec.random_actions()) for _ in range(60)]) for _ in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+
+
+def main() -> int:
+    rng = np.random.default_rng(0)
+    count = 0
+    for env_id in registered_ids():
+        for variant in game_class(env_id).variants:
+            probe(env_id, variant, rng)
+            count += 1
+    threads()
+    print(f"{count} variants: probes passed under NUMBA_BOUNDSCHECK=1")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
