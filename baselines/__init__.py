@@ -11,6 +11,11 @@
 * ``python -m boardenvs.baselines.evaluate GAME`` plays the round-robin
   and writes the strength table (:mod:`.evaluate`).
 
+Importing this package registers its opponents with the core's registry
+(:mod:`boardenvs.opponents`, which loads it by name on first need):
+``"greedy"``, ``"mcts"``, ``"mcts:<simulations>"``, ``"baseline:<model>"``
+and the path of a saved model (a ``.pt`` from :mod:`.train`, an SB3 ``.zip``).
+
 The committed models live in ``models/``: ``<name>.pt`` (the policy's
 weights) beside ``<name>.json`` (game, options, network, budget, the
 command that trained it).  Names are the env id, with ``_<P>p`` for a
@@ -23,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..wrappers.opponents import ModelOpponent
+from ..opponents import register_opponent, register_resolver
+from ..wrappers.selfplay import ModelOpponent
 
 MODELS = Path(__file__).resolve().parent / "models"
 
@@ -68,7 +74,7 @@ class BaselineOpponent(ModelOpponent):
         super().__init__(agent, deterministic=True, name=name)
         self.agent = agent
 
-    def act(self, obs, masks, rng):
+    def act_arrays(self, obs, masks, rng):
         agent = self.agent
         expected, actions = tuple(agent.policy.observation_space.shape), agent.policy.action_space.n
         # flat observations of the same planes are fine (ModelOpponent reshapes them)
@@ -76,7 +82,7 @@ class BaselineOpponent(ModelOpponent):
             raise ValueError(f"{self.name} plays {agent.env_id}{' ' + str(agent.options) if agent.options else ''} "
                              f"(observations {expected}, {actions} actions); this env gives observations "
                              f"{tuple(obs.shape[1:])} and {masks.shape[1]} actions")  # fmt: skip
-        return super().act(obs, masks, rng)
+        return super().act_arrays(obs, masks, rng)
 
 
 def opponent(name: str) -> BaselineOpponent:
@@ -115,3 +121,103 @@ def load(name: str | Path) -> Baseline:
     policy.load_state_dict(saved)
     policy.set_training_mode(False)
     return Baseline(policy, config)
+
+
+# --- the opponents this package registers (boardenvs.opponents) -----------------------
+
+
+def _model_file(spec: str):
+    """(kind, path) of the saved model ``spec`` names: ``("pt", <name>.pt)``
+    for a ``.pt``/``.json`` pair (given as either file or without the
+    extension), ``("zip", path)`` for an SB3 zip (``.zip`` may be left
+    out); None if there is no such file.  ValueError for a ``.pt`` or
+    ``.json`` whose other half is missing."""
+    from pathlib import Path
+
+    def is_file(p) -> bool:
+        try:
+            return p.is_file()
+        except (OSError, ValueError):  # a name too long for the system, a NUL byte: no such file
+            return False
+
+    path = Path(spec)
+    if not spec or not path.name:
+        return None
+    suffix = path.suffix.lower()
+    if suffix in (".pt", ".json"):
+        pair = path.with_suffix(".pt"), path.with_suffix(".json")
+        if not is_file(path):
+            return None
+        if not all(is_file(p) for p in pair):
+            missing = next(p for p in pair if not is_file(p))
+            raise ValueError(f"opponent {spec!r}: a saved model is a .pt/.json pair (what boardenvs.baselines.train "
+                             f"writes); {str(missing)!r} is missing")  # fmt: skip
+        return "pt", pair[0]
+    if suffix == ".zip":
+        return ("zip", path) if is_file(path) else None
+    pt, config, zipped = (path.with_name(path.name + ext) for ext in (".pt", ".json", ".zip"))
+    if is_file(pt) and is_file(config):
+        return "pt", pt
+    if is_file(zipped):
+        return "zip", zipped
+    return None
+
+
+def opponent_from_path(spec: str):
+    """The opponent of a saved model's path, playing its most likely legal
+    action: a ``.pt`` with its ``.json`` (:func:`boardenvs.baselines.load`)
+    or an SB3 ``.zip`` (sb3-contrib's ``MaskablePPO``, else SB3's ``PPO``);
+    None if ``spec`` names no such file.  ValueError for a file that is no
+    such model."""
+    found = _model_file(spec)
+    if found is None:
+        return None
+    kind, path = found
+    if kind == "pt":
+        try:
+            return BaselineOpponent(load(path), name=spec)
+        except ValueError:  # load's own words (weights that do not fit, ...)
+            raise
+        except Exception as exc:  # a file torch or the config cannot read
+            raise ValueError(f"opponent {spec!r}: {str(path)!r} is not a model boardenvs.baselines.train wrote "
+                             f"({type(exc).__name__}: {exc})") from None  # fmt: skip
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:
+        raise ValueError(f"loading the model {spec!r} needs sb3-contrib: pip install 'boardenvs[train]'") from exc
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+    except Exception as exc:  # a zip that is no MaskablePPO: try plain PPO, then give up clearly
+        try:
+            from stable_baselines3 import PPO
+
+            model = PPO.load(path, device="cpu")
+        except Exception:
+            raise ValueError(f"opponent {spec!r} is not a saved SB3 model ({exc})") from None
+    return ModelOpponent(model, deterministic=True, name=spec)
+
+
+
+
+def _greedy():
+    from .greedy import GreedyOpponent
+
+    return GreedyOpponent()
+
+
+def _mcts(arg=None):
+    from .mcts import DEFAULT_SIMULATIONS, MCTSOpponent
+
+    if arg is None:
+        return MCTSOpponent(DEFAULT_SIMULATIONS)
+    if not (arg.isascii() and arg.isdigit()) or int(arg) < 1 or len(arg) > 9:
+        raise ValueError(f"mcts:<simulations> takes a positive int (simulations per decision, e.g. mcts:400), got {arg!r}")
+    return MCTSOpponent(int(arg))
+
+
+register_opponent("greedy", _greedy, help="one-ply greedy: immediate wins, no immediate losses, else the game's heuristic",
+                  replace=True)  # fmt: skip
+register_opponent("mcts", _mcts, help="UCT, random rollouts, 100 simulations per decision", replace=True)
+register_opponent("mcts", _mcts, prefix=True, help="<simulations>", replace=True)
+register_opponent("baseline", opponent, prefix=True, help="<committed model, e.g. quess_v0>", replace=True)
+register_resolver(opponent_from_path)

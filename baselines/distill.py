@@ -36,6 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
+from boardenvs.opponents import Batch, decide
+
 from .train import GAMES, check_extractor_kwargs, default_out, game_options, model_config, new_policy, save_model, start_from
 
 
@@ -46,24 +48,25 @@ MAX_GAMES = 100_000
 TARGETS = ("visits", "action")  # what fit() fits the policy to: the search's visit shares, or the chosen action
 
 
+def _batch(vec, rows, rng) -> Batch:
+    """The decisions of ``rows`` of ``vec`` (make_vec), as an opponent is asked for them."""
+    return Batch(vec.game, vec.action_masks()[rows], rng, seats=vec.to_move[rows], rows=rows,
+                 observations=lambda: vec.observations()["observation"][rows],
+                 states=lambda: np.array(vec.states[rows]))  # fmt: skip
+
+
 def _teacher(opponent, vec, rows, rng) -> tuple[np.ndarray, np.ndarray | None]:
     """The teacher's actions for ``rows`` and, if it is a search with
     ``search_policy``, its policy at each (float16 as stored, rows x mask
     size)."""
     if hasattr(opponent, "search_policy"):
-        actions, probs = opponent.search_policy(vec.game, vec.states[rows], rng)
+        actions, probs = opponent.search_policy(_batch(vec, rows, rng))
         return np.asarray(actions, np.int64), np.asarray(probs, np.float16)
     return _actions(opponent, vec, rows, rng), None
 
 
 def _actions(opponent, vec, rows, rng) -> np.ndarray:
-    if len(rows) == 0:
-        return np.zeros(0, np.int64)
-    if opponent.needs_state:
-        return np.asarray(opponent.act_states(vec.game, vec.states[rows], rng), np.int64)
-    obs = vec.observations()["observation"][rows]
-    masks = vec.action_masks()[rows]
-    return np.asarray(opponent.act(obs, masks, rng), np.int64)
+    return decide(opponent, _batch(vec, rows, rng))
 
 
 def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs: int = 64, seed: int = 0,
@@ -85,8 +88,9 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     of its decisions.  So the samples also hold the positions the student's
     own mistakes lead to, which the teacher's games never reach (DAgger,
     Ross, Gordon & Bagnell, 2011)."""
-    from boardenvs.registry import make_vec
-    from boardenvs.wrappers.opponents import make_opponent, make_player
+    from boardenvs.api import make_vec
+    from boardenvs.opponents import make_opponent
+    from boardenvs.wrappers.selfplay import make_player
 
     from ..spec import is_int
 
@@ -339,7 +343,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     if targets is not None and targets not in TARGETS:
         raise ValueError(f"targets must be {' or '.join(map(repr, TARGETS))}, got {targets!r}")
     if targets == "visits" and isinstance(teacher, str):
-        from boardenvs.wrappers.opponents import make_opponent
+        from boardenvs.opponents import make_opponent
 
         if not hasattr(make_opponent(teacher), "search_policy"):
             raise ValueError(f"targets 'visits': the teacher {teacher!r} is not a search (no search_policy); use 'action'")

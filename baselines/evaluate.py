@@ -91,7 +91,7 @@ def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed
     seats split evenly; counts from the agent's side."""
     from boardenvs.registry import make_game
     from boardenvs.wrappers import evaluate
-    from boardenvs.wrappers.opponents import make_opponent
+    from boardenvs.opponents import make_opponent
 
     # built once for every seat (a "baseline:<name>" loads its model here and
     # plays its most likely legal action)

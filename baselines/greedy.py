@@ -21,7 +21,7 @@ best-ranked actions are checked for threats, level by level, so this costs
 little.
 
 Ties are broken uniformly at random from the seeded generator passed to
-:meth:`GreedyOpponent.act_states`.  Chance is not looked at: the state is
+:meth:`GreedyOpponent.act`.  Chance is not looked at: the state is
 ranked as the decision leaves it (before the next roll).  A turn of several
 decisions (Quicksand's hops) is decided decision by decision, each ranked by
 the state it leaves.  A game without a ``heuristic`` ranks every ordinary
@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from boardenvs import engine as E
-from boardenvs.wrappers.opponents import Opponent
+from boardenvs.opponents import Opponent
 
 _DRIVERS: dict = {}
 
@@ -155,10 +155,11 @@ class GreedyOpponent(Opponent):
     """One-ply greedy play (see the module docstring); needs the state rows."""
 
     name = "greedy"
-    needs_state = True
 
-    def act_states(self, game, states, rng) -> np.ndarray:
-        states = np.ascontiguousarray(states, dtype=np.int64)
+    def act(self, batch) -> np.ndarray:
+        """The batch's decisions, searched on copies of its rows (``batch.states``)."""
+        game, rng = batch.game, batch.rng
+        states = np.ascontiguousarray(batch.states, dtype=np.int64)
         out = np.zeros(states.shape[0], np.int64)
         if states.shape[0]:
             seeds = rng.integers(0, 2**63 - 1, size=states.shape[0], dtype=np.int64)

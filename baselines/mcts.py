@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit, prange
 
 from boardenvs import engine as E
-from boardenvs.wrappers.opponents import Opponent
+from boardenvs.opponents import Opponent
 
 DEFAULT_SIMULATIONS = 100
 # the most simulations per decision: the tree of one row holds 7 numbers per
@@ -203,8 +203,6 @@ class MCTSOpponent(Opponent):
     ``MAX_SIMULATIONS`` (10**6: each simulation is a node of the row's
     tree, 56 bytes, and a million take minutes per decision)."""
 
-    needs_state = True
-
     def __init__(self, simulations: int = DEFAULT_SIMULATIONS, c: float = UCT_C, rollout_cap: int | None = None,
                  parallel: bool | None = None):  # fmt: skip
         from boardenvs.spec import is_int
@@ -224,15 +222,17 @@ class MCTSOpponent(Opponent):
         self.parallel = parallel
         self.name = "mcts" if self.simulations == DEFAULT_SIMULATIONS else f"mcts:{self.simulations}"
 
-    def act_states(self, game, states, rng) -> np.ndarray:
-        return self.search_policy(game, states, rng)[0]
+    def act(self, batch) -> np.ndarray:
+        """The batch's decisions, searched from copies of its rows (``batch.states``)."""
+        return self.search_policy(batch)[0]
 
-    def search_policy(self, game, states, rng) -> tuple[np.ndarray, np.ndarray]:
-        """The decisions of the state rows and the search's policy at each
+    def search_policy(self, batch) -> tuple[np.ndarray, np.ndarray]:
+        """The decisions of the batch's rows and the search's policy at each
         root: ``(actions (k,), probs (k, mask_size))``, ``probs`` the root's
         visit counts over the simulations (each row sums to 1; a forced
         decision is 1 on its action)."""
-        states = np.ascontiguousarray(states, dtype=np.int64)
+        game, rng = batch.game, batch.rng
+        states = np.ascontiguousarray(batch.states, dtype=np.int64)
         k = states.shape[0]
         out = np.zeros(k, np.int64)
         counts = np.zeros((k, game.mask_size), np.float64)

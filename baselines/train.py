@@ -114,7 +114,7 @@ class OpponentMix:
     share of the episodes, else one drawn from the self-play pool."""
 
     def __init__(self, pool, shares: dict):
-        from boardenvs.wrappers.opponents import make_opponent
+        from boardenvs.opponents import make_opponent
 
         total = sum(shares.values())
         if any(s < 0 for s in shares.values()) or total > 1.0:
@@ -287,7 +287,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
         raise ValueError(f"--shaping must be a number >= 0 (the potential's size), got {shaping!r}")
     if shaping and "shaping_scale" not in defaults:  # before anything is built
         raise ValueError(f"--shaping: no shaping scale for {env_id} (GAMES[...]['shaping_scale'])")
-    from boardenvs.wrappers.opponents import make_opponent
+    from boardenvs.opponents import make_opponent
 
     for opponent in eval_opponents:  # a misspelt name fails now, not after the first eval_every steps
         make_opponent(opponent)

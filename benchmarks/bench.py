@@ -63,7 +63,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import boardenvs
-from boardenvs._threads import parallel_from
+from boardenvs.vector import parallel_from
 from boardenvs.aec import OrderEnforcing
 
 ROOT = Path(__file__).resolve().parent.parent

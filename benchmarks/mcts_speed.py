@@ -53,7 +53,7 @@ def positions(env_id, options, k, seed):
     for _ in range(int(np.random.default_rng(seed).integers(4, 10))):
         vec.step(vec.random_actions())
     for _ in range(200):  # dice games: until enough rows have a choice
-        choice = vec._masks.sum(axis=1) >= 2
+        choice = vec.action_masks().sum(axis=1) >= 2
         if choice.sum() >= k:
             break
         vec.step(vec.random_actions())
@@ -64,16 +64,17 @@ def positions(env_id, options, k, seed):
 
 def ours_rate(env_id, options, sims, runs, k, seed=0) -> float:
     from boardenvs.baselines.mcts import MCTSOpponent
+    from boardenvs.opponents import Batch
 
     bot = MCTSOpponent(sims)
     rng = np.random.default_rng(seed)
     game, states = positions(env_id, options, max(k, 1), seed)
-    bot.act_states(game, states[:k], rng)  # compile
+    bot.act(Batch.of_states(game, states[:k], rng))  # compile
     rates = []
     for r in range(runs):
         game, states = positions(env_id, options, k, seed + 1 + r)
         t = time.perf_counter()
-        bot.act_states(game, states, rng)
+        bot.act(Batch.of_states(game, states, rng))
         rates.append(k * sims / (time.perf_counter() - t))
     return statistics.median(rates)
 

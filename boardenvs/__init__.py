@@ -9,7 +9,8 @@ from . import _blas_probe, _threads  # noqa: F401  (numba's threading layer, cho
 from .catalog import GAMES
 from .errors import IllegalActionError, IllegalMoveError, NotationError, OptionError
 from .position import Position
-from .registry import game_class, make, make_game, make_vec, position, register
+from .api import make, make_vec, position, register
+from .registry import game_class, make_game
 
 _blas_probe.install()  # numba's BLAS probe without importing scipy.linalg (see the module)
 for _game in GAMES:

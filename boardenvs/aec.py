@@ -14,7 +14,8 @@ from .errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
 from .game import Game
 from .position import Position
 from .spaces import LegalDiscrete, LegalOf
-from .spec import ILLEGAL_ACTION_DEFAULT, ILLEGAL_ACTION_MODES, check_flag, check_illegal_action, check_render_mode, is_int
+from .spec import (ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_render_mode, check_seed,
+                   is_action_int, is_int)
 
 CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
 # BoardEnv._settle reads the header's first five fields in one go
@@ -270,7 +271,7 @@ class BoardEnv(AECEnv):
         decides."""
         if problem and (
             self.illegal_action == "raise"
-            or (self.illegal_action == "random" and not _is_int(action))
+            or (self.illegal_action == "random" and not is_action_int(action))
             or seat == E.CHANCE  # no one forfeits for chance: a wrong outcome always raises
         ):
             # rejected: nothing changes, infos included (C-6)
@@ -305,7 +306,7 @@ class BoardEnv(AECEnv):
         if action is None:
             return "None is only valid for an agent that is done"
         top = self._mask.shape[0]
-        if not _is_int(action):
+        if not is_action_int(action):
             return f"an action is an int in 0..{top - 1}, not {type(action).__name__}"
         action = int(action)
         if not 0 <= action < top:
@@ -489,26 +490,12 @@ class BoardEnv(AECEnv):
             self._window = None
 
 
-def check_seed(seed) -> int:
-    """A seed as a non-negative int (numpy integers welcome), or ValueError."""
-    if not is_int(seed) or seed < 0:
-        raise ValueError(f"a seed is a non-negative int (or None), got {seed!r}")
-    return int(seed)
-
-
 def _positive_or_none(value, name: str):
     if value is None:
         return None
-    if not _is_int(value) or value < 1:
+    if not is_action_int(value) or value < 1:
         raise ValueError(f"{name} must be a positive int (or None), got {value!r}")
     return int(value)
-
-
-def _is_int(action) -> bool:
-    """An int, a numpy integer or a 0-d integer array (what ``Discrete.sample`` gives)."""
-    if isinstance(action, np.ndarray):
-        return action.shape == () and np.issubdtype(action.dtype, np.integer)
-    return is_int(action)
 
 
 def _read_after_reset(name: str, checked: bool = True) -> property:

@@ -30,9 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from . import ENV_IDS
-from . import engine as E
 from ._files import output_path, write_atomically
-from .registry import game_class, make, position
+from .api import make, position
+from .records import game_record, load_record, new_game, replay_moves, save_record  # noqa: F401 (the CLI's and its tests' names)
+from .registry import game_class
 
 
 def random_game(env_id: str, seed: int, **options) -> tuple[object, dict, int]:
@@ -79,51 +80,6 @@ def demo(args) -> int:
     return 0
 
 
-def _resolved_options(game) -> dict:
-    """The game's options as given to ``make``, from a configured game."""
-    return {k: v for k, v in game.options.items()}
-
-
-def new_game(env_id: str, options: dict, seed: int):
-    """The start Position of a new game and the generator that draws its
-    chance outcomes and random opponents; ``first_player="random"`` is drawn
-    from it and recorded as a seat, so the record replays exactly."""
-    from .position import Position
-    from .registry import make_game
-
-    rng = np.random.default_rng(seed)
-    game = make_game(env_id, **options)
-    first = int(game.params[E.P_FIRST])
-    if first < 0:
-        first = int(rng.integers(game.num_players))
-        if "first_player" in game.options:
-            game = make_game(env_id, **{**options, "first_player": first})
-    return Position(game, game.new_state(first)), rng
-
-
-def game_record(start, seed, moves, final) -> dict:
-    """The JSON record of a game from Position ``start`` to ``final``: what
-    ``boardenvs replay`` plays back (``moves``: every turn in notation,
-    chance outcomes included; ``result``: for people, replay recomputes it)."""
-    return {
-        "format": "boardenvs-game-1",
-        "game": start.game.env_id,
-        "options": _resolved_options(start.game),
-        "seed": seed,
-        "moves": list(moves),
-        "result": {"over": final.is_terminal, "returns": list(final.returns), "end_reason": final.end_reason},
-    }
-
-
-def save_record(record: dict, path) -> str:
-    """Write ``record`` as JSON to ``path`` (whole or not at all; ValueError
-    naming the file if its folder does not exist or it cannot be written)."""
-    import json
-
-    text = json.dumps(record, indent=1) + "\n"
-    return str(write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), "game record"))
-
-
 def check_outputs(args) -> None:
     """Refuse (ValueError naming the flag and the file) the output files of
     ``args`` (``--save``, ``--gif``, ``--mp4``) that cannot be written,
@@ -136,52 +92,6 @@ def check_outputs(args) -> None:
         if flag != "save":
             from .wrappers.recording import FORMATS as suffixes
         output_path(path, f"--{flag}", suffixes)
-
-
-def load_record(path):
-    """The start Position, the moves and the record of a saved game, or
-    ValueError saying what is wrong with the file."""
-    import json
-
-    from .registry import position
-
-    try:
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not JSON: {exc}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not a game record: not UTF-8 text") from None
-    except RecursionError:
-        raise ValueError(f"{path} is not a game record: its JSON is nested too deeply") from None
-    if not isinstance(record, dict) or not isinstance(record.get("game"), str):
-        raise ValueError(f"{path}: a game record is a JSON object with 'game', 'options', 'seed' and 'moves'")
-    options, moves = record.get("options", {}), record.get("moves")
-    if not isinstance(options, dict) or not isinstance(moves, list):
-        raise ValueError(f"{path}: 'options' must be an object and 'moves' a list of moves in notation")
-    try:
-        start = position(record["game"], **options)
-    except TypeError as exc:
-        raise ValueError(f"{path}: {exc}") from None
-    return start, moves, record
-
-
-def replay_moves(start, moves):
-    """The positions after each move of ``moves`` from ``start`` (a bad move
-    raises ValueError naming it)."""
-    out = [start]
-    pos = start
-    for k, move in enumerate(moves):
-        if not isinstance(move, (str, int)) or isinstance(move, bool):
-            raise ValueError(f"move {k + 1} must be a move in notation, got {move!r}")
-        try:
-            pos = pos.play(move)
-        except ValueError as exc:
-            raise ValueError(f"move {k + 1} ({move!r}): {exc}") from None
-        out.append(pos)
-    return out
 
 
 def parse_options(items) -> dict:

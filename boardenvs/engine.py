@@ -349,8 +349,8 @@ class Drivers(NamedTuple):
     observe_legal: object
     step: object
     random_actions: object
-    # the single-agent vector view's drivers (boardenvs.wrappers.vector):
-    # listed rows only, no auto-reset, observations for a given seat
+    # the row API's (VectorEnv.act_rows / observe_rows / reset_rows): listed
+    # rows only, no auto-reset, observations for a given seat
     act_rows: object
     observe_rows: object
     reset_rows: object
@@ -450,43 +450,62 @@ def batched(k: Kernels) -> Batched:
         for i in prange(states.shape[0]):
             out[i] = sample_mask(states[i], masks[i])
 
-    def act_rows(states, params, rows, actions, probs, scratch):
-        """Row ``rows[k]`` plays ``actions[k]`` (checked by the caller):
-        ``RANDOM_ACTION`` draws a legal one from the row's generator, -1
-        forfeits the mover.  Then chance is resolved.  No auto-reset."""
+    # the row API's drivers (VectorEnv.act_rows / observe_rows / reset_rows):
+    # listed rows only, no auto-reset.  ``masks`` is the engine's own, kept
+    # current for every row (the legal mask of the seat to act, zeros once
+    # the game is over), so an action is checked against it in the kernel too
+    def act_rows(states, params, rows, actions, probs, masks):
+        """Row ``rows[k]`` plays ``actions[k]``: ``RANDOM_ACTION`` draws a
+        legal one from the row's generator; an action the row's mask does not
+        allow (-1 on purpose) forfeits the mover.  Then chance is resolved
+        and the row's mask refreshed.  No auto-reset."""
+        na = masks.shape[1]
         for k in prange(rows.shape[0]):
-            s = states[rows[k]]
+            r = rows[k]
+            s = states[r]
             a = actions[k]
             if a == RANDOM_ACTION:
-                legal(s, params, scratch[k])
-                a = sample_mask(s, scratch[k])
-            if a >= 0:
-                apply(s, params, a)
+                a = sample_mask(s, masks[r])
+            if s[H_STATUS] == PLAYING:
+                if a >= 0 and a < na and masks[r, a] == 1:
+                    apply(s, params, a)
+                else:
+                    forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
+                settle_chance(s, params, probs[r])
+            if s[H_STATUS] == PLAYING:
+                legal(s, params, masks[r])
             else:
-                forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
-            settle_chance(s, params, probs[rows[k]])
+                masks[r, :] = 0
 
-    def observe_rows(states, params, rows, seats, obs, masks):
+    def observe_rows(states, params, rows, seats, obs, masks, out_masks):
         """Row ``rows[k]`` as seat ``seats[k]`` sees it, in ``obs[k]``; its
-        mask in ``masks[k]`` when that seat is to act in a live game, else
-        zeros."""
+        mask in ``out_masks[k]`` (from the engine's ``masks``) when that seat
+        is to act in a live game, else zeros."""
+        na = out_masks.shape[1]
         for k in prange(rows.shape[0]):
-            s = states[rows[k]]
+            r = rows[k]
+            s = states[r]
             observe(s, params, seats[k], obs[k])
             if s[H_STATUS] == PLAYING and s[H_CURRENT] == seats[k]:
-                legal(s, params, masks[k])
+                out_masks[k, :] = masks[r, :na]
             else:
-                masks[k, :] = 0
+                out_masks[k, :] = 0
 
-    def reset_rows(states, params, rows, probs, seats, draw):
-        """A new game in each listed row (from the row's generator); with
-        ``draw``, ``seats[k]`` is drawn from it too (the learner's seat)."""
+    def reset_rows(states, params, rows, probs, seats, draw, masks):
+        """A new game in each listed row (from the row's generator), its mask
+        refreshed; with ``draw``, ``seats[k]`` is drawn from it too (the
+        learner's seat)."""
         for k in prange(rows.shape[0]):
-            s = states[rows[k]]
+            r = rows[k]
+            s = states[r]
             init(s, params, first_seat_of(s, params))
             if draw:
                 seats[k] = rand_below(s, s[H_NUM_PLAYERS])
-            settle_chance(s, params, probs[rows[k]])
+            settle_chance(s, params, probs[r])
+            if s[H_STATUS] == PLAYING:
+                legal(s, params, masks[r])
+            else:
+                masks[r, :] = 0
 
     fns = (init_n, observe_legal_n, step_n, random_actions_n, act_rows, observe_rows, reset_rows)
     # the same Python functions compiled twice: with threads, prange splits

@@ -40,7 +40,7 @@ class Match:
     def __init__(self, env_id, options, seed=None, seat=0, opponent="random", save=None, window=False,
                  opening=(), stdin=None, stdout=None):  # fmt: skip
         from ._files import output_path
-        from .cli import new_game
+        from .records import new_game
         from .opponents import load_opponent
 
         # where the game will be saved: refused now (a folder that does not exist), not after the game
@@ -145,7 +145,7 @@ class Match:
         return 0
 
     def finish(self) -> None:
-        from .cli import game_record, save_record
+        from .records import game_record, save_record
 
         path = save_record(game_record(self.start, self.seed, self.moves, self.pos), self.save_path)
         self.say(f"game saved to {path} ({len(self.moves)} moves); play it back with: boardenvs replay {path}")

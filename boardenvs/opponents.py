@@ -1,61 +1,302 @@
-"""Opponents by name, for the CLI (``boardenvs play --vs ...``) and scripts.
+"""Opponents: one protocol, one registry of names (core).
 
-:func:`load_opponent` turns what a user types into an opponent, as
-``opponent="..."`` does everywhere
-(:func:`boardenvs.wrappers.opponents.make_opponent`): a registered name
-(``"random"``, ``"greedy"``, ``"mcts"``, ``"mcts:400"``, ...: the one
-registry of :func:`boardenvs.wrappers.opponents.register_opponent`) or the
-path of a saved model (a ``.pt`` from ``python -m
-boardenvs.baselines.train``, an SB3 ``.zip``).  An opponent is batched, ``act(observations,
-masks, rng) -> actions``, or reads the states (``needs_state``,
-``act_states(game, states, rng)``) (:mod:`boardenvs.wrappers.opponents`), and
-:func:`play_turn` plays a whole turn with one on a Position.
+**The protocol.**  An opponent is an :class:`Opponent` with one method,
+``act(batch) -> actions``: a :class:`Batch` holds the decisions it is asked
+for, one per row — the configured ``game``, the ``masks`` (``(k, A)``
+bools), the ``seats`` to act, the caller's ``rows``, the ``rng`` (the
+caller's seeded numpy generator), and, read on demand, the
+``observations`` (each seat's own, in the caller's layout: flat or planes)
+and ``states`` (copies of the rows, for search opponents; the opponent may
+scribble on them).  It returns one action id per row.  :func:`decide` is the
+one place that asks an opponent: it calls ``act`` and checks the answer
+(shape, integers, in each row's mask), raising IllegalActionError naming
+the opponent, the row and the action otherwise; every face goes through it
+(the single-agent view and its vector view, ``evaluate``, distillation,
+``boardenvs play``).  ``in_kernel`` opponents (only ``"random"``) are drawn
+by the vector view's kernel instead, from each row's own generator.
+
+**Names.**  :func:`make_opponent` turns what users pass as ``opponent=`` into
+an Opponent: a registered name (:func:`register_opponent`: ``"random"``
+here; the reference opponents ``"greedy"``, ``"mcts"``, ``"mcts:<n>"``,
+``"baseline:<model>"`` and saved-model paths registered by
+:mod:`boardenvs.baselines`, which is loaded by name on first need, as
+gymnasium loads entry points), an Opponent, an object an upper layer
+registered an adapter for (:func:`register_adapter`: SB3 models, in
+:mod:`boardenvs.wrappers.selfplay`), or a batched policy
+``policy(observations, action_masks) -> actions``.
 """
 from __future__ import annotations
 
+import importlib
+from typing import Callable
+
 import numpy as np
 
-from .wrappers.opponents import MODEL_FILES, ModelOpponent, make_opponent, opponent_names
+from .errors import IllegalActionError
+
+# the layers above that register opponents, loaded by name on first need
+PLUGINS = ("boardenvs.baselines",)
 
 
-class ShapedModelOpponent(ModelOpponent):
-    """An SB3 model whose observation space may be the flattened planes
-    (``flatten=True`` in the single-agent view).  Kept for old imports:
-    :class:`~boardenvs.wrappers.opponents.ModelOpponent` reshapes
-    observations of the model's size itself."""
+class Batch:
+    """The decisions one opponent is asked for (see the module docstring).
+
+    ``observations`` and ``states`` may be given as arrays, or as callables
+    computing them, so an opponent that reads one never pays for the other.
+    """
+
+    def __init__(self, game, masks, rng, *, seats=None, rows=None, observations=None, states=None):
+        self.game = game
+        self.masks = np.asarray(masks, bool)
+        self.rng = rng
+        k = self.masks.shape[0]
+        self.rows = np.arange(k, dtype=np.int64) if rows is None else np.asarray(rows, np.int64)
+        self.seats = np.zeros(k, np.int64) if seats is None else np.asarray(seats, np.int64)
+        self._observations = observations
+        self._states = states
+
+    def __len__(self) -> int:
+        return self.masks.shape[0]
+
+    @property
+    def observations(self) -> np.ndarray:
+        """Each row's observation for its seat to act (the caller's layout)."""
+        if callable(self._observations):
+            self._observations = self._observations()
+        if self._observations is None:
+            raise ValueError("this batch carries no observations")
+        return self._observations
+
+    @property
+    def states(self) -> np.ndarray:
+        """Copies of the rows' states, ``(k, state_size)`` int64."""
+        if callable(self._states):
+            self._states = self._states()
+        if self._states is None:
+            raise ValueError("this batch carries no states")
+        return self._states
+
+    @classmethod
+    def of_states(cls, game, states, rng, rows=None) -> "Batch":
+        """A batch from state rows (copied): masks, seats and observations
+        follow from them."""
+        states = np.array(states, np.int64, ndmin=2)
+        masks = np.stack([game.legal_mask(s)[: game.num_actions] for s in states]) if len(states) else \
+            np.zeros((0, game.num_actions), bool)  # fmt: skip
+        seats = states[:, 0].copy()  # H_CURRENT
+
+        def observe():
+            return np.stack([game.observe(s, int(seat)) for s, seat in zip(states, seats)])
+
+        return cls(game, masks, rng, seats=seats, rows=rows, observations=observe, states=lambda: states.copy())
+
+    @classmethod
+    def of_position(cls, pos, rng) -> "Batch":
+        """The one decision of the seat to act in Position ``pos``."""
+        return cls.of_states(pos.game, pos.state[None], rng)
 
 
-def load_opponent(spec: str, env_id: str | None = None):
-    """What ``--vs`` / ``--players`` name: a registered name
-    (:func:`boardenvs.wrappers.opponents.opponent_names`: ``"random"``,
-    ``"greedy"``, ``"mcts"``, ``"mcts:<simulations>"``,
-    ``"baseline:<name>"``, ...) or the path of a saved model: a ``.pt``
-    written by ``python -m boardenvs.baselines.train`` (its ``.json``
-    beside it; the extension may be left out) or an SB3 ``.zip`` saved by
-    ``model.save(path)`` (sb3-contrib's ``MaskablePPO``, else SB3's
-    ``PPO``), playing its most likely legal action.  The same names as
-    ``opponent=`` everywhere (:func:`~boardenvs.wrappers.opponents.make_opponent`).
+class Opponent:
+    """The protocol (see the module docstring): ``act(batch) -> actions``."""
+
+    name = "opponent"
+    in_kernel = False  # drawn by the vector view's kernel instead (only "random")
+
+    def act(self, batch: Batch) -> np.ndarray:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def decide(opponent: Opponent, batch: Batch) -> np.ndarray:
+    """``opponent``'s actions for ``batch``, checked: one integer per row,
+    each legal in its row's mask; IllegalActionError naming the opponent,
+    the row, its seat and the action otherwise."""
+    k = len(batch)
+    if k == 0:
+        return np.zeros(0, np.int64)
+    raw = np.asarray(opponent.act(batch))
+    acts = raw.reshape(-1) if raw.ndim <= 1 or raw.size == k else raw
+    if acts.shape != (k,) or acts.dtype.kind not in "iu":
+        raise IllegalActionError(f"{batch.game.env_id}: opponent {opponent.name} returned {raw.shape} {raw.dtype}, "
+                                 f"expected {k} integer actions")  # fmt: skip
+    acts = acts.astype(np.int64)
+    ok = (acts >= 0) & (acts < batch.masks.shape[1])
+    ok[ok] = batch.masks[np.flatnonzero(ok), acts[ok]]
+    if not ok.all():
+        r = int(np.flatnonzero(~ok)[0])
+        raise IllegalActionError(
+            f"{batch.game.env_id}: opponent {opponent.name} chose an illegal action: {int(acts[r])} in row "
+            f"{int(batch.rows[r])} (player_{int(batch.seats[r])} to act), not legal there"
+        )
+    return acts
+
+
+class RandomOpponent(Opponent):
+    """A uniformly random legal action (drawn from the batch's generator; the
+    vector view draws it in the kernel, from each row's own)."""
+
+    name = "random"
+    in_kernel = True
+
+    def act(self, batch: Batch) -> np.ndarray:
+        masks = batch.masks
+        u = batch.rng.random(masks.shape[0])
+        counts = masks.sum(axis=1)
+        pick = np.minimum((u * counts).astype(np.int64), np.maximum(counts - 1, 0))
+        ranks = np.cumsum(masks, axis=1) - 1  # the pick-th set entry of each row
+        return np.argmax(masks & (ranks == pick[:, None]), axis=1).astype(np.int64)
+
+
+class PolicyOpponent(Opponent):
+    """A batched policy ``policy(observations, action_masks) -> actions``."""
+
+    def __init__(self, policy, name: str | None = None):
+        self.policy = policy
+        self.name = name or getattr(policy, "__name__", "policy")
+
+    def act(self, batch: Batch) -> np.ndarray:
+        out = np.asarray(self.policy(batch.observations, batch.masks)).reshape(-1)
+        if out.shape != (len(batch),):
+            raise ValueError(f"opponent {self.name}: returned {out.shape[0]} actions for {len(batch)} observations")
+        return out
+
+
+# --- the registry -------------------------------------------------------------
+# name -> (factory(), help) for plain names; prefix -> (factory(argument), help)
+# for "prefix:argument" names ("mcts:400"); resolvers: strings that are no
+# name (a saved model's path) -> Opponent or None; adapters: objects -> Opponent or None
+_NAMED: dict = {}
+_PREFIXED: dict = {}
+_RESOLVERS: list = []
+_ADAPTERS: list = []
+_loaded = False
+
+MODEL_FILES = "the path of a saved model (a .pt from python -m boardenvs.baselines.train, or an SB3 .zip)"
+
+
+def register_opponent(name: str, factory: Callable, prefix: bool = False, help: str = "", replace: bool = False) -> None:
+    """Make ``name`` an opponent name.  ``factory()`` builds the opponent of
+    the plain name; with ``prefix=True``, ``factory(argument)`` builds the
+    one of ``"name:argument"`` (``argument`` a non-empty str the factory
+    checks, raising ValueError with what it accepts).  A name can be both,
+    registered twice (``"mcts"`` and ``"mcts:<simulations>"``)."""
+    if not isinstance(name, str) or not name or ":" in name:
+        raise ValueError(f"an opponent name is a non-empty str without ':', got {name!r}")
+    table = _PREFIXED if prefix else _NAMED
+    if name in table and not replace:
+        raise ValueError(f"opponent name {name!r}{':...' if prefix else ''} is already registered")
+    table[name] = (factory, help)
+
+
+def register_resolver(resolver: Callable) -> None:
+    """``resolver(spec: str) -> Opponent | None`` for strings that are no
+    registered name (a saved model's path); the first that answers wins."""
+    if resolver not in _RESOLVERS:
+        _RESOLVERS.append(resolver)
+
+
+def register_adapter(adapter: Callable) -> None:
+    """``adapter(obj) -> Opponent | None`` for objects passed as opponents (an
+    SB3 model); the first that answers wins, before a callable is taken as a
+    batched policy."""
+    if adapter not in _ADAPTERS:
+        _ADAPTERS.append(adapter)
+
+
+def _load_plugins() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for name in PLUGINS:
+            try:
+                importlib.import_module(name)
+            except ImportError:  # pragma: no cover - a trimmed install: the names it would add are missing
+                pass
+
+
+def opponent_names() -> list[str]:
+    """What ``opponent=`` accepts by name: plain names and ``prefix:<...>`` forms."""
+    _load_plugins()
+    names = list(_NAMED)
+    for p, (_, help) in _PREFIXED.items():
+        names.append(f"{p}:{help or '<argument>'}")
+    return names
+
+
+def _accepted() -> str:
+    return ", ".join(repr(n) for n in opponent_names())
+
+
+def opponent_from_name(spec: str) -> Opponent:
+    """The opponent a registered name stands for, or what a resolver makes of
+    ``spec`` (a saved model's path); ValueError listing the accepted names otherwise."""
+    if spec not in _NAMED and spec.partition(":")[0] not in _PREFIXED:
+        _load_plugins()
+    if spec in _NAMED:
+        return _NAMED[spec][0]()
+    head, sep, arg = spec.partition(":")
+    if sep and head in _PREFIXED:
+        if not arg:
+            raise ValueError(f"opponent {spec!r}: {head}: needs an argument ({head}:{_PREFIXED[head][1]}); accepted: {_accepted()}")
+        try:
+            return _PREFIXED[head][0](arg)
+        except ValueError as exc:
+            raise ValueError(f"opponent {spec!r}: {exc}; accepted: {_accepted()}") from None
+    if sep and head in _NAMED:
+        raise ValueError(f"opponent {spec!r}: {head!r} takes no ':' argument; accepted: {_accepted()}")
+    for resolver in _RESOLVERS:
+        found = resolver(spec)
+        if found is not None:
+            return found
+    raise ValueError(f"unknown opponent {spec!r}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
+                     "policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")  # fmt: skip
+
+
+def make_opponent(spec) -> Opponent:
+    """An :class:`Opponent` from what a user passes as ``opponent=``: a
+    registered name (:func:`opponent_names`), the path of a saved model, an
+    Opponent, an object an adapter takes (an SB3 model) or a batched policy."""
+    if spec is None:
+        return RandomOpponent()
+    if isinstance(spec, Opponent):
+        return spec
+    if isinstance(spec, str):
+        return opponent_from_name(spec)
+    if not _ADAPTERS:
+        _load_plugins()
+    for adapter in _ADAPTERS:
+        found = adapter(spec)
+        if found is not None:
+            return found
+    if callable(spec):
+        return PolicyOpponent(spec)
+    raise ValueError(f"opponent must be a name ({_accepted()}), a policy(obs, masks) -> actions, an SB3 model or a "
+                     f"SelfPlayPool; got {spec!r}")  # fmt: skip
+
+
+def load_opponent(spec: str, env_id: str | None = None) -> Opponent:
+    """What ``--vs`` / ``--players`` name (the CLI): a registered name or the
+    path of a saved model, as ``opponent=`` everywhere (:func:`make_opponent`);
     ValueError for anything else, listing the accepted names."""
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"an opponent is one of {opponent_names()} or {MODEL_FILES}, got {spec!r}")
     return make_opponent(spec)
 
 
-def play_turn(opponent, pos, rng) -> tuple[object, str]:
+def play_turn(opponent: Opponent, pos, rng) -> tuple[object, str]:
     """Let ``opponent`` play the whole turn of the seat to act in Position
-    ``pos`` (decision by decision; an action outside the mask is replaced by a
-    random legal one).  Returns the new Position and the turn in notation."""
+    ``pos``, decision by decision (:func:`decide`).  Returns the new
+    Position and the turn in notation."""
     game, seat = pos.game, pos.to_move
     chain = []
     start = pos
     while not pos.is_terminal and pos.to_move == seat and not pos.is_chance and (not chain or pos.turn == start.turn):
-        mask = pos.action_mask()[: game.num_actions]
-        if opponent.needs_state:  # search opponents read a copy of the row
-            action = int(opponent.act_states(game, pos.state[None].copy(), rng)[0])
-        else:
-            action = int(opponent.act(pos.observation(seat)[None], mask[None].astype(bool), rng)[0])
-        if not (0 <= action < mask.shape[0] and mask[action]):
-            action = int(rng.choice(np.flatnonzero(mask)))
+        action = int(decide(opponent, Batch.of_position(pos, rng))[0])
         chain.append(action)
         pos = pos.play(action)
     return pos, game.actions_to_move(start.state, chain)
+
+
+register_opponent("random", RandomOpponent, help="a uniformly random legal action")

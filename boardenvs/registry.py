@@ -1,21 +1,16 @@
-"""Env ids, and the functions that build games, envs, positions and vector
-envs from them.
+"""The store of registered games: env id -> Game class (a leaf of the core:
+it imports no face).
 
-:func:`register` is the one registration mechanism: the package registers
-the games of :mod:`boardenvs.catalog` with it at import; tests register
-their toy game the same way.  Registering a game makes its PettingZoo module
-``boardenvs.<env id>`` (``env()`` / ``raw_env()`` / ``parallel_env()``) and
-its gymnasium id ``boardenvs/<Name>-v<N>`` (the single-agent view,
-:class:`boardenvs.wrappers.single_agent.SingleAgentEnv`, and for
-``gymnasium.make_vec`` the vector view, built by the entry points
-``gym_env`` / ``gym_vector_env`` of the id's module, which fix the game).
-A game is checked whole before anything is registered.
+:func:`boardenvs.register` (:mod:`boardenvs.api`) checks a game here
+(:func:`check_registration`), stores it (:func:`add`) and builds its faces'
+entry points; :func:`game_class` / :func:`make_game` read the store.  The
+catalog's games are stored as :class:`LazyGame` until first use.
 """
 from __future__ import annotations
 
 import re
 import sys
-import types
+
 
 import gymnasium
 
@@ -59,7 +54,7 @@ def _resolve(entry):
     return entry.load() if isinstance(entry, LazyGame) else entry
 
 
-def _check_registration(game_cls) -> str:
+def check_registration(game_cls) -> str:
     """Everything :func:`register` needs from ``game_cls``, checked before
     anything is registered; returns its gymnasium id.  TypeError for
     something that is no game; ValueError naming what is wrong with a game's
@@ -121,77 +116,6 @@ def _check_declaration(cls) -> None:
                              f"{type(exc).__name__}: {exc}") from None  # fmt: skip
 
 
-def register(game_cls) -> types.ModuleType:
-    """Register ``game_cls`` (a Game class, or a :class:`LazyGame`) under
-    its ``env_id``; returns the id's PettingZoo module (also importable as
-    ``boardenvs.<env id>``).  Everything is checked first (TypeError for
-    something that is no game, ValueError naming what is wrong with a
-    game's declaration: its id, its gymnasium name, taken by another game,
-    its kernels, options or variants); a refused game registers nothing."""
-    gym_id = _check_registration(game_cls)
-    env_id = game_cls.env_id
-    module = _env_module(game_cls)
-    previous = _GAMES.get(env_id)
-    try:
-        _GAMES[env_id] = game_cls
-        sys.modules[module.__name__] = module
-        setattr(sys.modules[__package__], env_id, module)
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(
-                gym_id,
-                # the id's own entry points (its PettingZoo module's), which fix the game: a
-                # gymnasium.make(id, env_id=<another game>) is refused (see _GymEntry)
-                entry_point=f"{module.__name__}:gym_env",
-                vector_entry_point=f"{module.__name__}:gym_vector_env",
-                kwargs={"env_id": env_id},
-            )
-    except BaseException:
-        if previous is None:
-            unregister(env_id)
-        raise
-    return module
-
-
-class _GymEntry:
-    """The gymnasium entry point of one id: the single-agent view
-    (:class:`boardenvs.wrappers.single_agent.SingleAgentEnv`), or with
-    ``vector=True`` the vector view (``SingleAgentVectorEnv``), of the id's
-    game only.  The id fixes the game: an ``env_id`` keyword naming another
-    game is a ValueError (gymnasium merges the caller's keywords over the
-    id's ``kwargs={"env_id": ...}``)."""
-
-    def __init__(self, env_id: str, vector: bool = False):
-        self.env_id, self.vector = env_id, vector
-
-    def _checked(self, kwargs: dict) -> dict:
-        given = kwargs.pop("env_id", self.env_id)
-        if not (isinstance(given, str) and given == self.env_id):
-            gym_id = gym_id_of(_GAMES[self.env_id])
-            other = f"gymnasium.make({gym_id_of(_GAMES[given])!r})" if isinstance(given, str) and given in _GAMES \
-                else "that game's own id"  # fmt: skip
-            raise ValueError(f"{gym_id} is {self.env_id}: env_id={given!r} cannot change its game (use {other})")
-        return kwargs
-
-    @property
-    def metadata(self) -> dict:  # gymnasium reads the render modes here, as from the class
-        return self._cls().metadata
-
-    def _cls(self):
-        if self.vector:
-            from .wrappers.vector import SingleAgentVectorEnv
-
-            return SingleAgentVectorEnv
-        from .wrappers.single_agent import SingleAgentEnv
-
-        return SingleAgentEnv
-
-    def __call__(self, *args, **kwargs):
-        return self._cls()(self.env_id, *args, **self._checked(kwargs))
-
-    def __repr__(self) -> str:
-        return f"<{'vector ' if self.vector else ''}gymnasium entry point of {self.env_id}>"
-
-
 def gym_id_of(game_cls) -> str:
     """The gymnasium id of a game: ``boardenvs/Quess-v0`` for ``quess_v0``."""
     version = game_cls.env_id.rpartition("_v")[2]
@@ -220,86 +144,26 @@ def game_class(env_id: str):
     return entry
 
 
+def env_id_of(name: str) -> str:
+    """The env id of ``name``, an env id or a gymnasium id (``boardenvs/Quess-v0``);
+    ValueError naming both kinds otherwise."""
+    for env_id, cls in _GAMES.items():
+        if name in (env_id, gym_id_of(cls)):
+            return env_id
+    raise ValueError(f"unknown id {name!r}: use an env id ({', '.join(_GAMES)}) or its gymnasium id")
+
+
 def make_game(env_id: str, **options):
     return game_class(env_id)(**options)
 
 
-def make(env_id: str, render_mode=None, **options):
-    """The registered (wrapped) PettingZoo AEC env for ``env_id``."""
-    game_class(env_id)
-    return sys.modules[f"{__package__}.{env_id}"].env(render_mode=render_mode, **options)
 
 
-def make_vec(env_id: str, num_envs: int, **options):
-    """``num_envs`` games of ``env_id`` stepped in one call (see
-    :class:`boardenvs.vector.VectorEnv`)."""
-    from .vector import VectorEnv
-
-    return VectorEnv(game_class(env_id), num_envs, **options)
+def add(game_cls) -> None:
+    """Store ``game_cls`` (checked by :func:`check_registration` first)."""
+    _GAMES[game_cls.env_id] = game_cls
 
 
-def position(env_id: str, **options):
-    """The initial Position of ``env_id``; ``first_player`` defaults to seat 0
-    here when the game's default is random (a Position has no generator)."""
-    from .position import Position
-
-    game = make_game(env_id, **options)
-    first = int(game.params[E.P_FIRST])
-    return Position(game, game.new_state(max(first, 0)))
-
-
-class _EnvModule(types.ModuleType):
-    """A game's PettingZoo module; its docstring (the game's env card) and
-    ``GAME`` load the game on first read."""
-
-    @property
-    def __doc__(self):
-        return game_class(self._env_id).__doc__
-
-    def __getattr__(self, name):
-        if name == "GAME":
-            return game_class(self._env_id)
-        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
-
-
-def _env_module(game_cls) -> types.ModuleType:
-    """The PettingZoo module of one game: ``env`` / ``raw_env`` /
-    ``parallel_env``, documented by the game's env card."""
-    from .aec import BoardEnv, turn_based_parallel, wrap
-
-    env_id = game_cls.env_id
-    module = _EnvModule(f"{__package__}.{env_id}")
-    module._env_id = env_id
-
-    def raw_env(render_mode=None, **options) -> BoardEnv:
-        """The env without wrappers."""
-        return BoardEnv(game_class(env_id), render_mode=render_mode, **options)
-
-    def env(render_mode=None, clock_seconds=None, clock_increment=0.0, time_source=None, **options):
-        """The wrapped env (what ``boardenvs.make(env_id)`` returns).
-        ``clock_seconds`` adds a chess clock per agent, ``clock_increment``
-        seconds added after each turn (:class:`boardenvs.wrappers.ChessClock`;
-        Quess' speed variant QU-12), read from ``time_source``
-        (``time.monotonic`` unless given)."""
-        wrapped = wrap(raw_env(render_mode=render_mode, **options))
-        if clock_seconds is not None:
-            import time
-
-            from .wrappers.clock import ChessClock
-
-            wrapped = ChessClock(wrapped, clock_seconds, clock_increment, time_source=time_source or time.monotonic)
-        elif time_source is not None or clock_increment:
-            raise TypeError("time_source and clock_increment are only used with clock_seconds")
-        return wrapped
-
-    def parallel_env(render_mode=None, max_cycles=None, idle_mask="zeros", **options):
-        """The turn-based parallel view (see :func:`boardenvs.aec.turn_based_parallel`)."""
-        return turn_based_parallel(env, max_cycles=max_cycles, idle_mask=idle_mask, render_mode=render_mode, **options)
-
-    for fn in (raw_env, env, parallel_env):
-        fn.__module__ = module.__name__
-        fn.__qualname__ = fn.__name__
-        setattr(module, fn.__name__, fn)
-    module.gym_env, module.gym_vector_env = _GymEntry(env_id), _GymEntry(env_id, vector=True)
-    module.__all__ = ["env", "parallel_env", "raw_env"]
-    return module
+def entry(env_id: str):
+    """What the store holds for ``env_id`` (a Game class or a LazyGame), or None."""
+    return _GAMES.get(env_id)

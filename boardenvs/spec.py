@@ -43,6 +43,21 @@ ILLEGAL_ACTION_MODES = ("lose", "raise", "random")
 ILLEGAL_ACTION_DEFAULT = "lose"
 
 
+def check_seed(seed) -> int:
+    """A seed as a non-negative int (numpy integers welcome), or ValueError."""
+    if not is_int(seed) or seed < 0:
+        raise ValueError(f"a seed is a non-negative int (or None), got {seed!r}")
+    return int(seed)
+
+
+def is_action_int(action) -> bool:
+    """An int, a numpy integer or a 0-d integer array (what gymnasium's
+    ``Discrete.sample`` gives): what a face accepts as one action id."""
+    if isinstance(action, np.ndarray):
+        return action.shape == () and np.issubdtype(action.dtype, np.integer)
+    return is_int(action)
+
+
 def check_choice(name: str, value, choices, where: str = ""):
     """``value`` if it is one of ``choices`` (compared by type too: ``1`` is
     not ``True``), else ValueError naming the option and the choices."""

@@ -36,11 +36,10 @@ from numba import njit
 
 from . import _threads
 from . import engine as E
-from .aec import check_seed
 from .errors import ILLEGAL_ACTION_HELP, IllegalActionError
 from .game import GENERIC_REASONS, Game
 from .position import Position
-from .spec import ILLEGAL_ACTION_DEFAULT, check_choice, check_illegal_action, check_size, is_int
+from .spec import ILLEGAL_ACTION_DEFAULT, check_choice, check_flag, check_illegal_action, check_seed, check_size, is_int
 
 
 _DRIVERS: dict = {}  # kernels -> engine.Batched, compiled once per process
@@ -56,6 +55,12 @@ def _count_illegal(actions, masks, num_actions):
         if a < 0 or a >= num_actions or masks[i, a] == 0:
             bad += 1
     return bad
+
+
+def parallel_from() -> int:
+    """The row count from which ``make_vec`` runs numba's threads by default
+    (128 with TBB or OpenMP, 4096 with workqueue)."""
+    return _threads.parallel_from()
 
 
 def drivers_for(kernels) -> E.Batched:
@@ -240,6 +245,87 @@ class VectorEnv:
     def to_move(self) -> np.ndarray:
         return self._states[:, E.H_CURRENT].copy()
 
+    # -- the row API: acting, observing and resetting a given set of rows ----------
+    # What the single-agent vector view, distillation and the benchmarks
+    # build on.  Rows are an integer array of distinct row indices; nothing
+    # here resets a row by itself (``step`` does, these do not), and every
+    # action is checked against the engine's own masks, as ``step``'s.
+
+    RANDOM = E.RANDOM_ACTION  # an action for act_rows: a random legal one, drawn from the row's generator
+
+    def seed_rows(self, seed=None) -> None:
+        """Seed every row's generator as :meth:`reset` does (an int: each
+        row's own seed derived from it; ``num_envs`` ints: one per row; None:
+        fresh entropy), without starting games: :meth:`reset_rows` next."""
+        with self._lock:
+            self._states[:, E.H_RNG] = self._row_seeds(seed)
+            self._has_reset = True
+
+    def reset_rows(self, rows, draw_seats: bool = False):
+        """A new game in each of ``rows``, each from its row's generator (its
+        first player too, where the option is ``"random"``), chance resolved.
+        With ``draw_seats``, also a seat per row drawn from the row's
+        generator (a learner's seat), returned as an int64 array."""
+        with self._lock:
+            self._require_reset("reset_rows")
+            rows = self._check_rows(rows)
+            seats = np.zeros(rows.shape[0], np.int64)
+            self._run(self._drivers.reset_rows, self._states, self.game.params, rows, self._probs, seats,
+                      check_flag("draw_seats", draw_seats), self._masks)  # fmt: skip
+            return seats if draw_seats else None
+
+    def act_rows(self, rows, actions, illegal_action: str | None = None) -> np.ndarray:
+        """Row ``rows[k]`` plays ``actions[k]`` (:attr:`RANDOM`: a random legal
+        action from the row's generator), then chance is resolved; no
+        auto-reset (a row whose game ends stays over until
+        :meth:`reset_rows`).  An action the row's seat to act may not play
+        (or any action in a row that is over) is handled by
+        ``illegal_action`` (default: the env's): ``"lose"`` forfeits the
+        mover, ``"raise"`` raises IllegalActionError before any row changes,
+        ``"random"`` plays a random legal action.  Returns the rows'
+        ``illegal`` flags."""
+        with self._lock:
+            self._require_reset("act_rows")
+            rows = self._check_rows(rows)
+            mode = self.illegal_action if illegal_action is None else check_illegal_action(illegal_action)
+            actions, illegal = self._checked_actions(actions, rows, mode)
+            self._run(self._drivers.act_rows, self._states, self.game.params, rows, actions, self._probs, self._masks)
+            return illegal
+
+    def observe_rows(self, rows, seats):
+        """Row ``rows[k]`` as seat ``seats[k]`` sees it: ``(observations,
+        masks)``, ``(k, *obs_shape)`` int8 and ``(k, num_actions)`` int8, the
+        mask all zeros unless that seat is to act in a live game (new arrays)."""
+        with self._lock:
+            self._require_reset("observe_rows")
+            rows = self._check_rows(rows)
+            seats = np.asarray(seats)
+            if seats.shape != rows.shape or seats.dtype.kind not in "iu" or \
+                    ((seats < 0) | (seats >= self.num_players)).any():  # fmt: skip
+                raise ValueError(f"{self.env_id} make_vec: seats must be {rows.shape[0]} seats 0..{self.num_players - 1}, "
+                                 f"got {_describe(seats)}")  # fmt: skip
+            k = rows.shape[0]
+            obs = np.empty((k, self.game.obs_size), np.int8)
+            masks = np.empty((k, self.num_actions), np.int8)
+            self._run(self._drivers.observe_rows, self._states, self.game.params, rows, seats.astype(np.int64), obs,
+                      self._masks, masks)  # fmt: skip
+            return obs.reshape((k, *self.game.obs_shape)), masks
+
+    def snapshot(self) -> "RowsSnapshot":
+        """Everything the rows hold (states, the engine's masks), to put back
+        with :meth:`restore` (a caller's undo: the single-agent view's when
+        an opponent fails mid-step)."""
+        with self._lock:
+            return RowsSnapshot(self, self._states.copy(), self._masks.copy())
+
+    def restore(self, snapshot: "RowsSnapshot") -> None:
+        """Put back what :meth:`snapshot` took of this env."""
+        if not isinstance(snapshot, RowsSnapshot) or snapshot.env is not self:
+            raise ValueError(f"{self.env_id} make_vec: restore takes a snapshot() of this env, got {snapshot!r}")
+        with self._lock:
+            self._states[:] = snapshot.states
+            self._masks[:] = snapshot.masks
+
     def close(self) -> None:
         pass
 
@@ -274,44 +360,67 @@ class VectorEnv:
         with _threads.exclusive(), _threads.limit(self._threads):
             driver(*args)
 
-    def _check_actions(self, actions) -> np.ndarray:
-        """``actions`` as int64, checked against the engine's own masks:
-        shape, integer dtype (converted without wrap-around), range and mask.
-        ``self._illegal`` marks the rows whose action is not legal; in
-        ``"lose"`` mode their action becomes -1 (the kernel forfeits it), in
-        ``"random"`` mode ``RANDOM_ACTION`` (the kernel draws a legal one)."""
+    def _check_rows(self, rows) -> np.ndarray:
+        """``rows`` as distinct int64 row indices, or ValueError."""
+        arr = np.asarray(rows)
         n = self.num_envs
+        if arr.ndim != 1 or arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= n)):
+            raise ValueError(f"{self.env_id} make_vec: rows must be a 1-D integer array of rows 0..{n - 1}, got {_describe(rows)}")
+        arr = arr.astype(np.int64)
+        if np.bincount(arr, minlength=n).max(initial=0) > 1:
+            raise ValueError(f"{self.env_id} make_vec: rows must be distinct, got a row twice")
+        return arr
+
+    def _check_actions(self, actions) -> np.ndarray:
+        """``step``'s actions, checked (see :meth:`_checked_actions`)."""
+        actions, self._illegal = self._checked_actions(actions, None, self.illegal_action)
+        return actions
+
+    def _checked_actions(self, actions, rows, mode):
+        """``actions`` (one per row of ``rows``, all rows if None) as int64,
+        checked against the engine's own masks: shape, integer dtype
+        (converted without wrap-around), range and mask.  Returns the
+        actions for the kernel and the rows' illegal flags: in ``"lose"``
+        mode an illegal action becomes -1 (the kernel forfeits it), in
+        ``"random"`` mode ``RANDOM_ACTION`` (the kernel draws a legal one);
+        ``"raise"`` raises IllegalActionError.  ``RANDOM_ACTION`` itself is
+        allowed only to the row API (``rows`` given)."""
+        n = self.num_envs if rows is None else rows.shape[0]
         arr = actions if type(actions) is np.ndarray else np.asarray(actions)
         if arr.shape != (n,):
             raise IllegalActionError(f"{self.env_id} make_vec: actions must have shape ({n},), got {_describe(actions)}")
         if arr.dtype.kind not in "iu":
             raise IllegalActionError(f"{self.env_id} make_vec: actions must be integers, got dtype {arr.dtype}")
         if arr.dtype != np.int64:
-            wide = arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and arr.max() > _INT64_MAX
-            out = self._actions
-            out[:] = arr if not wide else np.where(arr > _INT64_MAX, -1, arr).astype(np.int64)
-            arr = out
-        if _count_illegal(arr, self._masks, self.num_actions) == 0:
-            if self._illegal.any():
-                self._illegal[:] = False
-            return arr
+            wide = arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and arr.max(initial=0) > _INT64_MAX
+            arr = (arr if not wide else np.where(arr > _INT64_MAX, -1, arr)).astype(np.int64)
+            if rows is None:
+                self._actions[:] = arr
+                arr = self._actions
+        masks = self._masks if rows is None else self._masks[rows]
+        drawn = np.zeros(n, np.bool_) if rows is None else (arr == E.RANDOM_ACTION) & masks.any(axis=1)
+        if not drawn.any() and _count_illegal(arr, masks, self.num_actions) == 0:
+            return arr, np.zeros(n, np.bool_)
         legal = (arr >= 0) & (arr < self.num_actions)
-        legal[legal] = self._masks[np.flatnonzero(legal), arr[legal]] == 1
-        rows = np.flatnonzero(~legal)
+        legal[legal] = masks[np.flatnonzero(legal), arr[legal]] == 1
+        legal |= drawn
+        if legal.all():
+            return arr, ~legal
+        bad = np.flatnonzero(~legal)
         original = np.asarray(actions)
-        shown = ", ".join(f"row {r}: {original[r]}" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
-        what = f"{len(rows)} action(s) outside 0..{self.num_actions - 1} or masked out ({shown})"
-        if self.illegal_action == "raise":
+        where = (lambda k: f"row {k}") if rows is None else (lambda k: f"row {int(rows[k])}")
+        shown = ", ".join(f"{where(k)}: {original[k]}" for k in bad[:5]) + (" ..." if len(bad) > 5 else "")
+        what = f"{len(bad)} action(s) outside 0..{self.num_actions - 1} or masked out ({shown})"
+        if mode == "raise":
             raise IllegalActionError(f"{self.env_id} make_vec: {what}; no row was stepped. {ILLEGAL_ACTION_HELP}")
         if not self._warned_illegal:
             self._warned_illegal = True
             gymnasium.logger.warn(
-                f"{self.env_id} make_vec: {what}: illegal_action={self.illegal_action!r} "
-                + ("forfeits those rows' games" if self.illegal_action == "lose" else "plays a random legal action")
+                f"{self.env_id} make_vec: {what}: illegal_action={mode!r} "
+                + ("forfeits those rows' games" if mode == "lose" else "plays a random legal action")
                 + ' (infos["illegal_action"] marks them; this warning is shown once per env)'
             )
-        self._illegal[:] = ~legal
-        return np.where(legal, arr, -1 if self.illegal_action == "lose" else E.RANDOM_ACTION)
+        return np.where(legal, arr, -1 if mode == "lose" else E.RANDOM_ACTION), ~legal
 
     def _observations(self) -> dict:
         return {"observation": self._obs_view, "action_mask": self._out_masks}
@@ -324,6 +433,18 @@ class VectorEnv:
             "length": self._lengths,
             "illegal_action": self._illegal,
         }
+
+
+class RowsSnapshot:
+    """What :meth:`VectorEnv.snapshot` took (the rows and the engine's masks)."""
+
+    __slots__ = ("env", "states", "masks")
+
+    def __init__(self, env, states, masks):
+        self.env, self.states, self.masks = env, states, masks
+
+    def __repr__(self) -> str:
+        return f"<RowsSnapshot of {self.env!r}>"
 
 
 def _describe(x) -> str:

@@ -26,7 +26,8 @@ from numba import config  # noqa: E402
 
 import boardenvs  # noqa: E402
 import contract_game  # noqa: E402
-from boardenvs.registry import game_class, gym_id_of, register, registered_ids  # noqa: E402
+from boardenvs import register  # noqa: E402
+from boardenvs.registry import game_class, gym_id_of, registered_ids  # noqa: E402
 
 assert config.BOUNDSCHECK, "run with NUMBA_BOUNDSCHECK=1"
 register(contract_game.ContractRaceGame)

@@ -2,6 +2,6 @@
 generic face and the parametrised suite (test_all_envs.py) reach it by id."""
 import contract_game
 
-from boardenvs.registry import register
+from boardenvs import register
 
 register(contract_game.ContractRaceGame)

@@ -14,7 +14,7 @@ from boardenvs.baselines.distill import collect, distill, fit, main, new_policy
 from boardenvs.baselines.train import train
 from boardenvs.registry import make_game
 from boardenvs.wrappers import evaluate
-from boardenvs.wrappers.opponents import Opponent
+from boardenvs.opponents import Opponent
 
 
 class Lowest(Opponent):
@@ -22,8 +22,8 @@ class Lowest(Opponent):
 
     name = "lowest"
 
-    def act(self, obs, masks, rng):
-        return np.asarray(masks, bool).argmax(axis=1)
+    def act(self, batch):
+        return batch.masks.argmax(axis=1)
 
 
 def test_collect_records_every_teacher_decision_with_its_game_result():
@@ -51,9 +51,8 @@ def test_collect_records_every_teacher_decision_with_its_game_result():
 class Highest(Opponent):
     name = "highest"
 
-    def act(self, obs, masks, rng):
-        masks = np.asarray(masks, bool)
-        return masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1)
+    def act(self, batch):
+        return batch.masks.shape[1] - 1 - batch.masks[:, ::-1].argmax(axis=1)
 
 
 def test_a_student_plays_and_the_teacher_labels():
@@ -166,8 +165,8 @@ def test_distill_errors_are_clear(capsys, tmp_path):
     assert not (tmp_path / "new").exists()
 
     class Illegal(Opponent):
-        def act(self, obs, masks, rng):
-            return np.full(len(masks), -1)
+        def act(self, batch):
+            return np.full(len(batch), -1)
 
     with pytest.raises(ValueError, match="chose an illegal action"):
         collect("quagmire_v0", Illegal(), games=2, random_share=0.0)

@@ -501,7 +501,8 @@ def test_register_checks_everything_first_and_registers_nothing_on_failure(case,
     import gymnasium
 
     from boardenvs.cli import main
-    from boardenvs.registry import register, registered_ids
+    from boardenvs import register
+    from boardenvs.registry import registered_ids
 
     cls, words = _malformed_games()[case]
     ids, gym_ids, modules = registered_ids(), set(gymnasium.registry), set(sys.modules)
@@ -517,7 +518,8 @@ def test_register_checks_everything_first_and_registers_nothing_on_failure(case,
 
 @pytest.mark.parametrize("thing", [None, 3, "quess_v0", object, "a game instance"])
 def test_register_of_something_that_is_no_game_is_a_type_error(thing):
-    from boardenvs.registry import register, registered_ids
+    from boardenvs import register
+    from boardenvs.registry import registered_ids
 
     if thing == "a game instance":
         thing = boardenvs.make_game("quagmire_v0")
@@ -530,7 +532,7 @@ def test_register_of_something_that_is_no_game_is_a_type_error(thing):
 def test_registering_the_same_game_again_is_allowed():
     import contract_game
 
-    from boardenvs.registry import register
+    from boardenvs import register
 
     assert register(contract_game.ContractRaceGame) is boardenvs.contract_race_v0
 

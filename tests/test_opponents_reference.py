@@ -17,7 +17,7 @@ import boardenvs
 from boardenvs import engine as E
 from boardenvs.position import Position
 from boardenvs.wrappers.evaluation import evaluate
-from boardenvs.wrappers.opponents import make_opponent, opponent_names, register_opponent
+from boardenvs.opponents import Batch, make_opponent, opponent_names, register_opponent
 
 HEADER = """game: {game}
 options: {options}
@@ -85,7 +85,7 @@ def outcomes(pos):
 
 
 def choices(opponent, pos, seeds=range(6)):
-    return {int(make_opponent(opponent).act_states(pos.game, pos.state[None].copy(), np.random.default_rng(s))[0])
+    return {int(make_opponent(opponent).act(Batch.of_states(pos.game, pos.state[None], np.random.default_rng(s)))[0])
             for s in seeds}  # fmt: skip
 
 
@@ -138,8 +138,8 @@ def test_seeded_reproducibility(name):
     vec.step(vec.random_actions())
     states = vec.states.copy()
     game = vec.game
-    one = make_opponent(name).act_states(game, states.copy(), np.random.default_rng(5))
-    two = make_opponent(name).act_states(game, states.copy(), np.random.default_rng(5))
+    one = make_opponent(name).act(Batch.of_states(game, states, np.random.default_rng(5)))
+    two = make_opponent(name).act(Batch.of_states(game, states, np.random.default_rng(5)))
     assert np.array_equal(one, two)
     masks = np.stack([game.legal_mask(s) for s in states])
     assert masks[np.arange(6), one].all()
@@ -178,7 +178,7 @@ def test_every_name_works_everywhere(name, tmp_path, monkeypatch, capsys):
 
 
 def test_self_play_pool_starts_with_a_named_opponent():
-    from boardenvs.wrappers.opponents import SelfPlayPool
+    from boardenvs.wrappers.selfplay import SelfPlayPool
 
     pool = SelfPlayPool(initial="greedy")
     assert pool.pick(np.random.default_rng(0)).name == "greedy"
@@ -203,7 +203,7 @@ def test_bad_names_are_refused_naming_what_is_accepted(bad, capsys):
 
 
 def test_register_a_name_and_a_prefix():
-    from boardenvs.wrappers.opponents import RandomOpponent
+    from boardenvs.opponents import RandomOpponent
 
     class Fixed(RandomOpponent):
         def __init__(self, tag):
@@ -216,8 +216,9 @@ def test_register_a_name_and_a_prefix():
         register_opponent("test_fixed", lambda tag: Fixed(tag), prefix=True)
     with pytest.raises(ValueError, match="unknown opponent 'test_fixed'"):
         make_opponent("test_fixed")  # only the prefixed form is registered
-    with pytest.raises(TypeError, match="act_states"):
-        make_opponent("greedy").act(np.zeros((1, 3)), np.ones((1, 3), bool), np.random.default_rng(0))
+    game = boardenvs.make_game("quess_v0")  # a search asked without the rows' states: a clear error
+    with pytest.raises(ValueError, match="carries no states"):
+        make_opponent("greedy").act(Batch(game, np.ones((1, 1296), bool), np.random.default_rng(0), observations=np.zeros((1, 288))))
 
 
 @pytest.mark.parametrize("env_id, options", [("tryasina_v0", {"num_players": 4}), ("tryasina_v0", {}),
@@ -231,7 +232,7 @@ def test_chance_and_four_players(env_id, options, name):
     vec = boardenvs.make_vec(env_id, num_envs=4, **options)
     vec.reset(seed=0)
     game = vec.game
-    acts = make_opponent(name).act_states(game, vec.states.copy(), np.random.default_rng(0))
+    acts = make_opponent(name).act(Batch.of_states(game, vec.states, np.random.default_rng(0)))
     masks = np.stack([game.legal_mask(s) for s in vec.states])
     assert masks[np.arange(4), acts].all()
     result = evaluate(name, env_id, games=3, opponent=name, seed=0, **options)
@@ -248,7 +249,7 @@ def test_mcts_rollout_cap_and_bad_arguments():
     for _ in range(30):
         vec.step(vec.random_actions())
     assert (vec.states[:, E.H_STATUS] == E.PLAYING).all()
-    out = MCTSOpponent(20, rollout_cap=1).act_states(vec.game, vec.states.copy(), np.random.default_rng(0))
+    out = MCTSOpponent(20, rollout_cap=1).act(Batch.of_states(vec.game, vec.states, np.random.default_rng(0)))
     assert all(vec.game.legal_mask(s)[a] for s, a in zip(vec.states, out))
     for bad in ({"simulations": 0}, {"simulations": 2.5}, {"rollout_cap": 0}, {"c": -1.0}):
         with pytest.raises(ValueError, match=next(iter(bad))):
@@ -260,7 +261,7 @@ def test_mcts_search_policy_is_the_roots_visit_counts(env_id, options):
     """``search_policy`` (distill's soft targets): per row the root's visits
     over the simulations, only on legal actions, summing to the simulation
     count; the decision is the most visited action and the same as
-    ``act_states``' with the same generator; a forced decision is one-hot."""
+    ``act``'s with the same generator; a forced decision is one-hot."""
     from boardenvs.baselines.mcts import MCTSOpponent
 
     sims = 40
@@ -269,7 +270,7 @@ def test_mcts_search_policy_is_the_roots_visit_counts(env_id, options):
     for _ in range(5):
         vec.step(vec.random_actions())
     states = vec.states.copy()
-    acts, probs = MCTSOpponent(sims).search_policy(vec.game, states, np.random.default_rng(0))
+    acts, probs = MCTSOpponent(sims).search_policy(Batch.of_states(vec.game, states, np.random.default_rng(0)))
     masks = np.stack([vec.game.legal_mask(s) for s in states]).astype(bool)
     assert probs.shape == masks.shape and (vec.states == states).all()  # the rows are not touched
     np.testing.assert_allclose(probs.sum(axis=1), 1.0)
@@ -279,6 +280,6 @@ def test_mcts_search_policy_is_the_roots_visit_counts(env_id, options):
     np.testing.assert_allclose(counts, np.round(counts), atol=1e-9)
     assert (probs[np.arange(8), acts] == probs.max(axis=1)).all()
     assert (probs[forced] == masks[forced]).all()
-    assert (acts == MCTSOpponent(sims).act_states(vec.game, states, np.random.default_rng(0))).all()
+    assert (acts == MCTSOpponent(sims).act(Batch.of_states(vec.game, states, np.random.default_rng(0)))).all()
     if env_id == "quagmire_v0":  # a real search: more than one action visited somewhere
         assert ((probs > 0).sum(axis=1) > 1).any()

@@ -1,5 +1,5 @@
 """The batched single-agent view (boardenvs/wrappers/vector.py), SB3's VecEnv
-over it (wrappers/sb3.py) and the self-play pool (wrappers/opponents.py):
+over it (wrappers/sb3.py) and the self-play pool (wrappers/selfplay.py):
 ``gymnasium.make_vec(id, num_envs=N, opponent=...)`` for every registered id
 and variant, the same games as the single env, rewards on the opponent's
 move, seeds, 4 players with three opponents, and MaskablePPO on SB3VecEnv."""
@@ -343,7 +343,7 @@ def test_more_opponents_than_the_list_keeps_each_row_with_its_own():
     a reset that picks more than that at once (a picker handing out a new
     opponent per episode) renumbers the rows already dealt, so every row
     plays the opponent picked for it."""
-    from boardenvs.wrappers.opponents import PolicyOpponent
+    from boardenvs.opponents import PolicyOpponent
 
     class Fresh:
         def __init__(self):

@@ -483,15 +483,14 @@ def test_cli_plays_against_a_saved_sb3_model(flatten, tmp_path, monkeypatch, cap
     from sb3_contrib import MaskablePPO
 
     from boardenvs.cli import main
-    from boardenvs.opponents import load_opponent
+    from boardenvs.opponents import Batch, load_opponent
 
     env = gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=flatten)
     MaskablePPO("MlpPolicy", env, seed=0, n_steps=64).save(tmp_path / "model")
     opponent = load_opponent(str(tmp_path / "model.zip"))
     pos = boardenvs.position("quagmire_v0", radius=2)
     rng = np.random.default_rng(0)
-    masks = pos.action_mask()[None, : pos.game.num_actions].astype(bool)
-    assert pos.action_mask()[opponent.act(pos.observation(0)[None], masks, rng)[0]]
+    assert pos.action_mask()[opponent.act(Batch.of_position(pos, rng))[0]]
     monkeypatch.setattr(sys, "stdin", io.StringIO("@a1\n@e1\nquit\n"))
     save = tmp_path / "g.json"
     args = ["play", "quagmire_v0", "--option", "radius=2", "--vs", str(tmp_path / "model"), "--save", str(save)]

@@ -5,28 +5,32 @@ from __future__ import annotations
 
 import importlib
 
-_NAMES = {
-    "SingleAgentEnv": "single_agent",
-    "SingleAgentVectorEnv": "vector",
-    "SB3VecEnv": "sb3",
-    "SelfPlayPool": "opponents",
-    "SelfPlayCallback": "opponents",
-    "RandomOpponent": "opponents",
-    "PolicyOpponent": "opponents",
-    "ModelOpponent": "opponents",
-    "make_opponent": "opponents",
-    "register_opponent": "opponents",
-    "opponent_names": "opponents",
-    "ChessClock": "clock",
-    "Recorder": "recording",
-    "record_game": "recording",
-    "save_animation": "recording",
-    "evaluate": "evaluation",
+_NAMES = {  # name -> the module that defines it (relative: this package's; absolute: the core's)
+    "SingleAgentEnv": ".single_agent",
+    "SingleAgentVectorEnv": ".vector",
+    "SB3VecEnv": ".sb3",
+    "SelfPlayPool": ".selfplay",
+    "SelfPlayCallback": ".selfplay",
+    "ModelOpponent": ".selfplay",
+    "make_player": ".selfplay",
+    "RandomOpponent": "boardenvs.opponents",
+    "PolicyOpponent": "boardenvs.opponents",
+    "Opponent": "boardenvs.opponents",
+    "Batch": "boardenvs.opponents",
+    "make_opponent": "boardenvs.opponents",
+    "register_opponent": "boardenvs.opponents",
+    "opponent_names": "boardenvs.opponents",
+    "ChessClock": "boardenvs.clock",
+    "Recorder": ".recording",
+    "record_game": ".recording",
+    "save_animation": ".recording",
+    "evaluate": ".evaluation",
 }
 __all__ = sorted(_NAMES)
 
 
 def __getattr__(name):
     if name in _NAMES:
-        return getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
+        module = _NAMES[name]
+        return getattr(importlib.import_module(module, __name__) if module.startswith(".") else importlib.import_module(module), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,10 +35,11 @@ from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from .. import engine as E
-from ..aec import CHANCE_AGENT, _is_int
+from ..aec import CHANCE_AGENT
 from ..errors import IllegalActionError
 from ..position import _turn_over
 from ..spaces import LegalDiscrete, LegalOf
+from ..spec import is_action_int
 
 
 class ResolveChance(BaseWrapper):
@@ -205,7 +206,7 @@ class DiceVariant(BaseWrapper):
     def step(self, action):
         raw = self.env.unwrapped
         agent = self.agent_selection
-        if self._allowed is None or action is None or raw.is_done(agent) or not _is_int(action):
+        if self._allowed is None or action is None or raw.is_done(agent) or not is_action_int(action):
             self.env.step(action)  # no roll restricts this decision (or the env refuses it itself)
             self._new_turn()
             return

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .opponents import Opponent, make_opponent, make_player
+from ..registry import env_id_of
+
+from ..opponents import Batch, Opponent, decide, make_opponent
+from .selfplay import make_player
 from .vector import SingleAgentVectorEnv
 
 
@@ -38,7 +41,6 @@ def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="rand
     Up to ``BATCH`` games are one batch seeded with ``seed``; later batches
     get seeds derived from ``seed`` and their number."""
     from ..spec import is_int
-    from .sb3 import _env_id
 
     if not is_int(games) or games < 1:
         raise ValueError(f"games must be a positive int, got {games!r}")
@@ -47,7 +49,7 @@ def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="rand
     games = int(games)
     player = make_player(agent, deterministic)
     opponent = make_opponent(opponent) if isinstance(opponent, str) else opponent
-    env_id = _env_id(env_id)
+    env_id = env_id_of(env_id)
     result, seats = np.full(games, np.nan), np.zeros(games, np.int64)
     for k, first in enumerate(range(0, games, BATCH)):
         batch_seed = seed if k == 0 or seed is None else int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
@@ -64,23 +66,22 @@ def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="rand
 def _play(player, opponent, env_id, seat, seed, options, result, seats) -> None:
     """One batch: a game per row of ``result`` (NaN, views into evaluate's
     arrays), each row's first episode counted; writes its return and the
-    agent's seat."""
-    if isinstance(opponent, Opponent) and opponent.needs_state:
-        opponent = _UntilCounted(opponent, result)  # no search in rows whose game is counted
+    agent's seat.  Rows whose counted game is over play on with their first
+    legal action (nobody counts them), so neither the agent nor the
+    opponent is asked there: a long last game costs one decision per round."""
+    if isinstance(opponent, Opponent) and not opponent.in_kernel:
+        opponent = _UntilCounted(opponent, result)
     venv = SingleAgentVectorEnv(env_id, num_envs=len(result), opponent=opponent, seat=seat, **options)
     obs, info = venv.reset(seed=seed)
     rng = np.random.default_rng(seed)
     seats[:] = info["seat"]
     while np.isnan(result).any():
-        if player.needs_state:
-            # search agents ("greedy", "mcts") read the rows' states; rows whose
-            # counted game is over play on at random (their results are in)
-            masks = info["action_mask"]
-            actions = np.argmax(masks, axis=1).astype(np.int64)
-            todo = np.flatnonzero(np.isnan(result))
-            actions[todo] = player.act_states(venv.game, venv.vec.states[todo], rng)
-        else:
-            actions = player.act(obs, info["action_mask"], rng)
+        masks = info["action_mask"]
+        actions = np.argmax(masks, axis=1).astype(np.int64)
+        todo = np.flatnonzero(np.isnan(result))
+        batch = Batch(venv.game, masks[todo], rng, seats=info["seat"][todo], rows=todo, observations=obs[todo],
+                      states=lambda: np.array(venv.vec.states[todo]))  # fmt: skip
+        actions[todo] = decide(player, batch)
         obs, rewards, term, trunc, info = venv.step(actions)
         first = (term | trunc) & np.isnan(result)
         result[first] = rewards[first]
@@ -88,21 +89,18 @@ def _play(player, opponent, env_id, seat, seed, options, result, seats) -> None:
 
 
 class _UntilCounted(Opponent):
-    """A search opponent that plays only in the rows whose counted game is
-    still on (``result`` NaN); the other rows (new games nobody counts) get
-    their first legal action, so a long last game costs one search per round."""
-
-    needs_state = True
-    takes_rows = True
+    """An opponent that plays only in the rows whose counted game is still on
+    (``result`` NaN); the other rows (new games nobody counts) get their first
+    legal action."""
 
     def __init__(self, opponent, result):
         self.opponent, self.result, self.name = opponent, result, opponent.name
 
-    def act_states(self, game, states, rng, rows=None):
-        out = np.zeros(states.shape[0], np.int64)
-        todo = np.isnan(self.result[rows])
-        for k in np.flatnonzero(~todo):
-            out[k] = int(np.flatnonzero(game.legal_mask(states[k])[: game.num_actions])[0])
-        if todo.any():
-            out[todo] = self.opponent.act_states(game, states[todo], rng)
+    def act(self, batch: Batch) -> np.ndarray:
+        out = np.argmax(batch.masks, axis=1).astype(np.int64)
+        todo = np.flatnonzero(np.isnan(self.result[batch.rows]))
+        if todo.size:
+            sub = Batch(batch.game, batch.masks[todo], batch.rng, seats=batch.seats[todo], rows=batch.rows[todo],
+                        observations=lambda: batch.observations[todo], states=lambda: batch.states[todo])  # fmt: skip
+            out[todo] = decide(self.opponent, sub)
         return out

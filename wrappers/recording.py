@@ -156,7 +156,7 @@ def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, 
     """Save the game of ``moves`` from the start of ``game`` (an env id, with
     ``options``, or a Position) as a GIF or MP4 (by ``path``'s extension)."""
     from ..position import Position
-    from ..registry import position
+    from ..api import position
 
     start = game if isinstance(game, Position) else position(game, **options)
     ext = Path(path).suffix.lower() if isinstance(path, (str, Path)) else ""

@@ -22,17 +22,8 @@ import time
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from ..registry import env_id_of
 from .vector import SingleAgentVectorEnv
-
-
-def _env_id(name: str) -> str:
-    """An env id from an env id or a gymnasium id (``boardenvs/Quess-v0``)."""
-    from ..registry import _GAMES, gym_id_of
-
-    for env_id, cls in _GAMES.items():
-        if name in (env_id, gym_id_of(cls)):
-            return env_id
-    raise ValueError(f"unknown id {name!r}: use an env id ({', '.join(_GAMES)}) or its gymnasium id")
 
 
 class SB3VecEnv(VecEnv):
@@ -40,7 +31,7 @@ class SB3VecEnv(VecEnv):
 
     def __init__(self, venv, num_envs: int | None = None, **kwargs):
         if isinstance(venv, str):
-            venv = SingleAgentVectorEnv(_env_id(venv), num_envs=1 if num_envs is None else num_envs, **kwargs)
+            venv = SingleAgentVectorEnv(env_id_of(venv), num_envs=1 if num_envs is None else num_envs, **kwargs)
         elif num_envs is not None or kwargs:
             raise TypeError("pass num_envs and options only with an id; a built env already has them")
         venv = getattr(venv, "unwrapped", venv)

@@ -33,11 +33,11 @@ is over.
   games.
 * End of an episode: ``info["end_reason"]`` (the name), ``info["length"]``
   (the game's turns) and ``info["learner_steps"]``.
-* Opponents (:mod:`boardenvs.wrappers.opponents`): ``"random"`` (a
+* Opponents (:mod:`boardenvs.opponents`): ``"random"`` (a
   uniformly random legal action from the env's generator); a callable
   ``policy(observations, action_masks) -> actions`` on batches (arrays in,
   array out; here batches of one); a trained SB3 model (``MaskablePPO``);
-  or a :class:`~boardenvs.wrappers.opponents.SelfPlayPool`, which picks one
+  or a :class:`~boardenvs.wrappers.selfplay.SelfPlayPool`, which picks one
   of its snapshots per episode (the pick is in ``info["opponent"]``).
 """
 from __future__ import annotations
@@ -47,12 +47,13 @@ import numpy as np
 from gymnasium import spaces
 
 from .. import engine as E
-from ..aec import _is_int, check_seed
 from ..errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
 from ..registry import make_game
 from ..spaces import LegalDiscrete
-from ..spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_render_mode, check_seat
-from .opponents import ModelOpponent, PolicyOpponent, RandomOpponent, SelfPlayPool, make_opponent, make_picker  # noqa: F401
+from ..spec import (ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_render_mode, check_seat, check_seed,
+                     is_action_int)
+from ..opponents import Batch, decide
+from .selfplay import make_picker
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -134,7 +135,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self._over():
             raise IllegalActionError(f"{self.env_id}: step({action!r}) after the episode ended: call reset() first")
         mask = self.action_masks()
-        whole = _is_int(action)  # an int, a numpy integer or a 0-d integer array
+        whole = is_action_int(action)  # an int, a numpy integer or a 0-d integer array
         if whole:
             action = int(action)
         note = None
@@ -222,13 +223,9 @@ class SingleAgentEnv(gymnasium.Env):
                 return
             mask = game.legal_mask(state)[: game.num_actions]
             obs = game.observe(state, mover)
-            obs = obs.ravel() if self.flatten else obs
-            if self.opponent.needs_state:  # search opponents read a copy of the row (Opponent.act_states)
-                action = self.opponent.act_states(game, state[None].copy(), rng)[0]
-            else:
-                action = self.opponent.act(obs[None], mask[None].astype(np.bool_), rng)[0]
-            if not (_is_int(action) and 0 <= action < mask.shape[0] and mask[action]):
-                raise IllegalActionError(f"{self.env_id}: the opponent (player_{mover}) chose {action}, not legal")
+            batch = Batch(game, mask[None], rng, seats=[mover], observations=(obs.ravel() if self.flatten else obs)[None],
+                          states=lambda: state[None].copy())  # fmt: skip
+            action = int(decide(self.opponent, batch)[0])
             game.kernels.apply(state, game.params, action)
 
     def _obs(self) -> np.ndarray:

@@ -40,12 +40,12 @@ from numba import njit
 from gymnasium.vector import AutoresetMode
 
 from .. import engine as E
-from ..aec import check_seed
 from ..errors import IllegalActionError, ResetNeededError
 from ..registry import game_class
-from ..spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_render_mode, check_seat
+from ..spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_render_mode, check_seat, check_seed
 from ..vector import VectorEnv
-from .opponents import FixedOpponent, make_picker
+from ..opponents import Batch, decide
+from .selfplay import FixedOpponent, make_picker
 
 
 @njit(cache=True)
@@ -69,7 +69,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
 
     Options: ``opponent`` (a registered name: ``"random"``, ``"greedy"``,
     ``"mcts"``, ``"mcts:400"``, ...; a batched policy, an SB3 model or a
-    :class:`~boardenvs.wrappers.opponents.SelfPlayPool`), ``seat``,
+    :class:`~boardenvs.wrappers.selfplay.SelfPlayPool`), ``seat``,
     ``illegal_action`` (``"lose"``, default: that row's learner forfeits;
     ``"raise"``: nothing changes and the rows are named; ``"random"``: a
     random legal action instead), ``flatten`` (default True: observations as
@@ -109,11 +109,6 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._rows = np.arange(N, dtype=np.int64)
         self._seats = np.zeros(N, np.int64)  # the learner's seat per row
         self._lengths = np.zeros(N, np.int64)  # learner steps in the current episode
-        self._scratch = np.zeros((N, info.mask_size), np.int8)
-        self._opp_obs = np.zeros((N, info.obs_size), np.int8)
-        self._opp_masks = np.zeros((N, info.mask_size), np.int8)
-        self._final_obs = np.zeros((N, info.obs_size), np.int8)
-        self._final_masks = np.zeros((N, info.mask_size), np.int8)
         # per-row opponents as small ints into _opp_list (one group per opponent)
         self._wait_rows = np.zeros(N, np.int64)
         self._wait_movers = np.zeros(N, np.int64)
@@ -122,6 +117,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._opp_list: list = []
         self._opp_index: dict = {}
         self._rng = None
+        self._illegal = np.zeros(N, np.bool_)
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -143,10 +139,9 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         if seed is not None or self._rng is None:
             # a seed (or the first reset) seeds every row; a later reset without
             # one goes on with the rows' generators (gymnasium's convention)
-            vec._states[:, E.H_RNG] = vec._row_seeds(seed)
+            vec.seed_rows(seed)
             self._rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(seed).spawn(1)[0])
-        vec._has_reset = True
-        vec._illegal[:] = False
+        self._illegal = np.zeros(self.num_envs, np.bool_)
         self._reset_rows(self._rows)
         self._lengths[:] = 0
         self._observe_all()
@@ -156,19 +151,19 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         vec = self.vec
         if self._rng is None:
             raise ResetNeededError(f"{self.env_id} make_vec: step() before reset(): call reset() first")
-        actions = vec._check_actions(actions)  # raise (nothing changed) or -1 = forfeit
         backup = None
         if not self._all_in_kernel():
-            backup = (vec._states.copy(), self._rng.bit_generator.state, self._seats.copy(), self._opp_ids.copy(),
+            backup = (vec.snapshot(), self._rng.bit_generator.state, self._seats.copy(), self._opp_ids.copy(),
                       list(self._opp_list), dict(self._opp_index))  # (a prune may renumber the opponents)
         rewards = np.zeros(self.num_envs, np.float32)
         terminated = np.zeros(self.num_envs, np.bool_)
         truncated = np.zeros(self.num_envs, np.bool_)
         infos = {}
         try:
-            vec._run(vec._drivers.act_rows, vec._states, self.game.params, self._rows, actions, vec._probs, self._scratch)
+            # the learner's actions: checked against the engine's masks (raise: nothing changed)
+            self._illegal = vec.act_rows(self._rows, actions)
             self._advance(self._rows)
-            st = vec._states
+            st = vec.states
             alive = ((st[:, E.H_ALIVE] >> self._seats) & 1) == 1
             ended = np.flatnonzero((st[:, E.H_STATUS] != E.PLAYING) | ~alive)
             if ended.size:
@@ -180,7 +175,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 self._reset_rows(ended)  # opponents may move first in the new games
         except BaseException:
             if backup is not None:  # an opponent failed: every row back as it was
-                vec._states[:], self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup[:4]
+                vec.restore(backup[0])
+                self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup[1:4]
                 self._opp_list, self._opp_index = backup[4], backup[5]
             raise
         self._lengths += 1
@@ -210,7 +206,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         from ..render import ansi_frame, rgb_frame  # the board with legend, turn, last move, result
 
         draw = ansi_frame if self.render_mode == "ansi" else rgb_frame
-        return tuple(draw(self.game, row) for row in self.vec._states)
+        return tuple(draw(self.game, row) for row in np.array(self.vec.states))
 
     def close(self, **kwargs):
         self.closed = True
@@ -229,9 +225,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         learner's: it is dealt again (at most 64 times)."""
         vec, draw = self.vec, self.seat_option == "random"
         for _ in range(64):
-            seats = np.full(rows.shape[0], 0 if draw else int(self.seat_option), np.int64)
-            vec._run(vec._drivers.reset_rows, vec._states, self.game.params, rows, vec._probs, seats, draw)
-            self._seats[rows] = seats
+            drawn = vec.reset_rows(rows, draw_seats=draw)
+            self._seats[rows] = drawn if draw else int(self.seat_option)
             if not isinstance(self.opponents, FixedOpponent):
                 # one row at a time: _opp_id may prune the list and renumber _opp_ids,
                 # which must include the ids already given to these rows
@@ -240,7 +235,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             elif not self._opp_list:
                 self._opp_id(self.opponents.opponent)
             self._advance(rows)
-            st = vec._states
+            st = vec.states
             gone = (st[rows, E.H_STATUS] != E.PLAYING) | (((st[rows, E.H_ALIVE] >> self._seats[rows]) & 1) == 0)
             if not gone.any():
                 return
@@ -269,14 +264,14 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     def _advance(self, rows):
         """Opponents move in ``rows`` until the learner is to act or its
         episode is over: one round = one decision in every waiting row."""
-        vec, params = self.vec, self.game.params
+        vec = self.vec
         out_rows, out_movers = self._wait_rows, self._wait_movers
         while True:
-            m = _waiting(vec._states, rows, self._seats, out_rows, out_movers)
+            m = _waiting(vec.states, rows, self._seats, out_rows, out_movers)
             if m == 0:
                 return
             wrows = out_rows[:m].copy()
-            actions = np.full(m, E.RANDOM_ACTION, np.int64)
+            actions = np.full(m, vec.RANDOM, np.int64)
             if not self._all_in_kernel():
                 movers = out_movers[:m].copy()
                 ids = self._opp_ids[wrows]
@@ -286,64 +281,50 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                         continue
                     sel = np.flatnonzero(ids == k)
                     actions[sel] = self._opponent_actions(opponent, wrows[sel], movers[sel])
-            vec._run(vec._drivers.act_rows, vec._states, params, wrows, actions, vec._probs, self._scratch)
+            vec.act_rows(wrows, actions, illegal_action="raise")  # opponents' actions were checked (decide)
 
     def _opponent_actions(self, opponent, rows, movers) -> np.ndarray:
-        vec, game, m = self.vec, self.game, rows.shape[0]
-        obs, masks = self._opp_obs[:m], self._opp_masks[:m]
-        vec._run(vec._drivers.observe_rows, vec._states, game.params, rows, movers, obs, masks)
-        shaped = obs if self.flatten else obs.reshape((m, *game.obs_shape))
-        legal = masks[:, : game.num_actions].astype(np.bool_)
-        if opponent.needs_state:  # search opponents read copies of the rows (Opponent.act_states)
-            extra = {"rows": rows} if opponent.takes_rows else {}
-            acts = np.asarray(opponent.act_states(game, vec._states[rows], self._rng, **extra)).reshape(-1)
-        else:
-            acts = np.asarray(opponent.act(shaped.copy(), legal, self._rng)).reshape(-1)
-        if acts.shape != (m,) or acts.dtype.kind not in "iu":
-            raise IllegalActionError(f"{self.env_id}: opponent {opponent.name} returned {acts.shape} {acts.dtype}, expected {m} integer actions")
-        acts = acts.astype(np.int64)
-        bad = (acts < 0) | (acts >= game.num_actions)
-        bad[~bad] = ~legal[np.flatnonzero(~bad), acts[~bad]]
-        if bad.any():
-            r = int(np.flatnonzero(bad)[0])
-            raise IllegalActionError(
-                f"{self.env_id}: opponent {opponent.name} (player_{int(movers[r])}) chose {int(acts[r])} in row {int(rows[r])}: not legal"
-            )
-        return acts
+        """``opponent``'s decisions in ``rows`` (one round), through the one
+        protocol (:func:`boardenvs.opponents.decide`)."""
+        vec = self.vec
+        obs, masks = vec.observe_rows(rows, movers)
+        batch = Batch(self.game, masks, self._rng, seats=movers, rows=rows,
+                      observations=obs.reshape(rows.shape[0], -1) if self.flatten else obs,
+                      states=lambda: np.array(vec.states[rows]))  # fmt: skip
+        return decide(opponent, batch)
 
     def _observe_all(self):
-        vec = self.vec
-        vec._run(vec._drivers.observe_rows, vec._states, self.game.params, self._rows, self._seats, vec._obs, vec._masks)
-        self._bool_masks[:] = vec._masks[:, : self.game.num_actions].view(np.bool_)
+        obs, masks = self.vec.observe_rows(self._rows, self._seats)
+        self._obs_all = obs
+        self._bool_masks[:] = masks.view(np.bool_)
 
     def _final_infos(self, ended, rewards, lengths) -> dict:
         """SAME_STEP's ``final_obs`` / ``final_info`` of the ended rows: the
         learner's last observation, and its episode's return, length (learner
         steps) and end-reason code (``game.reason_name(code)``)."""
         vec, m, n = self.vec, ended.shape[0], self.num_envs
-        obs, masks = self._final_obs[:m], self._final_masks[:m]
-        vec._run(vec._drivers.observe_rows, vec._states, self.game.params, ended, self._seats[ended], obs, masks)
+        obs, _ = vec.observe_rows(ended, self._seats[ended])
         final_obs = np.empty(n, dtype=object)
         shaped = obs.reshape((m, *self._obs_shape[1:]))
         for k, i in enumerate(ended):
             final_obs[i] = shaped[k].copy()
         flags = np.zeros(n, np.bool_)
         flags[ended] = True
-        codes = vec._states[ended, E.H_REASON]
+        codes = vec.states[ended, E.H_REASON]
         info = {"return": np.zeros(n, np.float32), "end_reason": np.full(n, None, dtype=object),
                 "end_reason_code": np.zeros(n, np.int64), "length": np.zeros(n, np.int64),
                 "learner_steps": np.zeros(n, np.int64)}  # fmt: skip
         info["return"][ended] = rewards[ended]
         info["end_reason"][ended] = [self.game.reason_name(int(c)) for c in codes]
         info["end_reason_code"][ended] = codes
-        info["length"][ended] = vec._states[ended, E.H_TURN]
+        info["length"][ended] = vec.states[ended, E.H_TURN]
         info["learner_steps"][ended] = lengths
         info.update({f"_{k}": flags for k in list(info)})
         return {"final_obs": final_obs, "_final_obs": flags, "final_info": info, "_final_info": flags.copy()}
 
     def _observations(self) -> np.ndarray:
-        return self.vec._obs.reshape(self._obs_shape).copy()
+        return self._obs_all.reshape(self._obs_shape)
 
     def _infos(self) -> dict:
         return {"action_mask": self._bool_masks.copy(), "seat": self._seats.copy(),
-                "illegal_action": self.vec._illegal.copy()}  # fmt: skip
+                "illegal_action": self._illegal.copy()}  # fmt: skip

@@ -1,0 +1,170 @@
+"""The package's entry points: :func:`register` a game, and build its faces
+by id — :func:`make` (the wrapped PettingZoo AEC env), :func:`make_vec` (N
+games per call), :func:`position` (python-chess-like).
+
+Registering a game stores its class (:mod:`boardenvs.registry`, the leaf
+store) and makes its PettingZoo module ``boardenvs.<env id>`` (``env()`` /
+``raw_env()`` / ``parallel_env()``, documented by the game's env card) and
+its gymnasium id ``boardenvs/<Name>-v<N>``.  The gymnasium entry points are
+the single-agent view and its vector view, which live a layer above the
+core (:mod:`boardenvs.wrappers`): they are named by string here, as
+gymnasium names every entry point, and loaded only when gymnasium builds one.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+import types
+
+import gymnasium
+
+from . import engine as E
+from . import registry
+from .aec import BoardEnv, turn_based_parallel, wrap
+from .clock import ChessClock
+from .position import Position
+from .registry import game_class, gym_id_of, make_game
+from .vector import VectorEnv
+
+# the gymnasium views of an id (boardenvs.wrappers), loaded when gymnasium builds one
+SINGLE_AGENT_VIEW = "boardenvs.wrappers.single_agent:SingleAgentEnv"
+VECTOR_VIEW = "boardenvs.wrappers.vector:SingleAgentVectorEnv"
+_PACKAGE = __package__
+
+
+def register(game_cls) -> types.ModuleType:
+    """Register ``game_cls`` (a Game class, or a :class:`~boardenvs.registry.LazyGame`)
+    under its ``env_id``; returns the id's PettingZoo module (also importable
+    as ``boardenvs.<env id>``).  Everything is checked first (TypeError for
+    something that is no game, ValueError naming what is wrong with a
+    game's declaration: its id, its gymnasium name, taken by another game,
+    its kernels, options or variants); a refused game registers nothing."""
+    gym_id = registry.check_registration(game_cls)
+    env_id = game_cls.env_id
+    module = _env_module(game_cls)
+    previous = registry.entry(env_id)
+    package = sys.modules[_PACKAGE]
+    try:
+        registry.add(game_cls)
+        sys.modules[module.__name__] = module
+        setattr(package, env_id, module)
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(
+                gym_id,
+                # the id's own entry points (its PettingZoo module's), which fix the game: a
+                # gymnasium.make(id, env_id=<another game>) is refused (see _GymEntry)
+                entry_point=f"{module.__name__}:gym_env",
+                vector_entry_point=f"{module.__name__}:gym_vector_env",
+                kwargs={"env_id": env_id},
+            )
+    except BaseException:
+        if previous is None:
+            registry.unregister(env_id)
+        raise
+    return module
+
+
+def make(env_id: str, render_mode=None, **options):
+    """The registered (wrapped) PettingZoo AEC env for ``env_id``."""
+    game_class(env_id)
+    return sys.modules[f"{_PACKAGE}.{env_id}"].env(render_mode=render_mode, **options)
+
+
+def make_vec(env_id: str, num_envs: int, **options) -> VectorEnv:
+    """``num_envs`` games of ``env_id`` stepped in one call (see
+    :class:`boardenvs.vector.VectorEnv`)."""
+    return VectorEnv(game_class(env_id), num_envs, **options)
+
+
+def position(env_id: str, **options) -> Position:
+    """The initial Position of ``env_id``; ``first_player`` defaults to seat 0
+    here when the game's default is random (a Position has no generator)."""
+    game = make_game(env_id, **options)
+    first = int(game.params[E.P_FIRST])
+    return Position(game, game.new_state(max(first, 0)))
+
+
+class _GymEntry:
+    """The gymnasium entry point of one id: the single-agent view
+    (:data:`SINGLE_AGENT_VIEW`), or with ``vector=True`` the vector view
+    (:data:`VECTOR_VIEW`), of the id's game only.  The id fixes the game: an
+    ``env_id`` keyword naming another game is a ValueError (gymnasium merges
+    the caller's keywords over the id's ``kwargs={"env_id": ...}``)."""
+
+    def __init__(self, env_id: str, vector: bool = False):
+        self.env_id, self.vector = env_id, vector
+
+    def _checked(self, kwargs: dict) -> dict:
+        given = kwargs.pop("env_id", self.env_id)
+        if not (isinstance(given, str) and given == self.env_id):
+            gym_id = gym_id_of(game_class(self.env_id))
+            known = isinstance(given, str) and registry.entry(given) is not None
+            other = f"gymnasium.make({gym_id_of(registry.entry(given))!r})" if known else "that game's own id"
+            raise ValueError(f"{gym_id} is {self.env_id}: env_id={given!r} cannot change its game (use {other})")
+        return kwargs
+
+    @property
+    def metadata(self) -> dict:  # gymnasium reads the render modes here, as from the class
+        return self._cls().metadata
+
+    def _cls(self):
+        module, _, name = (VECTOR_VIEW if self.vector else SINGLE_AGENT_VIEW).partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def __call__(self, *args, **kwargs):
+        return self._cls()(self.env_id, *args, **self._checked(kwargs))
+
+    def __repr__(self) -> str:
+        return f"<{'vector ' if self.vector else ''}gymnasium entry point of {self.env_id}>"
+
+
+class _EnvModule(types.ModuleType):
+    """A game's PettingZoo module; its docstring (the game's env card) and
+    ``GAME`` load the game on first read."""
+
+    @property
+    def __doc__(self):
+        return game_class(self._env_id).__doc__
+
+    def __getattr__(self, name):
+        if name == "GAME":
+            return game_class(self._env_id)
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+
+
+def _env_module(game_cls) -> types.ModuleType:
+    """The PettingZoo module of one game: ``env`` / ``raw_env`` /
+    ``parallel_env``, documented by the game's env card."""
+    env_id = game_cls.env_id
+    module = _EnvModule(f"{_PACKAGE}.{env_id}")
+    module._env_id = env_id
+
+    def raw_env(render_mode=None, **options) -> BoardEnv:
+        """The env without wrappers."""
+        return BoardEnv(game_class(env_id), render_mode=render_mode, **options)
+
+    def env(render_mode=None, clock_seconds=None, clock_increment=0.0, time_source=None, **options):
+        """The wrapped env (what ``boardenvs.make(env_id)`` returns).
+        ``clock_seconds`` adds a chess clock per agent, ``clock_increment``
+        seconds added after each turn (:class:`boardenvs.clock.ChessClock`;
+        Quess' speed variant QU-12), read from ``time_source``
+        (``time.monotonic`` unless given)."""
+        wrapped = wrap(raw_env(render_mode=render_mode, **options))
+        if clock_seconds is not None:
+            wrapped = ChessClock(wrapped, clock_seconds, clock_increment, time_source=time_source or time.monotonic)
+        elif time_source is not None or clock_increment:
+            raise TypeError("time_source and clock_increment are only used with clock_seconds")
+        return wrapped
+
+    def parallel_env(render_mode=None, max_cycles=None, idle_mask="zeros", **options):
+        """The turn-based parallel view (see :func:`boardenvs.aec.turn_based_parallel`)."""
+        return turn_based_parallel(env, max_cycles=max_cycles, idle_mask=idle_mask, render_mode=render_mode, **options)
+
+    for fn in (raw_env, env, parallel_env):
+        fn.__module__ = module.__name__
+        fn.__qualname__ = fn.__name__
+        setattr(module, fn.__name__, fn)
+    module.gym_env, module.gym_vector_env = _GymEntry(env_id), _GymEntry(env_id, vector=True)
+    module.__all__ = ["env", "parallel_env", "raw_env"]
+    return module

@@ -1,0 +1,105 @@
+"""Game records: a game as JSON (its id, options, seed and every turn in
+notation), written by ``boardenvs play`` / ``watch`` and played back by
+``boardenvs replay`` (and :func:`boardenvs.wrappers.record_game`).
+
+:func:`new_game` starts the game a record replays exactly (the seed draws
+chance outcomes and random opponents; a random first player is recorded as
+a seat); :func:`game_record` / :func:`save_record` write one,
+:func:`load_record` / :func:`replay_moves` read and replay one, each bad
+file or move a ValueError saying what is wrong.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from . import engine as E
+from ._files import write_atomically
+from .api import position
+from .position import Position
+from .registry import make_game
+
+FORMAT = "boardenvs-game-1"
+
+
+def _resolved_options(game) -> dict:
+    """The game's options as given to ``make``, from a configured game."""
+    return {k: v for k, v in game.options.items()}
+
+
+def new_game(env_id: str, options: dict, seed: int):
+    """The start Position of a new game and the generator that draws its
+    chance outcomes and random opponents; ``first_player="random"`` is drawn
+    from it and recorded as a seat, so the record replays exactly."""
+    rng = np.random.default_rng(seed)
+    game = make_game(env_id, **options)
+    first = int(game.params[E.P_FIRST])
+    if first < 0:
+        first = int(rng.integers(game.num_players))
+        if "first_player" in game.options:
+            game = make_game(env_id, **{**options, "first_player": first})
+    return Position(game, game.new_state(first)), rng
+
+
+def game_record(start, seed, moves, final) -> dict:
+    """The JSON record of a game from Position ``start`` to ``final``: what
+    ``boardenvs replay`` plays back (``moves``: every turn in notation,
+    chance outcomes included; ``result``: for people, replay recomputes it)."""
+    return {
+        "format": FORMAT,
+        "game": start.game.env_id,
+        "options": _resolved_options(start.game),
+        "seed": seed,
+        "moves": list(moves),
+        "result": {"over": final.is_terminal, "returns": list(final.returns), "end_reason": final.end_reason},
+    }
+
+
+def save_record(record: dict, path) -> str:
+    """Write ``record`` as JSON to ``path`` (whole or not at all; ValueError
+    naming the file if its folder does not exist or it cannot be written)."""
+    text = json.dumps(record, indent=1) + "\n"
+    return str(write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), "game record"))
+
+
+def load_record(path):
+    """The start Position, the moves and the record of a saved game, or
+    ValueError saying what is wrong with the file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not JSON: {exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a game record: not UTF-8 text") from None
+    except RecursionError:
+        raise ValueError(f"{path} is not a game record: its JSON is nested too deeply") from None
+    if not isinstance(record, dict) or not isinstance(record.get("game"), str):
+        raise ValueError(f"{path}: a game record is a JSON object with 'game', 'options', 'seed' and 'moves'")
+    options, moves = record.get("options", {}), record.get("moves")
+    if not isinstance(options, dict) or not isinstance(moves, list):
+        raise ValueError(f"{path}: 'options' must be an object and 'moves' a list of moves in notation")
+    try:
+        start = position(record["game"], **options)
+    except TypeError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return start, moves, record
+
+
+def replay_moves(start, moves):
+    """The positions after each move of ``moves`` from ``start`` (a bad move
+    raises ValueError naming it)."""
+    out = [start]
+    pos = start
+    for k, move in enumerate(moves):
+        if not isinstance(move, (str, int)) or isinstance(move, bool):
+            raise ValueError(f"move {k + 1} must be a move in notation, got {move!r}")
+        try:
+            pos = pos.play(move)
+        except ValueError as exc:
+            raise ValueError(f"move {k + 1} ({move!r}): {exc}") from None
+        out.append(pos)
+    return out
