@@ -98,7 +98,7 @@ def load(name: str | Path) -> Baseline:
     ``.pt``/``.json`` pair written by :mod:`.train`."""
     import torch
 
-    from .train import new_policy
+    from .networks import new_policy
 
     path = Path(name)
     if isinstance(name, str) and name in available():

@@ -21,8 +21,7 @@ from pathlib import Path
 
 
 def main(argv=None) -> int:
-    from boardenvs.cli import help_text
-    from boardenvs.cli import main as cli_main
+    from boardenvs.helptext import help_text
 
     from .evaluate import play, wilson
     from .train import GAMES, train
@@ -54,7 +53,16 @@ def main(argv=None) -> int:
                     f"{r['wins'] / r['games']:.1%} [{lo:.1%}, {hi:.1%}] |")  # fmt: skip
     gif = stem.with_suffix(".gif")
     print(f"== 3. one game against greedy, recorded to {gif}")
-    cli_main(["watch", args.game, "--players", f"baseline:{stem}", "greedy", "--seed", str(args.seed), "--quiet", "--gif", str(gif)])
+    from boardenvs.opponents import make_opponent
+    from boardenvs.records import new_game, play_game
+    from boardenvs.wrappers.recording import record_game
+
+    start, rng = new_game(args.game, config["options"], args.seed)
+    players = [make_opponent(f"baseline:{stem}"), make_opponent("greedy")]
+    played = list(play_game(start, rng, players))
+    record_game(start, [move for _, move in played], gif)
+    final = played[-1][0] if played else start
+    print(final, f"\nreturns: {dict(zip(start.game.agents, final.returns))}")
     print(f"\n{args.game} after {config['budget']['steps']:,} steps ({config['budget']['wall_s']} s of training):\n")
     print("\n".join(rows))
     print(f"\nmodel: {stem}.pt / .json, TensorBoard: tensorboard --logdir {stem}_tb, game: {gif}")

@@ -419,7 +419,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
 
 
 def main(argv=None) -> int:
-    from boardenvs.cli import help_text
+    from boardenvs.helptext import help_text
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.distill", description=help_text(__doc__))
     ap.add_argument("game", choices=sorted(GAMES), help="the env id")

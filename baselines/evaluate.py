@@ -254,7 +254,7 @@ def write(entry: dict | None = None, update_readme: bool = False) -> str:
 
 
 def main(argv=None) -> int:
-    from boardenvs.cli import help_text
+    from boardenvs.helptext import help_text
 
     from . import available
 

@@ -41,65 +41,8 @@ from pathlib import Path
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-# per game: the extractor and its options, and the default budget.  Each
-# committed model's .json records the budget and hyperparameters it was
-# actually trained with (some runs were continued with --init).
-GAMES = {
-    "quess_v0": {"extractor": "cnn", "extractor_kwargs": {}, "steps": 300_000},
-    # Quagmire's actions name the mover's pieces by reading order: split the own-pieces plane (2)
-    # and give each piece its own view of the board (BoardCNN's around)
-    "quagmire_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True, "split": [2], "around": True}, "steps": 300_000,
-                    "shaping_scale": 20.0},
-    "quicksand_v0": {"extractor": "cnn", "extractor_kwargs": {}, "steps": 300_000},
-    "hex_quoridor_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True}, "steps": 300_000, "shaping_scale": 4.0},
-    "tryasina_v0": {"extractor": "mlp", "extractor_kwargs": {}, "steps": 300_000, "shaping_scale": 50.0},
-}
-# "shaping_scale": the size of a typical difference in the game's heuristic
-# (HQ: goal distances; Quagmire: moves; Tryasina: track steps), for --shaping (ShapedRewards)
-PLAYER_COUNTS = {"hex_quoridor_v0": (2, 3, 4, 6), "tryasina_v0": (2, 3, 4)}
-
-
-def model_name(env_id: str, players: int | None = None) -> str:
-    """``quess_v0``; ``hex_quoridor_v0_4p`` for a player count other than 2."""
-    return env_id if players in (None, 2) else f"{env_id}_{players}p"
-
-
-def game_options(env_id: str, players: int | None) -> dict:
-    if players is None:
-        return {}
-    counts = PLAYER_COUNTS.get(env_id, (2,))
-    if players not in counts:
-        raise ValueError(f"{env_id} is played by {', '.join(map(str, counts))} players, got --players {players}")
-    return {"num_players": players} if env_id in PLAYER_COUNTS else {}
-
-
-# extractor options that are sizes (BoardCNN, TrackMLP): ints >= 1
-SIZE_OPTIONS = ("hidden", "features_dim", "channels", "layers", "pieces")
-
-
-def check_extractor_kwargs(kwargs) -> dict:
-    """``kwargs`` as extractor options (a dict, sizes ints >= 1; ValueError
-    naming the first one that is not), sizes as plain ints."""
-    from boardenvs.spec import is_int
-
-    if not isinstance(kwargs, dict):
-        raise ValueError(f"extractor options must be a dict, got {kwargs!r}")
-    for key in SIZE_OPTIONS:
-        if key in kwargs and not (is_int(kwargs[key]) and kwargs[key] >= 1):
-            raise ValueError(f"extractor option {key!r} must be an int >= 1, got {kwargs[key]!r}")
-    return {k: int(v) if k in SIZE_OPTIONS else v for k, v in kwargs.items()}
-
-
-def model_config(env_id: str, players: int | None) -> dict:
-    """What every saved model's config starts with: its name, game, options
-    and network (the game's defaults in ``GAMES``)."""
-    defaults = GAMES[env_id]
-    return {
-        "name": model_name(env_id, players), "env_id": env_id, "options": game_options(env_id, players),
-        "extractor": defaults["extractor"], "extractor_kwargs": defaults["extractor_kwargs"], "net_arch": [128],
-        "algorithm": "sb3_contrib.MaskablePPO",
-    }  # fmt: skip
-
+from .networks import (GAMES, PLAYER_COUNTS, SIZE_OPTIONS, check_extractor_kwargs, game_options,  # noqa: F401
+                       model_config, model_name, new_policy, policy_kwargs)
 
 def same_game(env_id: str, options: dict, other_id: str, other_options: dict) -> bool:
     """Whether two (id, options) make the same game, defaults filled in
@@ -172,33 +115,6 @@ class ShapedRewards(VecEnvWrapper):
         rewards = rewards + (self.gamma * np.where(dones, 0.0, phi) - self.phi).astype(np.float32)
         self.phi = phi
         return obs, rewards, dones, infos
-
-
-def policy_kwargs(config: dict) -> dict:
-    from .extractors import EXTRACTORS
-
-    return {
-        "features_extractor_class": EXTRACTORS[config["extractor"]],
-        "features_extractor_kwargs": dict(config["extractor_kwargs"]),
-        "net_arch": {"pi": list(config["net_arch"]), "vf": list(config["net_arch"])},
-    }
-
-
-def new_policy(config: dict):
-    """The (untrained) ``MaskableActorCriticPolicy`` of a model's config:
-    the game's spaces, the config's network (ValueError naming the
-    extractor options if the network cannot be built from them)."""
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from boardenvs.registry import make_game
-
-    info = make_game(config["env_id"], **config["options"]).info
-    obs_space = spaces.Box(info.obs_low, info.obs_high, info.obs_low.shape, "int8")
-    try:
-        return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
-    except (TypeError, ValueError, RuntimeError, AssertionError) as exc:  # an extractor option the network cannot take
-        raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
 
 
 def start_from(init: str | Path, config: dict):
@@ -383,7 +299,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
 
 
 def main(argv=None) -> int:
-    from boardenvs.cli import help_text
+    from boardenvs.helptext import help_text
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.train", description=help_text(__doc__))
     ap.add_argument("game", choices=sorted(GAMES), help="the env id")

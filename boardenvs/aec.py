@@ -173,9 +173,10 @@ class BoardEnv(AECEnv):
         self.__dict__.update(state)
         self._setup()
 
-    def _legal_mask_of(self, agent):
-        """The mask of ``agent`` if it is to act now, else None (the action
-        spaces' ``sample()``)."""
+    def legal_mask_of(self, agent):
+        """The mask of ``agent`` (int8; the env's own: do not write into it)
+        if it is to act now, else None (the action spaces' ``sample()``,
+        wrappers such as the dice variant)."""
         if self._state is None or not self.agents or agent != self.agent_selection or self._done(agent):
             return None
         return self._mask
@@ -281,7 +282,7 @@ class BoardEnv(AECEnv):
             info = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
             if problem:
                 info["illegal_action"] = True
-                self._warn_illegal(f"{agent} sent {action!r}: {problem}")
+                self.warn_illegal(f"{agent} sent {action!r}: {problem}")
             self.infos[agent] = info
         if problem and self.illegal_action == "lose":
             E.forfeit(self._state, seat, E.REASON_ILLEGAL)
@@ -291,8 +292,9 @@ class BoardEnv(AECEnv):
             self._asked[seat] += 1
             self._decisions += 1
 
-    def _warn_illegal(self, what: str) -> None:
-        """The first illegal action of this env, through gymnasium's logger."""
+    def warn_illegal(self, what: str) -> None:
+        """Say the first illegal action of this env (``what`` describes it)
+        through gymnasium's logger; later ones are not said again."""
         if not self._warned_illegal:
             self._warned_illegal = True
             outcome = "the offender loses the game" if self.illegal_action == "lose" else "a random legal action is played"
@@ -432,6 +434,15 @@ class BoardEnv(AECEnv):
         by one agent is one turn."""
         self._require_reset("turn")
         return int(self._state[E.H_TURN])
+
+    def roll_chance(self) -> int:
+        """At a chance node: the outcome the seeded die rolls (the game row's
+        own generator, which moves on: :meth:`boardenvs.game.Game.draw_chance`),
+        for whoever steps the chance agent (``chance_agent=True``)."""
+        self._require_reset("roll_chance")
+        if self._state[E.H_STATUS] != E.PLAYING or self._state[E.H_CURRENT] != E.CHANCE:
+            raise ValueError(f"{self.game.env_id}: roll_chance() at a chance node only")
+        return self.game.draw_chance(self._state)
 
     def state_snapshot(self) -> np.ndarray:
         """A copy of the state row (the kernels' whole state of the game;

@@ -18,7 +18,7 @@
 Bad input (an unknown game, a malformed move or file, a folder that does
 not exist) gets one line ``error: ...`` on stderr and exit status 2, and
 nothing is written: output paths are checked before a game is played, and
-files are written whole or not at all (:mod:`boardenvs._files`).
+files are written whole or not at all (:mod:`boardenvs.files`).
 """
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from . import ENV_IDS
-from ._files import output_path, write_atomically
+from .files import output_path, write_atomically
 from .api import make, position
+from .helptext import help_text  # noqa: F401 (its old home)
 from .records import game_record, load_record, new_game, replay_moves, save_record  # noqa: F401 (the CLI's and its tests' names)
 from .registry import game_class
 
@@ -225,7 +226,8 @@ def watch(args) -> int:
     terminal (or the window), optionally saved as JSON / GIF / MP4."""
     import time as _time
 
-    from .opponents import load_opponent, play_turn
+    from .opponents import load_opponent
+    from .records import play_game
 
     check_outputs(args)
     options = parse_options(args.option)
@@ -238,6 +240,7 @@ def watch(args) -> int:
         from .render import Window, rgb_frame
 
         window = Window(f"boardenvs: {pos.game.title}", fps=0)
+    turns = play_game(pos, rng, opponents, args.max_moves)
     while not pos.is_terminal and len(moves) < args.max_moves:
         if window is not None:
             window.show(rgb_frame(pos.game, pos.state))
@@ -247,12 +250,7 @@ def watch(args) -> int:
             print(pos, end="\n\n")
         if args.delay:
             _time.sleep(args.delay)
-        if pos.is_chance:
-            probs = pos.game.chance_probs(pos.state)
-            move = pos.action_to_move(int(rng.choice(len(probs), p=probs)))
-            pos = pos.play(move)
-        else:
-            pos, move = play_turn(opponents[pos.to_move % len(opponents)], pos, rng)
+        pos, move = next(turns)
         moves.append(move)
         frames_pos.append(pos)
     print(pos)
@@ -325,21 +323,6 @@ def _delay(text: str) -> float:
     if not 0 <= value <= 60:
         raise argparse.ArgumentTypeError(f"a delay is a number of seconds in 0..60, got {text!r}")
     return value
-
-
-def help_text(doc: str) -> str:
-    """The first paragraph of a docstring as plain text for ``--help``: RST
-    roles (a function, module or class named with a role), inline literals
-    (in double backquotes) and interpreted text (in single backquotes)
-    become their text; the lines become one paragraph."""
-    import re
-
-    first = (doc or "").strip().split("\n\n")[0]
-    text = re.sub(r":[a-z]+(?::[a-z]+)?:`~?([^`<]*?)\s*(?:<[^`>]*>)?`", lambda m: m.group(1).rpartition(".")[2]
-                  if "~" in m.group(0) else m.group(1), first)  # fmt: skip
-    text = re.sub(r"``(.+?)``", r"\1", text, flags=re.S)
-    text = re.sub(r"`([^`]+)`_{0,2}", r"\1", text)
-    return " ".join(text.split())
 
 
 def main(argv=None) -> int:

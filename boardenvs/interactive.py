@@ -39,7 +39,7 @@ HELP = """Type a move in the rules' notation (legal now: {example}), or:
 class Match:
     def __init__(self, env_id, options, seed=None, seat=0, opponent="random", save=None, window=False,
                  opening=(), stdin=None, stdout=None):  # fmt: skip
-        from ._files import output_path
+        from .files import output_path
         from .records import new_game
         from .opponents import load_opponent
 

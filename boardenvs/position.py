@@ -124,7 +124,7 @@ class Position:
             for a in np.flatnonzero(game.legal_mask(state)):
                 after = state.copy()
                 game.kernels.apply(after, game.params, int(a))
-                if _turn_over(start, after):
+                if turn_over(start, after):
                     chains.append(chain + [int(a)])
                 else:
                     walk(after, chain + [int(a)])
@@ -181,7 +181,7 @@ class Position:
             raise IllegalMoveError(f"{env_id}: illegal move {move!r}: the game is over")
         state = self._state.copy()
         for k, action in enumerate(actions):
-            if state[E.H_STATUS] != E.PLAYING or (k and _turn_over(self._state, state)):
+            if state[E.H_STATUS] != E.PLAYING or (k and turn_over(self._state, state)):
                 raise IllegalMoveError(f"{env_id}: illegal move {move!r}: the turn is over after {k} decision(s)")
             mask = self.game.legal_mask(state)
             if not (0 <= action < mask.shape[0] and mask[action]):
@@ -189,7 +189,7 @@ class Position:
                 step = f" (decision {k + 1})" if len(actions) > 1 else ""
                 raise IllegalMoveError(f"{env_id}: illegal move {move!r}{step} for {who}")
             self.game.kernels.apply(state, self.game.params, action)
-        if whole_turn and not _turn_over(self._state, state):
+        if whole_turn and not turn_over(self._state, state):
             raise IllegalMoveError(
                 f"{env_id}: {move!r} is not a whole turn: player_{int(state[E.H_CURRENT])} still has to decide"
             )
@@ -259,7 +259,7 @@ class Position:
         return hash(self.to_text())
 
 
-def _turn_over(start, state) -> bool:
+def turn_over(start, state) -> bool:
     """Has the turn under way in ``start`` ended in ``state``?  (The game
     ended, the turn counter moved, the seat changed, or chance comes up.)"""
     return (

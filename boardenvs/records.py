@@ -15,8 +15,9 @@ import json
 import numpy as np
 
 from . import engine as E
-from ._files import write_atomically
+from .files import write_atomically
 from .api import position
+from .opponents import play_turn
 from .position import Position
 from .registry import make_game
 
@@ -103,3 +104,24 @@ def replay_moves(start, moves):
             raise ValueError(f"move {k + 1} ({move!r}): {exc}") from None
         out.append(pos)
     return out
+
+
+def play_game(start, rng, players, max_moves: int = 100_000):
+    """Play on from Position ``start``: ``players[seat % len(players)]``
+    (opponents, :func:`boardenvs.opponents.make_opponent`) takes each seat's
+    turns, chance outcomes are drawn from ``rng`` (as :func:`new_game`'s
+    generator draws them, so a record replays); yields ``(position, move)``
+    after each turn (``move`` in notation) until the game ends or
+    ``max_moves`` turns were played."""
+    pos = start
+    for _ in range(max_moves):
+        if pos.is_terminal:
+            return
+        if pos.is_chance:
+            probs = pos.game.chance_probs(pos.state)
+            move = pos.action_to_move(int(rng.choice(len(probs), p=probs)))
+            pos = pos.play(move)
+        else:
+            pos, move = play_turn(players[pos.to_move % len(players)], pos, rng)
+        yield pos, move
+

@@ -39,7 +39,7 @@ class LegalDiscrete(spaces.Discrete):
 
 
 class LegalOf:
-    """``legal_mask()`` of one agent's action space: ``owner._legal_mask_of(agent)``
+    """``legal_mask()`` of one agent's action space: ``owner.legal_mask_of(agent)``
     (a small picklable callable, not a closure)."""
 
     __slots__ = ("owner", "agent")
@@ -48,7 +48,7 @@ class LegalOf:
         self.owner, self.agent = owner, agent
 
     def __call__(self):
-        return self.owner._legal_mask_of(self.agent)
+        return self.owner.legal_mask_of(self.agent)
 
     def __getstate__(self):
         return (self.owner, self.agent)

@@ -220,7 +220,7 @@ def test_dice_variant_restricts_each_turn_to_the_rolled_class(env_id, variant):
     the later decisions of the same turn (Quicksand's hops and rotation) keep
     the roll in the observation and are free."""
     from boardenvs.errors import IllegalActionError
-    from boardenvs.position import _turn_over
+    from boardenvs.position import turn_over
 
     env = _dice_env(env_id, variant, illegal_action="raise")
     game = env.unwrapped.game
@@ -236,7 +236,7 @@ def test_dice_variant_restricts_each_turn_to_the_rolled_class(env_id, variant):
                 continue
             state = env.unwrapped._state
             full = game.legal_mask(state)[: game.num_actions]
-            first = turn_start is None or _turn_over(turn_start, state)
+            first = turn_start is None or turn_over(turn_start, state)
             if first:
                 turn_start = state.copy()
             if env.roll >= 0 and not first:

@@ -37,7 +37,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from .. import engine as E
 from ..aec import CHANCE_AGENT
 from ..errors import IllegalActionError
-from ..position import _turn_over
+from ..position import turn_over
 from ..spaces import LegalDiscrete, LegalOf
 from ..spec import is_action_int
 
@@ -90,7 +90,7 @@ class ResolveChance(BaseWrapper):
             if raw.is_done(CHANCE_AGENT):
                 self.env.step(None)
             else:
-                self.env.step(raw.game.draw_chance(raw._state))
+                self.env.step(raw.roll_chance())
 
     def reset(self, seed=None, options=None):
         self.env.reset(seed=seed, options=options)
@@ -151,8 +151,8 @@ class DiceVariant(BaseWrapper):
     def action_space(self, agent):
         return self.action_spaces[agent]
 
-    def _legal_mask_of(self, agent):
-        mask = self.env.unwrapped._legal_mask_of(agent)
+    def legal_mask_of(self, agent):
+        mask = self.env.unwrapped.legal_mask_of(agent)
         if mask is None or self._allowed is None:
             return mask
         return (mask & self._allowed).astype(np.int8)
@@ -168,12 +168,12 @@ class DiceVariant(BaseWrapper):
     def _new_turn(self):
         """After every change: roll when a new turn starts."""
         raw = self.env.unwrapped
-        state = raw._state
+        state = raw.state_snapshot()
         if state[E.H_STATUS] != E.PLAYING:
             self.roll = -1
             self._allowed = None
             return
-        if self._turn_state is not None and not _turn_over(self._turn_state, state):
+        if self._turn_state is not None and not turn_over(self._turn_state, state):
             self._allowed = None  # later decisions of a turn are free
             return
         self._turn_state = state.copy()
@@ -211,21 +211,22 @@ class DiceVariant(BaseWrapper):
             self._new_turn()
             return
         a = int(action)
-        in_game = 0 <= a < self._allowed.shape[0] and raw._mask[a]
+        mask = raw.legal_mask_of(agent)
+        in_game = mask is not None and 0 <= a < self._allowed.shape[0] and mask[a]
         if in_game and self._allowed[a]:
             self.env.step(a)
         elif raw.illegal_action == "random":  # a random action of the rolled class instead
             problem = f"not legal now for the roll {self.class_names[self.roll]!r}"
-            self.env.step(int(self._rng.choice(np.flatnonzero(raw._mask & self._allowed))))
+            self.env.step(int(self._rng.choice(np.flatnonzero(mask & self._allowed))))
             raw.infos[agent] = {**raw.infos[agent], "illegal_action": True}
-            raw._warn_illegal(f"{agent} sent {action!r}: {problem}")
+            raw.warn_illegal(f"{agent} sent {action!r}: {problem}")
         elif not in_game:
             self.env.step(action)  # the env raises or forfeits with its own message
         else:
-            problem = f"not of the rolled class {self.class_names[self.roll]!r}: {raw.game.describe_action(raw._state, a)}"
+            problem = f"not of the rolled class {self.class_names[self.roll]!r}: {raw.game.describe_action(raw.state_snapshot(), a)}"
             if raw.illegal_action == "raise":
                 raise IllegalActionError(f"{raw.game.env_id}: {agent} sent {action!r}: {problem}")
-            raw._warn_illegal(f"{agent} sent {action!r}: {problem}")  # (before the env's own note)
+            raw.warn_illegal(f"{agent} sent {action!r}: {problem}")  # (before the env's own note)
             self.env.step(raw.game.num_actions)  # "lose": an id outside the space forfeits the mover
             raw.infos[agent] = {**raw.infos[agent], "illegal_action": True}
         self._new_turn()

@@ -25,7 +25,7 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from .. import engine as E
-from .._files import output_path, write_atomically
+from ..files import output_path, write_atomically
 from ..render import RENDER_EXTRA, rgb_frame
 
 FORMATS = (".gif", ".mp4")

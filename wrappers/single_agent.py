@@ -86,7 +86,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.plane_shape = info.obs_shape  # the observation's planes (flatten=False)
         low, high = (info.obs_low.ravel(), info.obs_high.ravel()) if flatten else (info.obs_low, info.obs_high)
         self.observation_space = spaces.Box(low, high, low.shape, np.int8)
-        self.action_space = LegalDiscrete(info.num_actions, self._legal_mask)
+        self.action_space = LegalDiscrete(info.num_actions, self.legal_mask)
         self.seat = 0 if seat == "random" else int(seat)
         self._state = None
         self._steps = 0
@@ -98,7 +98,7 @@ class SingleAgentEnv(gymnasium.Env):
         state["_window"] = None
         return state
 
-    def _legal_mask(self):
+    def legal_mask(self):
         """The learner's int8 mask while its episode goes on, else None
         (``action_space.sample()``)."""
         return None if self._over() else self.game.legal_mask(self._state)[: self.game.num_actions]
