@@ -8,8 +8,8 @@
 * ``python -m boardenvs.baselines.train GAME`` trains one (:mod:`.train`);
 * ``python -m boardenvs.baselines.distill GAME --teacher greedy`` fits one to
   a reference opponent's decisions (:mod:`.distill`);
-* ``python -m boardenvs.baselines.evaluate GAME`` plays the round-robin
-  and writes the strength table (:mod:`.evaluate`).
+* ``python -m boardenvs.baselines.tournament GAME`` plays the round-robin
+  and writes the strength table (:mod:`.tournament`).
 
 Importing this package registers its opponents with the core's registry
 (:mod:`boardenvs.opponents`, which loads it by name on first need):

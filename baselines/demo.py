@@ -23,7 +23,7 @@ from pathlib import Path
 def main(argv=None) -> int:
     from boardenvs.helptext import help_text
 
-    from .evaluate import play, wilson
+    from .tournament import play, wilson
     from .train import GAMES, train
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.demo", description=help_text(__doc__))

@@ -13,7 +13,7 @@ import torch
 
 import boardenvs
 from boardenvs import baselines
-from boardenvs.baselines import evaluate as ev
+from boardenvs.baselines import tournament as ev
 from boardenvs.baselines.extractors import BoardCNN, HexConv2d, TrackMLP
 from boardenvs.registry import gym_id_of
 from boardenvs.baselines.train import GAMES, OpponentMix, ShapedRewards, game_options, model_name, train
@@ -279,7 +279,7 @@ def test_shaped_rewards_are_potential_differences_that_telescope(env_id, options
 
 
 def test_cli_errors_are_clear(capsys, tmp_path):
-    from boardenvs.baselines.evaluate import main as eval_main
+    from boardenvs.baselines.tournament import main as eval_main
     from boardenvs.baselines.train import main as train_main
 
     with pytest.raises(SystemExit):

@@ -431,11 +431,11 @@ def _help_texts():
     """Every --help of the package's command lines: (command, text)."""
     import contextlib
 
-    from boardenvs.baselines import demo, distill, evaluate, train
+    from boardenvs.baselines import demo, distill, tournament, train
     from boardenvs.cli import main
 
     commands = [(main, []), *((main, [c]) for c in ("demo", "play", "replay", "watch", "picture", "list", "rules")),
-                (train.main, []), (evaluate.main, []), (distill.main, []), (demo.main, [])]  # fmt: skip
+                (train.main, []), (tournament.main, []), (distill.main, []), (demo.main, [])]  # fmt: skip
     for fn, argv in commands:
         out = io.StringIO()
         with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as info:
@@ -454,7 +454,7 @@ def test_cli_help_is_plain_text_without_rst_markup():
     assert "Command line: boardenvs demo (the README's main job), play, watch, replay, picture, list and rules." in \
         " ".join(main_help.split())  # fmt: skip
     assert "make demo: train a short baseline" in texts["boardenvs.baselines.demo "]
-    assert "A seeded round-robin with confidence intervals and Elo." in " ".join(texts["boardenvs.baselines.evaluate "].split())
+    assert "A seeded round-robin with confidence intervals and Elo." in " ".join(texts["boardenvs.baselines.tournament "].split())
     assert "play back a saved game" in texts["boardenvs.cli replay"]  # each command's help starts with what it does
 
 
@@ -598,7 +598,7 @@ def test_evaluate_plays_its_games_in_batches_of_bounded_size(monkeypatch):
 
 
 def test_round_robin_and_the_cli_games_flags_are_bounded(capsys, tmp_path):
-    from boardenvs.baselines import distill, evaluate as ev, train
+    from boardenvs.baselines import distill, tournament as ev, train
     from boardenvs.baselines.demo import main as demo_main
 
     name = "quagmire_v0"

@@ -1,10 +1,10 @@
 """How strong are the baselines?  A seeded round-robin with confidence
 intervals and Elo.
 
-    python -m boardenvs.baselines.evaluate quess_v0
-    python -m boardenvs.baselines.evaluate hex_quoridor_v0 --players 4 --games 200
-    python -m boardenvs.baselines.evaluate tryasina_v0_4p --games 200 --games-vs random=2000
-    python -m boardenvs.baselines.evaluate all --update-readme
+    python -m boardenvs.baselines.tournament quess_v0
+    python -m boardenvs.baselines.tournament hex_quoridor_v0 --players 4 --games 200
+    python -m boardenvs.baselines.tournament tryasina_v0_4p --games 200 --games-vs random=2000
+    python -m boardenvs.baselines.tournament all --update-readme
 
 Players: the committed model (``baseline:<name>``) and the reference
 opponents ``random``, ``greedy`` and ``mcts`` (100 simulations per move),
@@ -159,7 +159,7 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
         "name": name, "env_id": env_id, "options": options, "num_players": num_players, "games": games,
         **({"games_vs": games_vs} if games_vs else {}), "seed": seed,
         "budget": baseline.config.get("budget"), "method": method(baseline.config), "results": results,
-        "command": "python -m boardenvs.baselines.evaluate " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None,
+        "command": "python -m boardenvs.baselines.tournament " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None,
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "date": time.strftime("%Y-%m-%d"),
     }  # fmt: skip
@@ -258,7 +258,7 @@ def main(argv=None) -> int:
 
     from . import available
 
-    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.evaluate", description=help_text(__doc__))
+    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.tournament", description=help_text(__doc__))
     ap.add_argument("game", help="a committed model's name (quess_v0, hex_quoridor_v0_4p, ...), an env id, or 'all'")
     ap.add_argument("--players", type=int, default=None, help="player count, with an env id")
     ap.add_argument("--games", type=int, default=200, help="games per ordered pair (default 200, at most 10,000,000)")
