@@ -10,6 +10,7 @@ import boardenvs
 from boardenvs import engine as E
 from boardenvs.errors import NotationError
 from boardenvs.games import hex_quoridor as H
+from boardenvs.games.hex_quoridor import rules as HR
 from boardenvs.position import Position
 from boardenvs.render import PALETTE, rgb_frame, seat_colour
 from test_hex_quoridor_rules import hq
@@ -74,7 +75,7 @@ def _paths_ok(states, params):
         for p in range(params[E.P_NUM_PLAYERS]):
             if (s[E.H_ALIVE] >> p) & 1:
                 gen += 1
-                if not H._reaches_goal(s, params, p, stamp, gen, stack):
+                if not HR._reaches_goal(s, params, p, stamp, gen, stack):
                     bad += 1
     return bad
 
@@ -325,7 +326,7 @@ def test_every_seat_sees_each_pawns_goal_side_and_team(options):
     rng = np.random.default_rng(0)
     for _ in range(12):  # a few decisions in, fences included
         pos = pos.play(int(rng.choice(pos.legal_actions())))
-    grid = lambda seat, i: int(game.params[game.params[H.P_TGRID] + H._frame(game.params, seat) * cells + i])  # noqa: E731
+    grid = lambda seat, i: int(game.params[game.params[H.P_TGRID] + HR._frame(game.params, seat) * cells + i])  # noqa: E731
     side = game.info.obs_shape[0]
     views = {s: pos.observation(s).reshape(side * side, -1) for s in range(n)}
     assert game.info.obs_shape[2] == 5 * n + 7

@@ -1,5 +1,5 @@
 """Position basics: legal moves, immutability, text round-trip, the action
-frame of each seat (QU-1, QU-3), observations (games/quess.py card)."""
+frame of each seat (QU-1, QU-3), observations (games/quess/__init__.py card)."""
 from __future__ import annotations
 
 import random

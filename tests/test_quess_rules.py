@@ -19,6 +19,7 @@ from boardenvs import engine as E
 from boardenvs import quess_v0
 from boardenvs.errors import IllegalMoveError, NotationError
 import boardenvs.games.quess as quess
+import boardenvs.games.quess.rules as quess_rules
 from boardenvs.games.quess import QuessGame
 from boardenvs.position import Position
 from position_text import header
@@ -441,7 +442,7 @@ def test_qu8_seed_example_from_a_hand_built_text():
     row = with_history.state  # a copy of the row, its record cut down to the board itself
     row[quess.Q_HLEN] = 1
     row[quess.Q_BLOOM : quess.Q_BLOOM + quess.BLOOM_WORDS] = 0
-    quess._remember(row, row[quess.Q_HASH])
+    quess_rules._remember(row, row[quess.Q_HASH])
     fresh = Position(with_history.game, row)
     assert sorted(set(fresh.legal_moves()) - set(with_history.legal_moves())) == ["D6-C6"]
 
@@ -780,7 +781,7 @@ def test_qu13_default_max_turns_equals_defaults():
 
 
 def test_qu13_default_max_turns_is_documented_in_the_module_card_and_readme():
-    """QU-13: the env card (games/quess.py module docstring) and the README
+    """QU-13: the env card (games/quess/__init__.py module docstring) and the README
     give the default max_turns."""
     import pathlib
 

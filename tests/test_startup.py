@@ -58,7 +58,8 @@ def test_making_one_game_loads_that_game_only_with_its_kernels_from_the_cache():
         """
     _fresh(code)  # compiles into numba's cache if this checkout has not yet
     got = _fresh(code)
-    assert got["loaded"] == ["boardenvs.games.quagmire"]
+    assert got["loaded"] == ["boardenvs.games.quagmire", "boardenvs.games.quagmire.picture",
+                             "boardenvs.games.quagmire.rules", "boardenvs.games.quagmire.text"]
     assert got["stats"] == [[1, 0]] * 4  # each kernel loaded from the cache, none compiled
     assert not got["scipy_linalg"]  # numba's BLAS probe answered without importing it
 

@@ -10,6 +10,7 @@ import boardenvs
 from boardenvs import engine as E
 from boardenvs.games.tryasina import LOC2CELL, LOC_O, LOC_Q, LOC_S, NUM_CELLS, T_CELLS, T_PAWNS
 from boardenvs.games import tryasina as T
+from boardenvs.games.tryasina import picture as TP
 from boardenvs.position import Position
 from boardenvs.render import PALETTE, seat_colour
 from test_tryasina_rules import HOME, SHORTCUTS, SWAMPS, circle_xy, key, tpos
@@ -136,8 +137,8 @@ def test_pictures():
     rgb = boardenvs.make("tryasina_v0", num_players=3, render_mode="rgb_array")
     rgb.reset(seed=1)
     img = rgb.render()
-    board = T.PIC_SIZE  # 13 squares and their margins
-    assert img.dtype == np.uint8 and img.shape[0] > board + T.PIC_KEY and img.shape[1] >= board and img.shape[2] == 3  # board, key, legend
+    board = TP.PIC_SIZE  # 13 squares and their margins
+    assert img.dtype == np.uint8 and img.shape[0] > board + TP.PIC_KEY and img.shape[1] >= board and img.shape[2] == 3  # board, key, legend
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 5
 
 
@@ -155,7 +156,7 @@ def _px(img, xy) -> tuple:
 
 def _at(x, y, dx=0.0, dy=0.0) -> tuple:
     """The pixel ``(dx, dy)`` squares from the centre of square ``(x, y)`` (``dy`` up)."""
-    return T.pic_xy(x + dx, y + dy)
+    return TP.pic_xy(x + dx, y + dy)
 
 
 def _crop(img, centre, r) -> np.ndarray:
@@ -184,10 +185,10 @@ def _components(mask) -> int:
 
 def test_picture_geometry_is_the_13_by_13_board():
     img = _board(boardenvs.position("tryasina_v0"))
-    assert T.pic_xy(0, 0) == ((T.PIC_SIZE) / 2, (T.PIC_SIZE) / 2)  # the centre square in the middle
-    assert img.shape == (T.PIC_SIZE + T.PIC_KEY, T.PIC_SIZE, 3)
+    assert TP.pic_xy(0, 0) == ((TP.PIC_SIZE) / 2, (TP.PIC_SIZE) / 2)  # the centre square in the middle
+    assert img.shape == (TP.PIC_SIZE + TP.PIC_KEY, TP.PIC_SIZE, 3)
     for x, y in [(-6, -6), (6, 6), (0, -6)]:  # circle squares: tiles
-        assert _px(img, _at(x, y)) == T.PIC_COLOURS["tile"]
+        assert _px(img, _at(x, y)) == TP.PIC_COLOURS["tile"]
 
 
 @pytest.mark.parametrize("n, seed", [(2, 0), (4, 1), (4, 2)])
@@ -209,12 +210,12 @@ def test_picture_draws_each_pawn_as_a_disc_where_the_text_form_says(n, seed):
                 assert _px(img, _at(x, y)) == seat_colour("ABCD".index(tok.upper())), (x, y, tok)
                 pawns += 1
             elif tok == ".":
-                assert _px(img, _at(x, y)) == T.PIC_COLOURS["tile"], (x, y)
+                assert _px(img, _at(x, y)) == TP.PIC_COLOURS["tile"], (x, y)
     assert pawns >= 3
     for key_, loc in (("origin:", T.LOC_O), ("quagmire:", T.LOC_Q)):
         counts = [int(v) for v in next(l for l in lines if l.startswith(key_)).split()[1:]]
         for s, count in enumerate(counts):
-            cx, cy = T.pic_xy(*pos.game.spot(s, loc))
+            cx, cy = TP.pic_xy(*pos.game.spot(s, loc))
             assert (_px(img, (cx - 10, cy)) == seat_colour(s)) == (count > 0), (key_, s, count)
 
 
@@ -226,7 +227,7 @@ def test_picture_counts_the_pawns_standing_together():
     def crop(origin, quagmire, seat, loc):
         rest = ["C5", "C9", "C13"][: 4 - origin - quagmire]
         pos = tpos({seat: ["O"] * origin + ["Q"] * quagmire + rest}, roll=None)
-        return _crop(_board(pos), T.pic_xy(*game.spot(seat, loc)), 9)[disc]
+        return _crop(_board(pos), TP.pic_xy(*game.spot(seat, loc)), 9)[disc]
 
     yy, xx = np.mgrid[-9:10, -9:10]
     disc = xx**2 + yy**2 <= 81  # the middle of a disc (radius 14)
@@ -246,9 +247,9 @@ def test_picture_draws_the_die_with_the_rolls_pips(roll):
     """TR-7 / TR-17: the die shows the roll as pips (one dark spot per point)."""
     pos = tpos({0: ["C20", "O", "O", "O"]}, roll=roll, mover=0)
     img = _board(pos)
-    face = _crop(img, T.pic_xy(*pos.game.die_spot(0)), 11)  # inside its rim
-    assert (face.reshape(-1, 3) == T.PIC_COLOURS["die"]).all(axis=1).mean() > 0.5  # the die's face
-    assert _components((face != T.PIC_COLOURS["die"]).any(axis=2)) == roll
+    face = _crop(img, TP.pic_xy(*pos.game.die_spot(0)), 11)  # inside its rim
+    assert (face.reshape(-1, 3) == TP.PIC_COLOURS["die"]).all(axis=1).mean() > 0.5  # the die's face
+    assert _components((face != TP.PIC_COLOURS["die"]).any(axis=2)) == roll
 
 
 def test_picture_puts_the_die_on_the_rollers_side():
@@ -258,9 +259,9 @@ def test_picture_puts_the_die_on_the_rollers_side():
         img = _board(pos)
         x, y = pos.game.die_spot(mover)
         assert y == side_y
-        assert _px(img, T.pic_xy(x + 0.3, y + 0.3)) == T.PIC_COLOURS["die"]
-        assert _px(img, T.pic_xy(-x + 0.3, -y + 0.3)) == T.PIC_COLOURS["grass"]  # the other seat's die spot: empty
-    faces = {r: _crop(_board(tpos({0: ["C20", "O", "O", "O"]}, roll=r)), T.pic_xy(*pos.game.die_spot(0)), 12).tobytes()
+        assert _px(img, TP.pic_xy(x + 0.3, y + 0.3)) == TP.PIC_COLOURS["die"]
+        assert _px(img, TP.pic_xy(-x + 0.3, -y + 0.3)) == TP.PIC_COLOURS["grass"]  # the other seat's die spot: empty
+    faces = {r: _crop(_board(tpos({0: ["C20", "O", "O", "O"]}, roll=r)), TP.pic_xy(*pos.game.die_spot(0)), 12).tobytes()
              for r in (None, 1, 2, 3, 4, 5, 6)}  # fmt: skip
     assert len(set(faces.values())) == 7
 
@@ -278,9 +279,9 @@ def test_tr4_picture_draws_each_shortcut_as_one_continuous_band(a, b):
     towards_centre = -np.sign(mid) * 0.25
     for u in np.linspace(0, 1, 60):
         p = inner[0] + u * (inner[1] - inner[0]) + towards_centre
-        assert _px(img, T.pic_xy(*p)) == T.PIC_COLOURS["channel"], (a, b, u)
+        assert _px(img, TP.pic_xy(*p)) == TP.PIC_COLOURS["channel"], (a, b, u)
     for off in (3, -1):  # beyond both sides of the band: grass
-        assert _px(img, T.pic_xy(*(mid + off * towards_centre))) == T.PIC_COLOURS["grass"]
+        assert _px(img, TP.pic_xy(*(mid + off * towards_centre))) == TP.PIC_COLOURS["grass"]
 
 
 def test_tr5_picture_frames_the_swamp_levels_and_tr2_the_homes():
@@ -290,22 +291,22 @@ def test_tr5_picture_frames_the_swamp_levels_and_tr2_the_homes():
     img = _board(boardenvs.position("tryasina_v0", num_players=4))
     for entrance, levels, exit_ in SWAMPS:
         for x, y in levels:
-            left, _, _, _ = T.pic_box(x, y)
-            assert _px(img, (left + 1, T.pic_xy(x, y)[1])) == T.PIC_COLOURS["swamp"], (x, y)
-            assert _px(img, _at(x, y)) == T.PIC_COLOURS["tile"]
+            left, _, _, _ = TP.pic_box(x, y)
+            assert _px(img, (left + 1, TP.pic_xy(x, y)[1])) == TP.PIC_COLOURS["swamp"], (x, y)
+            assert _px(img, _at(x, y)) == TP.PIC_COLOURS["tile"]
         for k in (entrance, exit_):
             x, y = circle_xy(k)
-            left, _, _, _ = T.pic_box(x, y)
-            assert _px(img, (left + 1, T.pic_xy(x, y)[1])) == T.PIC_COLOURS["channel"], k
+            left, _, _, _ = TP.pic_box(x, y)
+            assert _px(img, (left + 1, TP.pic_xy(x, y)[1])) == TP.PIC_COLOURS["channel"], k
     for side, squares in HOME.items():
         for x, y in squares:
-            left, _, _, _ = T.pic_box(x, y)
-            assert _px(img, (left + 9, T.pic_xy(x, y)[1])) == T.PIC_COLOURS["home"], (side, x, y)
+            left, _, _, _ = TP.pic_box(x, y)
+            assert _px(img, (left + 9, TP.pic_xy(x, y)[1])) == TP.PIC_COLOURS["home"], (side, x, y)
     x, y = circle_xy(6)
-    assert _px(img, (T.pic_box(x, y)[0] + 9, T.pic_xy(x, y)[1])) == T.PIC_COLOURS["tile"]  # an entry: no frame
+    assert _px(img, (TP.pic_box(x, y)[0] + 9, TP.pic_xy(x, y)[1])) == TP.PIC_COLOURS["tile"]  # an entry: no frame
     for x in (-1, 0, 1):
         for y in (-1, 0, 1):
-            assert _px(img, _at(x, y, 0.4, 0.4)) == T.PIC_COLOURS["quagmire"]
+            assert _px(img, _at(x, y, 0.4, 0.4)) == TP.PIC_COLOURS["quagmire"]
 
 
 def test_picture_outlines_the_last_pawn_move_and_says_it_once():
@@ -322,10 +323,10 @@ def test_picture_outlines_the_last_pawn_move_and_says_it_once():
     img = _board(moved)
     for name in ("C5", "C9"):
         x, y = key(0, name)
-        left, top, _, _ = T.pic_box(x, y)
-        assert _px(img, (left + 2, T.pic_xy(x, y)[1])) == PALETTE["last"]
-    untouched = T.pic_box(*key(0, "C7"))
-    assert _px(img, (untouched[0] + 2, T.pic_xy(*key(0, "C7"))[1])) != PALETTE["last"]
+        left, top, _, _ = TP.pic_box(x, y)
+        assert _px(img, (left + 2, TP.pic_xy(x, y)[1])) == PALETTE["last"]
+    untouched = TP.pic_box(*key(0, "C7"))
+    assert _px(img, (untouched[0] + 2, TP.pic_xy(*key(0, "C7"))[1])) != PALETTE["last"]
     assert frame.shape[0] > img.shape[0]
     rolled = tpos({}, roll=None, mover=1).play("roll 3")  # no pawn of player_1 can leave its origin
     assert "player_1 (B, top) rolled 3: no pawn can move, it passes" in str(rolled)

@@ -1,0 +1,145 @@
+"""Hex Quoridor — ``hex_quoridor_v0``: Quoridor on a hex-hex board with zig-zag fences.
+
+Rules: ``boardenvs/rules/hex_quoridor.md`` (``boardenvs rules hex_quoridor_v0``)
+(HQ-1..HQ-16), implemented once, in the numba kernels below;
+:class:`HexQuoridorGame` adds notation, the text form and pictures.  Board
+geometry (C-5) comes from :mod:`boardenvs.hexboard`.
+
+=================  ==========================================================
+Agents             ``player_0`` .. ``player_{n-1}``, ``n`` in {2, 3, 4, 6}
+                   (HQ-4); seat ``s`` starts on side ``SIDES[n][s]``
+Actions            ``Discrete(C + F)`` in the **mover's frame** (the board
+                   turned so its start side is at the bottom): ``0 .. C-1``
+                   move the pawn to cell ``i`` (reading order of the turned
+                   board; step or jump, HQ-11/12); ``C + f``: place fence
+                   ``f`` (fences in the order of :func:`fence_geometry`).
+                   Radius 4: ``C = 61``, ``F = 264``, ``Discrete(325)``.
+Action mask        exact, path rule (HQ-8) and eliminations (HQ-9) included
+Observation        ``int8 (2R+1, 2R+1, 5n+7)`` over the axial grid, in the
+                   observer's frame: 0 on the board; 1 own pawn; 2..n the
+                   other pawns in seat order after the observer; n+1..n+6
+                   edge blocked (fence or rim) per direction E, NE, NW, W, SW,
+                   SE of the turned board; n+7 own goal cells; n+8..2n+7
+                   fences left per seat (a count, observer first);
+                   2n+8..3n+7 still in the game per seat (observer first);
+                   3n+8..4n+6 the goal cells of each other seat (seat order
+                   after the observer); 4n+7..5n+6 that seat is the
+                   observer's teammate (observer first: always 1), so every
+                   seat sees each pawn's goal side and team (HQ-2, HQ-15)
+Rewards            +1 to the winner (team play: the whole team, HQ-14/15),
+                   -1 to every other seat; an eliminated seat -1 at once (HQ-9)
+Options            ``num_players`` (2), ``teams`` ("none"), ``radius`` (4),
+                   ``fences_per_player`` (-1: by HQ-5), ``first_player``
+                   ("random"), ``max_turns`` (1000)
+Notation           a pawn move is its destination (``e5``); a fence its two
+                   facing pairs (``d3d4/e4e5``)
+=================  ==========================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import engine as E
+from ...errors import OptionError
+from ...game import Game
+from ...hexboard import MAX_RADIUS
+from ...spec import Option, first_player_option, max_turns_option, num_players_option
+from .geometry import *  # noqa: F403 - the geometry's names, importable from here as before the split
+from .geometry import Geometry
+from .picture import HexQuoridorPicture
+from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
+from .rules import KERNELS, LAYOUT, P_TABLES, Q_LEFT, Q_OCC, Q_PAWNS, REASON_GOAL, REASON_STUCK, heuristic
+from .text import HexQuoridorText
+
+# --- seats, sides, fences (HQ-2, HQ-4, HQ-5, HQ-15) ----------------------------
+SIDES = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
+SIDE_NAMES = ("bottom", "lower-left", "upper-left", "top", "upper-right", "lower-right")
+FENCES = {2: 9, 3: 6, 4: 4, 6: 3}
+TEAMS = {  # option value -> (players, team id per seat)
+    "none": None,
+    "2v2": (4, (0, 0, 1, 1)),
+    "3x2": (6, (0, 0, 1, 1, 2, 2)),
+    "2x3": (6, (0, 0, 0, 1, 1, 1)),
+}
+MAX_FENCES_PER_PLAYER = 20  # n * 20 <= 127 fits the int8 observation
+
+MOVE, FENCE = 0, 1  # action classes (the dice variant)
+
+
+class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
+    """Hex Quoridor with its options fixed (see the module docstring for the card)."""
+
+    env_id = "hex_quoridor_v0"
+    title = "Hex Quoridor"
+    rules_file = "hex_quoridor.md"
+    kernels = KERNELS
+    layout = LAYOUT
+    option_specs = (
+        num_players_option(2, (2, 3, 4, 6)),  # HQ-4
+        Option("teams", "none", "team play (HQ-15): 'none', '2v2' (4 players), '3x2' or '2x3' (6 players)",
+               kind="choice", choices=tuple(TEAMS)),  # fmt: skip
+        Option("radius", 4, "board radius (HQ-1), even: 61 cells at 4", choices=tuple(range(2, MAX_RADIUS + 1, 2))),
+        Option("fences_per_player", -1, "fences each player starts with; -1: 9/6/4/3 for 2/3/4/6 players (HQ-5)",
+               low=-1, high=MAX_FENCES_PER_PLAYER),  # fmt: skip
+        first_player_option("random"),  # C-2: chosen freely in the original
+        max_turns_option(1000),  # HQ-16
+    )
+    reason_names = {REASON_GOAL: "goal", REASON_STUCK: "no_legal_move"}
+    eliminations = True
+    action_class_names = ("move", "fence")
+    heuristic = staticmethod(heuristic)
+    variants = (
+        {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
+        {"num_players": 4, "teams": "2v2"}, {"num_players": 6, "teams": "3x2"}, {"num_players": 6, "teams": "2x3"},
+        {"radius": 2},
+    )  # fmt: skip
+
+    def configure(self, o):
+        n, teams = o["num_players"], o["teams"]
+        if TEAMS[teams] is not None and TEAMS[teams][0] != n:
+            raise OptionError(f"{self.env_id}: option teams={teams!r} needs num_players={TEAMS[teams][0]}, got {n} (HQ-15)")
+        team_ids = TEAMS[teams][1] if TEAMS[teams] else tuple(range(n))
+        self.geo = geo = Geometry.of(o["radius"])
+        self.board = geo.board
+        self.num_cells, self.num_fences = geo.n, geo.F
+        fpp = FENCES[n] if o["fences_per_player"] < 0 else o["fences_per_player"]
+        self.fences_per_player = fpp
+        self.sides = SIDES[n]
+        sides = list(SIDES[n]) + [0] * (E.MAX_PLAYERS - n)
+        masks = [sum(1 << t for t in range(n) if team_ids[t] == team_ids[s]) for s in range(n)] + [0] * (E.MAX_PLAYERS - n)
+        blk = Q_OCC + geo.n + 1
+        fen = blk + 6 * (geo.n + 1)
+        self.blk_offset, self.fence_offset = blk, fen
+        elim = 1 if n > 2 and TEAMS[teams] is None else 0
+        head = [geo.n, geo.F, elim, blk, fen, fpp, *sides, *masks, *geo.offsets]
+        assert len(head) == P_TABLES - E.P_GAME
+        planes = 5 * n + 7
+        high = [1] * (n + 8) + [n * fpp] * n + [1] * (3 * n - 1)  # fences left: counts up to every fence
+        return dict(num_players=n, num_actions=geo.n + geo.F, obs_shape=(geo.board.side, geo.board.side, planes),
+                    obs_high_per_plane=high, params=np.concatenate([head, geo.tables]),
+                    sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F}, teams=team_ids)  # fmt: skip
+
+    # -- reading a state -------------------------------------------------------
+    def pawns(self, state) -> list:
+        """Cell of each seat's pawn (-1 once eliminated)."""
+        return [int(c) for c in state[Q_PAWNS : Q_PAWNS + self.num_players]]
+
+    def fences_left(self, state) -> list:
+        return [int(c) for c in state[Q_LEFT : Q_LEFT + self.num_players]]
+
+    def placed_fences(self, state) -> list:
+        """Indices of the placed fences (absolute, ascending)."""
+        return [int(f) for f in np.flatnonzero(state[self.fence_offset : self.fence_offset + self.num_fences])]
+
+    def blocked(self, state) -> np.ndarray:
+        """``(C, 6)`` 0/1: edge of cell ``i`` in direction ``d`` blocked (fence or rim)."""
+        return state[self.blk_offset : self.blk_offset + 6 * self.num_cells].reshape(self.num_cells, 6)
+
+    def frame(self, seat: int) -> int:
+        """The frame (sixths of a turn) of ``seat``: its start side."""
+        return self.sides[seat]
+
+    def action_classes(self, state) -> np.ndarray:
+        classes = np.full(self.num_actions, FENCE, np.int64)
+        classes[: self.num_cells] = MOVE
+        return classes

@@ -1,0 +1,122 @@
+"""Quicksand — ``quicksand_v0``: pyramids that jump like checkers on a 6x6
+board of four rotating quadrants.
+
+Rules: ``boardenvs/rules/quicksand.md`` (``boardenvs rules quicksand_v0``)
+(QS-1..QS-12), implemented once, in the numba kernels below;
+:class:`QuicksandGame` adds notation, the text form and pictures.
+
+A turn is a chain of decisions by the same agent (``multi_decision_turns``):
+place a pyramid *or* select a jumper and hop, hop, ... (stop: large only),
+then rotate a quadrant.  Every decision is exactly masked, and a jumper or a
+hop is offered only if it can still be completed to a legal jump (QS-8).
+
+=================  ==========================================================
+Agents             ``player_0`` (``S M L``, light), ``player_1`` (``s m l``, dark)
+Actions            ``Discrete(181)``, absolute cells ``i = 6 * (rank - 1) +
+                   file`` (``a1`` = 0, ``f1`` = 5, ``a2`` = 6, ``f6`` = 35):
+
+                   * ``0 .. 107`` place: ``36 * size + i`` (size 0 S, 1 M, 2 L);
+                   * ``108 .. 143`` select the own pyramid on ``i`` as jumper;
+                   * ``144 .. 167`` hop: ``144 + 3 * d + (k - 1)``, direction
+                     ``d`` 0..7 = N NE E SE S SW W NW (N = towards rank 6),
+                     over ``k`` = 1..3 aligned pyramids;
+                   * ``168`` stop the jump (large only, QS-7);
+                   * ``169 .. 180`` rotate: ``169 + 3 * (q - 1) + (deg / 90 - 1)``
+                     for quadrant ``Qq`` clockwise by ``deg``.
+Action mask        exact; the decision kind is in the observation
+Observation        ``int8 (6, 6, 19)``, grid row 0 = rank 6 (top), column 0 =
+                   file a; planes 0-2 own S/M/L, 3-5 the opponent's S/M/L,
+                   6 the jumper, 7 pyramids already jumped in this jump,
+                   8-10 the decision kind (place or select / hop or stop /
+                   rotate, constant planes), 11-13 own reserve S/M/L (counts
+                   0..5), 14-16 the opponent's reserve, 17 own score, 18 the
+                   opponent's score (0..30)
+Rewards            +1 / -1: 15 points wins at once (QS-10); a player who can
+                   neither place nor jump at the start of its turn loses
+                   (QS-11); truncation 0 / 0
+Options            ``first_player`` (``"random"``, C-2), ``max_turns``
+                   (default 1000, QS-12)
+Notation           ``M@c3 Q2:90`` (place, rotate), ``c3:e5:e3 Q1:180`` (the
+                   jumper's cell, then every landing, then the rotation),
+                   ``c3:e5:e3`` for a jump that wins at once (QS-10); single
+                   decisions ``M@c3``, ``c3``, ``:e5``, ``stop``, ``Q4:270``
+=================  ==========================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import engine as E
+from ...game import Game
+from ...spec import first_player_option, max_turns_option
+from .picture import QuicksandPicture
+from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
+from .rules import (
+    HOP0, KERNELS, LAYOUT, NCELLS, NUM_ACTIONS, OBS_HIGH, OBS_PLANES, PH_HOP, PHASE_NAMES, Q_CELLS, Q_PHASE, Q_RESERVE,
+    Q_SCORE, Q_TURN, R_CELLS, R_N, REASON_NO_MOVE, REASON_SCORE, SELECT0, heuristic,
+)
+from .text import FORMS, QuicksandText, hop_of, rotation_name  # noqa: F401 - the notation's names, as before the split
+
+
+class QuicksandGame(QuicksandText, QuicksandPicture, Game):
+    """Quicksand with its options fixed (see the module docstring for the card)."""
+
+    env_id = "quicksand_v0"
+    title = "Quicksand"
+    rules_file = "quicksand.md"
+    kernels = KERNELS
+    layout = LAYOUT
+    option_specs = (
+        first_player_option("random"),  # C-2: the original lets the players choose
+        # QS-12: well above random-play lengths (see the rules file)
+        max_turns_option(1000),
+    )
+    reason_names = {REASON_SCORE: "score", REASON_NO_MOVE: "no_legal_move"}
+    multi_decision_turns = True
+    seat_labels = ("light", "dark")
+    seat_symbols = ("S M L", "s m l")  # small, medium, large in the text form
+    action_class_names = ("small", "medium", "large")
+    variants = ({}, {"max_turns": 20})
+    heuristic = staticmethod(heuristic)
+
+    def configure(self, o):
+        return dict(num_actions=NUM_ACTIONS, obs_shape=(6, 6, OBS_PLANES), obs_high_per_plane=OBS_HIGH)
+
+    # -- reading a state -----------------------------------------------------
+    @staticmethod
+    def cells(state) -> np.ndarray:
+        """Cell codes, a1 = 0 .. f6 = 35: 0 empty, 1 + 3 * seat + size."""
+        return state[Q_CELLS : Q_CELLS + NCELLS]
+
+    @staticmethod
+    def scores(state) -> tuple[int, int]:
+        return int(state[Q_SCORE]), int(state[Q_SCORE + 1])
+
+    @staticmethod
+    def reserve(state, seat: int) -> tuple[int, int, int]:
+        return tuple(int(v) for v in state[Q_RESERVE + 3 * seat : Q_RESERVE + 3 * seat + 3])
+
+    @staticmethod
+    def phase(state) -> str:
+        return PHASE_NAMES[int(state[Q_PHASE])]
+
+    @staticmethod
+    def jump_path(state) -> list[int]:
+        """The jump in progress: the start cell and every landing so far."""
+        if state[Q_PHASE] != PH_HOP:
+            return []
+        return [int(c) for c in state[Q_TURN + R_CELLS : Q_TURN + R_CELLS + state[Q_TURN + R_N]]]
+
+    def end_infos(self, state) -> dict:
+        return {"scores": self.scores(state)}
+
+    def action_classes(self, state) -> np.ndarray:
+        """The dice variant's class of each first decision: the size of the
+        pyramid placed, or of the jumper selected."""
+        classes = np.full(NUM_ACTIONS, -1, np.int64)
+        classes[:SELECT0] = np.arange(SELECT0) // 36
+        seat = int(state[E.H_CURRENT])
+        cells = self.cells(state)
+        own = (cells - 1) // 3 == seat
+        classes[SELECT0:HOP0] = np.where((cells > 0) & own, (cells - 1) % 3, -1)
+        return classes
