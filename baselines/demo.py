@@ -24,10 +24,11 @@ def main(argv=None) -> int:
     from boardenvs.helptext import help_text
 
     from .tournament import play, wilson
-    from .train import GAMES, train
+    from .networks import trainable_ids
+    from .train import train
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.demo", description=help_text(__doc__))
-    ap.add_argument("--game", default="quess_v0", choices=sorted(GAMES))
+    ap.add_argument("--game", default="quess_v0", choices=sorted(trainable_ids()))
     ap.add_argument("--steps", type=int, default=100_000)
     ap.add_argument("--games", type=int, default=100, help="evaluation games per opponent")
     ap.add_argument("--seed", type=int, default=0)

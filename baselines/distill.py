@@ -38,7 +38,8 @@ import numpy as np
 
 from boardenvs.opponents import Batch, decide
 
-from .train import GAMES, check_extractor_kwargs, default_out, game_options, model_config, new_policy, save_model, start_from
+from .networks import trainable_ids, training_defaults
+from .train import check_extractor_kwargs, default_out, game_options, model_config, new_policy, save_model, start_from
 
 
 # the most games one collect() plays: every decision's observation and mask stay in memory until
@@ -328,8 +329,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     after ``train --init`` move the value head before the policy settles."""
     from ..spec import is_int
 
-    if env_id not in GAMES:
-        raise ValueError(f"unknown game {env_id!r}: one of {', '.join(GAMES)}")
+    training_defaults(env_id)  # ValueError naming the games for another id
     for label, value in (("games", games), ("epochs", epochs), ("batch_size", batch_size)):
         if not is_int(value) or value < 1:
             raise ValueError(f"{label} must be a positive int, got {value!r}")
@@ -422,7 +422,7 @@ def main(argv=None) -> int:
     from boardenvs.helptext import help_text
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.distill", description=help_text(__doc__))
-    ap.add_argument("game", choices=sorted(GAMES), help="the env id")
+    ap.add_argument("game", choices=sorted(trainable_ids()), help="the env id")
     ap.add_argument("--teacher", default="mcts:1600", help="the opponent name to imitate (default mcts:1600)")
     ap.add_argument("--games", type=int, default=1000, help="games the teacher plays (default 1000, at most 100,000)")
     ap.add_argument("--players", type=int, default=None, help="player count (Hex Quoridor, Tryasina)")

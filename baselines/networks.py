@@ -1,29 +1,32 @@
 """What a baseline model is: its game's network and defaults, its config.
 
-``GAMES`` holds, per game, the features extractor and its options and the
-default training budget; :func:`model_config` starts every saved model's
+Each game declares its features extractor and its options and the default
+training budget (``Game.training``, :func:`training_defaults`); :func:`model_config` starts every saved model's
 config (name, game, options, network) and :func:`new_policy` builds the
 untrained ``MaskableActorCriticPolicy`` of a config, what training starts
 from and :func:`boardenvs.baselines.load` fills with a model's weights.
 """
 from __future__ import annotations
 
-# per game: the extractor and its options, and the default budget.  Each
-# committed model's .json records the budget and hyperparameters it was
-# actually trained with (some runs were continued with --init).
-GAMES = {
-    "quess_v0": {"extractor": "cnn", "extractor_kwargs": {}, "steps": 300_000},
-    # Quagmire's actions name the mover's pieces by reading order: split the own-pieces plane (2)
-    # and give each piece its own view of the board (BoardCNN's around)
-    "quagmire_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True, "split": [2], "around": True}, "steps": 300_000,
-                    "shaping_scale": 20.0},
-    "quicksand_v0": {"extractor": "cnn", "extractor_kwargs": {}, "steps": 300_000},
-    "hex_quoridor_v0": {"extractor": "cnn", "extractor_kwargs": {"hex": True}, "steps": 300_000, "shaping_scale": 4.0},
-    "tryasina_v0": {"extractor": "mlp", "extractor_kwargs": {}, "steps": 300_000, "shaping_scale": 50.0},
-}
-# "shaping_scale": the size of a typical difference in the game's heuristic
-# (HQ: goal distances; Quagmire: moves; Tryasina: track steps), for --shaping (ShapedRewards)
-PLAYER_COUNTS = {"hex_quoridor_v0": (2, 3, 4, 6), "tryasina_v0": (2, 3, 4)}
+def trainable_ids() -> list[str]:
+    """The registered games that declare how a baseline trains on them
+    (``Game.training``: the features extractor and its options, the default
+    budget, the heuristic's scale for ``--shaping``).  Each committed model's
+    .json records the budget and hyperparameters it was actually trained
+    with (some runs were continued with --init)."""
+    from boardenvs.registry import game_class, registered_ids
+
+    return [env_id for env_id in registered_ids() if game_class(env_id).training is not None]
+
+
+def training_defaults(env_id: str):
+    """The game's :class:`boardenvs.spec.TrainingDefaults` (ValueError naming
+    the games that have some, for another id)."""
+    if env_id not in trainable_ids():
+        raise ValueError(f"unknown game {env_id!r}: one of {', '.join(trainable_ids())}")
+    from boardenvs.registry import game_class
+
+    return game_class(env_id).training
 
 
 def model_name(env_id: str, players: int | None = None) -> str:
@@ -32,12 +35,15 @@ def model_name(env_id: str, players: int | None = None) -> str:
 
 
 def game_options(env_id: str, players: int | None) -> dict:
+    """The options of ``env_id`` for ``players`` (its declared player counts)."""
     if players is None:
         return {}
-    counts = PLAYER_COUNTS.get(env_id, (2,))
+    from boardenvs.registry import game_class
+
+    counts = game_class(env_id).player_counts()
     if players not in counts:
         raise ValueError(f"{env_id} is played by {', '.join(map(str, counts))} players, got --players {players}")
-    return {"num_players": players} if env_id in PLAYER_COUNTS else {}
+    return {"num_players": players} if len(counts) > 1 else {}
 
 
 # extractor options that are sizes (BoardCNN, TrackMLP): ints >= 1
@@ -59,11 +65,11 @@ def check_extractor_kwargs(kwargs) -> dict:
 
 def model_config(env_id: str, players: int | None) -> dict:
     """What every saved model's config starts with: its name, game, options
-    and network (the game's defaults in ``GAMES``)."""
-    defaults = GAMES[env_id]
+    and network (the game's declared :func:`training_defaults`)."""
+    defaults = training_defaults(env_id)
     return {
         "name": model_name(env_id, players), "env_id": env_id, "options": game_options(env_id, players),
-        "extractor": defaults["extractor"], "extractor_kwargs": defaults["extractor_kwargs"], "net_arch": [128],
+        "extractor": defaults.extractor, "extractor_kwargs": dict(defaults.extractor_kwargs), "net_arch": [128],
         "algorithm": "sb3_contrib.MaskablePPO",
     }  # fmt: skip
 

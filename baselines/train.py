@@ -41,8 +41,8 @@ from pathlib import Path
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from .networks import (GAMES, PLAYER_COUNTS, SIZE_OPTIONS, check_extractor_kwargs, game_options,  # noqa: F401
-                       model_config, model_name, new_policy, policy_kwargs)
+from .networks import (SIZE_OPTIONS, check_extractor_kwargs, game_options, model_config, model_name,  # noqa: F401
+                       new_policy, policy_kwargs, trainable_ids, training_defaults)
 
 def same_game(env_id: str, options: dict, other_id: str, other_options: dict) -> bool:
     """Whether two (id, options) make the same game, defaults filled in
@@ -196,13 +196,11 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
 
     from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool
 
-    if env_id not in GAMES:
-        raise ValueError(f"unknown game {env_id!r}: one of {', '.join(GAMES)}")
-    defaults = GAMES[env_id]
+    defaults = training_defaults(env_id)  # ValueError naming the games for another id
     if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not shaping >= 0:
         raise ValueError(f"--shaping must be a number >= 0 (the potential's size), got {shaping!r}")
-    if shaping and "shaping_scale" not in defaults:  # before anything is built
-        raise ValueError(f"--shaping: no shaping scale for {env_id} (GAMES[...]['shaping_scale'])")
+    if shaping and defaults.shaping_scale is None:  # before anything is built
+        raise ValueError(f"--shaping: no shaping scale for {env_id} (its Game.training declares none)")
     from boardenvs.opponents import make_opponent
 
     for opponent in eval_opponents:  # a misspelt name fails now, not after the first eval_every steps
@@ -212,7 +210,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
 
     if eval_every and not (is_int(eval_games) and 1 <= eval_games <= MAX_GAMES):  # now, not at the first check
         raise ValueError(f"eval_games must be an int in 1..{MAX_GAMES:_} (evaluate's bound), got {eval_games!r}")
-    steps = int(steps or defaults["steps"])
+    steps = int(steps or defaults.steps)
     config = model_config(env_id, players)
     name, options = config["name"], config["options"]
 
@@ -241,8 +239,8 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     # the board extractors read the planes (flatten=False); seeded by MaskablePPO(seed=...)
     env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, flatten=False, **options)
     if shaping:
-        env = ShapedRewards(env, shaping, defaults["shaping_scale"], gamma)
-        config["shaping"] = {"coef": shaping, "scale": defaults["shaping_scale"], "potential": "coef * tanh(heuristic / scale)"}
+        env = ShapedRewards(env, shaping, defaults.shaping_scale, gamma)
+        config["shaping"] = {"coef": shaping, "scale": defaults.shaping_scale, "potential": "coef * tanh(heuristic / scale)"}
     out.parent.mkdir(parents=True, exist_ok=True)  # once everything is checked: a refused run makes no folder
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, learning_rate=learning_rate,
                         ent_coef=ent_coef, gamma=gamma, seed=seed, policy_kwargs=policy_kwargs(config),
@@ -302,7 +300,7 @@ def main(argv=None) -> int:
     from boardenvs.helptext import help_text
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.train", description=help_text(__doc__))
-    ap.add_argument("game", choices=sorted(GAMES), help="the env id")
+    ap.add_argument("game", choices=sorted(trainable_ids()), help="the env id")
     ap.add_argument("--steps", type=int, default=None, help="environment steps (default: the committed model's budget)")
     ap.add_argument("--num-envs", type=int, default=64, help="games stepped per call (default 64)")
     ap.add_argument("--seed", type=int, default=0)

@@ -10,7 +10,7 @@ short development run).  Writes ``benchmarks/results.md`` (the tables),
 What is timed (every row: a random legal action, then observation and mask,
 every step; ended games restart):
 
-* boardenvs, for every game and player count (``VARIANTS``):
+* boardenvs, for every game and player count (``Game.bench_variants()``):
   AEC (PettingZoo's own loop, ``agent_iter``/``last``/``step``, dead steps
   counted), next to a no-op AEC env with the same spaces, agent count and
   wrapper (PettingZoo's ``OrderEnforcingWrapper``; the target), and under
@@ -63,6 +63,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import boardenvs
+from boardenvs.registry import registered_ids
 from boardenvs.vector import parallel_from
 from boardenvs.aec import OrderEnforcing
 
@@ -73,23 +74,17 @@ QUICK_SIZES = (1, 4096)
 SB3_N = 1024
 # the option sets whose throughput differs: the player counts (other variants,
 # such as a smaller board or a shorter turn limit, are not timed)
-VARIANTS = {
-    "hex_quoridor_v0": ({"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6}),
-    "tryasina_v0": ({"num_players": 2}, {"num_players": 3}, {"num_players": 4}),
-}
-# make_vec rows that first play this many steps, so the batch is spread over
-# every phase of a game: fresh from reset it is all openings (for Hex
-# Quoridor the fence-placing phase, the slowest: every fence needs the path
-# check), which training only sees for a moment
-STEADY_WARMUP = {"hex_quoridor_v0": 300}
-# each game's closest OpenSpiel game, and why
-CLOSEST = {
-    "quess_v0": ("breakthrough", "two armies on a small square board, moving and capturing, no drops"),
-    "quagmire_v0": ("amazons", "move a piece, then block a cell, on a shrinking board (OpenSpiel splits the move in 3 decisions)"),
-    "quicksand_v0": ("amazons", "turns are chains of decisions on a board that fills up; steps count decisions, like OpenSpiel's amazons"),
-    "tryasina_v0": ("backgammon", "dice rolled inside the step, race and hits; steps count decisions"),
-    "hex_quoridor_v0": ("quoridor", "the same idea, walls and a path check, on a hex board"),
-}
+# what each game is timed in and compared with comes from its declaration:
+# Game.bench_variants() (every player count), Game.bench (the closest OpenSpiel
+# game and why; the warm-up steps every make_vec row plays first, so a batch is
+# spread over every phase of a game, e.g. Hex Quoridor's fence-placing openings)
+
+
+def closest(env_id: str):
+    """The game's closest OpenSpiel game and why, ``(name, why)``, or None."""
+    return boardenvs.game_class(env_id).bench.closest
+
+
 OPENSPIEL_GAMES = ("quoridor", "amazons", "breakthrough", "backgammon", "hex", "connect_four")
 PETTINGZOO_GAMES = ("connect_four", "chess", "go_9x9")
 PGX_GAMES = ("connect_four", "othello", "go_9x9", "backgammon", "hex")
@@ -229,7 +224,7 @@ def vec_stepper(env_id: str, n: int, options: dict, num_threads=None) -> Callabl
     """``make_vec`` steps with in-kernel random actions, after the warm-up."""
     vec = boardenvs.make_vec(env_id, num_envs=n, num_threads=num_threads, **options)
     vec.reset(seed=12345)
-    for _ in range(STEADY_WARMUP.get(env_id, 1)):
+    for _ in range(max(1, boardenvs.game_class(env_id).bench.warmup)):
         vec.step(vec.random_actions())
     k = max(1, 1024 // n)
 
@@ -406,7 +401,8 @@ def run_interleaved(rows: list[Row], seconds: float, repeats: int, log=print) ->
 
 
 def variants(env_id: str) -> tuple:
-    return VARIANTS.get(env_id, ({},))
+    """The option sets of ``env_id`` timed (its declared player counts)."""
+    return boardenvs.game_class(env_id).bench_variants()
 
 
 def variant_label(env_id: str, options: dict) -> str:
@@ -464,7 +460,7 @@ def anchor_rows(which, sizes, env_ids, log=print) -> list[Row]:
         except Exception as exc:
             log(f"OpenSpiel anchors skipped: {exc}; pip install 'boardenvs[bench]' (Linux, Python >= 3.11)")
         else:
-            wanted = set(OPENSPIEL_GAMES) if env_ids is None else {CLOSEST[e][0] for e in env_ids if e in CLOSEST}
+            wanted = set(OPENSPIEL_GAMES) if env_ids is None else {closest(e)[0] for e in env_ids if closest(e)}
             for name in OPENSPIEL_GAMES:
                 if name in wanted or env_ids is None:
                     rows.append(Row("OpenSpiel", name, "pyspiel", 1, setup=lambda g=name: openspiel_stepper(g)))
@@ -576,7 +572,7 @@ def comparisons(row: Row, rows: list[Row], big: int) -> list[dict]:
         add(find(rows, "no-op", row.game, "AEC", 1), "no-op AEC (same spaces)", TARGET_VS_NOOP)
         add(find(rows, "no-op", row.game, OUR_WRAPPER, 1), "no-op under boardenvs' wrapper", None)
     elif row.system == "boardenvs" and row.api == "make_vec" and row.threads is None:
-        os_name = CLOSEST.get(row.env_id, (None,))[0]
+        os_name = (closest(row.env_id) or (None,))[0]
         add(find(rows, "OpenSpiel", os_name, "pyspiel", 1), f"OpenSpiel {os_name}", TARGET_VS_OPENSPIEL if row.n == big else None)
         if row.n == PGX_ANCHOR[1]:
             add(find(rows, "Pgx (CPU)", PGX_ANCHOR[0], "jit+vmap", PGX_ANCHOR[1]), "Pgx connect_four@4096", TARGET_VS_PGX)
@@ -976,15 +972,16 @@ def parse_args(argv=None):
     args.sizes = sorted(set(args.sizes))
     if quick:
         args.training_path = False
-    unknown = [g for g in args.games or () if g not in boardenvs.ENV_IDS]
+    known = registered_ids()
+    unknown = [g for g in args.games or () if g not in known]
     if unknown:
-        ap.error(f"unknown env ids {unknown}; choose from {', '.join(boardenvs.ENV_IDS)}")
+        ap.error(f"unknown env ids {unknown}; choose from {', '.join(known)}")
     return args
 
 
 def measure_all(args, log) -> dict:
     """Every measurement of one run, as the JSON written to results.json."""
-    env_ids = [g for g in boardenvs.ENV_IDS if args.games is None or g in args.games]
+    env_ids = [g for g in registered_ids() if (args.games is None and g in boardenvs.ENV_IDS) or g in (args.games or ())]
     big = max(args.sizes)
     rows = boardenvs_rows(env_ids, args.sizes, sb3=args.sb3)
     rows += anchor_rows(args.anchors, args.sizes, None if args.games is None else env_ids, log=log)
@@ -1042,7 +1039,7 @@ def render(results: dict) -> str:
         + ".",
         "",
         "boardenvs, every game and player count (make_vec: one Python call per step; closest OpenSpiel game per game: "
-        + "; ".join(f"{e} -> {CLOSEST[e][0]} ({CLOSEST[e][1]})" for e in env_ids if e in CLOSEST) + "):",
+        + "; ".join(f"{e} -> {closest(e)[0]} ({closest(e)[1]})" for e in env_ids if closest(e)) + "):",
         "",
         *boardenvs_table(rows, big),
         "",

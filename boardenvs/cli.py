@@ -177,8 +177,6 @@ def picture(args) -> int:
 
 # the README's pictures: (env id, options, random turns, seed) per game; a game
 # not listed gets 12 random turns from the default options
-DOC_PICTURES = {"quess_v0": ({"first_player": 0}, 14, 3), "quagmire_v0": ({}, 9, 1),
-                "tryasina_v0": ({"num_players": 4}, 200, 30)}  # fmt: skip
 DOC_GIF = ("quagmire_v0", {}, 5)  # a short full game for the README's animation
 
 
@@ -194,8 +192,8 @@ def doc_pictures(folder="boardenvs/rules") -> list:
     folder = Path(folder)
     written = []
     for env_id in ENV_IDS:
-        options, count, seed = DOC_PICTURES.get(env_id, ({}, 12, 0))
-        _, pos = random_moves(position(env_id, **options), count, seed)
+        shown = game_class(env_id).doc_picture  # the position the game's docs show (Game.doc_picture)
+        _, pos = random_moves(position(env_id, **shown.options), shown.decisions, shown.seed)
         path = folder / (Path(game_class(env_id).rules_file).stem + ".png")
         Image.fromarray(pos.render("rgb_array")).save(path, optimize=True)
         written.append(path)
@@ -278,8 +276,9 @@ def rules_text(env_id: str | None) -> str:
     common conventions and the list of games)."""
     from importlib import resources
 
-    name = "README.md" if env_id is None else game_class(env_id).rules_file
-    return resources.files("boardenvs").joinpath("rules", name).read_text(encoding="utf-8")
+    if env_id is not None:
+        return game_class(env_id).rules_path().read_text(encoding="utf-8")
+    return resources.files("boardenvs").joinpath("rules", "README.md").read_text(encoding="utf-8")
 
 
 def rules(args) -> int:
@@ -389,7 +388,7 @@ def main(argv=None) -> int:
     ls.add_argument("--all", action="store_true", help="every registered id (tests' toy games too)")
     ls.set_defaults(func=list_games)
     r = command("rules", help="print a game's rules (no id: the common conventions)")
-    r.add_argument("env", nargs="?", choices=ENV_IDS)
+    r.add_argument("env", nargs="?", choices=registered)
     r.set_defaults(func=rules)
     args = parser.parse_args(argv)
     try:

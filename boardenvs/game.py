@@ -22,7 +22,8 @@ import numpy as np
 
 from . import engine as E
 from .errors import IllegalMoveError, NotationError
-from .spec import GameInfo, Layout, Option, check_options, is_int, obs_bounds
+from .spec import (BenchHints, Config, DocPicture, GameInfo, Layout, Option, TrainingDefaults, check_options, is_int,
+                   obs_bounds)
 
 STATUS_NAMES = {E.PLAYING: "playing", E.TERMINATED: "terminated", E.TRUNCATED: "truncated"}
 GENERIC_REASONS = {
@@ -36,7 +37,14 @@ _UINT = re.compile(r"[0-9]{1,19}")
 
 
 class Game:
-    """Base class; one subclass per game module (see ``games/quess.py``)."""
+    """Base class; one subclass per game (see ``games/quess/``: its rules
+    kernels in ``rules.py``, notation and text form in ``text.py``, pictures
+    in ``picture.py``, this declaration in ``__init__.py``).
+
+    A class that declares an ``env_id`` is a game: what every face needs is
+    checked when the class is defined (:meth:`__init_subclass__`), so a
+    missing piece fails at import with a message, not in some generic code
+    later."""
 
     # -- the declaration (class attributes) -----------------------------------
     env_id: str = ""
@@ -92,41 +100,86 @@ class Game:
     # more time left wins instead (Quess' one-each draw, QU-10 with QU-12)
     clock_decided_reasons: frozenset = frozenset()
 
+    # the prefix of its rule ids ("QU" for QU-1..QU-13): tests and docs cite them
+    rule_prefix: str = ""
+    # how the baselines train it (boardenvs.baselines.train; None: no
+    # baseline), what make bench compares it with, the position its docs
+    # picture shows
+    training: TrainingDefaults | None = None
+    bench: BenchHints = BenchHints()
+    doc_picture: DocPicture = DocPicture()
+
     # {option: default}, derived from option_specs
     defaults: dict = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls.defaults = {o.name: o.default for o in cls.option_specs}
+        if "env_id" in cls.__dict__:  # a game (not a mixin or an abstract base): check its declaration
+            _check_game_class(cls)
+
+    @classmethod
+    def rules_path(cls):
+        """The game's rules file: ``rules_file`` in the package's rules folder
+        (``boardenvs/rules/``), an absolute path, or a path relative to the
+        folder of the module that defines the game."""
+        import sys
+        from pathlib import Path
+
+        name = Path(cls.rules_file)
+        if name.is_absolute():
+            return name
+        shipped = Path(__file__).resolve().parent / "rules" / name
+        if shipped.is_file():
+            return shipped
+        module = sys.modules.get(cls.__module__)
+        return Path(getattr(module, "__file__", "") or ".").resolve().parent / name
+
+    @classmethod
+    def player_counts(cls) -> tuple:
+        """The player counts the game is played by (its ``num_players``
+        option's choices, else 2)."""
+        for opt in cls.option_specs:
+            if opt.name == "num_players":
+                return tuple(opt.choices) or tuple(range(opt.low, opt.high + 1))
+        return (2,)
+
+    @classmethod
+    def bench_variants(cls) -> tuple:
+        """The variants ``make bench`` times: those that set the number of
+        players and nothing else (the option sets that change a game's size
+        in players), else the default options."""
+        by_players = tuple(v for v in cls.variants if set(v) == {"num_players"})
+        return by_players or ({},)
 
     def __init__(self, **options):
         self.options = check_options(self.option_specs, options, self.env_id)
         config = self.configure(self.options)
-        n = config.pop("num_players", 2)
+        if not isinstance(config, Config):
+            raise TypeError(f"{self.env_id}: configure() must return a boardenvs.spec.Config, got {type(config).__name__}")
+        n = int(config.num_players)
         for opt in self.option_specs:  # seats are checked once the number of players is known
             if opt.kind == "seat":
                 opt.check(self.options[opt.name], self.env_id, n)
-        obs_shape = tuple(config.pop("obs_shape"))
-        low, high = obs_bounds(obs_shape, config.pop("obs_high_per_plane", None))
+        obs_shape = tuple(int(d) for d in config.obs_shape)
+        low, high = obs_bounds(obs_shape, config.obs_high_per_plane)
         self.info = GameInfo(
             env_id=self.env_id,
             num_players=n,
-            num_actions=int(config.pop("num_actions")),
-            num_chance_outcomes=int(config.pop("num_chance_outcomes", 0)),
+            num_actions=int(config.num_actions),
+            num_chance_outcomes=int(config.num_chance_outcomes),
             obs_shape=obs_shape,
             obs_low=low,
             obs_high=high,
-            layout=self.layout.resolve(**config.pop("sizes", {})),
-            teams=tuple(config.pop("teams", range(n))),
+            layout=self.layout.resolve(**config.sizes),
+            teams=tuple(range(n) if config.teams is None else config.teams),
         )
         # the sizes as plain attributes: the faces read them on every step
         info = self.info
         self.num_players, self.num_actions = info.num_players, info.num_actions
         self.num_chance_outcomes, self.obs_shape = info.num_chance_outcomes, info.obs_shape
         self.obs_size, self.state_size, self.mask_size = info.obs_size, info.state_size, info.mask_size
-        game_params = config.pop("params", ())
-        if config:
-            raise TypeError(f"{self.env_id}: configure() returned unknown keys {sorted(config)}")
+        game_params = config.params
         first = self.options.get("first_player", 0)
         params = np.zeros(E.P_GAME + len(game_params), np.int64)
         params[E.P_MAX_TURNS] = self.options["max_turns"]
@@ -136,14 +189,12 @@ class Game:
         self.params = params
         self._chance_buffer = np.zeros(max(self.num_chance_outcomes, 1), np.float64)
 
-    def configure(self, options: dict) -> dict:
-        """The sizes of the game with these (checked) options: a dict with
-        ``num_actions``, ``obs_shape`` and optionally ``num_players`` (2),
-        ``num_chance_outcomes`` (0), ``obs_high_per_plane`` (all planes 0/1),
-        ``sizes`` (of the layout's variable fields), ``params`` (the game's
-        slots of the kernels' params) and ``teams`` (team id per seat).
-        Raise :class:`boardenvs.errors.OptionError` for options that do not
-        fit together."""
+    def configure(self, options: dict) -> Config:
+        """The sizes of the game with these (checked) options, a
+        :class:`boardenvs.spec.Config` (actions, observation shape and plane
+        bounds, players, chance outcomes, the layout's variable sizes, the
+        game's params, teams).  Raise :class:`boardenvs.errors.OptionError`
+        for options that do not fit together."""
         raise NotImplementedError
 
 
@@ -454,6 +505,38 @@ class Game:
                     "reason timeout: the flagged seat -1 and the others +1 (or, where others played on "
                     "without it, 0), or a draw of 0 for all"
                 )
+
+
+def _check_game_class(cls) -> None:
+    """What every face and the generic code need of a game, checked when its
+    class is defined (TypeError naming the missing pieces): a title, its
+    kernels, configure(), the max_turns option (C-3), a rules file that
+    exists, a rule-id prefix, a colour picture (render_rgb, with "rgb_array"
+    among its render modes: windows, recordings and docs draw it) and the
+    declarations' types."""
+    where = f"{cls.env_id} ({cls.__module__}.{cls.__name__})"
+    missing = []
+    if not cls.title or not isinstance(cls.title, str):
+        missing.append("a title (the game's name for people)")
+    kernels = getattr(cls, "kernels", None)
+    if not isinstance(kernels, E.Kernels) or not all(callable(k) for k in kernels):
+        missing.append("kernels (a boardenvs.engine.Kernels of functions)")
+    if cls.configure is Game.configure:
+        missing.append("configure() (the sizes of a configured game, a boardenvs.spec.Config)")
+    if not any(isinstance(o, Option) and o.name == "max_turns" for o in cls.option_specs):
+        missing.append("the max_turns option (C-3: boardenvs.spec.max_turns_option(default))")
+    if not isinstance(cls.rule_prefix, str) or not re.fullmatch(r"[A-Z]{1,4}", cls.rule_prefix):
+        missing.append("rule_prefix (the capital letters of its rule ids, e.g. 'QU')")
+    if not cls.rules_file or not cls.rules_path().is_file():
+        missing.append(f"rules file (rules_file={cls.rules_file!r} names no file: boardenvs/rules/<name>, "
+                       "a path relative to the game's module, or an absolute path)")  # fmt: skip
+    if cls.render_rgb is Game.render_rgb or "rgb_array" not in cls.render_modes:
+        missing.append('colour picture (render_rgb, and "rgb_array" in render_modes)')
+    for name, kind in (("training", (TrainingDefaults, type(None))), ("bench", (BenchHints,)), ("doc_picture", (DocPicture,))):
+        if not isinstance(getattr(cls, name), kind):
+            missing.append(f"{name} of type boardenvs.spec.{kind[0].__name__}")
+    if missing:
+        raise TypeError(f"game {where} declares no " + "; no ".join(missing))
 
 
 def _writable(state):

@@ -14,7 +14,6 @@ import sys
 
 import gymnasium
 
-from . import engine as E
 
 _GAMES: dict = {}  # env id -> Game class, or the catalog's LazyGame until first use
 
@@ -89,21 +88,13 @@ def check_registration(game_cls) -> str:
 
 
 def _check_declaration(cls) -> None:
-    """A Game class declares what every face needs: a title, its kernels
-    (:class:`boardenvs.engine.Kernels` of callables), options and variants
-    that configure (each variant builds a game)."""
-    from .game import Game
+    """What registration needs beyond the class-definition checks
+    (:meth:`boardenvs.game.Game.__init_subclass__`: title, kernels,
+    configure, rules, picture): options and variants that configure (each
+    variant builds a game)."""
     from .spec import Option
 
     env_id = cls.env_id
-    if not cls.title:
-        raise ValueError(f"{env_id}: {cls.__name__} declares no title (the game's name for people)")
-    kernels = getattr(cls, "kernels", None)
-    if not isinstance(kernels, E.Kernels) or not all(callable(k) for k in kernels):
-        raise ValueError(f"{env_id}: {cls.__name__}.kernels must be a boardenvs.engine.Kernels of compiled functions "
-                         f"({', '.join(E.Kernels._fields)}), got {kernels!r}")  # fmt: skip
-    if cls.configure is Game.configure:
-        raise ValueError(f"{env_id}: {cls.__name__} does not implement configure() (the sizes of a configured game)")
     if not isinstance(cls.option_specs, tuple) or not all(isinstance(o, Option) for o in cls.option_specs):
         raise ValueError(f"{env_id}: {cls.__name__}.option_specs must be a tuple of boardenvs.spec.Option")
     if not isinstance(cls.variants, tuple) or not cls.variants or not all(isinstance(v, dict) for v in cls.variants):

@@ -330,3 +330,57 @@ def obs_bounds(shape: tuple, high_per_plane=None) -> tuple[np.ndarray, np.ndarra
     if high_per_plane is not None:
         high[...] = np.asarray(high_per_plane, np.int8)
     return low, high
+
+
+# --- what a game declares for the generic code around it ------------------------
+
+
+@dataclass(frozen=True)
+class Config:
+    """The sizes of one configured game, what :meth:`boardenvs.game.Game.configure`
+    returns: actions, observation shape (and the upper bound of each plane,
+    the last axis; 0/1 when not given), players, chance outcomes, the sizes
+    of the state layout's variable fields, the game's slots of the kernels'
+    ``params``, and the team id of each seat (each seat alone by default)."""
+
+    num_actions: int
+    obs_shape: tuple
+    num_players: int = 2
+    num_chance_outcomes: int = 0
+    obs_high_per_plane: Any = None
+    sizes: dict = field(default_factory=dict)
+    params: Any = ()
+    teams: Any = None
+
+
+@dataclass(frozen=True)
+class TrainingDefaults:
+    """How :mod:`boardenvs.baselines.train` trains a policy for the game by
+    default: the features extractor (``"cnn"`` on board planes, ``"mlp"``)
+    and its options, the budget in steps, and for ``--shaping`` the size of a
+    typical difference of the game's heuristic (None: no shaping)."""
+
+    extractor: str = "mlp"
+    extractor_kwargs: dict = field(default_factory=dict)
+    steps: int = 300_000
+    shaping_scale: float | None = None
+
+
+@dataclass(frozen=True)
+class BenchHints:
+    """What ``make bench`` compares the game with: its closest OpenSpiel game
+    and why (None: none), and how many random steps each ``make_vec`` row
+    plays before timing (a batch spread over every phase of a game)."""
+
+    closest: tuple | None = None  # (OpenSpiel game, why)
+    warmup: int = 0
+
+
+@dataclass(frozen=True)
+class DocPicture:
+    """The position the docs show: the game's options, the seeded random
+    decisions played from the start, and the seed."""
+
+    options: dict = field(default_factory=dict)
+    decisions: int = 12
+    seed: int = 0

@@ -1,7 +1,13 @@
-"""The tests' toy game is registered like a real one (one line), so every
-generic face and the parametrised suite (test_all_envs.py) reach it by id."""
+"""The tests' toy games are registered like a real one (one line each), so
+every generic face and the parametrised suites (test_all_envs.py,
+test_checkers.py, test_faces.py) reach them by id: the contract race
+exercises what the engine contract carries (chance, several decisions a
+turn, eliminations, teams, silent passes); tic-tac-toe is the sixth game a
+newcomer would add (test_sixth_game.py)."""
 import contract_game
+import tictactoe_game
 
 from boardenvs import register
 
 register(contract_game.ContractRaceGame)
+register(tictactoe_game.TicTacToeGame)

@@ -60,7 +60,7 @@ from numba import njit
 from boardenvs import engine as E
 from boardenvs.errors import IllegalMoveError, NotationError, OptionError
 from boardenvs.game import Game
-from boardenvs.spec import Option, first_player_option, max_turns_option, num_players_option
+from boardenvs.spec import Config, Option, first_player_option, max_turns_option, num_players_option
 
 # the state row after the generic header
 LAYOUT = E.HEADER_LAYOUT.extend("contract_race_v0")
@@ -281,6 +281,8 @@ _HIT_RE = re.compile(r"^hit player_([0-9])$")
 class ContractRaceGame(Game):
     env_id = "contract_race_v0"
     title = "Contract race"
+    rule_prefix = "CR"
+    rules_file = "contract_race.md"  # beside this module
     gym_name = "ContractRace"
     kernels = KERNELS
     layout = LAYOUT
@@ -308,7 +310,7 @@ class ContractRaceGame(Game):
                 "dividing num_players into teams of 2 or more"
             )
         high = [1] * (goal + 1) + [1, HIT_POINTS, 1, 1, DECISIONS_PER_TURN, NUM_FACES - 1]
-        return dict(num_players=n, num_actions=1 + n, num_chance_outcomes=NUM_FACES, obs_shape=(n, goal + 7),
+        return Config(num_players=n, num_actions=1 + n, num_chance_outcomes=NUM_FACES, obs_shape=(n, goal + 7),
                     obs_high_per_plane=high, params=(teams, goal),
                     teams=[s % teams if teams else s for s in range(n)])  # fmt: skip
 

@@ -68,9 +68,10 @@ def test_each_step_is_the_kernels_step_and_faces_are_the_positions(env_id, varia
     raw = env.unwrapped
     game = raw.game
     rng = np.random.default_rng(7)
-    illegal_sent = 0
-    for seed in range(2):
+    illegal_sent = decisions = seed = 0
+    while seed < 2 or decisions < 40:  # two games at least, more of a short game
         env.reset(seed=seed)
+        seed += 1
         collected = {a: 0.0 for a in env.agents}
         returns = None
         for agent in env.agent_iter():
@@ -90,6 +91,7 @@ def test_each_step_is_the_kernels_step_and_faces_are_the_positions(env_id, varia
             assert not any(raw.rewards.values())
             _check_faces(env, raw, game)
             before = raw.state_snapshot()
+            decisions += 1
             legal = np.flatnonzero(obs["action_mask"])
             generator = copy.deepcopy(raw.np_random)
             masked = np.flatnonzero(obs["action_mask"] == 0)

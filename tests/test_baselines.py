@@ -16,7 +16,8 @@ from boardenvs import baselines
 from boardenvs.baselines import tournament as ev
 from boardenvs.baselines.extractors import BoardCNN, HexConv2d, TrackMLP
 from boardenvs.registry import gym_id_of
-from boardenvs.baselines.train import GAMES, OpponentMix, ShapedRewards, game_options, model_name, train
+from boardenvs.baselines.networks import trainable_ids
+from boardenvs.baselines.train import OpponentMix, ShapedRewards, game_options, model_name, train
 from boardenvs.wrappers import SelfPlayPool, evaluate
 
 
@@ -118,14 +119,15 @@ def test_split_planes_tell_quagmire_pieces_apart_as_its_actions_do():
         BoardCNN(space, around=True)
 
 
-@pytest.mark.parametrize("env_id", sorted(GAMES))
+@pytest.mark.parametrize("env_id", sorted(e for e in trainable_ids() if e in boardenvs.ENV_IDS))
 def test_extractor_fits_every_game(env_id):
     from boardenvs.baselines.extractors import EXTRACTORS
 
     game = boardenvs.make_game(env_id)
     space = gymnasium.spaces.Box(game.info.obs_low, game.info.obs_high, game.info.obs_low.shape, np.int8)
-    cls = EXTRACTORS[GAMES[env_id]["extractor"]]
-    net = cls(space, **{**GAMES[env_id]["extractor_kwargs"], "features_dim": 16})
+    defaults = boardenvs.game_class(env_id).training
+    cls = EXTRACTORS[defaults.extractor]
+    net = cls(space, **{**defaults.extractor_kwargs, "features_dim": 16})
     out = net(torch.as_tensor(np.stack([space.sample(), space.high]), dtype=torch.float32))
     assert out.shape == (2, 16) and torch.isfinite(out).all()
     assert isinstance(net, BoardCNN if len(space.shape) == 3 else TrackMLP)

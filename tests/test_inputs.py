@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import boardenvs
+from boardenvs.registry import registered_ids
 from boardenvs import IllegalActionError, IllegalMoveError, NotationError, OptionError
 from boardenvs.errors import ResetNeededError
 from boardenvs.games.quess import QuessGame
@@ -353,16 +354,22 @@ def test_cli_refuses_bad_numbers_without_a_traceback(args, capsys):
     assert "Traceback" not in err and ("seed" in err or "games" in err)
 
 
-@pytest.mark.parametrize("env_id", boardenvs.ENV_IDS)
-def test_rules_ship_in_the_package_with_their_ids(env_id, capsys):
+@pytest.mark.parametrize("env_id", registered_ids())
+def test_rules_ship_with_their_ids(env_id, capsys):
+    """``boardenvs rules ID`` prints the game's rules, with its rule ids
+    (its declared prefix) numbered from 1 without a gap; the package's
+    games have as many as their specs (../shared/rules)."""
+    import re
+
     from boardenvs.cli import main
 
     assert main(["rules", env_id]) == 0
     text = capsys.readouterr().out
-    prefix = {"quess_v0": "QU", "quagmire_v0": "QM", "quicksand_v0": "QS", "tryasina_v0": "TR", "hex_quoridor_v0": "HQ"}[env_id]
-    count = {"quess_v0": 13, "quagmire_v0": 9, "quicksand_v0": 12, "tryasina_v0": 17, "hex_quoridor_v0": 16}[env_id]
-    for k in range(1, count + 1):
-        assert f"{prefix}-{k}" in text
+    prefix = boardenvs.game_class(env_id).rule_prefix
+    numbers = {int(k) for k in re.findall(rf"\b{prefix}-([0-9]+)\b", text)}
+    assert numbers and numbers == set(range(1, max(numbers) + 1))
+    count = {"quess_v0": 13, "quagmire_v0": 9, "quicksand_v0": 12, "tryasina_v0": 17, "hex_quoridor_v0": 16}.get(env_id)
+    assert count is None or max(numbers) == count
     assert main(["rules"]) == 0
     conventions = capsys.readouterr().out
     assert all(f"C-{k}" in conventions for k in range(1, 7))
@@ -468,29 +475,66 @@ def test_help_text_turns_rst_into_plain_text():
     assert help_text(doc) == "evaluate and boardenvs.interactive play make demo; see the rules and Pool."
 
 
-def _malformed_games():
+def _bad_game(name, base=None, **attrs):
+    """A Quagmire-like game class with ``attrs`` changed (built when called:
+    a class that lacks what every game needs is refused when it is defined)."""
+    from boardenvs.games.quagmire import QuagmireGame
+
+    return type(name, (base or QuagmireGame,), {"env_id": "half_v0", "title": "Half", "gym_name": "", **attrs})
+
+
+def _no_configure():
     from boardenvs.game import Game
     from boardenvs.games.quagmire import QuagmireGame
 
-    def bad(name, base=QuagmireGame, **attrs):
-        return type(name, (base,), {"env_id": "half_v0", "title": "Half", "gym_name": "", **attrs})
+    return _bad_game("NoConfigure", Game, kernels=QuagmireGame.kernels, rule_prefix="HA", rules_file="quagmire.md")
 
+
+# what every game needs, checked when its class is defined: (class maker, the message's words)
+UNDEFINABLE = {
+    "no kernels": (lambda: _bad_game("NoKernels", kernels=None), "kernels (a boardenvs.engine.Kernels"),
+    "kernels not callable": (lambda: _bad_game("OddKernels", kernels=__import__("boardenvs.games.quagmire", fromlist=["x"]).QuagmireGame.kernels._replace(apply=3)),
+                             "kernels (a boardenvs.engine.Kernels of functions)"),
+    "no configure": (_no_configure, "configure() (the sizes of a configured game"),
+    "empty title": (lambda: _bad_game("EmptyTitle", title="", gym_name="Half"), "a title"),
+    "no title": (lambda: _bad_game("NoTitle", title=None), "a title"),
+    "no max_turns": (lambda: _bad_game("NoLimit", option_specs=()), "the max_turns option (C-3"),
+    "no rules": (lambda: _bad_game("NoRules", rules_file="no_such_rules.md"), "rules file (rules_file='no_such_rules.md' names no file"),
+    "no rules at all": (lambda: _bad_game("NoRulesAtAll", rules_file=""), "rules file"),
+    "no rule prefix": (lambda: _bad_game("NoPrefix", rule_prefix=""), "rule_prefix"),
+    "no colour picture": (lambda: _bad_game("NoPicture", render_modes=("ansi",)), "colour picture"),
+    "a dict for training": (lambda: _bad_game("DictTraining", training={"extractor": "mlp"}), "training of type"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(UNDEFINABLE))
+def test_a_game_class_lacking_what_every_game_needs_fails_when_defined(case):
+    """Item 4 of the architecture: required hooks are checked when the class
+    is defined, so a missing one fails at import with a message naming it
+    (not later, in a generic test or a CLI command)."""
+    from boardenvs.registry import registered_ids
+
+    make, words = UNDEFINABLE[case]
+    ids = registered_ids()
+    with pytest.raises(TypeError, match="game half_v0 .* declares no ") as info:
+        make()
+    assert words in str(info.value)
+    assert registered_ids() == ids
+
+
+def _malformed_games():
     return {
-        "no kernels": (bad("NoKernels", kernels=None), "kernels must be a boardenvs.engine.Kernels"),
-        "kernels not callable": (bad("OddKernels", kernels=QuagmireGame.kernels._replace(apply=3)), "kernels must be"),
-        "no configure": (bad("NoConfigure", Game, kernels=QuagmireGame.kernels), "does not implement configure()"),
-        "env id not a str": (bad("IntId", env_id=7), "env id 7 must look like 'name_v0'"),
-        "gym name taken": (bad("Clash", gym_name="Quess"), "'boardenvs/Quess-v0' is already registered to 'quess_v0'"),
-        "gym name not a str": (bad("IntName", gym_name=5), "gym_name and title must be str, got 5"),
-        "gym name malformed": (bad("Slash", gym_name="a/b"), "the gymnasium name 'a/b'"),
-        "no title": (bad("NoTitle", title=None), "gym_name and title must be str"),
-        "empty title": (bad("EmptyTitle", title="", gym_name="Half"), "declares no title"),
-        "variant that cannot be built": (bad("BadVariant", variants=({"radius": 99},)), "BadVariant(**{'radius': 99}) cannot be built"),
-        "no variants": (bad("NoVariants", variants=()), "variants must be a non-empty tuple"),
+        "env id not a str": (_bad_game("IntId", env_id=7), "env id 7 must look like 'name_v0'"),
+        "gym name taken": (_bad_game("Clash", gym_name="Quess"), "'boardenvs/Quess-v0' is already registered to 'quess_v0'"),
+        "gym name not a str": (_bad_game("IntName", gym_name=5), "gym_name and title must be str, got 5"),
+        "gym name malformed": (_bad_game("Slash", gym_name="a/b"), "the gymnasium name 'a/b'"),
+        "variant that cannot be built": (_bad_game("BadVariant", variants=({"radius": 99},)), "BadVariant(**{'radius': 99}) cannot be built"),
+        "no variants": (_bad_game("NoVariants", variants=()), "variants must be a non-empty tuple"),
     }  # fmt: skip
 
 
-@pytest.mark.parametrize("case", list(_malformed_games()))
+@pytest.mark.parametrize("case", ["env id not a str", "gym name taken", "gym name not a str", "gym name malformed",
+                                  "variant that cannot be built", "no variants"])  # fmt: skip
 def test_register_checks_everything_first_and_registers_nothing_on_failure(case, capsys):
     """A malformed game class is refused with a ValueError naming what is
     wrong, and leaves no half-registered id behind: the registry, the

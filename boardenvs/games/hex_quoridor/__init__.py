@@ -43,7 +43,7 @@ from ... import engine as E
 from ...errors import OptionError
 from ...game import Game
 from ...hexboard import MAX_RADIUS
-from ...spec import Option, first_player_option, max_turns_option, num_players_option
+from ...spec import BenchHints, Config, DocPicture, Option, TrainingDefaults, first_player_option, max_turns_option, num_players_option
 from .geometry import *  # noqa: F403 - the geometry's names, importable from here as before the split
 from .geometry import Geometry
 from .picture import HexQuoridorPicture
@@ -71,6 +71,10 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
 
     env_id = "hex_quoridor_v0"
     title = "Hex Quoridor"
+    rule_prefix = "HQ"
+    training = TrainingDefaults(extractor="cnn", extractor_kwargs={"hex": True}, shaping_scale=4.0)  # shaping: goal distances
+    bench = BenchHints(closest=("quoridor", "the same idea, walls and a path check, on a hex board"), warmup=300)
+    doc_picture = DocPicture()
     rules_file = "hex_quoridor.md"
     kernels = KERNELS
     layout = LAYOUT
@@ -115,7 +119,7 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
         assert len(head) == P_TABLES - E.P_GAME
         planes = 5 * n + 7
         high = [1] * (n + 8) + [n * fpp] * n + [1] * (3 * n - 1)  # fences left: counts up to every fence
-        return dict(num_players=n, num_actions=geo.n + geo.F, obs_shape=(geo.board.side, geo.board.side, planes),
+        return Config(num_players=n, num_actions=geo.n + geo.F, obs_shape=(geo.board.side, geo.board.side, planes),
                     obs_high_per_plane=high, params=np.concatenate([head, geo.tables]),
                     sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F}, teams=team_ids)  # fmt: skip
 

@@ -43,7 +43,7 @@ import numpy as np
 from ... import engine as E
 from ...game import Game
 from ...hexboard import MAX_RADIUS, hex_board
-from ...spec import Option, first_player_option, max_turns_option
+from ...spec import BenchHints, Config, DocPicture, Option, TrainingDefaults, first_player_option, max_turns_option
 from .picture import QuagmirePicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
@@ -58,6 +58,13 @@ class QuagmireGame(QuagmireText, QuagmirePicture, Game):
 
     env_id = "quagmire_v0"
     title = "Quagmire"
+    rule_prefix = "QM"
+    training = TrainingDefaults(
+        # its actions name the mover's pieces by reading order: split the own-pieces plane (2) and
+        # give each piece its own view of the board (BoardCNN's around)
+        extractor="cnn", extractor_kwargs={"hex": True, "split": [2], "around": True}, shaping_scale=20.0)
+    bench = BenchHints(closest=("amazons", "move a piece, then block a cell, on a shrinking board (OpenSpiel splits the move in 3 decisions)"))
+    doc_picture = DocPicture({}, decisions=9, seed=1)
     rules_file = "quagmire.md"
     kernels = KERNELS
     layout = LAYOUT
@@ -76,7 +83,7 @@ class QuagmireGame(QuagmireText, QuagmirePicture, Game):
         self.board = board = hex_board(o["radius"])
         n = board.num_cells
         self.num_cells = n
-        return dict(num_actions=n + 2 * MOVES_PER_PIECE, obs_shape=(board.side, board.side, OBS_PLANES),
+        return Config(num_actions=n + 2 * MOVES_PER_PIECE, obs_shape=(board.side, board.side, OBS_PLANES),
                     params=np.concatenate([[n], move_tables(board)]), sizes={"cells": n + 1})  # fmt: skip
 
     # -- reading a state -----------------------------------------------------

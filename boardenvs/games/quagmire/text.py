@@ -41,15 +41,15 @@ class QuagmireText:
         a = self._piece_cells(state)[p]
         if a < 0:
             seat = max(int(state[E.H_CURRENT]), 0)
-            raise IllegalMoveError(f"quagmire_v0: action {action} moves piece {p} of player_{seat}, which is not on the board yet")
+            raise IllegalMoveError(f"{self.env_id}: action {action} moves piece {p} of player_{seat}, which is not on the board yet")
         kind, b, c = (int(v) for v in decode_move(self.params, a, m))
         if c == n or b == n:
-            raise IllegalMoveError(f"quagmire_v0: action {action} takes the piece on {self.board.name(a)} off the board")
+            raise IllegalMoveError(f"{self.env_id}: action {action} takes the piece on {self.board.name(a)} off the board")
         return self._notation(kind, a, b, c)
 
     def move_to_action(self, state, move: str) -> int:
         if not isinstance(move, str):
-            raise NotationError(f"quagmire_v0: a move is a str like '@d4', 'd4-d5', 'd4-d5-e5' or 'd4^d6', got {move!r}")
+            raise NotationError(f"{self.env_id}: a move is a str like '@d4', 'd4-d5', 'd4-d5-e5' or 'd4^d6', got {move!r}")
         text = move.strip()
         board = self.board
         if m := _PLACE_RE.match(text):
@@ -57,7 +57,7 @@ class QuagmireText:
         steps, jump = _STEPS_RE.match(text), _JUMP_RE.match(text)
         if not (steps or jump):
             raise NotationError(
-                f"quagmire_v0: malformed move {move!r}; expected '@d4' (place), 'd4-d5' (walk), "
+                f"{self.env_id}: malformed move {move!r}; expected '@d4' (place), 'd4-d5' (walk), "
                 "'d4-d5-e5' (run) or 'd4^d6' (jump)"
             )
         cells = [board.cell(c) for c in (steps or jump).groups() if c is not None]
@@ -74,14 +74,14 @@ class QuagmireText:
             mine = self._piece_cells(state)
             if a not in mine:
                 seat = max(int(state[E.H_CURRENT]), 0)
-                raise IllegalMoveError(f"quagmire_v0: {move!r}: player_{seat} has no piece on {board.name(a)}")
+                raise IllegalMoveError(f"{self.env_id}: {move!r}: player_{seat} has no piece on {board.name(a)}")
             return self.num_cells + MOVES_PER_PIECE * mine.index(a) + found
         # the shape of the move is wrong wherever the pieces stand: a notation error
         if jump:
-            raise NotationError(f"quagmire_v0: {move!r} is not a jump: the landing must be two cells away in a straight line (QM-6)")
+            raise NotationError(f"{self.env_id}: {move!r} is not a jump: the landing must be two cells away in a straight line (QM-6)")
         if kind == RUN and rest[1] == a and board.direction(a, rest[0]) >= 0:
-            raise NotationError(f"quagmire_v0: {move!r}: a run may not turn back to its start (QM-5)")
-        raise NotationError(f"quagmire_v0: {move!r}: each step of a walk or run goes to a neighbouring cell (QM-4)")
+            raise NotationError(f"{self.env_id}: {move!r}: a run may not turn back to its start (QM-5)")
+        raise NotationError(f"{self.env_id}: {move!r}: each step of a walk or run goes to a neighbouring cell (QM-4)")
 
     # -- text form -----------------------------------------------------------
     def board_lines(self, state) -> list[str]:
@@ -100,13 +100,13 @@ class QuagmireText:
         board = self.board
         rows = board.rows()
         if len(lines) != 1 + len(rows) or lines[0] != "board:":
-            raise NotationError(f"quagmire_v0: expected 'board:' and then {len(rows)} rows a..{chr(ord('a') + len(rows) - 1)}")
+            raise NotationError(f"{self.env_id}: expected 'board:' and then {len(rows)} rows a..{chr(ord('a') + len(rows) - 1)}")
         for row, members in enumerate(rows):
             letter = chr(ord("a") + row)
             tokens = lines[1 + row].split()
             if len(tokens) != 1 + len(members) or tokens[0] != letter or any(t not in CELL_CHARS or len(t) != 1 for t in tokens[1:]):
                 raise NotationError(
-                    f"quagmire_v0: row {letter} must be its letter and {len(members)} of "
+                    f"{self.env_id}: row {letter} must be its letter and {len(members)} of "
                     f"'.' (empty), '~' (water), 'x' (player_0), 'o' (player_1); got {lines[1 + row]!r}"
                 )
             for i, t in zip(members, tokens[1:]):
@@ -114,7 +114,7 @@ class QuagmireText:
         cells = self.cells(state)
         counts = [int(np.sum(cells == PIECE + s)) for s in (0, 1)]
         if max(counts) > 2:
-            raise NotationError(f"quagmire_v0: each player has two pieces, got {counts[0]} x and {counts[1]} o")
+            raise NotationError(f"{self.env_id}: each player has two pieces, got {counts[0]} x and {counts[1]} o")
         state[M_PIECES : M_PIECES + 4] = -1
         for s in (0, 1):
             for p, c in enumerate(np.flatnonzero(cells == PIECE + s)):
@@ -125,15 +125,15 @@ class QuagmireText:
         state[M_CELLS + self.num_cells] = OFF
         mover = int(state[E.H_CURRENT])
         if mover == E.CHANCE:
-            raise NotationError("quagmire_v0: there are no chance nodes; to_move must be player_0 or player_1")
+            raise NotationError(f"{self.env_id}: there are no chance nodes; to_move must be player_0 or player_1")
         if placed < 4:
             if (cells == WATER).any():
-                raise NotationError("quagmire_v0: no cell floods before the four placements are made (QM-2, QM-3)")
+                raise NotationError(f"{self.env_id}: no cell floods before the four placements are made (QM-2, QM-3)")
             # QM-2's order (first, other, other, first): the seat to place has
             # fewer pieces, and after one or three placements it is the one behind
             if counts[mover] == 2 or (placed % 2 == 1 and counts[mover] > counts[1 - mover]) or (placed == 2 and counts != [1, 1]):
                 raise NotationError(
-                    f"quagmire_v0: player_{mover} cannot be the one to place with {counts[0]} x and {counts[1]} o on the board (QM-2)"
+                    f"{self.env_id}: player_{mover} cannot be the one to place with {counts[0]} x and {counts[1]} o on the board (QM-2)"
                 )
 
     def check_state(self, state) -> None:
@@ -141,22 +141,22 @@ class QuagmireText:
         water = int(np.sum(self.cells(state) == WATER))
         moves = turn - 4
         if placed < 4 and turn != placed:
-            raise NotationError(f"quagmire_v0: {placed} pieces placed, so this is turn {placed}, not {turn} (QM-2)")
+            raise NotationError(f"{self.env_id}: {placed} pieces placed, so this is turn {placed}, not {turn} (QM-2)")
         if placed == 4 and not (0 <= moves <= water <= 2 * moves):
             raise NotationError(
-                f"quagmire_v0: turn {turn} is {max(moves, 0)} moves after the setup, which flood "
+                f"{self.env_id}: turn {turn} is {max(moves, 0)} moves after the setup, which flood "
                 f"{max(moves, 0)}..{2 * max(moves, 0)} cells, but {water} are water (QM-7)"
             )
         mover = int(state[E.H_CURRENT])
         trapped = placed == 4 and not _has_move(state, self.params, mover)
         status, code = int(state[E.H_STATUS]), int(state[E.H_REASON])
         if status == E.PLAYING and trapped:
-            raise NotationError(f"quagmire_v0: player_{mover} has no legal move, so the game is over (QM-8)")
+            raise NotationError(f"{self.env_id}: player_{mover} has no legal move, so the game is over (QM-8)")
         if status == E.TERMINATED and code == REASON_TRAPPED:
             rets = [int(state[E.H_RET + s]) for s in (0, 1)]
             want = [-1 if s == mover else 1 for s in (0, 1)]
             if not trapped or rets != want:
                 raise NotationError(
-                    f"quagmire_v0: reason no_legal_move needs player_{mover} (to move) trapped and returns "
+                    f"{self.env_id}: reason no_legal_move needs player_{mover} (to move) trapped and returns "
                     f"{want[0]} {want[1]} (QM-8)"
                 )

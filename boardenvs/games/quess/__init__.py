@@ -40,7 +40,7 @@ import numpy as np
 
 from ... import engine as E
 from ...game import Game
-from ...spec import Option, first_player_option, max_turns_option
+from ...spec import BenchHints, Config, DocPicture, Option, TrainingDefaults, first_player_option, max_turns_option
 from .picture import QuessPicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
@@ -57,6 +57,10 @@ class QuessGame(QuessText, QuessPicture, Game):
 
     env_id = "quess_v0"
     title = "Quess"
+    rule_prefix = "QU"
+    training = TrainingDefaults(extractor="cnn")
+    bench = BenchHints(closest=("breakthrough", "two armies on a small square board, moving and capturing, no drops"))
+    doc_picture = DocPicture({"first_player": 0}, decisions=14, seed=3)
     rules_file = "quess.md"
     kernels = KERNELS
     layout = LAYOUT
@@ -80,7 +84,7 @@ class QuessGame(QuessText, QuessPicture, Game):
     def configure(self, o):
         # every board since the last capture: at most one per turn plus the initial one
         cap = min(o["max_turns"] + 1, o["superko_memory"])
-        return dict(num_actions=NUM_ACTIONS, obs_shape=(6, 6, OBS_PLANES), params=(cap,),
+        return Config(num_actions=NUM_ACTIONS, obs_shape=(6, 6, OBS_PLANES), params=(cap,),
                     sizes={"history_words": (cap + 2) // 4 + 1})  # fmt: skip
 
     # -- the dice variant (boardenvs.wrappers.dice.DiceVariant) --------------

@@ -30,7 +30,7 @@ class QuessText:
     def move_to_action(self, state, move: str) -> int:
         m = _MOVE_RE.match(move.strip()) if isinstance(move, str) else None
         if not m:
-            raise NotationError(f"quess_v0: malformed move {move!r}; expected from-to like 'F3-E3'")
+            raise NotationError(f"{self.env_id}: malformed move {move!r}; expected from-to like 'F3-E3'")
         seat = max(int(state[E.H_CURRENT]), 0)
         i, j = square_index(m.group(1)), square_index(m.group(2))
         return _frame(i, seat) * 36 + _frame(j, seat)
@@ -55,13 +55,13 @@ class QuessText:
 
     def body_from_text(self, lines: list[str], state) -> None:
         if len(lines) < 8 or lines[0] != "board:" or lines[1].split() != list("123456"):
-            raise NotationError("quess_v0: expected 'board:', the file line '1 2 3 4 5 6' and six rows A..F")
+            raise NotationError(f"{self.env_id}: expected 'board:', the file line '1 2 3 4 5 6' and six rows A..F")
         board = np.zeros(36, np.int64)
         for r in range(6):
             cells = lines[2 + r].split()
             if len(cells) != 7 or cells[0] != "ABCDEF"[r] or any(len(c) != 1 or c not in PIECE_CHARS for c in cells[1:]):
                 raise NotationError(
-                    f"quess_v0: row {'ABCDEF'[r]} must be its letter and six of {PIECE_CHARS!r}, got {lines[2 + r]!r}"
+                    f"{self.env_id}: row {'ABCDEF'[r]} must be its letter and six of {PIECE_CHARS!r}, got {lines[2 + r]!r}"
                 )
             board[r * 6 : r * 6 + 6] = [PIECE_CHARS.index(c) for c in cells[1:]]
         counts = np.bincount(board, minlength=7)[1:]
@@ -70,52 +70,52 @@ class QuessText:
             have = (3, 2, 1)[shape]
             if count > have:
                 raise NotationError(
-                    f"quess_v0: {count} {('Light', 'Dark')[colour]} {('triangles', 'circles', 'squares')[shape]} "
+                    f"{self.env_id}: {count} {('Light', 'Dark')[colour]} {('triangles', 'circles', 'squares')[shape]} "
                     f"on the board; each side has {have} (QU-2)"
                 )
         if len(lines) < 9 or not lines[8].startswith("since_capture:"):
-            raise NotationError("quess_v0: the line 'since_capture: <moves>' is missing after the board")
+            raise NotationError(f"{self.env_id}: the line 'since_capture: <moves>' is missing after the board")
         key, _, rest = lines[8].partition(":")
         if key != "since_capture" or len(lines) > 9:
-            raise NotationError("quess_v0: the last line must be 'since_capture: <moves>'")
+            raise NotationError(f"{self.env_id}: the last line must be 'since_capture: <moves>'")
         moves = []
         for token in rest.split():
             m = _MOVE_RE.match(token)
             if not m:
-                raise NotationError(f"quess_v0: malformed move {token!r} in since_capture")
+                raise NotationError(f"{self.env_id}: malformed move {token!r} in since_capture")
             moves.append((square_index(m.group(1)), square_index(m.group(2))))
         cap = int(self.params[P_HIST_CAP])
         if len(moves) + 1 > cap:
             raise NotationError(
-                f"quess_v0: {len(moves)} moves since the last capture; the superko record holds "
+                f"{self.env_id}: {len(moves)} moves since the last capture; the superko record holds "
                 f"{cap - 1} (min(max_turns, superko_memory - 1))"
             )
         captures = len(INITIAL_BOARD.nonzero()[0]) - int(np.count_nonzero(board))
         if captures + len(moves) > state[E.H_TURN]:
             raise NotationError(
-                f"quess_v0: {captures} captures and since_capture's {len(moves)} moves since the last one "
+                f"{self.env_id}: {captures} captures and since_capture's {len(moves)} moves since the last one "
                 f"take more than the {int(state[E.H_TURN])} turns played"
             )
         if captures == 0 and len(moves) != state[E.H_TURN]:
             raise NotationError(
-                f"quess_v0: with no capture yet, since_capture lists every move of the game: "
+                f"{self.env_id}: with no capture yet, since_capture lists every move of the game: "
                 f"{int(state[E.H_TURN])}, not {len(moves)} (QU-8 counts the boards since the start)"
             )
         if state[E.H_CURRENT] == E.CHANCE:
-            raise NotationError("quess_v0: there are no chance nodes; to_move must be player_0 or player_1")
+            raise NotationError(f"{self.env_id}: there are no chance nodes; to_move must be player_0 or player_1")
         # walk back from the current board to rebuild every earlier board
         boards = [board.copy()]
         for i, j in reversed(moves):
             b = boards[-1].copy()
             if b[j] == 0 or b[i] != 0:
                 raise NotationError(
-                    f"quess_v0: since_capture move {square_name(i)}-{square_name(j)} does not fit the board"
+                    f"{self.env_id}: since_capture move {square_name(i)}-{square_name(j)} does not fit the board"
                 )
             b[i], b[j] = b[j], 0
             boards.append(b)
         boards.reverse()
         if captures == 0 and not np.array_equal(boards[0], INITIAL_BOARD):
-            raise NotationError("quess_v0: with no capture yet, since_capture must lead back to the start position (QU-2)")
+            raise NotationError(f"{self.env_id}: with no capture yet, since_capture must lead back to the start position (QU-2)")
         self._replay_history(state, boards[0], moves)
 
     def _replay_history(self, state, earliest, moves) -> None:
@@ -138,7 +138,7 @@ class QuessText:
             mask = np.zeros(NUM_ACTIONS, np.int8)
             if replay[E.H_STATUS] != E.PLAYING or not (_moves(replay, seat, mask, False) and mask[action]):
                 raise NotationError(
-                    f"quess_v0: since_capture move {k + 1} ({square_name(i)}-{square_name(j)}) "
+                    f"{self.env_id}: since_capture move {k + 1} ({square_name(i)}-{square_name(j)}) "
                     f"is not a legal move for player_{seat} there"
                 )
             self.kernels.apply(replay, params, action)
@@ -169,7 +169,7 @@ class QuessText:
         mover = int(state[E.H_CURRENT])
         if self._in_zone(state, mover) >= 2:
             raise NotationError(
-                f"quess_v0: player_{mover} (to move) has two pieces in the other zone: it would have won "
+                f"{self.env_id}: player_{mover} (to move) has two pieces in the other zone: it would have won "
                 "on entering (QU-9), and the loser is the one to move"
             )
         status = int(state[E.H_STATUS])
@@ -178,35 +178,35 @@ class QuessText:
                 colour != mover or status != E.TERMINATED or state[E.H_REASON] != REASON_NO_MOVE
             ):
                 raise NotationError(
-                    f"quess_v0: player_{colour} has no pieces: its last one was just taken, so it is to move "
+                    f"{self.env_id}: player_{colour} has no pieces: its last one was just taken, so it is to move "
                     "and the game is over (no_legal_move, QU-11)"
                 )
         full = state[Q_HLEN] >= self.params[P_HIST_CAP]
         if (status == E.PLAYING and full) or (state[E.H_REASON] == REASON_MEMORY and not full):
             raise NotationError(
-                f"quess_v0: the superko record holds {int(self.params[P_HIST_CAP])} boards; the game is truncated "
+                f"{self.env_id}: the superko record holds {int(self.params[P_HIST_CAP])} boards; the game is truncated "
                 "(reason superko_memory) exactly when since_capture fills it"
             )
         ruled = self.outcome(state)
         if status == E.PLAYING:
             if ruled is not None:
-                raise NotationError(f"quess_v0: the game is over ({self.reason_name(ruled[0])}), so status cannot be playing")
+                raise NotationError(f"{self.env_id}: the game is over ({self.reason_name(ruled[0])}), so status cannot be playing")
             return
         code = int(state[E.H_REASON])
         if status == E.TRUNCATED or code in (E.REASON_ILLEGAL, E.REASON_TIMEOUT):
             if ruled is not None:  # a limit, a forfeit or a flag fall never ends a game the rules ended
                 raise NotationError(
-                    f"quess_v0: the rules end this game ({self.reason_name(ruled[0])}), so it cannot end by "
+                    f"{self.env_id}: the rules end this game ({self.reason_name(ruled[0])}), so it cannot end by "
                     f"{self.reason_name(code)}"
                 )
             return
         if ruled is None or ruled[0] != code:
             said = "nothing ends it" if ruled is None else self.reason_name(ruled[0])
-            raise NotationError(f"quess_v0: reason {self.reason_name(code)} does not hold on this board ({said})")
+            raise NotationError(f"{self.env_id}: reason {self.reason_name(code)} does not hold on this board ({said})")
         winner = ruled[1]
         rets = [int(state[E.H_RET + s]) for s in (0, 1)]
         want = [0, 0] if winner is None else [1 if s == winner else -1 for s in (0, 1)]
         # QU-12: with the chess clock, the one-each draw goes to the side with more time left
         clock = code == REASON_ONE_EACH and sorted(rets) == [-1, 1]
         if rets != want and not clock:
-            raise NotationError(f"quess_v0: returns must be {want[0]} {want[1]} for this ending")
+            raise NotationError(f"{self.env_id}: returns must be {want[0]} {want[1]} for this ending")

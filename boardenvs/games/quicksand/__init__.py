@@ -48,7 +48,7 @@ import numpy as np
 
 from ... import engine as E
 from ...game import Game
-from ...spec import first_player_option, max_turns_option
+from ...spec import BenchHints, Config, DocPicture, TrainingDefaults, first_player_option, max_turns_option
 from .picture import QuicksandPicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
@@ -63,6 +63,10 @@ class QuicksandGame(QuicksandText, QuicksandPicture, Game):
 
     env_id = "quicksand_v0"
     title = "Quicksand"
+    rule_prefix = "QS"
+    training = TrainingDefaults(extractor="cnn")
+    bench = BenchHints(closest=("amazons", "turns are chains of decisions on a board that fills up; steps count decisions, like OpenSpiel's amazons"))
+    doc_picture = DocPicture()
     rules_file = "quicksand.md"
     kernels = KERNELS
     layout = LAYOUT
@@ -80,7 +84,7 @@ class QuicksandGame(QuicksandText, QuicksandPicture, Game):
     heuristic = staticmethod(heuristic)
 
     def configure(self, o):
-        return dict(num_actions=NUM_ACTIONS, obs_shape=(6, 6, OBS_PLANES), obs_high_per_plane=OBS_HIGH)
+        return Config(num_actions=NUM_ACTIONS, obs_shape=(6, 6, OBS_PLANES), obs_high_per_plane=OBS_HIGH)
 
     # -- reading a state -----------------------------------------------------
     @staticmethod

@@ -68,12 +68,12 @@ class QuicksandText:
         if action < STOP:
             path = self.jump_path(state)
             if not path:
-                raise IllegalMoveError(f"quicksand_v0: action {action} is a hop, but no jump is in progress")
+                raise IllegalMoveError(f"{self.env_id}: action {action} is a hop, but no jump is in progress")
             d, k = divmod(action - HOP0, 3)
             land = int(RAYS[path[-1], d, k + 2])
             if land == SENTINEL:
                 raise IllegalMoveError(
-                    f"quicksand_v0: action {action} hops {DIRECTION_NAMES[d]} over {k + 1} from {cell_name(path[-1])}, "
+                    f"{self.env_id}: action {action} hops {DIRECTION_NAMES[d]} over {k + 1} from {cell_name(path[-1])}, "
                     "off the board"
                 )
             return ":" + cell_name(land)
@@ -83,7 +83,7 @@ class QuicksandText:
 
     def move_to_action(self, state, move: str) -> int:
         if not isinstance(move, str):
-            raise NotationError(f"quicksand_v0: a move is a str, got {move!r}; expected {FORMS}")
+            raise NotationError(f"{self.env_id}: a move is a str, got {move!r}; expected {FORMS}")
         text = move.strip()
         if m := _PLACE_RE.match(text):
             return 36 * SIZE_CHARS.index(m.group(1)) + cell_index(m.group(2))
@@ -96,9 +96,9 @@ class QuicksandText:
         if m := _HOP_RE.match(text):
             path = self.jump_path(state)
             if not path:
-                raise IllegalMoveError(f"quicksand_v0: {move!r} is a hop, but no jump is in progress")
+                raise IllegalMoveError(f"{self.env_id}: {move!r} is a hop, but no jump is in progress")
             return self._hop_action(path[-1], cell_index(m.group(1)), move)
-        raise NotationError(f"quicksand_v0: malformed decision {move!r}; expected {FORMS}")
+        raise NotationError(f"{self.env_id}: malformed decision {move!r}; expected {FORMS}")
 
     @staticmethod
     def _hop_action(c: int, land: int, move) -> int:
@@ -114,13 +114,13 @@ class QuicksandText:
         """A whole turn (or the rest of the turn under way) as its decisions.
         The stop of a large is implied where the jump ends before its limit."""
         if not isinstance(move, str):
-            raise NotationError(f"quicksand_v0: a move is a str, got {move!r}; expected {FORMS}")
+            raise NotationError(f"{self.env_id}: a move is a str, got {move!r}; expected {FORMS}")
         tokens = move.split()
         rot = None
         if tokens and _ROT_RE.match(tokens[-1]):
             rot = self.move_to_action(state, tokens.pop())
         if len(tokens) > 1 or (not tokens and rot is None):
-            raise NotationError(f"quicksand_v0: malformed move {move!r}; expected {FORMS}")
+            raise NotationError(f"{self.env_id}: malformed move {move!r}; expected {FORMS}")
         steps = []  # ("action", id) or ("hop", landing cell)
         if tokens:
             t = tokens[0]
@@ -131,7 +131,7 @@ class QuicksandText:
                     steps.append(("action", SELECT0 + cell_index(m.group(1))))
                 steps += [("hop", cell_index(c)) for c in m.group(2).split(":")[1:]]
             else:
-                raise NotationError(f"quicksand_v0: malformed move {move!r}; expected {FORMS}")
+                raise NotationError(f"{self.env_id}: malformed move {move!r}; expected {FORMS}")
         # the hops' ids from the jumper's cell along the notation (QS-5 shape checked here)
         path = self.jump_path(state)
         cur = path[-1] if path else None
@@ -139,7 +139,7 @@ class QuicksandText:
         for kind, value in steps:
             if kind == "hop":
                 if cur is None:
-                    raise IllegalMoveError(f"quicksand_v0: {move!r}: a hop needs a jumper; no jump is in progress")
+                    raise IllegalMoveError(f"{self.env_id}: {move!r}: a hop needs a jumper; no jump is in progress")
                 value, cur = self._hop_action(cur, value, move), value
             elif value >= SELECT0:
                 cur = value - SELECT0
@@ -212,14 +212,14 @@ class QuicksandText:
     def body_from_text(self, lines: list[str], state) -> None:
         if len(lines) != 12 or lines[0] != "board:" or lines[7].split() != list("abcdef"):
             raise NotationError(
-                "quicksand_v0: expected 'board:', six rows 6..1, the file line 'a b c d e f', then the lines "
+                f"{self.env_id}: expected 'board:', six rows 6..1, the file line 'a b c d e f', then the lines "
                 "reserve, score, phase, jump"
             )
         for k, rank in enumerate(range(6, 0, -1)):
             tokens = lines[1 + k].split()
             if len(tokens) != 7 or tokens[0] != str(rank) or any(len(t) != 1 or t not in CELL_CHARS for t in tokens[1:]):
                 raise NotationError(
-                    f"quicksand_v0: row {rank} must be its number and six of '.' (empty), 'S M L' (player_0), "
+                    f"{self.env_id}: row {rank} must be its number and six of '.' (empty), 'S M L' (player_0), "
                     f"'s m l' (player_1); got {lines[1 + k]!r}"
                 )
             for f, t in enumerate(tokens[1:]):
@@ -229,17 +229,17 @@ class QuicksandText:
         for line in lines[8:]:
             key, sep, value = line.partition(":")
             if not sep or key not in ("reserve", "score", "phase", "jump") or key in fields:
-                raise NotationError(f"quicksand_v0: unexpected line {line!r}; expected reserve, score, phase, jump")
+                raise NotationError(f"{self.env_id}: unexpected line {line!r}; expected reserve, score, phase, jump")
             fields[key] = value.split()
         res = fields["reserve"]
         if len(res) != 7 or res[3] != "/" or any(r not in "012345" or len(r) != 1 for r in res[:3] + res[4:]):
             raise NotationError(
-                f"quicksand_v0: reserve must be 'S M L / s m l' counts 0..5 of player_0 and player_1, got {' '.join(res)!r}"
+                f"{self.env_id}: reserve must be 'S M L / s m l' counts 0..5 of player_0 and player_1, got {' '.join(res)!r}"
             )
         reserve = [int(r) for r in res[:3] + res[4:]]
         score = fields["score"]
         if len(score) != 2 or any(not re.fullmatch(r"[0-9]{1,2}", v) for v in score):
-            raise NotationError(f"quicksand_v0: score must be two counts 0..{MAX_SCORE}, got {' '.join(score)!r}")
+            raise NotationError(f"{self.env_id}: score must be two counts 0..{MAX_SCORE}, got {' '.join(score)!r}")
         scores = [int(v) for v in score]
         cells = self.cells(state)
         for seat in (0, 1):
@@ -249,7 +249,7 @@ class QuicksandText:
                 held = on_board + reserve[3 * seat + size]
                 if held > PIECES_PER_SIZE:
                     raise NotationError(
-                        f"quicksand_v0: player_{seat} has {held} {('small', 'medium', 'large')[size]} pyramids "
+                        f"{self.env_id}: player_{seat} has {held} {('small', 'medium', 'large')[size]} pyramids "
                         f"({on_board} on the board, {reserve[3 * seat + size]} in reserve); each player has "
                         f"{PIECES_PER_SIZE} (QS-1)"
                     )
@@ -257,30 +257,30 @@ class QuicksandText:
             # QS-9: own pyramids jumped go back to the reserve, so every missing one was scored by the other
             if scores[1 - seat] != missing:
                 raise NotationError(
-                    f"quicksand_v0: player_{seat}'s missing pyramids are worth {missing} points, so player_{1 - seat}'s "
+                    f"{self.env_id}: player_{seat}'s missing pyramids are worth {missing} points, so player_{1 - seat}'s "
                     f"score must be {missing}, got {scores[1 - seat]} (QS-9)"
                 )
         state[Q_RESERVE : Q_RESERVE + 6] = reserve
         state[Q_SCORE : Q_SCORE + 2] = scores
         phase = fields["phase"]
         if len(phase) != 1 or phase[0] not in PHASE_NAMES:
-            raise NotationError(f"quicksand_v0: phase must be one of {', '.join(PHASE_NAMES)}, got {' '.join(phase)!r}")
+            raise NotationError(f"{self.env_id}: phase must be one of {', '.join(PHASE_NAMES)}, got {' '.join(phase)!r}")
         state[Q_PHASE] = PHASE_NAMES.index(phase[0])
         _clear_record(state, Q_TURN)
         _clear_record(state, Q_LAST)
         mover = int(state[E.H_CURRENT])
         if mover == E.CHANCE:
-            raise NotationError("quicksand_v0: there are no chance nodes; to_move must be player_0 or player_1")
+            raise NotationError(f"{self.env_id}: there are no chance nodes; to_move must be player_0 or player_1")
         jump = fields["jump"]
         if state[Q_PHASE] != PH_HOP:
             if jump != ["-"]:
-                raise NotationError(f"quicksand_v0: jump must be '-' outside the jump phase, got {' '.join(jump)!r}")
+                raise NotationError(f"{self.env_id}: jump must be '-' outside the jump phase, got {' '.join(jump)!r}")
             if state[Q_PHASE] == PH_ROTATE:
                 state[Q_TURN + R_KIND] = NONE  # what was played before the rotation is not recorded
             return
         if len(jump) != 1 or not re.fullmatch(rf"{_CELL}(?::{_CELL}){{0,3}}", jump[0]):
             raise NotationError(
-                f"quicksand_v0: jump must be the jumper's start cell and its landings, like 'c3:e5', got {' '.join(jump)!r}"
+                f"{self.env_id}: jump must be the jumper's start cell and its landings, like 'c3:e5', got {' '.join(jump)!r}"
             )
         self._jump_from_text([cell_index(c) for c in jump[0].split(":")], state, mover)
 
@@ -290,26 +290,26 @@ class QuicksandText:
         where = ":".join(cell_name(c) for c in path)
         jumper = int(cells[path[-1]]) - 1
         if jumper < 0 or jumper // 3 != mover:
-            raise NotationError(f"quicksand_v0: jump {where}: player_{mover}'s jumper must stand on {cell_name(path[-1])}")
+            raise NotationError(f"{self.env_id}: jump {where}: player_{mover}'s jumper must stand on {cell_name(path[-1])}")
         size = jumper % 3
         jumped = []
         for a, b in zip(path, path[1:]):
             hop = hop_of(a, b)
             if hop is None:
-                raise NotationError(f"quicksand_v0: jump {where}: {cell_name(a)} to {cell_name(b)} is not a hop (QS-5)")
+                raise NotationError(f"{self.env_id}: jump {where}: {cell_name(a)} to {cell_name(b)} is not a hop (QS-5)")
             d, k = hop
             jumped += [int(RAYS[a, d, j]) for j in range(1, k + 1)]
         for c in path[:-1]:
             if cells[c] and c != path[-1]:
-                raise NotationError(f"quicksand_v0: jump {where}: the jumper has left {cell_name(c)}, so it is empty")
+                raise NotationError(f"{self.env_id}: jump {where}: the jumper has left {cell_name(c)}, so it is empty")
         for x in jumped:
             if not cells[x] or x in path:
-                raise NotationError(f"quicksand_v0: jump {where} passes over {cell_name(x)}, where no pyramid stands (QS-5)")
+                raise NotationError(f"{self.env_id}: jump {where} passes over {cell_name(x)}, where no pyramid stands (QS-5)")
         if len(set(jumped)) != len(jumped):
-            raise NotationError(f"quicksand_v0: jump {where} jumps a pyramid twice (QS-6)")
+            raise NotationError(f"{self.env_id}: jump {where} jumps a pyramid twice (QS-6)")
         if len(jumped) >= MAX_JUMPED[size]:
             raise NotationError(
-                f"quicksand_v0: jump {where}: a {('small', 'medium', 'large')[size]} pyramid's jump ends after "
+                f"{self.env_id}: jump {where}: a {('small', 'medium', 'large')[size]} pyramid's jump ends after "
                 f"{int(MAX_JUMPED[size])} pyramid(s), {len(jumped)} are jumped (QS-7)"
             )
         state[Q_TURN + R_KIND] = JUMP
@@ -319,7 +319,7 @@ class QuicksandText:
         state[Q_JCOUNT] = len(jumped)
         state[Q_JMASK] = sum(1 << x for x in jumped)
         if jumped and not _any_hop(state, state[Q_JMASK], path[-1], size, len(jumped)):
-            raise NotationError(f"quicksand_v0: jump {where}: no hop is left, so the jump has ended (QS-7, QS-8)")
+            raise NotationError(f"{self.env_id}: jump {where}: no hop is left, so the jump has ended (QS-7, QS-8)")
 
     def check_state(self, state) -> None:
         scores = self.scores(state)
@@ -333,16 +333,16 @@ class QuicksandText:
         turn = int(state[E.H_TURN])
         if turn + (state[Q_PHASE] == PH_ROTATE) < placed:
             raise NotationError(
-                f"quicksand_v0: {placed} pyramids were placed (on the board or captured), but a turn places at most "
+                f"{self.env_id}: {placed} pyramids were placed (on the board or captured), but a turn places at most "
                 f"one and {turn} turns are complete (QS-3)"
             )
         won = [s for s in (0, 1) if scores[s] >= WIN_POINTS]
         stuck = state[Q_PHASE] == PH_FIRST and not _can_move(state, mover)
         if status == E.PLAYING:
             if won:
-                raise NotationError(f"quicksand_v0: player_{won[0]} has {scores[won[0]]} points, so the game is over (QS-10)")
+                raise NotationError(f"{self.env_id}: player_{won[0]} has {scores[won[0]]} points, so the game is over (QS-10)")
             if stuck:
-                raise NotationError(f"quicksand_v0: player_{mover} can neither place nor jump, so the game is over (QS-11)")
+                raise NotationError(f"{self.env_id}: player_{mover} can neither place nor jump, so the game is over (QS-11)")
             return
         rets = [int(state[E.H_RET + s]) for s in (0, 1)]
         if code in (REASON_SCORE, REASON_NO_MOVE):
@@ -353,13 +353,13 @@ class QuicksandText:
                 why = "with 15 points or more (QS-10)" if code == REASON_SCORE else (
                     f"to have left player_{mover} with no place and no jump (QS-11)")  # fmt: skip
                 raise NotationError(
-                    f"quicksand_v0: reason {self.reason_name(code)} does not hold: it needs player_{winner} (not to "
+                    f"{self.env_id}: reason {self.reason_name(code)} does not hold: it needs player_{winner} (not to "
                     f"move) {why}, returns {1 if winner == 0 else -1} {1 if winner == 1 else -1}, phase place"
                 )
             return
         if won or stuck:  # a limit or a forfeit never ends a game the rules ended
             raise NotationError(
-                f"quicksand_v0: the rules end this game (QS-10/QS-11), so it cannot end by {self.reason_name(code)}"
+                f"{self.env_id}: the rules end this game (QS-10/QS-11), so it cannot end by {self.reason_name(code)}"
             )
         if code == E.REASON_TRUNCATED and state[Q_PHASE] != PH_FIRST:
-            raise NotationError("quicksand_v0: max_turns ends a game between turns, so phase must be place")
+            raise NotationError(f"{self.env_id}: max_turns ends a game between turns, so phase must be place")

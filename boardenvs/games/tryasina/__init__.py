@@ -51,7 +51,7 @@ Notation           ``roll 4`` (chance), ``O``, ``Q``, ``C12``, ``H2``,
 from __future__ import annotations
 
 from ...game import Game
-from ...spec import first_player_option, max_turns_option, num_players_option
+from ...spec import BenchHints, Config, DocPicture, TrainingDefaults, first_player_option, max_turns_option, num_players_option
 from .picture import TryasinaPicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
@@ -66,6 +66,10 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
 
     env_id = "tryasina_v0"
     title = "Tryasina"
+    rule_prefix = "TR"
+    training = TrainingDefaults(extractor="mlp", shaping_scale=50.0)  # shaping: a typical difference in track steps
+    bench = BenchHints(closest=("backgammon", "dice rolled inside the step, race and hits; steps count decisions"))
+    doc_picture = DocPicture({"num_players": 4}, decisions=200, seed=30)
     rules_file = "tryasina.md"
     kernels = KERNELS
     layout = LAYOUT
@@ -87,7 +91,7 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
         n = o["num_players"]
         high = [1] * NUM_CELLS + [PAWNS, PAWNS, PAWNS] + [1] * (OBS_WIDTH - O_TURN)  # cells, O/Q/home counts, flags
         sides = list(SIDES_OF[n]) + [0] * (4 - n)
-        return dict(num_players=n, num_actions=NUM_ACTIONS, num_chance_outcomes=NUM_FACES,
+        return Config(num_players=n, num_actions=NUM_ACTIONS, num_chance_outcomes=NUM_FACES,
                     obs_shape=(n, OBS_WIDTH), obs_high_per_plane=high, params=sides)  # fmt: skip
 
     def side_of(self, seat: int) -> int:

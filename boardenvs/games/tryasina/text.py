@@ -61,7 +61,7 @@ class TryasinaText:
         action = self.check_action_id(action)
         if state[E.H_CURRENT] == E.CHANCE and state[E.H_STATUS] == E.PLAYING:
             if action >= NUM_FACES:
-                raise IllegalMoveError(f"tryasina_v0: action {action} is no chance outcome (0..5 = roll 1..6)")
+                raise IllegalMoveError(f"{self.env_id}: action {action} is no chance outcome (0..5 = roll 1..6)")
             return f"roll {action + 1}"
         if action == PASS:
             return "pass"
@@ -69,18 +69,18 @@ class TryasinaText:
 
     def move_to_action(self, state, move: str) -> int:
         if not isinstance(move, str):
-            raise NotationError(f"tryasina_v0: a move is a str like 'roll 4', 'O', 'C12', 'H2' or 'S1.3', got {move!r}")
+            raise NotationError(f"{self.env_id}: a move is a str like 'roll 4', 'O', 'C12', 'H2' or 'S1.3', got {move!r}")
         text = " ".join(move.split())
         roll = _ROLL_RE.match(text)
         if not roll and text.upper() not in _LOC_OF and text != "pass":
             raise NotationError(
-                f"tryasina_v0: malformed move {move!r}; expected 'roll 1'..'roll 6', a location in the mover's "
+                f"{self.env_id}: malformed move {move!r}; expected 'roll 1'..'roll 6', a location in the mover's "
                 "track terms: O, Q, C1..C49, H1..H4, S1.1..S4.3, or 'pass' (when the roll moves no pawn)"
             )
         at_chance = state[E.H_CURRENT] == E.CHANCE and state[E.H_STATUS] == E.PLAYING
         if bool(roll) != bool(at_chance):
             who = "chance" if at_chance else self.seat_name(int(state[E.H_CURRENT]))
-            raise IllegalMoveError(f"tryasina_v0: {move!r} is not a move for {who}")
+            raise IllegalMoveError(f"{self.env_id}: {move!r} is not a move for {who}")
         if text == "pass":
             return PASS
         return int(roll.group(1)) - 1 if roll else _LOC_OF[text.upper()]
