@@ -20,8 +20,13 @@ import time
 
 import numpy as np
 
-GAMES = [("quagmire_v0", {}), ("quess_v0", {}), ("quicksand_v0", {}), ("tryasina_v0", {}),
-         ("hex_quoridor_v0", {"num_players": 2})]  # fmt: skip
+
+
+def games() -> list:
+    """Every package game, in its two-player form (its first declared bench variant)."""
+    import boardenvs
+
+    return [(env_id, dict(boardenvs.game_class(env_id).bench_variants()[0])) for env_id in boardenvs.ENV_IDS]
 
 
 def openspiel_rate(sims: int, runs: int, seed: int = 0) -> float:
@@ -91,7 +96,7 @@ def main(argv=None) -> int:
         print(f"| OpenSpiel MCTSBot (Python, random rollouts) | connect_four | {openspiel_rate(args.sims, args.runs):,.0f} | - |", flush=True)
     except ImportError:
         print("| OpenSpiel MCTSBot | connect_four | (pyspiel not installed: pip install 'boardenvs[bench]') | - |")
-    for env_id, options in GAMES:
+    for env_id, options in games():
         one = ours_rate(env_id, options, args.sims, args.runs, 1)
         many = ours_rate(env_id, options, args.sims, args.runs, args.batch)
         print(f"| boardenvs mcts | {env_id} | {one:,.0f} | {many:,.0f} |", flush=True)

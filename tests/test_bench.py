@@ -80,3 +80,17 @@ def test_pgx_steps_per_call_and_ratios(bench):
     anchor = bench.Row("OpenSpiel", "a", "pyspiel", 1, setup=None, samples=[(50.0, 1.0)])
     wall, cpu = bench.ratio(row, anchor)
     assert wall == pytest.approx(200 / 50) and cpu == pytest.approx((200 / 2) / 50)
+
+
+def test_profile_aec_runs_on_the_declared_cases(bench, capsys):
+    """benchmarks/profile_aec.py (it had gone stale: an import of a function
+    the bench no longer has) times every declared game and player count."""
+    spec = importlib.util.spec_from_file_location("profile_aec", ROOT / "benchmarks" / "profile_aec.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import boardenvs
+
+    assert {e for e, _ in module.CASES} == set(boardenvs.ENV_IDS)
+    assert ("hex_quoridor_v0", {"num_players": 6}) in module.CASES
+    assert module.main(["--seconds", "0.05", "--repeats", "1", "--games", "quagmire_v0"]) == 0
+    assert "quagmire_v0" in capsys.readouterr().out and module.aec_steps_per_second(lambda: boardenvs.make("quess_v0"), 0.05) > 0
