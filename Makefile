@@ -8,6 +8,10 @@ BIN := $(VENV)/bin
 PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
+# Ray RLlib pins another gymnasium than the other extras: its own environment
+RLLIB_VENV ?= .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+RLLIB_PIP := $(RLLIB_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
 .PHONY: demo test test-nojit bench install clean pictures
 
@@ -16,6 +20,12 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PIP_INSTALL) --upgrade pip "setuptools>=69"
 	$(PIP_INSTALL) -e '.[test,render,train,interop]'
 	touch $(STAMP)
+
+$(RLLIB_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_PIP) --upgrade pip "setuptools>=69"
+	$(RLLIB_PIP) -e '.[test,render,train,rllib]'
+	touch $(RLLIB_STAMP)
 
 # the benchmark's anchors (PettingZoo classic, OpenSpiel, Pgx + jax CPU) only for make bench
 $(BENCH_STAMP): $(STAMP)
@@ -27,8 +37,10 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m boardenvs.baselines.demo --game quess_v0 --steps 100000 --out runs/demo
 
-test: $(STAMP)
+# the whole suite, then Ray RLlib's tests and the checkers under RLlib's gymnasium
+test: $(STAMP) $(RLLIB_STAMP)
 	$(BIN)/python -m pytest -q
+	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench.py --update-readme
@@ -38,5 +50,5 @@ pictures: $(STAMP)
 	$(BIN)/python -c "from boardenvs.cli import doc_pictures; print(*doc_pictures(), sep='\n')"
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

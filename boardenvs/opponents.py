@@ -34,8 +34,10 @@ import numpy as np
 
 from .errors import IllegalActionError
 
-# the layers above that register opponents, loaded by name on first need
-PLUGINS = ("boardenvs.baselines",)
+# the layers above that register opponents, loaded by name on first need, in
+# this order: the reference opponents and saved models, then (if Ray RLlib is
+# installed) RLlib policies and checkpoint folders
+PLUGINS = ("boardenvs.baselines", "boardenvs.rllib")
 
 
 class Batch:
@@ -171,7 +173,7 @@ _NAMED: dict = {}
 _PREFIXED: dict = {}
 _RESOLVERS: list = []
 _ADAPTERS: list = []
-_loaded = False
+_loaded: list = []  # the plugins tried so far
 
 MODEL_FILES = "the path of a saved model (a .pt from python -m boardenvs.baselines.train, or an SB3 .zip)"
 
@@ -205,15 +207,27 @@ def register_adapter(adapter: Callable) -> None:
         _ADAPTERS.append(adapter)
 
 
-def _load_plugins() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for name in PLUGINS:
+def _load_next_plugin() -> bool:
+    """Import the next plugin not tried yet (its names and resolvers
+    register); False once every plugin was tried.  A plugin whose extra is
+    not installed (ImportError) adds nothing."""
+    for name in PLUGINS:
+        if name not in _loaded:
+            _loaded.append(name)
             try:
                 importlib.import_module(name)
-            except ImportError:  # pragma: no cover - a trimmed install: the names it would add are missing
+            except ImportError:
                 pass
+            return True
+    return False
+
+
+def _load_plugins(all_of_them: bool = False) -> None:
+    """The first plugin (the package's own opponents), or every one."""
+    while _load_next_plugin() and all_of_them:
+        pass
+    if not all_of_them and not _loaded:
+        _load_next_plugin()
 
 
 def opponent_names() -> list[str]:
@@ -231,9 +245,22 @@ def _accepted() -> str:
 
 def opponent_from_name(spec: str) -> Opponent:
     """The opponent a registered name stands for, or what a resolver makes of
-    ``spec`` (a saved model's path); ValueError listing the accepted names otherwise."""
+    ``spec`` (a saved model's path, an RLlib checkpoint folder); ValueError
+    listing the accepted names otherwise."""
     if spec not in _NAMED and spec.partition(":")[0] not in _PREFIXED:
         _load_plugins()
+    while True:
+        found = _resolve_name(spec)
+        if found is not None or not _load_next_plugin():
+            break
+    if found is not None:
+        return found
+    raise ValueError(f"unknown opponent {spec!r}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
+                     "policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")  # fmt: skip
+
+
+def _resolve_name(spec: str):
+    """``opponent_from_name``'s one try with the plugins loaded so far (None: not found)."""
     if spec in _NAMED:
         return _NAMED[spec][0]()
     head, sep, arg = spec.partition(":")
@@ -250,8 +277,7 @@ def opponent_from_name(spec: str) -> Opponent:
         found = resolver(spec)
         if found is not None:
             return found
-    raise ValueError(f"unknown opponent {spec!r}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
-                     "policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")  # fmt: skip
+    return None
 
 
 def make_opponent(spec) -> Opponent:
@@ -264,12 +290,14 @@ def make_opponent(spec) -> Opponent:
         return spec
     if isinstance(spec, str):
         return opponent_from_name(spec)
-    if not _ADAPTERS:
-        _load_plugins()
-    for adapter in _ADAPTERS:
-        found = adapter(spec)
-        if found is not None:
-            return found
+    _load_plugins()
+    while True:
+        for adapter in _ADAPTERS:
+            found = adapter(spec)
+            if found is not None:
+                return found
+        if callable(spec) or not _load_next_plugin():  # a plain callable is a policy: no need to look further
+            break
     if callable(spec):
         return PolicyOpponent(spec)
     raise ValueError(f"opponent must be a name ({_accepted()}), a policy(obs, masks) -> actions, an SB3 model or a "

@@ -2,6 +2,7 @@
 statement, the ones inside functions included):
 
     command line  (boardenvs.cli, boardenvs.interactive)        may use everything below
+                  and integrations (boardenvs.rllib)
     baselines     (boardenvs.baselines: training, evaluation, greedy/mcts, models)
     wrappers      (boardenvs.wrappers: gymnasium views, SB3, self-play, dice, recording)
     core          (every other boardenvs module: spec, engine, game, games, position,
@@ -22,7 +23,7 @@ import importlib.util
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-COMMAND_LINE = {"boardenvs.cli", "boardenvs.interactive", "boardenvs.__main__"}
+COMMAND_LINE = {"boardenvs.cli", "boardenvs.interactive", "boardenvs.__main__", "boardenvs.rllib"}  # and integrations
 
 
 def _package_files() -> dict:
@@ -181,3 +182,20 @@ def test_the_privates_check_can_fail(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("from boardenvs._threads import limit\nimport boardenvs\nvec = None\nvec._masks\nself_ok = 1\n")
     assert len(_private_uses(probe)) == 2
+
+
+def test_the_rllib_integration_imports_only_with_its_extra():
+    """boardenvs.rllib is an integration on top: without Ray it refuses to
+    import, naming the extra to install (and nothing else in the package
+    imports it: the opponents' registry names it by string)."""
+    import importlib
+
+    import pytest
+
+    if importlib.util.find_spec("ray") is None:
+        with pytest.raises(ImportError, match=r"pip install 'boardenvs\[rllib\]'"):
+            importlib.import_module("boardenvs.rllib")
+    else:
+        module = importlib.import_module("boardenvs.rllib")
+        assert callable(module.ppo_config) and callable(module.opponent)
+    assert not [a for a, deps in GRAPH.items() if "boardenvs.rllib" in deps]

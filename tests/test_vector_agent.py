@@ -6,6 +6,7 @@ move, seeds, 4 players with three opponents, and MaskablePPO on SB3VecEnv."""
 from __future__ import annotations
 
 import gymnasium
+from gymnasium.vector import AutoresetMode
 import numpy as np
 import pytest
 
@@ -364,3 +365,57 @@ def test_more_opponents_than_the_list_keeps_each_row_with_its_own():
     assert len(fresh.picks) > 100
     used = {id(env._opp_list[k]) for k in env._opp_ids}
     assert len(used) == 100 and used <= {id(p) for p in fresh.picks}
+
+
+@pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("tryasina_v0", {"num_players": 3, "max_turns": 60}),
+                                             ("hex_quoridor_v0", {"num_players": 4, "radius": 2})])  # fmt: skip
+def test_next_step_autoreset_plays_the_same_episodes_one_step_later(env_id, options):
+    """autoreset_mode="next_step" (gymnasium's default, what RLlib's env
+    runners assume): the step that ends an episode returns its last
+    observation (SAME_STEP's final_obs) with its return and end in infos;
+    the row's next step ignores its action and returns the new episode's
+    first observation, reward 0.  Row by row, the episodes are the ones the
+    SAME_STEP view plays (same returns, lengths, end reasons, observations)."""
+    gid = gym_id_of(game_class(env_id))
+    kw = dict(num_envs=6, opponent="random", seat="random", **options)
+    same = gymnasium.make_vec(gid, **kw)
+    nxt = gymnasium.make_vec(gid, autoreset_mode="next_step", **kw)
+    assert nxt.unwrapped.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    o1, i1 = same.reset(seed=4)
+    o2, i2 = nxt.reset(seed=4)
+    episodes = {"same": [[] for _ in range(6)], "next": [[] for _ in range(6)]}
+    traces = {"same": [[o1[i].copy()] for i in range(6)], "next": [[o2[i].copy()] for i in range(6)]}
+    waiting = np.zeros(6, bool)  # next_step rows whose next step is the reset
+    for _ in range(120):
+        a1 = first_legal(None, i1["action_mask"])
+        o1, r1, t1, tr1, i1 = same.step(a1)
+        for i in np.flatnonzero(t1 | tr1):
+            episodes["same"][i].append((float(r1[i]), int(i1["final_info"]["learner_steps"][i]), i1["final_info"]["end_reason"][i]))
+            traces["same"][i].append(i1["final_obs"][i].copy())
+            traces["same"][i].append(None)
+        for i in np.flatnonzero(~(t1 | tr1)):
+            traces["same"][i].append(o1[i].copy())
+        traces_same_new = [i for i in np.flatnonzero(t1 | tr1)]
+        for i in traces_same_new:
+            traces["same"][i].append(o1[i].copy())
+        a2 = first_legal(None, i2["action_mask"])
+        a2[waiting] = 10**6  # ignored: those rows start their new episode
+        o2, r2, t2, tr2, i2 = nxt.step(a2)
+        assert (r2[waiting] == 0).all() and not (t2 | tr2)[waiting].any()
+        for i in np.flatnonzero(t2 | tr2):
+            episodes["next"][i].append((float(r2[i]), int(i2["learner_steps"][i]), i2["end_reason"][i]))
+            traces["next"][i].append(o2[i].copy())
+            traces["next"][i].append(None)
+        for i in np.flatnonzero(~(t2 | tr2)):
+            traces["next"][i].append(o2[i].copy())
+        waiting = t2 | tr2
+    checked = 0
+    for i in range(6):
+        n = min(len(episodes["same"][i]), len(episodes["next"][i]))
+        assert n > 0 and episodes["same"][i][:n] == episodes["next"][i][:n]
+        # the observation streams agree: episode by episode, the same observations
+        split = lambda tr: [list(g) for g in np.split(np.array(tr, dtype=object), [k + 1 for k, x in enumerate(tr) if x is None])]  # noqa: E731
+        for e1, e2 in zip(split(traces["same"][i])[:n], split(traces["next"][i])[:n]):
+            assert len(e1) == len(e2) and all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(e1, e2))
+            checked += 1
+    assert checked >= 6

@@ -48,6 +48,11 @@ from ..opponents import Batch, decide
 from .selfplay import FixedOpponent, make_picker
 
 
+# autoreset_mode's names (and gymnasium's AutoresetMode values) -> the mode
+AUTORESET_MODES = {"same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetMode.NEXT_STEP,
+                   AutoresetMode.SAME_STEP.value: AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP.value: AutoresetMode.NEXT_STEP}
+
+
 @njit(cache=True)
 def _waiting(states, rows, seats, out_rows, out_movers):
     """The listed rows where an opponent is to act (the game goes on, the
@@ -77,13 +82,24 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     ``num_threads`` / ``parallel`` (as :func:`boardenvs.make_vec`), and the
     game's own options.  Copies and pickles (``copy.deepcopy``) play on
     independently, as every face.
+
+    ``autoreset_mode``: ``"same_step"`` (default, gymnasium's
+    ``AutoresetMode.SAME_STEP``: an ended row starts its next episode in the
+    same step, the last observation in ``infos["final_obs"]``) or
+    ``"next_step"`` (gymnasium's default ``NEXT_STEP``, what Ray RLlib's env
+    runners assume: the step that ends an episode returns its last
+    observation, with its return and end in ``infos``; the row's next
+    ``step`` ignores its action and returns the new episode's first
+    observation, reward 0, not done).  ``action_mask_in_obs``: observations
+    are ``{"observations": ..., "action_mask": ...}`` dicts (the key names
+    of :mod:`boardenvs.rllib`'s masked module), not arrays.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 2}
 
     def __init__(self, env_id: str, num_envs: int = 1, opponent="random", seat="random",
                  illegal_action=ILLEGAL_ACTION_DEFAULT, flatten=True, render_mode=None, num_threads=None,
-                 parallel=None, **options):  # fmt: skip
+                 parallel=None, autoreset_mode="same_step", action_mask_in_obs=False, **options):  # fmt: skip
         self.vec = vec = VectorEnv(game_class(env_id), num_envs, illegal_action=illegal_action,
                                    num_threads=num_threads, parallel=parallel, **options)  # fmt: skip
         self.game = game = vec.game
@@ -91,7 +107,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         check_seat(seat, game.num_players, "seat", where)
         check_flag("flatten", flatten, where)
         check_render_mode(render_mode, game.render_modes, where)
-        self.metadata = {**self.metadata, "render_modes": list(game.render_modes)}
+        mode = AUTORESET_MODES.get(autoreset_mode if isinstance(autoreset_mode, str) else getattr(autoreset_mode, "value", None))
+        if mode is None:
+            raise ValueError(f"{where}autoreset_mode must be 'same_step' or 'next_step' (or gymnasium's AutoresetMode "
+                             f"of those), got {autoreset_mode!r}")  # fmt: skip
+        self.autoreset_mode = mode
+        self.action_mask_in_obs = check_flag("action_mask_in_obs", action_mask_in_obs, where)
+        self.metadata = {**self.metadata, "render_modes": list(game.render_modes), "autoreset_mode": mode}
         self.env_id = env_id
         self.num_envs = N = vec.num_envs
         self.seat_option = seat
@@ -102,6 +124,9 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         info = game.info
         low, high = (info.obs_low.ravel(), info.obs_high.ravel()) if flatten else (info.obs_low, info.obs_high)
         self.single_observation_space = spaces.Box(low, high, low.shape, np.int8)
+        if self.action_mask_in_obs:
+            self.single_observation_space = spaces.Dict({"observations": self.single_observation_space,
+                                                         "action_mask": spaces.Box(0, 1, (info.num_actions,), np.int8)})  # fmt: skip
         self.single_action_space = spaces.Discrete(info.num_actions)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, N)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, N)
@@ -118,6 +143,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._opp_index: dict = {}
         self._rng = None
         self._illegal = np.zeros(N, np.bool_)
+        self._pending = np.zeros(N, np.bool_)  # next_step: rows whose episode ended at the last step
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -142,6 +168,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             vec.seed_rows(seed)
             self._rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(seed).spawn(1)[0])
         self._illegal = np.zeros(self.num_envs, np.bool_)
+        self._pending[:] = False
         self._reset_rows(self._rows)
         self._lengths[:] = 0
         self._observe_all()
@@ -159,28 +186,46 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         terminated = np.zeros(self.num_envs, np.bool_)
         truncated = np.zeros(self.num_envs, np.bool_)
         infos = {}
+        next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
+        pending = np.flatnonzero(self._pending) if next_step else np.zeros(0, np.int64)
         try:
+            playing = self._rows
+            if pending.size:  # next_step: these rows start their new episode now, their actions unused
+                playing = np.flatnonzero(~self._pending)
+                actions = np.asarray(actions)
+                if actions.shape == (self.num_envs,):
+                    actions = actions[playing]
+                self._reset_rows(pending)
             # the learner's actions: checked against the engine's masks (raise: nothing changed)
-            self._illegal = vec.act_rows(self._rows, actions)
-            self._advance(self._rows)
+            self._illegal = np.zeros(self.num_envs, np.bool_)
+            self._illegal[playing] = vec.act_rows(playing, actions)
+            self._advance(playing)
             st = vec.states
-            alive = ((st[:, E.H_ALIVE] >> self._seats) & 1) == 1
-            ended = np.flatnonzero((st[:, E.H_STATUS] != E.PLAYING) | ~alive)
+            alive = ((st[playing, E.H_ALIVE] >> self._seats[playing]) & 1) == 1
+            ended = playing[(st[playing, E.H_STATUS] != E.PLAYING) | ~alive]
             if ended.size:
                 seats = self._seats[ended]
                 rewards[ended] = st[ended, E.H_RET + seats]
-                terminated[ended] = (st[ended, E.H_STATUS] == E.TERMINATED) | ~alive[ended]
+                terminated[ended] = (st[ended, E.H_STATUS] == E.TERMINATED) | ~((st[ended, E.H_ALIVE] >> seats) & 1 == 1)
                 truncated[ended] = ~terminated[ended]
-                infos = self._final_infos(ended, rewards, self._lengths[ended] + 1)
-                self._reset_rows(ended)  # opponents may move first in the new games
+                if next_step:
+                    infos = self._end_infos(ended, rewards, self._lengths[ended] + 1)
+                else:
+                    infos = self._final_infos(ended, rewards, self._lengths[ended] + 1)
+                    self._reset_rows(ended)  # opponents may move first in the new games
         except BaseException:
             if backup is not None:  # an opponent failed: every row back as it was
                 vec.restore(backup[0])
                 self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup[1:4]
                 self._opp_list, self._opp_index = backup[4], backup[5]
             raise
-        self._lengths += 1
-        self._lengths[ended] = 0
+        self._lengths[playing] += 1
+        self._lengths[pending] = 0
+        if not next_step:
+            self._lengths[ended] = 0
+        self._pending[:] = False
+        if next_step:
+            self._pending[ended] = True
         self._observe_all()
         infos.update(self._infos())
         return self._observations(), rewards, terminated, truncated, infos
@@ -298,16 +343,12 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._obs_all = obs
         self._bool_masks[:] = masks.view(np.bool_)
 
-    def _final_infos(self, ended, rewards, lengths) -> dict:
-        """SAME_STEP's ``final_obs`` / ``final_info`` of the ended rows: the
-        learner's last observation, and its episode's return, length (learner
-        steps) and end-reason code (``game.reason_name(code)``)."""
-        vec, m, n = self.vec, ended.shape[0], self.num_envs
-        obs, _ = vec.observe_rows(ended, self._seats[ended])
-        final_obs = np.empty(n, dtype=object)
-        shaped = obs.reshape((m, *self._obs_shape[1:]))
-        for k, i in enumerate(ended):
-            final_obs[i] = shaped[k].copy()
+    def _end_infos(self, ended, rewards, lengths) -> dict:
+        """The ended episodes' ``return``, ``end_reason`` (the name;
+        ``end_reason_code`` the code), ``length`` (the game's turns) and
+        ``learner_steps``, one entry per row with gymnasium's ``_key`` masks
+        (NEXT_STEP's infos of the step that ended them)."""
+        vec, n = self.vec, self.num_envs
         flags = np.zeros(n, np.bool_)
         flags[ended] = True
         codes = vec.states[ended, E.H_REASON]
@@ -320,10 +361,28 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         info["length"][ended] = vec.states[ended, E.H_TURN]
         info["learner_steps"][ended] = lengths
         info.update({f"_{k}": flags for k in list(info)})
-        return {"final_obs": final_obs, "_final_obs": flags, "final_info": info, "_final_info": flags.copy()}
+        return info
 
-    def _observations(self) -> np.ndarray:
-        return self._obs_all.reshape(self._obs_shape)
+    def _final_infos(self, ended, rewards, lengths) -> dict:
+        """SAME_STEP's ``final_obs`` / ``final_info`` of the ended rows: the
+        learner's last observation, and :meth:`_end_infos`."""
+        m, n = ended.shape[0], self.num_envs
+        obs, masks = self.vec.observe_rows(ended, self._seats[ended])
+        final_obs = np.empty(n, dtype=object)
+        shaped = obs.reshape((m, *self._obs_shape[1:]))
+        for k, i in enumerate(ended):
+            final_obs[i] = ({"observations": shaped[k].copy(), "action_mask": masks[k].copy()}
+                            if self.action_mask_in_obs else shaped[k].copy())  # fmt: skip
+        flags = np.zeros(n, np.bool_)
+        flags[ended] = True
+        return {"final_obs": final_obs, "_final_obs": flags, "final_info": self._end_infos(ended, rewards, lengths),
+                "_final_info": flags.copy()}  # fmt: skip
+
+    def _observations(self):
+        obs = self._obs_all.reshape(self._obs_shape)
+        if self.action_mask_in_obs:
+            return {"observations": obs, "action_mask": self._bool_masks.astype(np.int8)}
+        return obs
 
     def _infos(self) -> dict:
         return {"action_mask": self._bool_masks.copy(), "seat": self._seats.copy(),

@@ -1,0 +1,163 @@
+"""Ray RLlib against SB3 on one game, in one run (the rllib extra's environment):
+
+    .venv-rllib/bin/python benchmarks/rllib_bench.py [--game quess_v0] [--seconds 8] [--out benchmarks/rllib_results]
+
+For 0, 1 and 2 env runners (0: the driver samples) and 64 / 1024 games per
+runner (``boardenvs.rllib.ppo_config``: the vectorised single-agent view,
+random opponent), two figures: **env steps/s** (the runners sampling with
+the masked module, nothing trained: ``EnvRunner.sample``) and **trained
+steps/s** (``algo.train()``: sampling, the learner's update and the weight
+sync, env steps per wall-second), each with the machine's CPU-seconds per
+wall-second over the interval (from /proc/stat: on a quiet machine, the
+run's).  Beside them, what SB3 does on the same game: ``SB3VecEnv`` stepped
+with random legal actions, and ``MaskablePPO`` training on it, at 64 and
+1024 games.  The load average before and after is printed with the table;
+publish only a table taken on a quiet machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+
+def cpu_busy() -> float:
+    """The machine's busy CPU-seconds so far (all cores), from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(fn, seconds: float) -> tuple[float, float]:
+    """Steps per wall-second of ``fn() -> steps`` over about ``seconds``, and
+    the machine's CPU-seconds per wall-second meanwhile."""
+    steps, c0, t0 = 0, cpu_busy(), time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        steps += fn()
+    wall = time.perf_counter() - t0
+    return steps / wall, (cpu_busy() - c0) / wall
+
+
+def rllib_rows(game: str, runners_list, sizes, seconds: float) -> list[dict]:
+    import boardenvs.rllib as brl
+
+    rows = []
+    for runners in runners_list:
+        for n in sizes:
+            batch = max(4096, n * max(runners, 1))
+            algo = brl.ppo_config(game, opponent="random", num_env_runners=runners, envs_per_runner=n) \
+                .training(train_batch_size_per_learner=batch, minibatch_size=min(batch, 1024), num_epochs=1).build_algo()  # fmt: skip
+            group = algo.env_runner_group
+            per_call = 2 * n
+
+            def sample():
+                if runners == 0:
+                    return sum(len(e) for e in algo.env_runner.sample(num_timesteps=per_call))
+                return sum(sum(len(e) for e in eps) for eps in group.foreach_env_runner(
+                    lambda r: r.sample(num_timesteps=per_call), local_env_runner=False))  # fmt: skip
+
+            sample()  # warm-up: compile, first resets
+            env_rate, env_cpu = timed(sample, seconds)
+            algo.train()  # warm-up
+            lifetime = [algo.train()["env_runners"]["num_env_steps_sampled_lifetime"]]
+
+            def train():
+                lifetime.append(algo.train()["env_runners"]["num_env_steps_sampled_lifetime"])
+                return lifetime[-1] - lifetime[-2]
+
+            train_rate, train_cpu = timed(train, seconds)
+            rows.append({"system": "RLlib PPO", "runners": runners, "n": n, "env_steps_s": env_rate, "env_cpu": env_cpu,
+                         "trained_steps_s": train_rate, "train_cpu": train_cpu})  # fmt: skip
+            print(f"rllib runners={runners} n={n}: env {env_rate:,.0f}/s (cpu {env_cpu:.2f}), "
+                  f"trained {train_rate:,.0f}/s (cpu {train_cpu:.2f})", flush=True)
+            algo.stop()
+    return rows
+
+
+def sb3_rows(game: str, sizes, seconds: float) -> list[dict]:
+    from sb3_contrib import MaskablePPO
+
+    from boardenvs.wrappers import SB3VecEnv
+
+    rows = []
+    for n in sizes:
+        env = SB3VecEnv(game, num_envs=n, opponent="random", flatten=True)
+        env.reset()
+        rng = np.random.default_rng(0)
+
+        def step():
+            masks = env.action_masks()
+            pick = np.argmax(masks * rng.random(masks.shape), axis=1)
+            env.step_async(pick)
+            env.step_wait()
+            return n
+
+        env_rate, env_cpu = timed(step, seconds)
+        model = MaskablePPO("MlpPolicy", env, n_steps=max(8, 4096 // n), batch_size=1024, n_epochs=1, verbose=0)
+        model.learn(4096)  # warm-up
+        done = [model.num_timesteps]
+
+        def train():
+            model.learn(8192, reset_num_timesteps=False)
+            done.append(model.num_timesteps)
+            return done[-1] - done[-2]
+
+        train_rate, train_cpu = timed(train, seconds)
+        rows.append({"system": "SB3 MaskablePPO on SB3VecEnv", "runners": 0, "n": n, "env_steps_s": env_rate,
+                     "env_cpu": env_cpu, "trained_steps_s": train_rate, "train_cpu": train_cpu})  # fmt: skip
+        print(f"sb3 n={n}: env {env_rate:,.0f}/s (cpu {env_cpu:.2f}), trained {train_rate:,.0f}/s (cpu {train_cpu:.2f})",
+              flush=True)  # fmt: skip
+    return rows
+
+
+def table(rows, game: str, load: tuple) -> str:
+    base = {r["n"]: r for r in rows if r["system"].startswith("SB3")}
+    out = [f"RLlib vs SB3 on `{game}` (random opponent; load average {load[0]:.2f} before, {load[1]:.2f} after; "
+           f"{os.cpu_count()} cores):", "",
+           "| system | env runners | games per runner | env steps/s (CPU-s per wall-s) | trained steps/s (CPU-s per wall-s) | trained vs SB3 at the same games per call |",
+           "|---|---:|---:|---:|---:|---|"]  # fmt: skip
+    for r in rows:
+        ref = base.get(r["n"] * max(r["runners"], 1)) or base.get(r["n"])
+        ratio = "-" if r["system"].startswith("SB3") or ref is None else f"{r['trained_steps_s'] / ref['trained_steps_s']:.2f}x"
+        out.append(f"| {r['system']} | {r['runners']} | {r['n']} | {r['env_steps_s']:,.0f} ({r['env_cpu']:.2f}) | "
+                   f"{r['trained_steps_s']:,.0f} ({r['train_cpu']:.2f}) | {ratio} |")  # fmt: skip
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--game", default="quess_v0")
+    ap.add_argument("--seconds", type=float, default=8.0)
+    ap.add_argument("--runners", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[64, 1024])
+    ap.add_argument("--out", default=None, help="write <out>.md and <out>.json")
+    args = ap.parse_args(argv)
+    warnings.simplefilter("ignore")
+    import ray
+
+    load_before = os.getloadavg()[0]
+    ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
+    try:
+        rows = rllib_rows(args.game, args.runners, args.sizes, args.seconds)
+    finally:
+        ray.shutdown()
+    rows += sb3_rows(args.game, args.sizes, args.seconds)
+    text = table(rows, args.game, (load_before, os.getloadavg()[0]))
+    print(text)
+    if args.out:
+        Path(args.out).with_suffix(".md").write_text(text)
+        Path(args.out).with_suffix(".json").write_text(json.dumps({"game": args.game, "rows": rows,
+                                                                   "load": [load_before, os.getloadavg()[0]]}, indent=1))  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

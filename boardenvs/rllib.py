@@ -1,0 +1,486 @@
+"""Ray RLlib (new API stack): masked PPO on every game, on one machine or a cluster.
+
+    pip install "boardenvs[rllib]"
+
+    import boardenvs.rllib as brl
+    algo = brl.ppo_config("quess_v0", opponent="random", num_env_runners=2).build_algo()
+    for _ in range(20):
+        algo.train()
+    bot = brl.opponent(algo)          # an opponent everywhere one is named
+
+What this module gives (importing it registers every env id with Ray Tune's
+registry, so ``config.environment("quess_v0", env_config={...options})``
+works; the gymnasium ids work for the single-agent view):
+
+* :class:`BoardMultiAgentEnv` — an RLlib ``MultiAgentEnv`` over a game's
+  kernels: turn-based (an observation only for the agent to act), the action
+  mask in the observation (``{"observations", "action_mask"}``), chance
+  resolved inside by the seeded die, eliminations and teams, the game's
+  rewards to every agent at the end (-1 to an eliminated one when it leaves),
+  ``illegal_action`` as on every face ("lose" by default); RLlib's env
+  checker passes without ``disable_env_checking``.
+* :class:`MaskedBoardModule` — a torch RLModule for PPO whose logits of
+  illegal actions are masked in exploration, inference and training; a
+  board-shaped encoder (3x3 convolutions over the planes; on hex boards
+  hexagonal ones, the two taps two steps away zeroed) where the game is a
+  board, an MLP elsewhere.
+* vectorised env runners: the single-agent view over ``make_vec``
+  (``gymnasium.make_vec`` of the id, ``autoreset_mode="next_step"`` as
+  RLlib's runners assume, dict observations), so each runner steps
+  ``envs_per_runner`` games per call against ``opponent``: a name
+  (``"random"``, ``"greedy"``, ``"mcts"``, ``"baseline:<model>"``, a model
+  path) or ``"self-play"`` (:class:`SnapshotPool`: snapshots of the learner
+  taken by :class:`SelfPlayCallback` and synced to every remote runner).
+* :func:`ppo_config` — a ready ``PPOConfig`` (the module, the runners, the
+  callbacks); ``multi_agent=True`` builds the native multi-agent route
+  instead (:class:`BoardMultiAgentEnv`, a policy per role, the main policy
+  against frozen snapshots added as modules: RLlib's league tools).
+* :func:`opponent` — a trained RLlib policy (an Algorithm, or a checkpoint
+  folder) as an opponent for :func:`boardenvs.wrappers.evaluate`,
+  ``gymnasium.make(..., opponent=...)`` and ``boardenvs play --vs``.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+try:
+    import ray
+    import torch
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+    from ray.tune.registry import register_env
+    from torch import nn
+except ImportError as exc:  # pragma: no cover - the extra is missing
+    raise ImportError("boardenvs.rllib needs Ray RLlib and torch: pip install 'boardenvs[rllib]'") from exc
+
+from . import engine as E
+from .errors import ILLEGAL_ACTION_HELP, IllegalActionError
+from .opponents import Batch, Opponent, make_opponent, register_adapter, register_resolver
+from .registry import game_class, gym_id_of, make_game, registered_ids
+from .spaces import LegalDiscrete, LegalOf
+from .spec import ILLEGAL_ACTION_DEFAULT, check_illegal_action, check_seed, check_size
+
+OBS_KEY, MASK_KEY = "observations", "action_mask"
+MASKED_LOGIT = -1e9  # an illegal action's logit: exp() of it is 0 in float32
+
+
+# --- the multi-agent env ---------------------------------------------------------------
+
+
+class BoardMultiAgentEnv(MultiAgentEnv):
+    """A game as an RLlib ``MultiAgentEnv`` (see the module docstring).
+
+    ``env_config``: the game's options, and ``env_id`` (the game),
+    ``illegal_action`` ("lose", "raise", "random"), ``flatten`` (False:
+    the planes, True: one vector)."""
+
+    def __init__(self, config: dict | None = None):
+        super().__init__()
+        config = dict(config or {})
+        env_id = config.pop("env_id", None)
+        if env_id is None:
+            raise ValueError("BoardMultiAgentEnv needs env_config['env_id'] (one of "
+                             f"{', '.join(registered_ids())})")  # fmt: skip
+        illegal = check_illegal_action(config.pop("illegal_action", ILLEGAL_ACTION_DEFAULT), f"{env_id}: ")
+        flatten = bool(config.pop("flatten", False))
+        config.pop("num_envs", None)  # RLlib's vector hint: one game per env here
+        self.game = game = make_game(env_id, **config)
+        self.env_id, self.illegal_action, self.flatten = env_id, illegal, flatten
+        info = game.info
+        low, high = (info.obs_low.ravel(), info.obs_high.ravel()) if flatten else (info.obs_low, info.obs_high)
+        obs_space = gymnasium.spaces.Dict({OBS_KEY: gymnasium.spaces.Box(low, high, low.shape, np.int8),
+                                           MASK_KEY: gymnasium.spaces.Box(0, 1, (info.num_actions,), np.int8)})  # fmt: skip
+        self.possible_agents = list(game.agents)
+        self.agents = []
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: LegalDiscrete(info.num_actions, LegalOf(self, a)) for a in self.possible_agents}
+        self._state = None
+        self._done: set = set()
+        self.np_random = np.random.default_rng()
+
+    # -- RLlib's API ------------------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self.np_random = np.random.default_rng(check_seed(seed))
+        game = self.game
+        first = int(game.params[E.P_FIRST])
+        if first < 0:
+            first = int(self.np_random.integers(game.num_players))
+        self._state = game.new_state(first, rng_seed=int(self.np_random.integers(2**62)))
+        game.resolve_chance(self._state)
+        self.agents = list(self.possible_agents)
+        self._done = set()
+        return self._observe(), {a: {} for a in self._observe()}
+
+    def step(self, action_dict):
+        if self._state is None:
+            raise ValueError(f"{self.env_id}: step() before reset()")
+        game, state = self.game, self._state
+        agent = self._to_act()
+        if agent is None or set(action_dict) != {agent}:
+            raise IllegalActionError(f"{self.env_id}: step() takes the action of the agent to act, {agent!r}; got "
+                                     f"{sorted(action_dict)}")  # fmt: skip
+        action = action_dict[agent]
+        mask = game.legal_mask(state)[: game.num_actions]
+        legal = isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= int(action) < mask.shape[0] \
+            and mask[int(action)]  # fmt: skip
+        seat = int(state[E.H_CURRENT])
+        infos = {}
+        if not legal:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"{self.env_id}: {agent} sent {action!r}: not a legal action now. {ILLEGAL_ACTION_HELP}")
+            infos[agent] = {"illegal_action": True}
+            if self.illegal_action == "lose":
+                E.forfeit(state, seat, E.REASON_ILLEGAL)
+            else:
+                game.kernels.apply(state, game.params, int(self.np_random.choice(np.flatnonzero(mask))))
+        else:
+            game.kernels.apply(state, game.params, int(action))
+        game.resolve_chance(state)
+        rewards, terminateds, truncateds = {agent: 0.0}, {}, {}  # the actor's step reward (RLlib wants one per action)
+        over = state[E.H_STATUS] != E.PLAYING
+        for s, a in enumerate(self.possible_agents):
+            if a in self._done:
+                continue
+            out = not (int(state[E.H_ALIVE]) >> s) & 1
+            if over or out:
+                rewards[a] = float(state[E.H_RET + s])
+                terminateds[a] = bool(out or state[E.H_STATUS] == E.TERMINATED)
+                truncateds[a] = bool(not terminateds[a])
+                infos.setdefault(a, {})["end_reason"] = game.end_reason(state) if over else "eliminated"
+                self._done.add(a)
+        terminateds["__all__"] = bool(over and state[E.H_STATUS] == E.TERMINATED)
+        truncateds["__all__"] = bool(over and state[E.H_STATUS] == E.TRUNCATED)
+        self.agents = [a for a in self.possible_agents if a not in self._done]
+        obs = self._observe()
+        for a in obs:
+            infos.setdefault(a, {})
+        return obs, rewards, terminateds, truncateds, infos
+
+    # -- inside ---------------------------------------------------------------------------
+    def _to_act(self):
+        state = self._state
+        if state is None or state[E.H_STATUS] != E.PLAYING:
+            return None
+        return self.possible_agents[int(state[E.H_CURRENT])]
+
+    def legal_mask_of(self, agent):
+        """The int8 mask of ``agent`` if it is to act, else None (``action_space(agent).sample()``)."""
+        if agent != self._to_act():
+            return None
+        return self.game.legal_mask(self._state)[: self.game.num_actions]
+
+    def _observe(self) -> dict:
+        agent = self._to_act()
+        if agent is None:
+            return {}
+        seat = self.possible_agents.index(agent)
+        obs = self.game.observe(self._state, seat)
+        return {agent: {OBS_KEY: obs.ravel() if self.flatten else obs, MASK_KEY: self.legal_mask_of(agent).astype(np.int8)}}
+
+    def position(self):
+        """A Position snapshot of the game."""
+        from .position import Position
+
+        return Position(self.game, self._state)
+
+
+# --- the masked module -------------------------------------------------------------------
+
+
+class _HexConv(nn.Conv2d):
+    """A 3x3 convolution over a hex board's axial grid that sees a cell and
+    its six neighbours: the two taps two steps away are zeroed."""
+
+    def __init__(self, cin, cout):
+        super().__init__(cin, cout, 3, padding=1)
+        mask = torch.ones(1, 1, 3, 3)
+        mask[..., 0, 0] = mask[..., 2, 2] = 0.0
+        self.register_buffer("hex_mask", mask)
+
+    def forward(self, x):
+        return self._conv_forward(x, self.weight * self.hex_mask, self.bias)
+
+
+class MaskedBoardModule(TorchRLModule, ValueFunctionAPI):
+    """PPO's torch RLModule with action masking (see the module docstring).
+
+    ``model_config``: ``plane_shape`` (the observation's planes, channels
+    last; the observation may come flat), ``hex`` (a hex board), ``high``
+    (the observation's upper bounds, for scaling to [0, 1]), ``channels``
+    (32), ``layers`` (3), ``hidden`` (256)."""
+
+    def setup(self):
+        cfg = dict(self.model_config or {})
+        space = self.observation_space[OBS_KEY] if isinstance(self.observation_space, gymnasium.spaces.Dict) else \
+            self.observation_space  # fmt: skip
+        self.plane_shape = tuple(cfg.get("plane_shape") or space.shape)
+        high = np.asarray(cfg.get("high", space.high), np.float32).reshape(-1)
+        self.register_buffer("scale", torch.as_tensor(1.0 / np.maximum(high, 1.0)))
+        hidden = int(cfg.get("hidden", 256))
+        n_actions = self.action_space.n
+        if len(self.plane_shape) == 3:  # board planes (H, W, C): convolutions that keep the board's size
+            channels, layers = int(cfg.get("channels", 32)), int(cfg.get("layers", 3))
+            conv = _HexConv if cfg.get("hex") else (lambda i, o: nn.Conv2d(i, o, 3, padding=1))
+            blocks, cin = [], self.plane_shape[2]
+            for _ in range(layers):
+                blocks += [conv(cin, channels), nn.ReLU()]
+                cin = channels
+            h, w = self.plane_shape[:2]
+            self.encoder = nn.Sequential(*blocks, nn.Flatten(), nn.Linear(channels * h * w, hidden), nn.ReLU())
+        else:  # tracks and other planes: an MLP
+            self.encoder = nn.Sequential(nn.Linear(int(math.prod(self.plane_shape)), hidden), nn.ReLU(),
+                                         nn.Linear(hidden, hidden), nn.ReLU())  # fmt: skip
+        self.pi = nn.Linear(hidden, n_actions)
+        self.vf = nn.Linear(hidden, 1)
+
+    def _embed(self, obs):
+        x = obs.float().reshape(obs.shape[0], -1) * self.scale
+        if len(self.plane_shape) == 3:
+            x = x.reshape(obs.shape[0], *self.plane_shape).permute(0, 3, 1, 2)
+        return self.encoder(x)
+
+    def _masked(self, embeddings, mask):
+        logits = self.pi(embeddings)
+        return torch.where(mask.bool(), logits, torch.full_like(logits, MASKED_LOGIT))
+
+    def _forward(self, batch, **kwargs):
+        obs = batch[Columns.OBS]
+        return {Columns.ACTION_DIST_INPUTS: self._masked(self._embed(obs[OBS_KEY]), obs[MASK_KEY])}
+
+    def _forward_train(self, batch, **kwargs):
+        obs = batch[Columns.OBS]
+        emb = self._embed(obs[OBS_KEY])
+        return {Columns.ACTION_DIST_INPUTS: self._masked(emb, obs[MASK_KEY]), Columns.EMBEDDINGS: emb}
+
+    def compute_values(self, batch, embeddings=None):
+        if embeddings is None:
+            embeddings = self._embed(batch[Columns.OBS][OBS_KEY])
+        return self.vf(embeddings).squeeze(-1)
+
+
+def module_spec(env_id: str, **options) -> "RLModuleSpec":
+    """The :class:`MaskedBoardModule` spec of a game (its planes, bounds and board kind)."""
+    game = make_game(env_id, **options)
+    training = type(game).training
+    return RLModuleSpec(module_class=MaskedBoardModule, model_config={
+        "plane_shape": list(game.obs_shape), "high": game.info.obs_high.reshape(-1).tolist(),
+        "hex": bool(training and training.extractor_kwargs.get("hex")),
+    })  # fmt: skip
+
+
+# --- an RLlib policy as an opponent -------------------------------------------------------
+
+
+class ModuleOpponent(Opponent):
+    """An RLlib :class:`MaskedBoardModule` (its weights) as an opponent: its
+    most likely legal action (``deterministic``), else a draw from its
+    masked distribution with the batch's generator."""
+
+    def __init__(self, module, deterministic: bool = True, name: str = "rllib"):
+        self.module, self.deterministic, self.name = module, deterministic, name
+        self.module.eval()
+
+    def act(self, batch: Batch) -> np.ndarray:
+        obs = np.asarray(batch.observations).reshape(len(batch), -1)
+        with torch.no_grad():
+            out = self.module.forward_inference({Columns.OBS: {OBS_KEY: torch.as_tensor(obs),
+                                                               MASK_KEY: torch.as_tensor(batch.masks.astype(np.int8))}})  # fmt: skip
+            logits = out[Columns.ACTION_DIST_INPUTS].double().numpy()
+        logits = np.where(batch.masks, logits, -np.inf)
+        if self.deterministic:
+            return np.argmax(logits, axis=1).astype(np.int64)
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        u = batch.rng.random((len(batch), 1))
+        return np.minimum((np.cumsum(probs, axis=1) < u).sum(axis=1), batch.masks.shape[1] - 1).astype(np.int64)
+
+
+def opponent(source, deterministic: bool = True) -> ModuleOpponent:
+    """A trained RLlib policy as an opponent: ``source`` an Algorithm (its
+    default module), an RLModule, or a checkpoint folder (of an Algorithm
+    saved with ``algo.save(path)``, or of the module itself).  Accepted
+    wherever an opponent is named: :func:`boardenvs.wrappers.evaluate`,
+    ``gymnasium.make(..., opponent=...)``, ``boardenvs play --vs <folder>``."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    if hasattr(source, "get_module"):
+        module = source.get_module()
+        module = RLModuleSpec.from_module(module).build() if module is not None else None
+        if module is None:
+            raise ValueError(f"{source!r} has no local module; build it with a local learner or load a checkpoint")
+        module.set_state(source.get_module().get_state())
+        return ModuleOpponent(module, deterministic, name="rllib")
+    if isinstance(source, RLModule):
+        return ModuleOpponent(source, deterministic, name="rllib")
+    path = Path(source)
+    for candidate in (path / "learner_group" / "learner" / "rl_module" / "default_policy", path):
+        if (candidate / "module_state.pt").is_file() or (candidate / "class_and_ctor_args.pkl").is_file():
+            return ModuleOpponent(RLModule.from_checkpoint(str(candidate.resolve())), deterministic, name=str(source))
+    raise ValueError(f"{source!r} is no RLlib Algorithm, RLModule or checkpoint folder (of algo.save(path) or of a module)")
+
+
+def _checkpoint(spec: str):
+    """The core's resolver for RLlib checkpoint folders named as opponents
+    (``boardenvs play GAME --vs <folder>``); None for anything else."""
+    path = Path(spec)
+    try:
+        if not path.is_dir() or not any((path / f).exists() for f in ("rllib_checkpoint.json", "learner_group",
+                                                                       "module_state.pt", "class_and_ctor_args.pkl")):  # fmt: skip
+            return None
+    except (OSError, ValueError):
+        return None
+    return opponent(path)
+
+
+def _module_adapter(obj):
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    if isinstance(obj, RLModule) or (hasattr(obj, "get_module") and hasattr(obj, "train")):
+        return opponent(obj)
+    return None
+
+
+register_adapter(_module_adapter)
+register_resolver(_checkpoint)
+
+
+# --- self-play across the cluster ----------------------------------------------------------
+
+
+class SnapshotPool:
+    """Self-play opponents on the env runners: frozen snapshots of the learner
+    (module weights), one picked per episode (the latest with probability
+    ``latest_prob``, else uniformly from the pool; ``initial`` while the pool
+    is empty).  :class:`SelfPlayCallback` adds snapshots on the driver and
+    every remote runner; the pool goes to the runners in the env config."""
+
+    def __init__(self, max_size: int = 8, latest_prob: float = 0.5, initial="random"):
+        self.max_size, self.latest_prob = check_size("max_size", max_size, 1000), float(latest_prob)
+        self.initial_name = initial
+        self.spec = None
+        self.states: list = []
+        self.added = 0
+        self._opponents: list = []
+        self._initial = None
+
+    def add(self, spec, state) -> None:
+        """Add a snapshot: the module's spec and its weights (a state dict)."""
+        self.spec = spec
+        module = spec.build()
+        module.set_state(state)
+        self.added += 1
+        self._opponents.append(ModuleOpponent(module, deterministic=False, name=f"snapshot {self.added}"))
+        del self._opponents[: -self.max_size]
+
+    def pick(self, rng) -> Opponent:
+        if not self._opponents:
+            if self._initial is None:
+                self._initial = make_opponent(self.initial_name)
+            return self._initial
+        if rng.random() < self.latest_prob:
+            return self._opponents[-1]
+        return self._opponents[int(rng.integers(len(self._opponents)))]
+
+    def __len__(self) -> int:
+        return len(self._opponents)
+
+    def __getstate__(self):  # sent to the runners empty: snapshots come by the callback
+        return {"max_size": self.max_size, "latest_prob": self.latest_prob, "initial_name": self.initial_name}
+
+    def __setstate__(self, state):
+        self.__init__(state["max_size"], state["latest_prob"], state["initial_name"])
+
+
+class SelfPlayCallback(RLlibCallback):
+    """Every ``every`` training iterations, a snapshot of the learner's module
+    goes into the :class:`SnapshotPool` of every env runner (the local one
+    and the remote ones)."""
+
+    def __init__(self, every: int = 2):
+        super().__init__()
+        self.every = every
+
+    def on_train_result(self, *, algorithm, metrics_logger=None, result, **kwargs):
+        if algorithm.iteration % self.every:
+            return
+        module = algorithm.get_module()
+        spec, state = RLModuleSpec.from_module(module), {k: v.detach().cpu() if hasattr(v, "detach") else v
+                                                         for k, v in module.get_state().items()}  # fmt: skip
+
+        def add(runner):
+            pool = getattr(getattr(runner, "env", None), "unwrapped", None)
+            pool = getattr(pool, "opponents", None)
+            if isinstance(pool, SnapshotPool):
+                pool.add(spec, state)
+                return len(pool)
+            return None  # a runner without env (the driver's, when remote runners sample)
+
+        sizes = algorithm.env_runner_group.foreach_env_runner(add, local_env_runner=True)
+        result["self_play_pool_sizes"] = [n for n in sizes if n is not None]
+
+
+# --- one call ----------------------------------------------------------------------------
+
+
+def ppo_config(env_id: str, *, opponent="random", num_env_runners: int = 0, envs_per_runner: int = 64,
+               seat="random", multi_agent: bool = False, snapshot_every: int = 2, **options) -> "PPOConfig":
+    """A ready ``PPOConfig`` for ``env_id`` (see the module docstring): the
+    masked module, vectorised runners (``envs_per_runner`` games stepped per
+    call by each of ``num_env_runners`` runners; 0: the driver samples), the
+    opponent (a name, a saved model, or ``"self-play"``), the game's options.
+    ``multi_agent=True``: every seat an agent of :class:`BoardMultiAgentEnv`,
+    all played by the one policy being trained (parameter sharing)."""
+    if env_id not in registered_ids():
+        raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(registered_ids())}")
+    check_size("num_env_runners", num_env_runners, 1024, low=0)
+    check_size("envs_per_runner", envs_per_runner, 1 << 16)
+    names = {o.name for o in game_class(env_id).option_specs}
+    spec = module_spec(env_id, **{k: v for k, v in options.items() if k in names})  # the game's options (not the faces')
+    config = PPOConfig().api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+    config = config.framework("torch")
+    if multi_agent:
+        config = config.environment(env_id, env_config={"env_id": env_id, **options})
+        from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+        config = config.multi_agent(policies={"main"}, policy_mapping_fn=lambda agent_id, episode, **kw: "main")
+        config = config.rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"main": spec}))
+        config = config.env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=1)
+        return config
+    picker = SnapshotPool() if opponent == "self-play" else opponent
+    env_config = {"opponent": picker, "seat": seat, "autoreset_mode": "next_step", "action_mask_in_obs": True,
+                  "flatten": True, **options}  # fmt: skip
+    # "module:id": a remote runner imports boardenvs (which registers the id) before gymnasium looks it up
+    config = config.environment(f"boardenvs:{gym_id_of(game_class(env_id))}", env_config=env_config)
+    config = config.env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner,
+                                gym_env_vectorize_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT)  # fmt: skip
+    config = config.rl_module(rl_module_spec=spec)
+    if opponent == "self-play":
+        config = config.callbacks(lambda: SelfPlayCallback(every=snapshot_every))
+    return config
+
+
+def _env_creator(env_id):
+    def create(env_config):
+        return BoardMultiAgentEnv({"env_id": env_id, **dict(env_config or {})})
+
+    return create
+
+
+def register_envs() -> None:
+    """Register every env id with Ray Tune's registry (the multi-agent env);
+    done at import, again for games registered since."""
+    for env_id in registered_ids():
+        register_env(env_id, _env_creator(env_id))
+
+
+register_envs()
