@@ -429,6 +429,46 @@ class SelfPlayCallback(RLlibCallback):
         result["self_play_pool_sizes"] = [n for n in sizes if n is not None]
 
 
+class LeagueMapping:
+    """The native multi-agent route's self-play: in each episode one seat
+    (drawn from the episode's id) is the trained module ``"main"``, every
+    other seat one of the frozen snapshots (``"main"`` itself while there is
+    none).  A picklable callable RLlib calls per agent and episode."""
+
+    def __init__(self, snapshots=()):
+        self.snapshots = list(snapshots)
+
+    def __call__(self, agent_id, episode, **kwargs):
+        seat = int(str(agent_id).rpartition("_")[2])
+        players = len(getattr(episode, "agent_ids", ()) or ()) or 2
+        key = hash(episode.id_)
+        if seat == key % players or not self.snapshots:
+            return "main"
+        return self.snapshots[(key // players + seat) % len(self.snapshots)]
+
+
+class LeagueCallback(RLlibCallback):
+    """Every ``every`` iterations a frozen copy of ``"main"`` joins the
+    league as a module of its own (``main_v1``, ``main_v2``, ...; RLlib's
+    ``add_module``, on the learner and every env runner), and the mapping
+    plays ``main`` against the snapshots."""
+
+    def __init__(self, every: int = 2, max_snapshots: int = 8):
+        super().__init__()
+        self.every, self.max_snapshots, self.snapshots = every, max_snapshots, []
+
+    def on_train_result(self, *, algorithm, metrics_logger=None, result, **kwargs):
+        if algorithm.iteration % self.every:
+            return
+        main = algorithm.get_module("main")
+        new_id = f"main_v{len(self.snapshots) + 1}"
+        self.snapshots.append(new_id)
+        algorithm.add_module(module_id=new_id, module_spec=RLModuleSpec.from_module(main),
+                             new_agent_to_module_mapping_fn=LeagueMapping(self.snapshots[-self.max_snapshots:]))  # fmt: skip
+        algorithm.set_state({"learner_group": {"learner": {"rl_module": {new_id: main.get_state()}}}})
+        result["league"] = list(self.snapshots)
+
+
 # --- one call ----------------------------------------------------------------------------
 
 
@@ -438,8 +478,12 @@ def ppo_config(env_id: str, *, opponent="random", num_env_runners: int = 0, envs
     masked module, vectorised runners (``envs_per_runner`` games stepped per
     call by each of ``num_env_runners`` runners; 0: the driver samples), the
     opponent (a name, a saved model, or ``"self-play"``), the game's options.
-    ``multi_agent=True``: every seat an agent of :class:`BoardMultiAgentEnv`,
-    all played by the one policy being trained (parameter sharing)."""
+    ``multi_agent=True``: the native multi-agent route, every seat an agent
+    of :class:`BoardMultiAgentEnv`: all played by the one module being
+    trained (``"main"``, parameter sharing), or with
+    ``opponent="self-play"`` one seat per episode by ``"main"`` and the
+    others by frozen snapshots added as modules (:class:`LeagueCallback`,
+    RLlib's league tools)."""
     if env_id not in registered_ids():
         raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(registered_ids())}")
     check_size("num_env_runners", num_env_runners, 1024, low=0)
@@ -452,9 +496,14 @@ def ppo_config(env_id: str, *, opponent="random", num_env_runners: int = 0, envs
         config = config.environment(env_id, env_config={"env_id": env_id, **options})
         from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-        config = config.multi_agent(policies={"main"}, policy_mapping_fn=lambda agent_id, episode, **kw: "main")
+        config = config.multi_agent(policies={"main"}, policy_mapping_fn=LeagueMapping(), policies_to_train=["main"])
         config = config.rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"main": spec}))
         config = config.env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=1)
+        if opponent == "self-play":
+            config = config.callbacks(lambda: LeagueCallback(every=snapshot_every))
+        elif opponent != "random":
+            raise ValueError("multi_agent=True: opponent is 'random' (every seat the trained module) or 'self-play' "
+                             f"(the trained module against its snapshots), got {opponent!r}")  # fmt: skip
         return config
     picker = SnapshotPool() if opponent == "self-play" else opponent
     env_config = {"opponent": picker, "seat": seat, "autoreset_mode": "next_step", "action_mask_in_obs": True,

@@ -186,3 +186,30 @@ def test_a_three_node_cluster_trains_quess_to_beat_random(tmp_path):
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+def test_the_native_multi_agent_route_plays_main_against_its_snapshots(local_ray):
+    """multi_agent=True, opponent='self-play': frozen copies of 'main' join as
+    modules of their own, and in each episode one seat is 'main', the others
+    snapshots (RLlib's league tools)."""
+    algo = brl.ppo_config("quagmire_v0", multi_agent=True, opponent="self-play", snapshot_every=1, radius=2) \
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).build_algo()  # fmt: skip
+    for _ in range(2):
+        result = algo.train()
+    assert result["league"] == ["main_v1", "main_v2"]
+    assert all(algo.get_module(m) is not None for m in ("main", "main_v1", "main_v2"))
+    mapping = brl.LeagueMapping(["main_v1", "main_v2"])
+
+    class Episode:
+        agent_ids = ("player_0", "player_1")
+
+        def __init__(self, k):
+            self.id_ = f"episode-{k}"
+
+    for k in range(20):
+        picks = [mapping(a, Episode(k)) for a in Episode.agent_ids]
+        assert picks.count("main") == 1 and set(picks) - {"main"} <= {"main_v1", "main_v2"}
+    trained = algo.get_module("main_v1").get_state()
+    algo.train()
+    assert all((trained[k] == v).all() for k, v in algo.get_module("main_v1").get_state().items())  # frozen
+    algo.stop()
