@@ -95,7 +95,7 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
     option_specs = (
         num_players_option(2, (2, 3, 4)),
         first_player_option(0),  # C-2: seat 0 (the original names no first player)
-        max_turns_option(3000),  # TR-16: see README (random play's game lengths)
+        max_turns_option(3000),  # TR-16: see the module docstring (random play's game lengths)
     )
     reason_names = {REASON_HOME: "all_home"}
     settle_chance = staticmethod(settle_chance)
