@@ -28,6 +28,7 @@ import json
 import re
 from pathlib import Path
 
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,6 +116,7 @@ def source_tree() -> Path:
     return tree
 
 
+@event_priority(100)  # before mkdocstrings sets up its handler, which keeps only search paths that exist
 def on_config(config):
     source_tree()  # mkdocs.yml's mkdocstrings paths: [build/docs-src]
     def walk(items):

@@ -63,7 +63,10 @@ def code_of(page: Path) -> tuple[str, int, int]:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
+    import shutil
+
     out = tmp_path_factory.mktemp("site")
+    shutil.rmtree(ROOT / "build" / "docs-src", ignore_errors=True)  # as on a fresh clone: the build makes it
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
                           capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
