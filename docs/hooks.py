@@ -279,7 +279,6 @@ def bench_results() -> str:
     results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
     m = results["machine"]
     table = (ROOT / "benchmarks" / "results.md").read_text()
-    table = table.replace("](benchmarks/throughput.png)", "](benchmarks/throughput.png)")
     head = [
         "| the run | |", "|---|---|",
         f"| date | {m['date']} |",
