@@ -42,5 +42,5 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) build site *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
