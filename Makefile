@@ -1,6 +1,6 @@
 # Two commands on a fresh machine with Python >= 3.10 and pip:
 #   make demo   - create .venv, install, train a short Quess baseline, evaluate it, record a game (GIF)
-#   make test   - create .venv, install with test, train and interop extras, run the test suite
+#   make test   - create .venv, install with test, train, interop and docs extras, run the test suite
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -13,12 +13,12 @@ RLLIB_VENV ?= .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RLLIB_PIP := $(RLLIB_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-nojit bench install clean pictures
+.PHONY: demo test test-nojit bench install clean pictures docs
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) --upgrade pip "setuptools>=69"
-	$(PIP_INSTALL) -e '.[test,render,train,interop]'
+	$(PIP_INSTALL) -e '.[test,render,train,interop,docs]'
 	touch $(STAMP)
 
 $(RLLIB_STAMP): pyproject.toml constraints.txt
@@ -29,7 +29,7 @@ $(RLLIB_STAMP): pyproject.toml constraints.txt
 
 # the benchmark's anchors (PettingZoo classic, OpenSpiel, Pgx + jax CPU) only for make bench
 $(BENCH_STAMP): $(STAMP)
-	$(PIP_INSTALL) -e '.[test,render,train,interop,bench,pgx]'
+	$(PIP_INSTALL) -e '.[test,render,train,interop,docs,bench,pgx]'
 	touch $(BENCH_STAMP)
 
 install: $(STAMP)
@@ -43,11 +43,15 @@ test: $(STAMP) $(RLLIB_STAMP)
 	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py
 
 bench: $(BENCH_STAMP)
-	$(BIN)/python benchmarks/bench.py --update-readme
+	$(BIN)/python benchmarks/bench.py
 
 # each game's picture beside its rules (boardenvs/rules/<game>.png) and the README's GIF
 pictures: $(STAMP)
 	$(BIN)/python -c "from boardenvs.cli import doc_pictures; print(*doc_pictures(), sep='\n')"
+
+# the documentation site into site/ (mkdocs.yml; docs/hooks.py generates the cards, rules, API and result pages)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info .pytest_cache .hypothesis

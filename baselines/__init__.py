@@ -31,7 +31,10 @@ import numpy as np
 from ..opponents import register_opponent, register_resolver
 from ..wrappers.selfplay import ModelOpponent
 
+__all__ = ["MODELS", "Baseline", "BaselineOpponent", "available", "load", "opponent", "opponent_from_path"]
+
 MODELS = Path(__file__).resolve().parent / "models"
+"""The folder of the committed models (``<name>.pt`` beside ``<name>.json``)."""
 
 
 def available() -> list[str]:

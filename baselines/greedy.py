@@ -8,7 +8,7 @@ and the result is ranked, in this order:
 2. an action after which the game goes on with the mover in it, ranked by the
    game's own evaluation ``Game.heuristic(state, params, seat, mask)`` of the
    resulting state for the mover (higher is better; see each game's
-   ``heuristic`` and the README's "Reference opponents" table);
+   ``heuristic`` and the docs' Opponents page);
 3. an action that ends the game in a draw or a truncation;
 4. an action that loses at once (the game ends with the mover's loss, or the
    mover is eliminated): only if nothing else is legal.

@@ -4,7 +4,7 @@ intervals and Elo.
     python -m boardenvs.baselines.tournament quess_v0
     python -m boardenvs.baselines.tournament hex_quoridor_v0 --players 4 --games 200
     python -m boardenvs.baselines.tournament tryasina_v0_4p --games 200 --games-vs random=2000
-    python -m boardenvs.baselines.tournament all --update-readme
+    python -m boardenvs.baselines.tournament all
 
 Players: the committed model (``baseline:<name>``) and the reference
 opponents ``random``, ``greedy`` and ``mcts`` (100 simulations per move),
@@ -22,9 +22,9 @@ get Elo ratings fitted to every game of the round-robin (Bradley-Terry,
 chance level ``1 / players`` instead.
 
 Results go to ``baselines/results.json`` (one entry per model, with the
-command and the machine) and ``baselines/results.md``; ``--update-readme``
-writes the table into the README between the ``baselines:begin`` /
-``baselines:end`` markers.
+command, the machine, its load average and the date) and
+``baselines/results.md`` (the tables); the documentation site's Baselines
+page is built from those two files (``make docs``).
 """
 from __future__ import annotations
 
@@ -42,7 +42,6 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
 TABLE = HERE / "results.md"
-README = HERE.parent / "README.md"
 REFERENCE = ("random", "greedy", "mcts")
 
 
@@ -148,6 +147,7 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
         if n > MAX_GAMES:
             raise ValueError(f"games_vs[{opponent!r}] must be at most {MAX_GAMES:_} (evaluate's bound), got {n!r}")
     results = []
+    load_start = _loadavg()
     for a, b in pairs:
         t0 = time.perf_counter()
         r = play(a, b, env_id, options, games_vs.get(b, games) if a == players[0] else games, seed)
@@ -162,6 +162,7 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
         "command": "python -m boardenvs.baselines.tournament " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None,
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "date": time.strftime("%Y-%m-%d"),
+        "load": {"start": load_start, "end": _loadavg()},
     }  # fmt: skip
     if num_players == 2:
         entry["elo"] = elo(players, results)
@@ -236,21 +237,25 @@ def _target(entry: dict, opponent: str, rate: float, low: float, chance: float) 
     return f"{'met' if rate >= goal else 'missed'} (>= {_pct(goal)})"
 
 
-def write(entry: dict | None = None, update_readme: bool = False) -> str:
-    entries = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+def _loadavg() -> list[float] | None:
+    """The system's load average over 1, 5 and 15 minutes (None where the system has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
+def write(entry: dict | None = None, results: Path = RESULTS, table: Path = TABLE) -> str:
+    """Add ``entry`` (one model's round-robin) to ``results`` (JSON, one entry
+    per model) and write every entry's tables to ``table``, the Markdown the
+    docs' Baselines page shows; returns the tables."""
+    entries = json.loads(results.read_text()) if results.is_file() else {}
     if entry is not None:
         entries[entry["name"]] = entry
-        RESULTS.write_text(json.dumps(entries, indent=1) + "\n")
-    table = markdown(entries)
-    TABLE.write_text("# Baselines' strength\n\n" + table)
-    if update_readme and README.is_file():
-        text = README.read_text()
-        begin, end = "<!-- baselines:begin -->", "<!-- baselines:end -->"
-        if begin in text and end in text:
-            head, rest = text.split(begin, 1)
-            _, tail = rest.split(end, 1)
-            README.write_text(f"{head}{begin}\n{table}{end}{tail}")
-    return table
+        results.write_text(json.dumps(entries, indent=1) + "\n")
+    text = markdown(entries)
+    table.write_text("# Baselines' strength\n\n" + text)
+    return text
 
 
 def main(argv=None) -> int:
@@ -266,7 +271,6 @@ def main(argv=None) -> int:
                     help="the model's games against opponent NAME instead of --games (e.g. random=2000; repeat the flag for more)")
     ap.add_argument("--players-list", default=None, help="comma-separated players (default: the model, random, greedy, mcts)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--update-readme", action="store_true")
     args = ap.parse_args(argv)
     from boardenvs.wrappers.evaluation import MAX_GAMES
 
@@ -298,7 +302,7 @@ def main(argv=None) -> int:
             entry = round_robin(name, games=args.games, players=players, seed=args.seed, games_vs=games_vs)
         except ValueError as exc:  # e.g. a model whose weights no longer fit its game
             ap.error(str(exc))
-        table = write(entry, update_readme=args.update_readme)
+        table = write(entry)
     print(table)
     return 0
 

@@ -3,9 +3,9 @@
 Run with ``make bench`` (or ``python benchmarks/bench.py``; ``--quick`` for a
 short development run).  Writes ``benchmarks/results.md`` (the tables),
 ``benchmarks/results.json`` (raw samples, medians, the machine) and
-``benchmarks/throughput.png`` (steps/s against N, log-log) and, with
-``--update-readme``, the tables into the README between the
-``bench:begin``/``bench:end`` markers.
+``benchmarks/throughput.png`` (steps/s against N, log-log); the
+documentation site's Benchmarks page is built from those files (``make
+docs``).
 
 What is timed (every row: a random legal action, then observation and mask,
 every step; ended games restart):
@@ -47,7 +47,6 @@ import importlib
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -884,6 +883,14 @@ def machine() -> dict:
     }  # fmt: skip
 
 
+def loadavg() -> list[float] | None:
+    """The system's load average over 1, 5 and 15 minutes (None where the system has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
 def plot(rows: list[Row], path: Path, m: dict, log=print) -> bool:
     """steps/s against N, log-log: a line per boardenvs game (make_vec) and
     per Pgx game, OpenSpiel and PettingZoo (one game at a time) as flat
@@ -927,16 +934,6 @@ def plot(rows: list[Row], path: Path, m: dict, log=print) -> bool:
     return True
 
 
-def update_readme(table: str, readme: Path) -> None:
-    text = readme.read_text()
-    new, count = re.subn(
-        r"(<!-- bench:begin -->\n).*?(<!-- bench:end -->)", lambda m: m.group(1) + table + "\n" + m.group(2), text, flags=re.S
-    )
-    if count != 1:
-        raise SystemExit(f"{readme}: expected one bench:begin/bench:end pair, found {count}")
-    readme.write_text(new)
-
-
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
@@ -959,9 +956,8 @@ def parse_args(argv=None):
     ap.add_argument("--lengths", type=int, default=None, help="random Quess games for the length line (default 20000, as QU-13 cites; 0: skip)")
     ap.add_argument("--qs-lengths", type=int, default=None, help="random Quicksand games for its length line (default 4096; 0: skip)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks", help="folder for results.md, results.json, throughput.png")
-    ap.add_argument("--update-readme", action="store_true", help="write the tables between the README's bench markers")
     ap.add_argument("--from-json", type=Path, default=None, metavar="RESULTS_JSON",
-                    help="measure nothing: write the tables, plot (and README) again from an earlier run's results.json")  # fmt: skip
+                    help="measure nothing: write the tables and plot again from an earlier run's results.json")  # fmt: skip
     args = ap.parse_args(argv)
     quick = args.quick
     defaults = {"seconds": 0.3 if quick else 1.0, "repeats": 1 if quick else 3, "sizes": list(QUICK_SIZES if quick else SIZES),
@@ -981,6 +977,7 @@ def parse_args(argv=None):
 
 def measure_all(args, log) -> dict:
     """Every measurement of one run, as the JSON written to results.json."""
+    load_start = loadavg()
     env_ids = [g for g in registered_ids() if (args.games is None and g in boardenvs.ENV_IDS) or g in (args.games or ())]
     big = max(args.sizes)
     rows = boardenvs_rows(env_ids, args.sizes, sb3=args.sb3)
@@ -998,8 +995,10 @@ def measure_all(args, log) -> dict:
             startup[env_id] = startup_of(env_id, warm_runs=1 if args.quick else 3, cold=not args.quick)
     training = training_path_table(args.seconds, args.repeats, log=log) if args.training_path else []
     lengths = length_lines(args.lengths, args.qs_lengths, env_ids)
+    m = machine()
+    m["load"] = {"start": load_start, "end": loadavg()}
     return {
-        "machine": machine(),
+        "machine": m,
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "elapsed_s": time.perf_counter() - t_start,
         "rows": [r.to_json() for r in rows],
@@ -1082,8 +1081,6 @@ def main(argv=None) -> int:
     results["plot"] = str(png) if has_plot else None
     if not args.from_json:
         (out / "results.json").write_text(json.dumps(results, indent=1, default=float) + "\n")
-    if args.update_readme:
-        update_readme(table, ROOT / "README.md")
     log(f"done in {results['elapsed_s']:.0f} s: {out / 'results.md'}, {out / 'results.json'}" + (f", {png}" if has_plot else ""))
     return 0
 

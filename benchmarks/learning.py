@@ -1,4 +1,4 @@
-"""Proof that the training path learns (the README's "Train" section).
+"""Proof that the training path learns (the docs' "SB3VecEnv and self-play" tutorial).
 
     python benchmarks/learning.py --steps 150000
     python benchmarks/learning.py --steps 150000 --selfplay-steps 500000 --eval-every 100000
@@ -38,7 +38,7 @@ def main(argv=None) -> int:
                     help="evaluate the self-play learner after every this many steps (default: once, at the end)")
     args = ap.parse_args(argv)
 
-    # -- the README's example 1, verbatim but for the step count -----------------------
+    # -- the tutorial's first block, verbatim but for the step count and progress bar --
     env = SB3VecEnv("boardenvs/Quess-v0", num_envs=64, opponent="random")
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=1024, seed=args.seed)
     _, wall, cpu = timed(lambda: model.learn(args.steps))
@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     print(f"  random agent: {before}")
     print(f"  trained:      {after}")
 
-    # -- example 2: self-play on Quagmire --------------------------------------------
+    # -- its second block: self-play on Quagmire ---------------------------------
     pool = SelfPlayPool(max_size=10, latest_prob=0.5)
     env = SB3VecEnv("boardenvs/Quagmire-v0", num_envs=64, opponent=pool)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=1024, seed=args.seed)

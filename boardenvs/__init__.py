@@ -17,6 +17,9 @@ for _game in GAMES:
     register(_game)
 
 ENV_IDS = tuple(g.env_id for g in GAMES)
+"""The ids of the games this version ships (``boardenvs.catalog``), in the
+catalog's order; each is a module here (``boardenvs.quess_v0``) and a
+gymnasium id (``boardenvs/Quess-v0``)."""
 
 __version__ = "0.3.0"
 __all__ = [

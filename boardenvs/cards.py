@@ -5,16 +5,21 @@ declares and what its configured variants compute: its ids (the PettingZoo
 module, the gymnasium id), players and variants, each variant's action
 count, observation shape and bounds, its options with their types, ranges,
 defaults and meaning, its end reasons, its rules and their ids, the picture
-its docs show, and the game's own notes (its env card table: the action
-and observation encodings in words).  Nothing in a card is written by hand,
-so no card can drift from the code, and a new game gets its card for free.
+its docs show, and the game's own notes (its module docstring: the action
+and observation encodings, plane by plane, in words).  Nothing in a card is
+written by hand, so no card can drift from the code, and a new game gets its
+card for free.  The documentation site (``make docs``) has one card page per
+registered id, made by this function.
 """
 from __future__ import annotations
 
+import re
 import sys
 
 from .game import GENERIC_REASONS
 from .registry import game_class, gym_id_of
+
+__all__ = ["env_card", "notes_markdown"]
 
 
 def _variant_label(variant: dict) -> str:
@@ -36,17 +41,93 @@ def _bounds(game) -> str:
     return ", ".join(f"{a}{'' if a == b else f'..{b}'}: {lo}..{hi}" for a, b, lo, hi in groups) + " (by last-axis index)"
 
 
-def env_card(env_id: str) -> str:
-    """The Markdown env card of ``env_id`` (see the module docstring)."""
+_ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|obj):`~?([^`]+)`")
+
+
+def _inline(text: str) -> str:
+    """reStructuredText's inline markup as Markdown: ````x```` and
+    ``:class:`x``` become `` `x` ``."""
+    return _ROLE.sub(r"`\1`", text.replace("``", "`"))
+
+
+def _table(lines: list[str]) -> list[str]:
+    """An RST simple table of two columns (``====  ====`` borders) as a
+    Markdown table; a cell's bullet items (``* ...``) become lines of it."""
+    border = lines[0]
+    split = len(border) - len(border[border.index(" "):].lstrip())  # where the second column starts
+    rows: list[list[str]] = []
+    for line in lines[1:-1]:
+        head, body = line[:split].strip(), line[split:].strip()
+        if head:
+            rows.append([head, body])
+        elif rows and body:
+            joiner = "<br>• " if body.startswith("* ") else " "
+            rows[-1][1] += joiner + (body[2:] if body.startswith("* ") else body)
+    out = ["| | |", "|---|---|"]
+    for head, body in rows:
+        out.append(f"| {_inline(head)} | {_inline(body).replace('|', chr(92) + '|')} |")
+    return out
+
+
+def notes_markdown(text: str) -> str:
+    """A game module's docstring notes (paragraphs, an RST simple table,
+    ``::`` literal blocks) as Markdown."""
+    lines = text.strip("\n").splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if re.fullmatch(r"=+ +=+", line.strip()):  # a simple table: up to its closing border
+            j = i + 1
+            while j < len(lines) and not re.fullmatch(r"=+ +=+", lines[j].strip()):
+                j += 1
+            out += _table(lines[i:j + 1]) + [""]
+            i = j + 1
+            continue
+        if line.rstrip().endswith("::"):  # a paragraph introducing a literal block
+            out.append(_inline(line.rstrip()[:-1]))
+            j = i + 1
+            block = []
+            while j < len(lines) and (not lines[j].strip() or lines[j].startswith((" ", "\t"))):
+                block.append(lines[j])
+                j += 1
+            while block and not block[-1].strip():
+                block.pop()
+            while block and not block[0].strip():
+                block.pop(0)
+            indent = min(len(b) - len(b.lstrip()) for b in block if b.strip()) if block else 0
+            out += ["", "```text", *(b[indent:] for b in block), "```", ""]
+            i = j
+            continue
+        out.append(_inline(line))
+        i += 1
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def env_card(env_id: str, *, picture: str | None = None, rules: str | None = None) -> str:
+    """The Markdown env card of ``env_id`` (see the module docstring).
+
+    ``picture``: the address of the game's picture (the docs site passes
+    its copy of ``boardenvs/rules/<game>.png``), shown under the summary;
+    ``rules``: the address of its rules page, linked from the card."""
     cls = game_class(env_id)
     default = cls()
     lines = [f"# {cls.title} — `{env_id}`", ""]
     module = sys.modules.get(cls.__module__)
     doc = (getattr(module, "__doc__", None) or "").strip()
     summary, _, notes = doc.partition("\n\n")
-    lines += [" ".join(summary.replace("``", "`").split()) or cls.title, ""]
+    summary = " ".join(_inline(summary).split())
+    summary = re.sub(rf"^{re.escape(cls.title)} — `{re.escape(env_id)}`: ", "", summary)
+    lines += [summary[:1].upper() + summary[1:] if summary else cls.title, ""]
+    shown = cls.doc_picture
+    if picture:
+        lines += [f"![{cls.title}: {_variant_label(shown.options).replace('`', '')} after {shown.decisions} "
+                  f"seeded random decisions]({picture}){{ width=440 }}", ""]  # fmt: skip
+    rules_text = f"`boardenvs rules {env_id}` ({cls.rule_prefix}-1 ...)"
+    if rules:
+        rules_text = f"[the rules]({rules}), {rules_text}"
     lines += [
-        "| | |",
+        f"| env id | `{env_id}` |",
         "|---|---|",
         f"| PettingZoo | `boardenvs.make({env_id!r})`, `boardenvs.{env_id}.env()` / `raw_env()` / `parallel_env()` |",
         f"| Gymnasium | `gymnasium.make({gym_id_of(cls)!r})` (one seat learns; `gymnasium.make_vec` for N games) |",
@@ -54,7 +135,8 @@ def env_card(env_id: str) -> str:
         f"| Players | {', '.join(map(str, cls.player_counts()))} |",
         f"| Chance | {f'{default.num_chance_outcomes} outcomes (resolved inside by the seeded die)' if default.num_chance_outcomes else 'none'} |",
         f"| Turns | {'chains of decisions by one seat' if cls.multi_decision_turns else 'one decision each'} |",
-        f"| Rules | `boardenvs rules {env_id}` ({cls.rule_prefix}-1 ...) |",
+        f"| Illegal action | `illegal_action='lose'` (default: the offender loses, `info['illegal_action']`), `'raise'`, `'random'` |",
+        f"| Rules | {rules_text} |",
         "",
         "## Variants",
         "",
@@ -71,9 +153,9 @@ def env_card(env_id: str) -> str:
     lines += ["| `illegal_action` | one of 'lose', 'raise', 'random' | `'lose'` | what an illegal action does (C-6) |"]
     reasons = {**{k: v for k, v in GENERIC_REASONS.items() if k}, **cls.reason_names}
     lines += ["", "## End reasons", "", ", ".join(f"`{name}`" for _, name in sorted(reasons.items())), ""]
-    if notes.strip():  # the game's own words: its card table (action and observation encodings), as written
-        lines += ["## The game's notes", "", "```text", *notes.strip().splitlines(), "```", ""]
-    shown = cls.doc_picture
+    paragraphs = [p for p in notes.strip().split("\n\n") if not p.lstrip().startswith("Rules:")]
+    if "\n\n".join(paragraphs).strip():  # the game's own words: encodings of actions and observations, notes
+        lines += ["## The game's notes", "", notes_markdown("\n\n".join(paragraphs))]
     lines += ["## Picture", "",
               f"The docs show {_variant_label(shown.options)} after {shown.decisions} seeded random decisions "
               f"(seed {shown.seed}): `boardenvs picture {env_id} --random {shown.decisions} --seed {shown.seed}`.", ""]  # fmt: skip

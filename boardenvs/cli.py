@@ -175,14 +175,14 @@ def picture(args) -> int:
     return 0
 
 
-# the README's pictures: (env id, options, random turns, seed) per game; a game
+# the docs' pictures (each game's env card and the home page's table): (env id, options, random turns, seed) per game; a game
 # not listed gets 12 random turns from the default options
-DOC_GIF = ("quagmire_v0", {}, 5)  # a short full game for the README's animation
+DOC_GIF = ("quagmire_v0", {}, 5)  # a short full game for the docs' animation (the watching tutorial)
 
 
 def doc_pictures(folder="boardenvs/rules") -> list:
     """Write each game's picture beside its rules (``<rules file>.png``) and
-    the README's GIF of one full game; ``make pictures`` runs this."""
+    the docs' GIF of one full game; ``make pictures`` runs this."""
     from pathlib import Path
 
     from PIL import Image

@@ -48,6 +48,11 @@ def format_seconds(t: float) -> str:
 
 
 class ChessClock(BaseWrapper):
+    """A chess clock around any AEC env (see the module docstring):
+    ``seconds`` per agent (a number, or a dict per agent; ``clock_seconds`` is
+    the env option's name for it), ``increment`` seconds after each turn, time
+    read from ``time_source``.  ``remaining`` holds each agent's time left."""
+
     def __init__(self, env, seconds=None, increment: float = 0.0, time_source=time.monotonic, *, clock_seconds=None):
         super().__init__(env)
         if clock_seconds is not None:  # the name of the env option (QU-12)

@@ -105,6 +105,8 @@ class Opponent:
     in_kernel = False  # drawn by the vector view's kernel instead (only "random")
 
     def act(self, batch: Batch) -> np.ndarray:
+        """One action per row of ``batch`` (an int64 array of ``len(batch)``),
+        each legal under the row's mask; :func:`decide` checks the answer."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -143,6 +145,7 @@ class RandomOpponent(Opponent):
     in_kernel = True
 
     def act(self, batch: Batch) -> np.ndarray:
+        """A uniformly random legal action per row, drawn with the batch's generator."""
         masks = batch.masks
         u = batch.rng.random(masks.shape[0])
         counts = masks.sum(axis=1)
@@ -159,6 +162,7 @@ class PolicyOpponent(Opponent):
         self.name = name or getattr(policy, "__name__", "policy")
 
     def act(self, batch: Batch) -> np.ndarray:
+        """The policy's actions for the batch's observations and masks."""
         out = np.asarray(self.policy(batch.observations, batch.masks)).reshape(-1)
         if out.shape != (len(batch),):
             raise ValueError(f"opponent {self.name}: returned {out.shape[0]} actions for {len(batch)} observations")

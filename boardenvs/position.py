@@ -67,6 +67,7 @@ class Position:
 
     @property
     def is_chance(self) -> bool:
+        """True at a chance node (a die to roll) of a game still going."""
         return self.to_move == E.CHANCE and not self.is_terminal
 
     @property
@@ -76,10 +77,12 @@ class Position:
 
     @property
     def is_truncated(self) -> bool:
+        """True when the game was cut short (``max_turns``, ``max_cycles``, a game's own limit) rather than decided."""
         return int(self._state[E.H_STATUS]) == E.TRUNCATED
 
     @property
     def returns(self) -> tuple[float, ...]:
+        """Each seat's return so far (+1 / -1 / 0 at the end, 0 while the game goes on)."""
         return tuple(float(self._state[E.H_RET + s]) for s in range(self.game.num_players))
 
     @property
@@ -94,6 +97,7 @@ class Position:
 
     @property
     def end_reason(self) -> str:
+        """Why the game ended, by name (the env card lists a game's end reasons); ``"-"`` while it goes on."""
         return self.game.end_reason(self._state)
 
     def _seat(self, seat) -> int:
@@ -103,9 +107,11 @@ class Position:
         return int(seat)
 
     def alive(self, seat: int) -> bool:
+        """Whether seat ``seat`` (an int) is still in the game (games with eliminations take seats out)."""
         return bool((int(self._state[E.H_ALIVE]) >> self._seat(seat)) & 1)
 
     def action_mask(self) -> np.ndarray:
+        """The legal decisions (or, at a chance node, the possible outcomes) as an ``int8`` mask over the action ids."""
         return self.game.legal_mask(self._state)
 
     def legal_actions(self) -> list[int]:
@@ -196,10 +202,12 @@ class Position:
         return Position._own(self.game, state)
 
     def copy(self) -> "Position":
+        """An independent copy (a Position never changes, so this is rarely needed)."""
         return Position._own(self.game, self._state.copy())
 
     # -- text ----------------------------------------------------------------
     def to_text(self) -> str:
+        """The position as text: a header (game, options, to move, ...) and the board; :meth:`from_text` reads it back."""
         return self.game.to_text(self._state)
 
     @classmethod

@@ -127,6 +127,8 @@ def registered_ids() -> tuple:
 
 
 def game_class(env_id: str):
+    """The Game class registered under ``env_id`` (loaded on first use);
+    ValueError naming the available ids for an unknown one."""
     if not isinstance(env_id, str) or env_id not in _GAMES:
         raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(_GAMES)}")
     entry = _GAMES[env_id]
@@ -145,6 +147,9 @@ def env_id_of(name: str) -> str:
 
 
 def make_game(env_id: str, **options):
+    """The game ``env_id`` configured with ``options`` (checked: ``OptionError``
+    for a bad value, TypeError for an unknown name): the declaration the faces
+    share, with its spaces' sizes, kernels and parameters."""
     return game_class(env_id)(**options)
 
 

@@ -43,6 +43,8 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     results = json.loads((tmp_path / "results.json").read_text())
     assert {"machine", "settings", "rows", "targets", "comparisons"} <= set(results)
     assert results["machine"]["cores"] >= 1 and results["machine"]["versions"]["numba"]
+    load = results["machine"]["load"]  # the load average the run had, at its start and its end (the docs show it)
+    assert len(load["start"]) == 3 and len(load["end"]) == 3 and min(load["start"] + load["end"]) >= 0
     keys = {(r["system"], r["api"], r["n"], r["threads"]) for r in results["rows"]}
     assert keys == {("no-op", "AEC", 1, None), ("no-op", "AEC, boardenvs wrapper", 1, None), ("boardenvs", "AEC", 1, None),
                     ("boardenvs", "make_vec", 1, None),
@@ -57,21 +59,20 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     assert table.strip() in out
     assert "| quagmire_v0 | make_vec | 4 |" in table and "0.8x no-op AEC" in table
     assert "Scaling:" in table and "arXiv:2303.17503" in table
-    assert (ROOT / "README.md").read_text() == readme_before  # no --update-readme, no README change
+    assert (ROOT / "README.md").read_text() == readme_before  # the README is never written
     # --from-json writes the same tables again without measuring
     again = tmp_path / "again"
     assert bench.main(["--from-json", str(tmp_path / "results.json"), "--out", str(again)]) == 0
     assert (again / "results.md").read_text().replace(str(again), str(tmp_path)) == table
 
 
-def test_update_readme_replaces_only_between_markers(bench, tmp_path):
-    readme = tmp_path / "README.md"
-    readme.write_text("intro\n<!-- bench:begin -->\nold\n<!-- bench:end -->\nafter\n")
-    bench.update_readme("| new | table |", readme)
-    assert readme.read_text() == "intro\n<!-- bench:begin -->\n| new | table |\n<!-- bench:end -->\nafter\n"
-    readme.write_text("no markers\n")
-    with pytest.raises(SystemExit, match="bench:begin"):
-        bench.update_readme("x", readme)
+def test_the_tables_go_to_the_results_files_only(bench, tmp_path):
+    """The README no longer holds the tables (the docs site's Benchmarks page
+    is built from results.md / results.json): no README flag, no README writer."""
+    assert not hasattr(bench, "update_readme")
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--update-readme"])
+    assert "bench:begin" not in (ROOT / "README.md").read_text()
 
 
 def test_pgx_steps_per_call_and_ratios(bench):

@@ -780,17 +780,16 @@ def test_qu13_default_max_turns_equals_defaults():
     assert f"max_turns={default}" in boardenvs.position("quess_v0").to_text()
 
 
-def test_qu13_default_max_turns_is_documented_in_the_module_card_and_readme():
-    """QU-13: the env card (games/quess/__init__.py module docstring) and the README
+def test_qu13_default_max_turns_is_documented_in_the_module_card_and_env_card():
+    """QU-13: the game module's docstring (the card's notes) and the generated
+    env card (the docs' card page: the options table, from the declaration)
     give the default max_turns."""
-    import pathlib
-
     import boardenvs.games.quess as quess
+    from boardenvs.cards import env_card
 
     default = QuessGame.defaults["max_turns"]
     assert re.search(rf"max_turns``\s+\(default {default}\b", quess.__doc__)
-    readme = pathlib.Path(__file__).resolve().parents[1] / "README.md"
-    assert re.search(rf"`max_turns` \({default}\)", readme.read_text())
+    assert re.search(rf"\| `max_turns` \| [^|]+ \| `{default}` \|", env_card("quess_v0"))
 
 
 def test_qu13_default_max_turns_is_documented_in_the_quessgame_docstring():

@@ -117,6 +117,7 @@ class Recorder(BaseWrapper):
             self._snap()
 
     def save(self, path, fps: float = 2.0, end_pause: float = 2.0) -> Path:
+        """Write the current game's frames to ``path`` (``.gif`` or ``.mp4``, see :func:`save_animation`)."""
         return save_animation(self.frames, path, fps=fps, end_pause=end_pause)
 
     def __str__(self):

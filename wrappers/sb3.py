@@ -72,6 +72,7 @@ class SB3VecEnv(VecEnv):
         return obs, rewards.astype(np.float32), dones, out
 
     def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every row, ``(N, A)`` booleans (what MaskablePPO asks for)."""
         return self.venv.action_masks()
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:

@@ -66,6 +66,7 @@ class ModelOpponent(Opponent):
         return obs
 
     def act(self, batch: Batch) -> np.ndarray:
+        """The model's actions for the batch (see :meth:`act_arrays`)."""
         return self.act_arrays(batch.observations, batch.masks, batch.rng)
 
     def act_arrays(self, obs, masks, rng) -> np.ndarray:

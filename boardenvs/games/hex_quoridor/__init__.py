@@ -34,6 +34,64 @@ Options            ``num_players`` (2), ``teams`` ("none"), ``radius`` (4),
 Notation           a pawn move is its destination (``e5``); a fence its two
                    facing pairs (``d3d4/e4e5``)
 =================  ==========================================================
+
+Memory: ``42 + 7 (C + 1) + F`` int64 slots per game: 5.8 KB at radius 4,
+1.8 KB at radius 2.
+
+The frames: ``player_0`` (side 0) sees the board as it is; a seat on side
+``k`` sees it turned ``k`` sixths of a turn counter-clockwise, so its pawn
+starts on ``i3`` of its frame and its goal is row ``a``.  With two players,
+``player_1`` (top) sees the board turned half a turn: frame cell ``i5``
+(action 60) is the board's ``a1``, frame ``e5`` is ``e5``, frame ``h3`` (one
+step up-left of its start) is the board's ``b4``.  Fences turn with the
+cells.  Directions in the observation are the turned board's::
+
+     action = frame cell index (reading order)   player_0's frame = the board   player_1's frame (board turned 180 degrees)
+     a       0   1   2   3   4                   a   a1  a2  a3  a4  a5         a   i5  i4  i3  i2  i1
+     b     5   6   7   8   9  10                 b  b1 ... b6                   b  h6 ... h1
+     ...                                         ...                            ...
+     e  26  27  28  29  30  31  32  33  34       e  e1 ... e5 ... e9            e  e9 ... e5 ... e1
+     ...                                         ...                            ...
+     i      56  57  58  59  60                   i   i1  i2 [i3] i4  i5         i   a5  a4 [a3] a2  a1
+                                                 [ ] = own start: i3 = 58       player_1's action 58 moves to the board's a3
+
+A fence blocks three consecutive edges of a zig-zag line; the ANSI picture
+draws a blocked edge inside a row as ``|`` and one between rows as ``-``
+under the cell (here ``e4e5/f4f5`` and ``c4c5/d4d5``; pawns are seat
+digits)::
+
+    a           .   .   .   .   .
+    b         .   .   .   1   .   .
+    c       .   .   .   .   .   .   .
+                       - - -
+    d     .   .   .   .   .   .   .   .
+    e   .   .   .   .   .   .   .   .   .
+                     - - -
+    f     .   .   .   .   .   .   .   .
+    ...
+    i           .   .   0   .   .
+    > player_0
+      player_1
+    fences left player_0:7 player_1:9
+    turn 4: player_0 to move; last move c4c5/d4d5
+
+The ``rgb_array`` picture (and the ``human`` window, which shows it) draws
+the hexes, the fences as thick zig-zag lines along the cell sides, the
+pawns in seat colours, each pawn's goal side (HQ-2, HQ-14) as a band in its
+seat's colour just outside the rim (a corner's edge shared by two goal
+sides is split between their bands), and above the board a strip with the
+fences each seat has left (``out`` once eliminated).
+
+Legal fences need path checks.  Only a fence that blocks an edge of a pawn's
+current shortest path can cut that pawn off, so the kernel marks one
+shortest path per live pawn and looks only at fences touching one; for
+those, a quick sufficient test on the distances to the goal clears most,
+and the rest get a full search.  ``tests/test_hex_quoridor_rules.py`` checks
+the legal moves against a pure-Python model's brute force (every pawn
+searched after every fence) on random positions of every player count.
+make_vec's benchmark rows for this game first play 300 steps: from a reset
+every game is in its opening, where fences are placed and checked, the
+slowest phase.
 """
 from __future__ import annotations
 

@@ -35,6 +35,24 @@ Options            ``radius`` (3; 2..12, QM-1), ``first_player`` (0, QM-2),
 Notation           ``@d4`` place, ``d4-d5`` walk, ``d4-d5-e5`` run (the whole
                    path), ``d4^d6`` jump (from, landing)
 =================  ==========================================================
+
+Memory: ``26 + cells`` int64 slots per game, 504 bytes at radius 3.
+
+Cells are named per C-5: rows ``a..g`` from the top, numbered from 1 at the
+left of each row, centre ``d4``.  The ANSI picture and the text form draw
+the board as hexes (``.`` empty, ``~`` water, ``x``, ``o``); the picture adds
+the legend (``>`` marks the agent to act) and the status line::
+
+    a    o . . .
+    b   . . . . .
+    c  . . . ~ x .
+    d . . . ~ o . .
+    e  . . . . . .
+    f   . . . . .
+    g    . . . x
+      player_0 = x
+    > player_1 = o
+    turn 5: player_1 (o) to move; last move d4-c4-c5
 """
 from __future__ import annotations
 
