@@ -132,6 +132,30 @@ def table(rows, game: str, load: tuple) -> str:
     return "\n".join(out) + "\n"
 
 
+def machine(load_start) -> dict:
+    """The run's machine, date, command and load (what the docs page shows beside the table)."""
+    import datetime
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    versions = {}
+    for pkg in ("boardenvs", "ray", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "numba"):
+        try:
+            versions[pkg] = version(pkg)
+        except PackageNotFoundError:
+            versions[pkg] = None
+    return {"cpu": cpu, "cores": os.cpu_count(), "os": platform.platform(), "python": platform.python_version(),
+            "versions": versions, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": " ".join(["python", "benchmarks/rllib_bench.py", *sys.argv[1:]]),
+            "load": {"start": load_start, "end": [round(x, 2) for x in os.getloadavg()]}}  # fmt: skip
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--game", default="quess_v0")
@@ -143,7 +167,8 @@ def main(argv=None) -> int:
     warnings.simplefilter("ignore")
     import ray
 
-    load_before = os.getloadavg()[0]
+    load_start = [round(x, 2) for x in os.getloadavg()]
+    load_before = load_start[0]
     ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
     try:
         rows = rllib_rows(args.game, args.runners, args.sizes, args.seconds)
@@ -154,8 +179,8 @@ def main(argv=None) -> int:
     print(text)
     if args.out:
         Path(args.out).with_suffix(".md").write_text(text)
-        Path(args.out).with_suffix(".json").write_text(json.dumps({"game": args.game, "rows": rows,
-                                                                   "load": [load_before, os.getloadavg()[0]]}, indent=1))  # fmt: skip
+        Path(args.out).with_suffix(".json").write_text(json.dumps({"game": args.game, "seconds": args.seconds, "rows": rows,
+                                                                   "machine": machine(load_start)}, indent=1))  # fmt: skip
     return 0
 
 

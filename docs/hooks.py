@@ -301,7 +301,19 @@ def baselines_results() -> str:
     return table.rstrip("\n") + "\n" + "\n".join(runs) + "\n"
 
 
-GENERATED_BLOCKS = {"benchmark-results": bench_results, "baseline-results": baselines_results}
+def rllib_results() -> str:
+    """benchmarks/rllib_results.md (RLlib against SB3, ``benchmarks/rllib_bench.py``) and its run."""
+    results = json.loads((ROOT / "benchmarks" / "rllib_results.json").read_text())
+    m = results["machine"]
+    table = (ROOT / "benchmarks" / "rllib_results.md").read_text()
+    versions = ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v)
+    head = ["| the run | |", "|---|---|", f"| date | {m['date']} |", f"| command | `{m['command']}` |",
+            f"| machine | {m['cpu']}, {m['cores']} cores, {m['os']} |", f"| versions | {versions} |",
+            f"| load | {_load(m)} |", "", ""]  # fmt: skip
+    return "\n".join(head) + table
+
+
+GENERATED_BLOCKS = {"benchmark-results": bench_results, "baseline-results": baselines_results, "rllib-results": rllib_results}
 
 
 def on_files(files, config):

@@ -40,9 +40,16 @@ BLOCK = re.compile(r"(?P<skip><!-- no-test: (?P<why>[^>]*?) -->\s*\n)?```python\
 MAX_NO_TEST = 2  # blocks that cannot run in a test (a window): few, each with its reason
 
 
-def _pages_with_code() -> list[Path]:
+# a page whose code needs an environment of its own (Ray pins its gymnasium) says which test runs it
+RUNS_ELSEWHERE = re.compile(r"<!-- code runs in: (?P<test>tests/[\w/]+\.py)\b[^>]*-->")
+
+
+def _pages_with_code(elsewhere: bool = False) -> list[Path]:
+    """The README and the site's pages with python blocks: those this file
+    runs, or (``elsewhere``) those another test file runs."""
     pages = sorted(p for p in DOCS.rglob("*.md") if "```python" in p.read_text())
-    return [ROOT / "README.md", *pages]
+    pages = [ROOT / "README.md", *pages]
+    return [p for p in pages if bool(RUNS_ELSEWHERE.search(p.read_text())) == elsewhere]
 
 
 def code_of(page: Path) -> tuple[str, int, int]:
@@ -144,6 +151,10 @@ def test_the_benchmark_and_baseline_pages_show_the_results_files(site):
     for name, entry in entries.items():
         assert entry["command"] in page and f"{name}" in page
     assert "95% CI" in page and "Elo" in page
+    rllib = json.loads((ROOT / "benchmarks" / "rllib_results.json").read_text())
+    page = html.unescape(re.sub(r"<[^>]+>", "", (site / "tutorials" / "rllib.html").read_text()))
+    assert rllib["machine"]["date"] in page and rllib["machine"]["command"] in page and "load average" in page
+    assert all(f"{r['trained_steps_s']:,.0f}" in page for r in rllib["rows"])  # every row of the RLlib table
 
 
 # --- docstrings ----------------------------------------------------------------------------------
@@ -202,8 +213,22 @@ def test_the_pages_code_blocks_run(page, tmp_path):
     assert done.returncode == 0, f"{page.relative_to(ROOT)}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
 
 
+def test_pages_run_elsewhere_are_run_there():
+    """A page marked ``<!-- code runs in: tests/X.py -->`` is named by a test
+    of that file that runs its blocks with :func:`code_of` (the Ray tutorial:
+    tests/test_rllib.py, in .venv-rllib, which ``make test`` runs)."""
+    elsewhere = _pages_with_code(elsewhere=True)
+    assert [p.name for p in elsewhere] == ["rllib.md"]
+    for page in elsewhere:
+        test_file = ROOT / RUNS_ELSEWHERE.search(page.read_text()).group("test")
+        text = test_file.read_text()
+        assert str(page.relative_to(ROOT)) in text and "code_of(" in text, (page, test_file)
+        assert code_of(page)[1] > 0 and code_of(page)[2] >= 1  # it has code, and budgets for the test
+    assert "tests/test_rllib.py" in (ROOT / "Makefile").read_text()
+
+
 def test_the_tutorial_pages_are_all_checked_and_skips_are_rare():
-    pages = _pages_with_code()
+    pages = _pages_with_code() + _pages_with_code(elsewhere=True)
     for name in ("README.md", "aec.md", "position.md", "make_vec.md", "gymnasium.md", "selfplay.md", "torchrl.md",
                  "tianshou.md", "watching.md", "dice.md", "clock.md"):  # fmt: skip
         assert any(p.name == name for p in pages), name
@@ -260,7 +285,7 @@ def test_no_text_exists_twice():
     sources = {"README.md": (ROOT / "README.md").read_text()}
     sources |= {str(p.relative_to(ROOT)): p.read_text() for p in DOCS.rglob("*.md")}
     sources |= {str(p.relative_to(ROOT)): p.read_text() for p in (ROOT / "boardenvs" / "rules").glob("*.md")}
-    sources |= {f"results {p}": (ROOT / p).read_text() for p in ("benchmarks/results.md", "baselines/results.md")}
+    sources |= {f"results {p}": (ROOT / p).read_text() for p in ("benchmarks/results.md", "baselines/results.md", "benchmarks/rllib_results.md")}
     from boardenvs.registry import game_class
 
     for env_id in boardenvs.ENV_IDS:

@@ -169,8 +169,9 @@ def test_a_three_node_cluster_trains_quess_to_beat_random(tmp_path):
     try:
         ray.init(address=cluster.address, log_to_driver=False)
         cluster.wait_for_nodes()
-        algo = brl.ppo_config("quess_v0", opponent="random", num_env_runners=2, envs_per_runner=64) \
-            .training(train_batch_size_per_learner=4096, minibatch_size=512, num_epochs=4, lr=3e-4).build_algo()  # fmt: skip
+        # ppo_config's own PPO settings (4096 steps a batch here, minibatches of 512, 4 epochs)
+        algo = brl.ppo_config("quess_v0", opponent="random", num_env_runners=2, envs_per_runner=64).build_algo()
+        assert (algo.config.train_batch_size_per_learner, algo.config.minibatch_size, algo.config.num_epochs) == (4096, 512, 4)
         nodes = algo.env_runner_group.foreach_env_runner(lambda r: ray.get_runtime_context().get_node_id(),
                                                          local_env_runner=False)  # fmt: skip
         assert sorted(nodes) == sorted(w.node_id for w in workers)
@@ -213,3 +214,21 @@ def test_the_native_multi_agent_route_plays_main_against_its_snapshots(local_ray
     algo.train()
     assert all((trained[k] == v).all() for k, v in algo.get_module("main_v1").get_state().items())  # frozen
     algo.stop()
+
+
+def test_the_ray_tutorial_runs(tmp_path):
+    """docs/tutorials/rllib.md's python blocks, in order, in a fresh
+    interpreter of this environment, with their ``# tests: N`` budgets (the
+    page's ``ray.init(address=...)`` starts a local Ray); tests/test_docs.py
+    runs every other page and checks this one is run here."""
+    import subprocess
+    import sys
+
+    from test_docs import ROOT, code_of
+
+    code, blocks, budgets = code_of(ROOT / "docs/tutorials/rllib.md")
+    assert blocks >= 3 and budgets >= 3
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                          cwd=tmp_path)
+    assert done.returncode == 0, f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    assert "win_rate" in done.stdout and "snapshots on each runner" in done.stdout and "main_v1" in done.stdout
