@@ -369,11 +369,14 @@ class TrainingDefaults:
 @dataclass(frozen=True)
 class BenchHints:
     """What ``make bench`` compares the game with: its closest OpenSpiel game
-    and why (None: none), and how many random steps each ``make_vec`` row
-    plays before timing (a batch spread over every phase of a game)."""
+    and why (None: none), its closest EnvPool board game (one of EnvPool's
+    ports of Pgx's games: ConnectFour-v1, Othello-v1, Hex-v1, Backgammon-v1,
+    Go9x9-v1) and why, and how many random steps each ``make_vec`` row plays
+    before timing (a batch spread over every phase of a game)."""
 
     closest: tuple | None = None  # (OpenSpiel game, why)
     warmup: int = 0
+    envpool: tuple | None = None  # (EnvPool task id, why)
 
 
 @dataclass(frozen=True)

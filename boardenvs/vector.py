@@ -57,6 +57,28 @@ def _count_illegal(actions, masks, num_actions):
     return bad
 
 
+@njit(cache=True)
+def _count_illegal_rows(actions, rows, masks, num_actions, random_action):
+    """How many of the listed rows' actions the engine's masks refuse
+    (``masks`` indexed by row, no copy of the rows' masks): out of range or
+    masked out, or ``random_action`` in a row with no legal action."""
+    bad = 0
+    for k in range(actions.shape[0]):
+        a = actions[k]
+        r = rows[k]
+        if a == random_action:
+            any_legal = False
+            for j in range(num_actions):
+                if masks[r, j] != 0:
+                    any_legal = True
+                    break
+            if not any_legal:
+                bad += 1
+        elif a < 0 or a >= num_actions or masks[r, a] == 0:
+            bad += 1
+    return bad
+
+
 def parallel_from() -> int:
     """The row count from which ``make_vec`` runs numba's threads by default
     (128 with TBB or OpenMP, 4096 with workqueue)."""
@@ -292,10 +314,13 @@ class VectorEnv:
             self._run(self._drivers.act_rows, self._states, self.game.params, rows, actions, self._probs, self._masks)
             return illegal
 
-    def observe_rows(self, rows, seats):
+    def observe_rows(self, rows, seats, out=None):
         """Row ``rows[k]`` as seat ``seats[k]`` sees it: ``(observations,
         masks)``, ``(k, *obs_shape)`` int8 and ``(k, num_actions)`` int8, the
-        mask all zeros unless that seat is to act in a live game (new arrays)."""
+        mask all zeros unless that seat is to act in a live game (new arrays;
+        or, as numpy's ``out=``, written into ``out = (observations, masks)``:
+        C-contiguous writeable arrays of those shapes, int8, the masks int8
+        or bool, and returned)."""
         with self._lock:
             self._require_reset("observe_rows")
             rows = self._check_rows(rows)
@@ -305,11 +330,25 @@ class VectorEnv:
                 raise ValueError(f"{self.env_id} make_vec: seats must be {rows.shape[0]} seats 0..{self.num_players - 1}, "
                                  f"got {_describe(seats)}")  # fmt: skip
             k = rows.shape[0]
-            obs = np.empty((k, self.game.obs_size), np.int8)
-            masks = np.empty((k, self.num_actions), np.int8)
-            self._run(self._drivers.observe_rows, self._states, self.game.params, rows, seats.astype(np.int64), obs,
-                      self._masks, masks)  # fmt: skip
+            if out is None:
+                obs = np.empty((k, self.game.obs_size), np.int8)
+                masks = np.empty((k, self.num_actions), np.int8)
+            else:
+                obs, masks = self._check_out(out, k)
+            self._run(self._drivers.observe_rows, self._states, self.game.params, rows, seats.astype(np.int64),
+                      obs.reshape(k, -1), self._masks, masks.view(np.int8))  # fmt: skip
             return obs.reshape((k, *self.game.obs_shape)), masks
+
+    def _check_out(self, out, k):
+        """``observe_rows``' ``out``: (observations, masks) to write into, or ValueError."""
+        shapes = ((k, *self.game.obs_shape), (k, self.num_actions))
+        ok = isinstance(out, tuple) and len(out) == 2 and all(
+            type(a) is np.ndarray and a.shape == shape and a.flags.c_contiguous and a.flags.writeable
+            for a, shape in zip(out, shapes)) and out[0].dtype == np.int8 and out[1].dtype in (np.int8, np.bool_)  # fmt: skip
+        if not ok:
+            raise ValueError(f"{self.env_id} make_vec: out must be (observations, masks): C-contiguous writeable arrays "
+                             f"of shapes {shapes[0]} int8 and {shapes[1]} int8 or bool, got {_describe_out(out)}")  # fmt: skip
+        return out
 
     def snapshot(self) -> "RowsSnapshot":
         """Everything the rows hold (states, the engine's masks), to put back
@@ -397,10 +436,13 @@ class VectorEnv:
             if rows is None:
                 self._actions[:] = arr
                 arr = self._actions
+        if rows is None:
+            if _count_illegal(arr, self._masks, self.num_actions) == 0:
+                return arr, np.zeros(n, np.bool_)
+        elif _count_illegal_rows(arr, rows, self._masks, self.num_actions, E.RANDOM_ACTION) == 0:
+            return arr, np.zeros(n, np.bool_)
         masks = self._masks if rows is None else self._masks[rows]
         drawn = np.zeros(n, np.bool_) if rows is None else (arr == E.RANDOM_ACTION) & masks.any(axis=1)
-        if not drawn.any() and _count_illegal(arr, masks, self.num_actions) == 0:
-            return arr, np.zeros(n, np.bool_)
         legal = (arr >= 0) & (arr < self.num_actions)
         legal[legal] = masks[np.flatnonzero(legal), arr[legal]] == 1
         legal |= drawn
@@ -445,6 +487,13 @@ class RowsSnapshot:
 
     def __repr__(self) -> str:
         return f"<RowsSnapshot of {self.env!r}>"
+
+
+def _describe_out(out) -> str:
+    if not isinstance(out, tuple):
+        return type(out).__name__
+    return "(" + ", ".join(f"shape {a.shape}, dtype {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__
+                           for a in out) + ")"  # fmt: skip
 
 
 def _describe(x) -> str:

@@ -218,3 +218,51 @@ def test_threads_start_where_they_pay_for_the_layer():
     assert _threads.parallel_from() == 128
     assert boardenvs.make_vec("quagmire_v0", num_envs=127).parallel is False
     assert boardenvs.make_vec("quagmire_v0", num_envs=128).parallel is True
+
+
+def test_the_row_api_writes_into_out_and_checks_it():
+    """``observe_rows(out=...)`` writes what the no-``out`` call returns into
+    the caller's arrays (int8 or bool masks); a wrong ``out`` is refused
+    naming what was expected, and nothing is written (C-6)."""
+    vec = boardenvs.make_vec("quess_v0", num_envs=6)
+    vec.reset(seed=1)
+    rows, seats = np.array([4, 1, 2]), np.array([0, 1, 0])
+    for _ in range(3):
+        vec.act_rows(rows, np.full(3, vec.RANDOM))
+    want_obs, want_masks = vec.observe_rows(rows, seats)
+    for mask_dtype in (np.int8, np.bool_):
+        out = (np.full((3, 6, 6, 8), 7, np.int8), np.zeros((3, 1296), mask_dtype))
+        got = vec.observe_rows(rows, seats, out=out)
+        assert got[0] is not None and np.shares_memory(got[0], out[0]) and got[1] is out[1]
+        assert np.array_equal(out[0], want_obs) and np.array_equal(out[1].view(np.int8), want_masks)
+    good_obs = np.zeros((3, 6, 6, 8), np.int8)
+    read_only = np.zeros((3, 1296), np.int8)
+    read_only.flags.writeable = False
+    bad = [good_obs, (good_obs,), (good_obs, np.zeros((3, 1295), np.int8)), (good_obs, np.zeros((3, 1296), np.float32)),
+           (good_obs.astype(np.int16), np.zeros((3, 1296), np.int8)), (good_obs, read_only),
+           (np.zeros((3, 6, 8, 6), np.int8).transpose(0, 1, 3, 2), np.zeros((3, 1296), np.int8)),
+           (good_obs, [[0] * 1296] * 3)]  # fmt: skip
+    for out in bad:
+        before = [a.copy() for a in out] if isinstance(out, tuple) else [out.copy()]
+        with pytest.raises(ValueError, match=r"out must be \(observations, masks\).*\(3, 6, 6, 8\) int8"):
+            vec.observe_rows(rows, seats, out=out)
+        after = list(out) if isinstance(out, tuple) else [out]
+        assert all(np.array_equal(np.asarray(a), b) for a, b in zip(after, before))
+
+
+def test_the_row_api_refuses_an_illegal_row_without_copying_masks():
+    """``act_rows`` checks each listed row's action against that row's own
+    mask (the fast path reads the engine's masks by row): an action legal in
+    another row but not in its own is refused, RANDOM in a row with no legal
+    action is illegal, and "raise" changes no row."""
+    vec = boardenvs.make_vec("quagmire_v0", num_envs=4, radius=2)
+    vec.reset(seed=0)
+    masks = vec.action_masks().copy()
+    legal0 = int(np.flatnonzero(masks[0])[0])
+    vec.act_rows(np.array([0]), np.array([legal0]))  # row 0's cell is taken now; row 2 still has it
+    before = vec.states.copy()
+    with pytest.raises(IllegalActionError, match="row 0"):
+        vec.act_rows(np.array([2, 0]), np.array([legal0, legal0]), illegal_action="raise")
+    assert np.array_equal(vec.states, before)
+    assert vec.act_rows(np.array([2, 0]), np.array([legal0, legal0]), illegal_action="lose").tolist() == [False, True]
+    assert vec.act_rows(np.array([0]), np.array([vec.RANDOM]), illegal_action="lose").tolist() == [True]

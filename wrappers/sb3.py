@@ -76,10 +76,10 @@ class SB3VecEnv(VecEnv):
         return self.venv.action_masks()
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        rows = list(self._get_indices(indices))
-        if method_name == "action_masks":
+        if method_name == "action_masks":  # one copy, then a row view per env (what np.stack in MaskablePPO reads)
             masks = self.venv.action_masks()
-            return [masks[i].copy() for i in rows]
+            return list(masks.copy() if indices is None else masks[list(self._get_indices(indices))])
+        rows = list(self._get_indices(indices))
         if indices is not None:
             raise ValueError(f"env_method({method_name!r}) runs on the whole batch; indices are only for 'action_masks'")
         result = getattr(self.venv, method_name)(*method_args, **method_kwargs)

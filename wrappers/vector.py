@@ -339,9 +339,9 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return decide(opponent, batch)
 
     def _observe_all(self):
-        obs, masks = self.vec.observe_rows(self._rows, self._seats)
-        self._obs_all = obs
-        self._bool_masks[:] = masks.view(np.bool_)
+        # a new observation array per step (what the caller gets to keep); the masks into the env's buffer
+        obs = np.empty((self.num_envs, *self.plane_shape), np.int8)
+        self._obs_all, _ = self.vec.observe_rows(self._rows, self._seats, out=(obs, self._bool_masks))
 
     def _end_infos(self, ended, rewards, lengths) -> dict:
         """The ended episodes' ``return``, ``end_reason`` (the name;

@@ -131,7 +131,8 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
     title = "Hex Quoridor"
     rule_prefix = "HQ"
     training = TrainingDefaults(extractor="cnn", extractor_kwargs={"hex": True}, shaping_scale=4.0)  # shaping: goal distances
-    bench = BenchHints(closest=("quoridor", "the same idea, walls and a path check, on a hex board"), warmup=300)
+    bench = BenchHints(closest=("quoridor", "the same idea, walls and a path check, on a hex board"), warmup=300,
+                       envpool=("Hex-v1", "a hex board and a connection check"))
     doc_picture = DocPicture()
     rules_file = "hex_quoridor.md"
     kernels = KERNELS

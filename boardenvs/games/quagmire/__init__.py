@@ -81,7 +81,8 @@ class QuagmireGame(QuagmireText, QuagmirePicture, Game):
         # its actions name the mover's pieces by reading order: split the own-pieces plane (2) and
         # give each piece its own view of the board (BoardCNN's around)
         extractor="cnn", extractor_kwargs={"hex": True, "split": [2], "around": True}, shaping_scale=20.0)
-    bench = BenchHints(closest=("amazons", "move a piece, then block a cell, on a shrinking board (OpenSpiel splits the move in 3 decisions)"))
+    bench = BenchHints(closest=("amazons", "move a piece, then block a cell, on a shrinking board (OpenSpiel splits the move in 3 decisions)"),
+                       envpool=("Hex-v1", "a hex board that fills up"))
     doc_picture = DocPicture({}, decisions=9, seed=1)
     rules_file = "quagmire.md"
     kernels = KERNELS

@@ -62,7 +62,8 @@ class QuessGame(QuessText, QuessPicture, Game):
     title = "Quess"
     rule_prefix = "QU"
     training = TrainingDefaults(extractor="cnn")
-    bench = BenchHints(closest=("breakthrough", "two armies on a small square board, moving and capturing, no drops"))
+    bench = BenchHints(closest=("breakthrough", "two armies on a small square board, moving and capturing, no drops"),
+                       envpool=("Go9x9-v1", "captures on a small square board with a superko rule"))
     doc_picture = DocPicture({"first_player": 0}, decisions=14, seed=3)
     rules_file = "quess.md"
     kernels = KERNELS

@@ -108,7 +108,8 @@ class QuicksandGame(QuicksandText, QuicksandPicture, Game):
     title = "Quicksand"
     rule_prefix = "QS"
     training = TrainingDefaults(extractor="cnn")
-    bench = BenchHints(closest=("amazons", "turns are chains of decisions on a board that fills up; steps count decisions, like OpenSpiel's amazons"))
+    bench = BenchHints(closest=("amazons", "turns are chains of decisions on a board that fills up; steps count decisions, like OpenSpiel's amazons"),
+                       envpool=("Othello-v1", "placements on a square board that fills up"))
     doc_picture = DocPicture()
     rules_file = "quicksand.md"
     kernels = KERNELS

@@ -87,7 +87,8 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
     title = "Tryasina"
     rule_prefix = "TR"
     training = TrainingDefaults(extractor="mlp", shaping_scale=50.0)  # shaping: a typical difference in track steps
-    bench = BenchHints(closest=("backgammon", "dice rolled inside the step, race and hits; steps count decisions"))
+    bench = BenchHints(closest=("backgammon", "dice rolled inside the step, race and hits; steps count decisions"),
+                       envpool=("Backgammon-v1", "the dice race with hits"))
     doc_picture = DocPicture({"num_players": 4}, decisions=200, seed=30)
     rules_file = "tryasina.md"
     kernels = KERNELS
