@@ -1,4 +1,4 @@
-"""Every game and player count against PettingZoo, OpenSpiel and Pgx, in one run.
+"""Every game and player count against PettingZoo, OpenSpiel, EnvPool and Pgx, in one run.
 
 Run with ``make bench`` (or ``python benchmarks/bench.py``; ``--quick`` for a
 short development run).  Writes ``benchmarks/results.md`` (the tables),
@@ -18,13 +18,16 @@ every step; ended games restart):
   vec.random_actions())``: the action drawn in the kernel, auto-reset in the
   kernel), and at N = 4096 with one numba thread; ``SB3VecEnv`` (the
   single-agent path, random opponent, actions from ``env_method
-  ("action_masks")`` as MaskablePPO asks) at N = 1024.
+  ("action_masks")`` as MaskablePPO asks) at N = 1024, and once more with the
+  masks from ``SB3VecEnv.action_masks()``.
 * anchors, each skipped with a printed reason when its extra is absent:
   PettingZoo classic connect_four / chess / go 9x9 (``boardenvs[bench]``);
   OpenSpiel quoridor / amazons / breakthrough / backgammon / hex /
   connect_four through pyspiel, legal actions and observation tensor every
   decision, chance outcomes sampled outside the count (``boardenvs[bench]``);
-  Pgx on CPU (``boardenvs[pgx]``): ``jit`` of a ``lax.scan`` of K
+  EnvPool's C++ board games (``boardenvs[bench]``, CPython 3.11 on x86-64
+  Linux) with its thread pool, actions from its ``legal_action_mask`` by the
+  compiled sampler, and by numpy at the largest N; Pgx on CPU (``boardenvs[pgx]``): ``jit`` of a ``lax.scan`` of K
   ``vmap``-ed steps per call (Pgx's best case on CPU: one dispatch per K
   steps, while ``make_vec`` makes one Python call per step), actions sampled
   with ``jax.random.categorical`` over the masked logits inside the jitted
@@ -36,7 +39,10 @@ repeat times every row once, round-robin; rows report the median and min-max
 of the repeats and CPU-seconds per wall-second (``time.process_time``, which
 counts numba's and XLA's threads).  Ratios divide by anchors from the same
 run, per wall-second and per CPU-second.  This machine is shared and noisy:
-compare ratios, not absolute numbers across runs.
+compare ratios, not absolute numbers across runs.  Each section records the
+load average and other processes' CPU; a busy or ``--quick`` run does not
+replace the published tables (``benchmarks/results.*``) unless ``--force``.
+Then ``benchmarks/breakdown.py``'s table: where a step's time goes, per game.
 """
 from __future__ import annotations
 
@@ -44,6 +50,7 @@ import argparse
 import dataclasses
 import datetime
 import importlib
+import importlib.util
 import json
 import os
 import platform
@@ -67,6 +74,7 @@ from boardenvs.vector import parallel_from
 from boardenvs.aec import OrderEnforcing
 
 ROOT = Path(__file__).resolve().parent.parent
+PUBLISHED = ROOT / "benchmarks"  # results.md / .json / throughput.png of the published run (the docs' Benchmarks page)
 
 SIZES = (1, 64, 1024, 4096)
 QUICK_SIZES = (1, 4096)
@@ -84,15 +92,30 @@ def closest(env_id: str):
     return boardenvs.game_class(env_id).bench.closest
 
 
+def closest_envpool(env_id: str):
+    """The game's closest EnvPool game and why, ``(task id, why)``, or None."""
+    return boardenvs.game_class(env_id).bench.envpool
+
+
 OPENSPIEL_GAMES = ("quoridor", "amazons", "breakthrough", "backgammon", "hex", "connect_four")
 PETTINGZOO_GAMES = ("connect_four", "chess", "go_9x9")
 PGX_GAMES = ("connect_four", "othello", "go_9x9", "backgammon", "hex")
 PGX_ANCHOR = ("connect_four", 4096)  # the bar for every make_vec N = 4096 row
-# targets (ratios in the same run)
-TARGET_VS_PGX = 1.0
-TARGET_VS_OPENSPIEL = 20.0
+ENVPOOL_GAMES = ("ConnectFour-v1", "Othello-v1", "Hex-v1", "Backgammon-v1", "Go9x9-v1")
+ENVPOOL_API = "C++ thread pool"
+ENVPOOL_NUMPY = "C++ thread pool, numpy sampler"
+SB3_DIRECT = "SB3VecEnv, masks by action_masks()"
+# targets (ratios in the same run), each with the basis it is read on
+TARGET_VS_PGX = 1.0  # per CPU-second
+TARGET_VS_ENVPOOL = 10.0  # per CPU-second, the game's closest EnvPool game at the same N
+TARGET_VS_OPENSPIEL = 20.0  # per wall-second
 TARGET_VS_NOOP = 0.8
+TARGET_SB3_VS_VEC = 0.5  # learner steps/s through SB3VecEnv against make_vec's steps/s at the same N
+TARGET_SB3_VS_DUMMY = 20.0  # SB3VecEnv against SB3's DummyVecEnv of single-agent envs
 TARGET_WARM_STARTUP = 1.0
+TARGET_COLD_STARTUP = 5.0
+# a run is "quiet" when other processes used less than this many cores on average while it timed
+QUIET_OTHERS = 0.25
 # the Pgx paper's published claims (not measured here), quoted in the scaling note
 PGX_PAPER = (
     "Koyamada et al., \"Pgx: Hardware-Accelerated Parallel Game Simulators for Reinforcement Learning\", "
@@ -110,6 +133,7 @@ def optional_import(name: str):
 
 
 OUR_WRAPPER = "AEC, boardenvs wrapper"
+ANCHORS = ("pettingzoo", "openspiel", "envpool", "pgx")
 
 # -- the no-op env -------------------------------------------------------------------------
 class NoopEnv(AECEnv):
@@ -237,13 +261,29 @@ def vec_stepper(env_id: str, n: int, options: dict, num_threads=None) -> Callabl
 
 @numba.njit(cache=True)
 def _pick_legal(masks, u, out):
+    """Row ``i``: the ``int(u[i] * count)``-th legal entry of ``masks[i]``
+    (0/1 bytes), counting eight entries at a time (long, sparse masks)."""
+    n = masks.shape[1]
+    words = n // 8
+    ones = np.uint64(0x0101010101010101)
     for i in range(masks.shape[0]):
+        row = masks[i]
+        wv = row[: words * 8].view(np.uint64)
         count = 0
-        for a in range(masks.shape[1]):
-            count += masks[i, a]
+        for w in range(words):
+            count += np.int64((wv[w] * ones) >> np.uint64(56))
+        for a in range(words * 8, n):
+            count += row[a]
         k = int(u[i] * count)
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
+        start = 0
+        for w in range(words):
+            c = np.int64((wv[w] * ones) >> np.uint64(56))
+            if k < c:
+                break
+            k -= c
+            start += 8
+        for a in range(start, n):
+            if row[a]:
                 if k == 0:
                     out[i] = a
                     break
@@ -254,7 +294,7 @@ def _pick_legal(masks, u, out):
 def _random_legal(masks, rng):
     """A uniformly random legal action per row of a mask array (one compiled
     pass, so the sampler costs every VecEnv the same small time)."""
-    masks = np.ascontiguousarray(masks, dtype=np.bool_)
+    masks = np.ascontiguousarray(masks, dtype=np.bool_).view(np.uint8)
     return _pick_legal(masks, rng.random(len(masks)), np.zeros(len(masks), np.int64))
 
 
@@ -270,19 +310,56 @@ def sb3_env(kind: str, env_id: str, n: int, options: dict | None = None):
     return make_vec_env(env_id, n_envs=n, env_kwargs=options or None)
 
 
-def sb3_stepper(kind: str, env_id: str, n: int, options: dict | None = None) -> Callable[[], int]:
-    """Learner steps (each with the opponent's reply) through an SB3 VecEnv."""
+def sb3_stepper(kind: str, env_id: str, n: int, options: dict | None = None, direct: bool = False) -> Callable[[], int]:
+    """Learner steps (each with the opponent's reply) through an SB3 VecEnv,
+    the masks as MaskablePPO reads them (sb3-contrib's ``get_action_masks``:
+    ``np.stack`` of ``env_method("action_masks")``), or with ``direct`` from
+    ``SB3VecEnv.action_masks()`` (one array, no stacking)."""
     get_action_masks = optional_import("sb3_contrib.common.maskable.utils").get_action_masks
     env = sb3_env(kind, env_id, n, options)
+    masks_of = (lambda e: e.action_masks()) if direct else get_action_masks
     rng = np.random.default_rng(0)
     env.seed(0)
     env.reset()
 
     def chunk():
-        env.step(_random_legal(get_action_masks(env), rng))
+        env.step(_random_legal(masks_of(env), rng))
         return n
 
     chunk()
+    return chunk
+
+
+def _numpy_legal(masks, rng):
+    """What a user would write in numpy: the argmax of uniform noise over
+    the legal entries (a uniformly random legal action per row)."""
+    return (rng.random(masks.shape) * masks).argmax(axis=1)
+
+
+def envpool_stepper(task: str, n: int, sampler: str = "compiled", threads: int | None = None) -> Callable[[], int]:
+    """EnvPool's C++ board games (``envpool.make(task, env_type="gymnasium")``,
+    its thread pool with ``threads`` threads, default the cores): actions
+    from ``info["legal_action_mask"]`` by the compiled sampler (or, with
+    ``sampler="numpy"``, by :func:`_numpy_legal`).  EnvPool restarts an
+    ended game on the next step, ignoring its action: those steps are not
+    counted (make_vec restarts inside the step that ends)."""
+    envpool = optional_import("envpool")
+    threads = threads or os.cpu_count() or 1
+    env = envpool.make(task, env_type="gymnasium", num_envs=n, batch_size=n, num_threads=min(threads, n), seed=0)
+    rng = np.random.default_rng(0)
+    pick = _random_legal if sampler == "compiled" else _numpy_legal
+    _, info = env.reset()
+    state = {"masks": info["legal_action_mask"], "ended": np.zeros(n, np.bool_)}
+    k = max(1, 1024 // n)
+
+    def chunk():
+        steps = 0
+        for _ in range(k):
+            _, _, term, trunc, info = env.step(pick(state["masks"], rng))
+            steps += n - int(state["ended"].sum())
+            state["masks"], state["ended"] = info["legal_action_mask"], term | trunc
+        return steps
+
     return chunk
 
 
@@ -436,6 +513,8 @@ def boardenvs_rows(env_ids, sizes, sb3: bool = True, threads_row: bool = True) -
                 n = min(SB3_N, big)
                 rows.append(Row("boardenvs", label, "SB3VecEnv", n, env_id=env_id, options=options,
                                 setup=lambda e=env_id, n=n, o=options: sb3_stepper("SB3VecEnv", e, n, o)))  # fmt: skip
+                rows.append(Row("boardenvs", label, SB3_DIRECT, n, env_id=env_id, options=options,
+                                setup=lambda e=env_id, n=n, o=options: sb3_stepper("SB3VecEnv", e, n, o, direct=True)))  # fmt: skip
     return rows
 
 
@@ -463,6 +542,18 @@ def anchor_rows(which, sizes, env_ids, log=print) -> list[Row]:
             for name in OPENSPIEL_GAMES:
                 if name in wanted or env_ids is None:
                     rows.append(Row("OpenSpiel", name, "pyspiel", 1, setup=lambda g=name: openspiel_stepper(g)))
+    if "envpool" in which:
+        try:
+            optional_import("envpool")
+        except Exception as exc:
+            log(f"EnvPool anchors skipped: {exc}; pip install 'boardenvs[bench]' (CPython 3.11, x86-64 Linux)")
+        else:
+            wanted = ENVPOOL_GAMES if env_ids is None else [g for g in ENVPOOL_GAMES if g in {(closest_envpool(e) or (None,))[0] for e in env_ids}]
+            for task in wanted:
+                for n in sizes:
+                    rows.append(Row("EnvPool", task, ENVPOOL_API, n, setup=lambda t=task, n=n: envpool_stepper(t, n)))
+                big = max(sizes)
+                rows.append(Row("EnvPool", task, ENVPOOL_NUMPY, big, setup=lambda t=task, n=big: envpool_stepper(t, n, "numpy")))
     if "pgx" in which:
         try:
             optional_import("pgx")
@@ -521,12 +612,15 @@ def memory_of(env_id: str, options: dict, n: int) -> dict:
 
 def startup_seconds(cold: bool, env_id: str = "quess_v0", options: dict | None = None) -> float:
     """Wall time of a fresh interpreter importing boardenvs and playing the
-    first step of ``env_id`` through the public env (cold: an empty numba
-    cache directory, so every kernel compiles)."""
+    first step of ``env_id`` through the public env; cold: with an empty
+    numba cache directory (every kernel compiles), and then a step of
+    ``make_vec``'s serial and threaded drivers too."""
+    vec = ("v=boardenvs.make_vec({e!r}, num_envs=4, parallel={p}, **{o!r}); v.reset(seed=0); v.step(v.random_actions());")
     code = (
         f"import time; t=time.perf_counter(); import boardenvs; e=boardenvs.make({env_id!r}, **{options or {}!r}); "
         "e.reset(seed=0); m=e.observe(e.agent_selection)['action_mask']; e.step(int(m.nonzero()[0][0]));"
-        "print(time.perf_counter()-t)"
+        + ("".join(vec.format(e=env_id, p=p, o=options or {}) for p in (False, True)) if cold else "")
+        + "print(time.perf_counter()-t)"
     )
     env = dict(os.environ)
     if cold:
@@ -561,11 +655,11 @@ def comparisons(row: Row, rows: list[Row], big: int) -> list[dict]:
     """The anchors a boardenvs row is compared with, each with its target (or None)."""
     out = []
 
-    def add(anchor, name, target):
+    def add(anchor, name, target, basis="wall"):
         if anchor is not None and anchor.samples and row.samples:
             wall, cpu = ratio(row, anchor)
-            met = None if target is None else wall >= target
-            out.append({"anchor": name, "wall": wall, "cpu": cpu, "target": target, "met": met})
+            met = None if target is None else (wall if basis == "wall" else cpu) >= target
+            out.append({"anchor": name, "wall": wall, "cpu": cpu, "target": target, "basis": basis, "met": met})
 
     if row.system == "boardenvs" and row.api == "AEC":
         add(find(rows, "no-op", row.game, "AEC", 1), "no-op AEC (same spaces)", TARGET_VS_NOOP)
@@ -573,15 +667,25 @@ def comparisons(row: Row, rows: list[Row], big: int) -> list[dict]:
     elif row.system == "boardenvs" and row.api == "make_vec" and row.threads is None:
         os_name = (closest(row.env_id) or (None,))[0]
         add(find(rows, "OpenSpiel", os_name, "pyspiel", 1), f"OpenSpiel {os_name}", TARGET_VS_OPENSPIEL if row.n == big else None)
+        ep_name = (closest_envpool(row.env_id) or (None,))[0]
+        add(find(rows, "EnvPool", ep_name, ENVPOOL_API, row.n), f"EnvPool {ep_name}@{row.n}",
+            TARGET_VS_ENVPOOL if row.n == big else None, "cpu")  # fmt: skip
+        if row.n == big:
+            add(find(rows, "EnvPool", ep_name, ENVPOOL_NUMPY, row.n), f"EnvPool {ep_name}@{row.n} with numpy sampling", None)
         if row.n == PGX_ANCHOR[1]:
-            add(find(rows, "Pgx (CPU)", PGX_ANCHOR[0], "jit+vmap", PGX_ANCHOR[1]), "Pgx connect_four@4096", TARGET_VS_PGX)
+            add(find(rows, "Pgx (CPU)", PGX_ANCHOR[0], "jit+vmap", PGX_ANCHOR[1]), "Pgx connect_four@4096", TARGET_VS_PGX, "cpu")
     elif row.system == "boardenvs" and row.api == "make_vec":
         default = find(rows, "boardenvs", row.game, "make_vec", row.n)
         if default is not None and default.samples:
             out.append({"anchor": f"{numba.get_num_threads()} threads / 1 thread", "wall": ratio(default, row)[0],
                         "cpu": ratio(default, row)[1], "target": None, "met": None})  # fmt: skip
     elif row.system == "boardenvs" and row.api == "SB3VecEnv":
+        add(find(rows, "boardenvs", row.game, "make_vec", row.n), f"make_vec N={row.n}", TARGET_SB3_VS_VEC)
+    elif row.system == "boardenvs" and row.api == SB3_DIRECT:
         add(find(rows, "boardenvs", row.game, "make_vec", row.n), f"make_vec N={row.n}", None)
+        add(find(rows, "boardenvs", row.game, "SB3VecEnv", row.n), "SB3VecEnv through get_action_masks", None)
+    elif row.system == "EnvPool" and row.api == ENVPOOL_NUMPY:
+        add(find(rows, "EnvPool", row.game, ENVPOOL_API, row.n), "the compiled sampler", None)
     elif row.system == "Pgx (CPU)":
         add(find(rows, "OpenSpiel", row.game, "pyspiel", 1), f"OpenSpiel {row.game}", None)
     return out
@@ -608,8 +712,12 @@ def fmt_comparisons(comps: list[dict]) -> tuple[str, str]:
     for c in comps:
         ratios.append(f"{c['wall']:.2f}x / {c['cpu']:.2f}x {c['anchor']}")
         if c["target"] is not None:
-            targets.append(f"{'met' if c['met'] else '**missed**'} (>= {c['target']:g}x {c['anchor']})")
+            targets.append(f"{'met' if c['met'] else '**missed**'} ({target_text(c)})")
     return "; ".join(ratios) or "-", "; ".join(targets) or "-"
+
+
+def target_text(c: dict) -> str:
+    return f">= {c['target']:g}x {c['anchor']}" + (" per CPU-s" if c.get("basis") == "cpu" else "")
 
 
 def api_label(row: Row) -> str:
@@ -669,11 +777,14 @@ def targets_summary(rows: list[Row], big: int, startup: dict) -> list[dict]:
     for row in rows:
         for c in comparisons(row, rows, big):
             if c["target"] is not None:
-                out.append({"row": f"{row.game} {api_label(row)} N={row.n}", "target": f">= {c['target']:g}x {c['anchor']}",
-                            "value": c["wall"], "met": c["met"]})  # fmt: skip
+                out.append({"row": f"{row.game} {api_label(row)} N={row.n}", "target": target_text(c),
+                            "value": c["cpu" if c.get("basis") == "cpu" else "wall"], "met": c["met"]})  # fmt: skip
     for env_id, s in startup.items():
         out.append({"row": f"{env_id} start-up", "target": f"warm <= {TARGET_WARM_STARTUP:g} s", "value": s["warm_median"],
                     "met": s["warm_median"] <= TARGET_WARM_STARTUP})  # fmt: skip
+        if "cold" in s:
+            out.append({"row": f"{env_id} start-up", "target": f"cold (with make_vec's drivers) <= {TARGET_COLD_STARTUP:g} s",
+                        "value": s["cold"], "met": s["cold"] <= TARGET_COLD_STARTUP})  # fmt: skip
     return out
 
 
@@ -748,13 +859,14 @@ def _layer_started() -> bool:
 
 
 # -- other tables (kept from earlier issues) ------------------------------------------------
-def training_path_table(seconds: float, repeats: int, log=print) -> list[str]:
-    """SB3VecEnv vs DummyVecEnv env steps/s and MaskablePPO timesteps/s."""
+def training_path_table(seconds: float, repeats: int, log=print) -> tuple[list[str], list[dict]]:
+    """SB3VecEnv vs DummyVecEnv env steps/s and MaskablePPO timesteps/s: the
+    table's lines and the SB3VecEnv >= 20x DummyVecEnv targets."""
     try:
         optional_import("sb3_contrib")
     except Exception as exc:
         log(f"training-path rows skipped: {exc}; pip install 'boardenvs[train]'")
-        return []
+        return [], []
     rows = []
     for gym_id in ("boardenvs/Quess-v0", "boardenvs/Quagmire-v0"):
         for n in (64, 1024):
@@ -762,9 +874,11 @@ def training_path_table(seconds: float, repeats: int, log=print) -> list[str]:
                 rows.append(Row(kind, gym_id, kind, n, setup=lambda k=kind, g=gym_id, n=n: sb3_stepper(k, g, n)))
     run_interleaved(rows, seconds, repeats, log=lambda *_: None)
     lines = [
-        "| id | N | DummyVecEnv steps/s | SB3VecEnv steps/s | ratio | MaskablePPO timesteps/s Dummy / SB3VecEnv |",
+        f"| id | N | DummyVecEnv steps/s | SB3VecEnv steps/s | ratio (target >= {TARGET_SB3_VS_DUMMY:g}x) | "
+        "MaskablePPO timesteps/s Dummy / SB3VecEnv |",
         "|---|---:|---:|---:|---:|---:|",
     ]
+    targets = []
     for gym_id in ("boardenvs/Quess-v0", "boardenvs/Quagmire-v0"):
         for n in (64, 1024):
             dummy, ours = find(rows, "DummyVecEnv", gym_id, "DummyVecEnv", n), find(rows, "SB3VecEnv", gym_id, "SB3VecEnv", n)
@@ -774,8 +888,12 @@ def training_path_table(seconds: float, repeats: int, log=print) -> list[str]:
             if n == 64:
                 ppo_d, ppo_s = (ppo_steps_per_second(k, gym_id, n, 64 * 128) for k in ("DummyVecEnv", "SB3VecEnv"))
                 ppo = f"{fmt(ppo_d)} / {fmt(ppo_s)} ({ppo_s / ppo_d:.2f}x)"
-            lines.append(f"| {gym_id} | {n} | {fmt_rate(dummy)} | {fmt_rate(ours)} | {ours.rate / dummy.rate:.1f}x | {ppo} |")
-    return lines
+            met = ours.rate / dummy.rate >= TARGET_SB3_VS_DUMMY
+            lines.append(f"| {gym_id} | {n} | {fmt_rate(dummy)} | {fmt_rate(ours)} | {ours.rate / dummy.rate:.1f}x "
+                         f"{'met' if met else '**missed**'} | {ppo} |")  # fmt: skip
+            targets.append({"row": f"{gym_id} SB3VecEnv N={n}", "target": f">= {TARGET_SB3_VS_DUMMY:g}x DummyVecEnv N={n}",
+                            "value": ours.rate / dummy.rate, "met": met})  # fmt: skip
+    return lines, targets
 
 
 def ppo_steps_per_second(kind: str, gym_id: str, n: int, steps: int) -> float:
@@ -868,7 +986,8 @@ def machine() -> dict:
     except (ValueError, OSError, AttributeError):
         ram = None
     versions = {}
-    for pkg in ("boardenvs", "numba", "numpy", "gymnasium", "pettingzoo", "open_spiel", "jax", "jaxlib", "pgx", "stable-baselines3"):
+    for pkg in ("boardenvs", "numba", "numpy", "gymnasium", "pettingzoo", "open_spiel", "envpool", "jax", "jaxlib", "pgx",
+                "stable-baselines3"):  # fmt: skip
         try:
             versions[pkg] = version(pkg)
         except PackageNotFoundError:
@@ -881,6 +1000,61 @@ def machine() -> dict:
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
     }  # fmt: skip
+
+
+def cpu_counters() -> tuple[float, float, float] | None:
+    """(CPU-seconds every process on the machine has used, this process's
+    and its waited-for children's, wall clock), or None without /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    hz = os.sysconf("SC_CLK_TCK")
+    busy = (sum(ticks) - ticks[3] - ticks[4]) / hz  # all but idle and iowait
+    t = os.times()
+    return busy, t.user + t.system + t.children_user + t.children_system, time.perf_counter()
+
+
+def others_cores(before, after) -> float | None:
+    """Cores other processes kept busy, on average, between two :func:`cpu_counters`."""
+    if before is None or after is None or after[2] <= before[2]:
+        return None
+    return max(0.0, ((after[0] - before[0]) - (after[1] - before[1])) / (after[2] - before[2]))
+
+
+class Sections:
+    """The load average and other processes' CPU before and after each part
+    of a run (``with sections("rows"): ...``), and whether the run was quiet."""
+
+    def __init__(self, log=print):
+        self.log = log
+        self.records = []
+
+    def probe(self, seconds: float = 1.0) -> None:
+        """Other processes' CPU while this one sleeps: the machine before the run."""
+        with self("idle probe"):
+            time.sleep(seconds)
+
+    def __call__(self, name: str):
+        import contextlib
+
+        @contextlib.contextmanager
+        def section():
+            before, load = cpu_counters(), loadavg()
+            yield
+            after = cpu_counters()
+            rec = {"section": name, "wall_s": (after[2] - before[2]) if before and after else None,
+                   "load_start": load, "load_end": loadavg(), "others_cores": others_cores(before, after)}  # fmt: skip
+            self.records.append(rec)
+            if rec["others_cores"] is not None and rec["others_cores"] >= QUIET_OTHERS:
+                self.log(f"busy: other processes used {rec['others_cores']:.2f} cores during {name}")
+
+        return section()
+
+    def quiet(self) -> bool | None:
+        values = [r["others_cores"] for r in self.records if r["others_cores"] is not None]
+        return None if not values else max(values) < QUIET_OTHERS
 
 
 def loadavg() -> list[float] | None:
@@ -946,16 +1120,21 @@ def parse_args(argv=None):
     ap.add_argument("--quick", action="store_true", help="development run: 0.3 s, 1 repeat, N = 1 and 4096, no length/training tables, "
                     "no cold start-up")  # fmt: skip
     ap.add_argument("--games", nargs="*", default=None, help="env ids to time (default: all); the anchors are cut to their closest games")
-    ap.add_argument("--anchors", nargs="*", default=["pettingzoo", "openspiel", "pgx"], choices=["pettingzoo", "openspiel", "pgx"],
+    ap.add_argument("--anchors", nargs="*", default=list(ANCHORS), choices=ANCHORS,
                     help="which anchors to run (default: all whose extras are installed)")  # fmt: skip
     ap.add_argument("--no-sb3", dest="sb3", action="store_false", help="skip the SB3VecEnv rows")
     ap.add_argument("--no-training-path", dest="training_path", action="store_false",
                     help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO table")  # fmt: skip
     ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip the peak-RSS subprocesses")
     ap.add_argument("--no-startup", dest="startup", action="store_false", help="skip the start-up subprocesses")
+    ap.add_argument("--no-breakdown", dest="breakdown", action="store_false",
+                    help="skip the table of where a make_vec step's time goes (benchmarks/breakdown.py)")  # fmt: skip
+    ap.add_argument("--force", action="store_true", help="write benchmarks/results.* even from a --quick run or a busy machine "
+                    "(by default such a run goes to build/bench/, so the published tables stay a quiet full run's)")  # fmt: skip
     ap.add_argument("--lengths", type=int, default=None, help="random Quess games for the length line (default 20000, as QU-13 cites; 0: skip)")
     ap.add_argument("--qs-lengths", type=int, default=None, help="random Quicksand games for its length line (default 4096; 0: skip)")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks", help="folder for results.md, results.json, throughput.png")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="folder for results.md, results.json, throughput.png (default benchmarks/, the published run)")  # fmt: skip
     ap.add_argument("--from-json", type=Path, default=None, metavar="RESULTS_JSON",
                     help="measure nothing: write the tables and plot again from an earlier run's results.json")  # fmt: skip
     args = ap.parse_args(argv)
@@ -968,6 +1147,7 @@ def parse_args(argv=None):
     args.sizes = sorted(set(args.sizes))
     if quick:
         args.training_path = False
+        args.breakdown = False
     known = registered_ids()
     unknown = [g for g in args.games or () if g not in known]
     if unknown:
@@ -978,37 +1158,61 @@ def parse_args(argv=None):
 def measure_all(args, log) -> dict:
     """Every measurement of one run, as the JSON written to results.json."""
     load_start = loadavg()
+    sections = Sections(log)
+    sections.probe()
     env_ids = [g for g in registered_ids() if (args.games is None and g in boardenvs.ENV_IDS) or g in (args.games or ())]
     big = max(args.sizes)
     rows = boardenvs_rows(env_ids, args.sizes, sb3=args.sb3)
     rows += anchor_rows(args.anchors, args.sizes, None if args.games is None else env_ids, log=log)
     log(f"{len(rows)} rows: setting up (compiling), then {args.repeats} interleaved repeat(s) of {args.seconds:g} s")
     t_start = time.perf_counter()
-    rows = run_interleaved(rows, args.seconds, args.repeats, log=log)
-    memory, startup = {}, {}
+    with sections("steps/s rows"):
+        rows = run_interleaved(rows, args.seconds, args.repeats, log=log)
+    memory, startup, parts = {}, {}, None
+    if args.breakdown:
+        with sections("breakdown"):
+            parts = breakdown_results(env_ids, big)
     if args.memory:
-        for env_id in env_ids:
-            for options in variants(env_id):
-                memory[variant_label(env_id, options)] = memory_of(env_id, options, big)
+        with sections("memory"):
+            for env_id in env_ids:
+                for options in variants(env_id):
+                    memory[variant_label(env_id, options)] = memory_of(env_id, options, big)
     if args.startup:
-        for env_id in env_ids:
-            startup[env_id] = startup_of(env_id, warm_runs=1 if args.quick else 3, cold=not args.quick)
-    training = training_path_table(args.seconds, args.repeats, log=log) if args.training_path else []
-    lengths = length_lines(args.lengths, args.qs_lengths, env_ids)
+        with sections("start-up"):
+            for env_id in env_ids:
+                startup[env_id] = startup_of(env_id, warm_runs=1 if args.quick else 3, cold=not args.quick)
+    training, training_targets = [], []
+    if args.training_path:
+        with sections("training path"):
+            training, training_targets = training_path_table(args.seconds, args.repeats, log=log)
+    with sections("game lengths"):
+        lengths = length_lines(args.lengths, args.qs_lengths, env_ids)
     m = machine()
     m["load"] = {"start": load_start, "end": loadavg()}
+    m["sections"] = sections.records
+    m["quiet"] = sections.quiet()
     return {
         "machine": m,
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "elapsed_s": time.perf_counter() - t_start,
         "rows": [r.to_json() for r in rows],
         "comparisons": [{"row": f"{r.system} {r.game} {api_label(r)} N={r.n}", **c} for r in rows for c in comparisons(r, rows, big)],
-        "targets": targets_summary(rows, big, startup),
+        "targets": targets_summary(rows, big, startup) + training_targets,
         "memory": memory,
         "startup": startup,
         "training_path": training,
+        "breakdown": parts,
         "lengths": lengths,
     }  # fmt: skip
+
+
+def breakdown_results(env_ids, n: int) -> dict:
+    """``benchmarks/breakdown.py``'s parts of a step for ``env_ids`` at N = ``n``."""
+    spec = importlib.util.spec_from_file_location("breakdown", ROOT / "benchmarks" / "breakdown.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    results, bandwidth = module.run(env_ids, n)
+    return {"results": results, "bandwidth": bandwidth, "table": module.table(results, bandwidth)}
 
 
 def row_from_json(d: dict) -> Row:
@@ -1029,9 +1233,11 @@ def render(results: dict) -> str:
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram_bytes'] / 2**30 if m['ram_bytes'] else 0:.0f} GiB, {m['os']}, "
         f"Python {m['python']}, numba {m['versions']['numba']} ({m['numba_threads']} threads, layer {m['numba_threading_layer']}), "
         f"jax {m['versions']['jax']}, pgx {m['versions']['pgx']}, open_spiel {m['versions']['open_spiel']}, "
-        f"pettingzoo {m['versions']['pettingzoo']}; {m['date']}; `{m['command']}`.",
+        f"envpool {m['versions'].get('envpool')}, pettingzoo {m['versions']['pettingzoo']}; {m['date']}; `{m['command']}`.",
         f"Every row: {settings['repeats']} interleaved repeat(s) of {settings['seconds']:g} s, median [min-max]; "
         "ratios are against anchors of this same run, per wall-second and per CPU-second.",
+        "",
+        *quiet_lines(m),
         "",
         f"Targets: {met} of {len(targets)} met"
         + ("" if met == len(targets) else " (missed: " + "; ".join(f"{t['row']} {t['value']:.2f} vs {t['target']}" for t in targets if not t["met"]) + ")")
@@ -1043,7 +1249,9 @@ def render(results: dict) -> str:
         *boardenvs_table(rows, big),
         "",
         f"Anchors (Pgx: K steps per jitted call, K = {', '.join(f'{pgx_steps_per_call(n)} at N={n}' for n in sizes)}; "
-        "compile = the first call):",
+        "compile = the first call; EnvPool: its thread pool with as many threads as cores, actions from its "
+        "`legal_action_mask` by a compiled sampler, or by numpy in the numpy-sampler rows; closest EnvPool game per game: "
+        + "; ".join(f"{e} -> {closest_envpool(e)[0]} ({closest_envpool(e)[1]})" for e in env_ids if closest_envpool(e)) + "):",
         "",
         *anchors_table(rows),
     ]  # fmt: skip
@@ -1051,11 +1259,26 @@ def render(results: dict) -> str:
         lines += ["", f"Memory (make_vec at N = {big}, fresh process) and start-up (import + make + first step, fresh interpreter; "
                   "cold: an empty numba cache):", "", *memory_table(memory, dict(startup))]  # fmt: skip
     lines += ["", "Scaling:", "", *("- " + s for s in scaling_note(rows, sizes))]
+    if results.get("breakdown"):
+        lines += ["", f"What bounds each game: where a make_vec step's time goes at N = {big}, one core "
+                  "(`python benchmarks/breakdown.py`; nanoseconds per row per step, each part timed alone in a compiled "
+                  "loop over the same rows):", "", *results["breakdown"]["table"]]  # fmt: skip
     if results.get("training_path"):
         lines += ["", "Training path (learner steps, each with the random opponent's reply; random legal actions from "
                   "`env_method(\"action_masks\")`, as MaskablePPO asks):", "", *results["training_path"]]  # fmt: skip
     lines += results.get("lengths", [])
     return "\n".join(lines)
+
+
+def quiet_lines(m: dict) -> list[str]:
+    """Whether the run was quiet: other processes' CPU during each section."""
+    sections = m.get("sections")
+    if not sections:
+        return ["Other processes' CPU during the run: not recorded."]
+    parts = ", ".join(f"{r['section']} {r['others_cores']:.2f}" for r in sections if r["others_cores"] is not None)
+    verdict = ("quiet" if m.get("quiet") else f"**busy** (a section at or above {QUIET_OTHERS:g} cores: compare ratios only, "
+               "and re-run on a quiet machine before publishing)")  # fmt: skip
+    return [f"Other processes' CPU (cores in use on average, from /proc/stat less this run's own): {parts}: {verdict}."]
 
 
 def main(argv=None) -> int:
@@ -1068,8 +1291,12 @@ def main(argv=None) -> int:
         results = json.loads(args.from_json.read_text())
     else:
         results = measure_all(args, log)
+    out = args.out or PUBLISHED
+    if args.out is None and not args.from_json and not args.force and (args.quick or not results["machine"]["quiet"]):
+        out = ROOT / "build" / "bench"
+        why = "a --quick run" if args.quick else "the machine was busy (see the sections' other-process CPU above)"
+        log(f"not writing the published tables ({PUBLISHED}): {why}; writing to {out} instead (--force to publish anyway)")
     table = render(results)
-    out = args.out
     out.mkdir(parents=True, exist_ok=True)
     png = out / "throughput.png"
     has_plot = plot([row_from_json(d) for d in results["rows"]], png, results["machine"], log=log)

@@ -18,8 +18,9 @@ those same rows, one thread, in a compiled loop over the rows:
   outcomes, ended games' resets and returns, Python's call.
 
 Bytes written per step: the observation and the mask the caller gets, the
-engine's mask, and the row's state (an upper bound: the whole row).  Beside
-them, this machine's memory copy bandwidth (numpy, 256 MiB), so the table can
+engine's mask, and the state bytes one move changes (measured on the rows:
+the 8-byte slots that differ after ``apply``; the whole row is larger).  Beside
+them, this machine's memory copy bandwidth (numpy, 64 MiB: past the caches), so the table can
 say whether a game is bound by its rules' compute or by memory traffic.
 """
 from __future__ import annotations
@@ -67,10 +68,9 @@ def _timers(kernels):
             dst[i, :] = src[i, :]
 
     @njit
-    def t_mask_copy(masks, out):
-        na = out.shape[1]
+    def t_mask_copy(masks, out):  # as the drivers copy it
         for i in range(masks.shape[0]):
-            out[i, :] = masks[i, :na]
+            E.copy_row(out[i], masks[i])
 
     return t_legal, t_sample, t_apply, t_observe, t_copy_rows, t_mask_copy
 
@@ -85,7 +85,7 @@ def _best(fn, reps: int) -> float:
     return min(times)
 
 
-def copy_bandwidth(mib: int = 256) -> float:
+def copy_bandwidth(mib: int = 64) -> float:
     """Bytes per second numpy copies on this machine (one core, best of 5)."""
     src = np.ones(mib << 20, np.uint8)
     dst = np.empty_like(src)
@@ -134,9 +134,12 @@ def breakdown(env_id: str, options: dict, n: int = 4096, reps: int = 7) -> dict:
     ns = {k: max(v, 0.0) / rows * 1e9 for k, v in parts.items()}
     step_ns = step_s / n * 1e9
     ns["driver and the rest"] = max(step_ns - sum(ns.values()), 0.0)
-    written = info.obs_size + info.num_actions + info.mask_size + info.state_size * 8
+    t_copy_rows(work, states)
+    t_apply(work, params, actions)
+    changed = float((work != states).sum(axis=1).mean()) * 8  # the state's bytes one move rewrites, measured
+    written = info.obs_size + info.num_actions + info.mask_size + changed
     return {"env_id": env_id, "options": options, "rows": rows, "step_ns": step_ns, "ns": ns,
-            "bytes_written": written, "state_bytes": info.state_size * 8,
+            "bytes_written": written, "state_bytes": changed, "state_row_bytes": info.state_size * 8,
             "caller_bytes": info.obs_size + info.num_actions}  # fmt: skip
 
 
@@ -148,20 +151,22 @@ def bound_of(result: dict, bandwidth: float) -> str:
     share = ns[top] / step
     text = f"{top} ({share:.0%} of the step)"
     if mem_ns > 0.5 * step:
-        text += f"; memory traffic alone ({result['bytes_written']} B) would take {mem_ns:.0f} ns: memory-bound"
+        text += f"; memory traffic alone ({result['bytes_written']:.0f} B) would take {mem_ns:.0f} ns: memory-bound"
     else:
-        text += f"; compute-bound (its {result['bytes_written']} B at the copy bandwidth: {mem_ns:.0f} ns)"
+        text += f"; compute-bound (its {result['bytes_written']:.0f} B at the copy bandwidth: {mem_ns:.0f} ns)"
     return text
 
 
 def table(results: list[dict], bandwidth: float) -> list[str]:
-    head = "| game | step ns/row (1 core) | " + " | ".join(PARTS) + " | bytes written/step (caller's obs + mask; engine's mask; state row) | bound by |"
+    head = ("| game | step ns/row (1 core) | " + " | ".join(PARTS)
+            + " | bytes written/step (caller's obs + mask; engine's mask; state changed, of the row's) | bound by |")
     lines = [head, "|---|---:|" + "---:|" * len(PARTS) + "---|---|"]
     for r in results:
         label = r["env_id"] + "".join(f", {k}={v}" for k, v in r["options"].items())
         cells = " | ".join(f"{r['ns'][p]:.0f} ({r['ns'][p] / r['step_ns']:.0%})" for p in PARTS)
-        lines.append(f"| {label} | {r['step_ns']:.0f} | {cells} | {r['bytes_written']} ({r['caller_bytes']}; "
-                     f"{r['bytes_written'] - r['caller_bytes'] - r['state_bytes']}; {r['state_bytes']}) | {bound_of(r, bandwidth)} |")  # fmt: skip
+        lines.append(f"| {label} | {r['step_ns']:.0f} | {cells} | {r['bytes_written']:.0f} ({r['caller_bytes']}; "
+                     f"{r['bytes_written'] - r['caller_bytes'] - r['state_bytes']:.0f}; {r['state_bytes']:.0f} of "
+                     f"{r['state_row_bytes']}) | {bound_of(r, bandwidth)} |")  # fmt: skip
     lines.append("")
     lines.append(f"Memory copy bandwidth here (numpy, one core, read + write): {bandwidth / 1e9:.1f} GB/s.")
     return lines

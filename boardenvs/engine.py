@@ -280,6 +280,15 @@ def _byte_sum(word):
     return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
+@njit(cache=True, inline="always")
+def copy_row(dst, src):
+    """``dst[:] = src[:len(dst)]`` as a plain loop: numba compiles an
+    array-to-array slice assignment to a per-element broadcast (about 12x
+    slower on a 1296-byte mask; ``benchmarks/breakdown.py``'s mask copy)."""
+    for j in range(dst.shape[0]):
+        dst[j] = src[j]
+
+
 @njit(cache=True)
 def sample_mask(state, mask):
     """A uniformly random set entry of the 0/1 int8 ``mask`` (0 if none).
@@ -401,12 +410,11 @@ def batched(k: Kernels) -> Batched:
         """Observation and mask of the seat to act, every row: the mask in
         ``masks`` (the engine's own, which ``step_n`` trusts) and its first
         ``out_masks.shape[1]`` entries copied into ``out_masks`` (the caller's)."""
-        na = out_masks.shape[1]
         for i in prange(states.shape[0]):
             s = states[i]
             observe(s, params, s[H_CURRENT], obs[i])
             legal(s, params, masks[i])
-            out_masks[i, :] = masks[i, :na]
+            copy_row(out_masks[i], masks[i])
 
     def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons, lengths):
         """Apply one action per row; rows that end are reset in place (their
@@ -443,7 +451,7 @@ def batched(k: Kernels) -> Batched:
                 fresh_game(s, params, probs[i])
             observe(s, params, s[H_CURRENT], obs[i])
             legal(s, params, masks[i])
-            out_masks[i, :] = masks[i, :na]
+            copy_row(out_masks[i], masks[i])
 
     def random_actions_n(states, masks, out):
         """A uniformly random legal action per row, from the row's generator."""
@@ -481,13 +489,12 @@ def batched(k: Kernels) -> Batched:
         """Row ``rows[k]`` as seat ``seats[k]`` sees it, in ``obs[k]``; its
         mask in ``out_masks[k]`` (from the engine's ``masks``) when that seat
         is to act in a live game, else zeros."""
-        na = out_masks.shape[1]
         for k in prange(rows.shape[0]):
             r = rows[k]
             s = states[r]
             observe(s, params, seats[k], obs[k])
             if s[H_STATUS] == PLAYING and s[H_CURRENT] == seats[k]:
-                out_masks[k, :] = masks[r, :na]
+                copy_row(out_masks[k], masks[r])
             else:
                 out_masks[k, :] = 0
 

@@ -67,11 +67,17 @@ def _count_illegal_rows(actions, rows, masks, num_actions, random_action):
         a = actions[k]
         r = rows[k]
         if a == random_action:
+            row = masks[r]
+            words = row.shape[0] // 8
+            wv = row[: words * 8].view(np.uint64)  # eight entries at a time: long masks, few legal
             any_legal = False
-            for j in range(num_actions):
-                if masks[r, j] != 0:
+            for w in range(words):
+                if wv[w] != 0:
                     any_legal = True
                     break
+            for j in range(words * 8, row.shape[0]):
+                if row[j] != 0:
+                    any_legal = True
             if not any_legal:
                 bad += 1
         elif a < 0 or a >= num_actions or masks[r, a] == 0:

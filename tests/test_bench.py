@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +27,7 @@ def bench():
 
 def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, monkeypatch, capsys):
     def no_anchor(name):
-        if name.startswith(("pyspiel", "pgx", "jax", "pettingzoo.classic")):
+        if name.startswith(("pyspiel", "pgx", "jax", "pettingzoo.classic", "envpool")):
             raise ImportError(f"No module named {name!r} (blocked by the test)")
         return importlib.import_module(name)
 
@@ -37,7 +38,7 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     assert bench.main(argv) == 0
     out, err = capsys.readouterr()
     # every anchor says why it was skipped
-    for name in ("PettingZoo classic anchors skipped", "OpenSpiel anchors skipped", "Pgx anchors skipped"):
+    for name in ("PettingZoo classic anchors skipped", "OpenSpiel anchors skipped", "Pgx anchors skipped", "EnvPool anchors skipped"):
         assert name in err
     assert "boardenvs[pgx]" in err and "boardenvs[bench]" in err
     results = json.loads((tmp_path / "results.json").read_text())
@@ -48,7 +49,8 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     keys = {(r["system"], r["api"], r["n"], r["threads"]) for r in results["rows"]}
     assert keys == {("no-op", "AEC", 1, None), ("no-op", "AEC, boardenvs wrapper", 1, None), ("boardenvs", "AEC", 1, None),
                     ("boardenvs", "make_vec", 1, None),
-                    ("boardenvs", "make_vec", 4, None), ("boardenvs", "SB3VecEnv", 4, None)}  # fmt: skip
+                    ("boardenvs", "make_vec", 4, None), ("boardenvs", "SB3VecEnv", 4, None),
+                    ("boardenvs", "SB3VecEnv, masks by action_masks()", 4, None)}  # fmt: skip
     for row in results["rows"]:
         assert len(row["samples"]) == 2 and row["min"] <= row["median"] <= row["max"] and row["median"] > 0
         assert row["cpu_per_wall"] > 0
@@ -59,6 +61,21 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     assert table.strip() in out
     assert "| quagmire_v0 | make_vec | 4 |" in table and "0.8x no-op AEC" in table
     assert "Scaling:" in table and "arXiv:2303.17503" in table
+    # the SB3VecEnv row is marked against make_vec at its N
+    (sb3,) = [t for t in results["targets"] if t["row"].startswith("quagmire_v0, radius=2 SB3VecEnv") or
+              t["row"].startswith("quagmire_v0 SB3VecEnv")]  # fmt: skip
+    assert sb3["target"] == ">= 0.5x make_vec N=4" and sb3["met"] == (sb3["value"] >= 0.5)
+    # where a step's time goes, per part, and what bounds the game
+    assert "What bounds each game" in table and "| legal | sample | apply | observe | mask copy |" in table
+    (parts,) = results["breakdown"]["results"]
+    assert parts["step_ns"] > 0 and set(parts["ns"]) == {"legal", "sample", "apply", "observe", "mask copy", "driver and the rest"}
+    assert parts["bytes_written"] >= parts["caller_bytes"] > 0 and results["breakdown"]["bandwidth"] > 0
+    # other processes' CPU before and after each section, and the verdict
+    sections = results["machine"]["sections"]
+    assert [r["section"] for r in sections][:2] == ["idle probe", "steps/s rows"] and "breakdown" in [r["section"] for r in sections]
+    assert all(r["others_cores"] >= 0 and len(r["load_start"]) == 3 for r in sections)
+    assert results["machine"]["quiet"] == all(r["others_cores"] < bench.QUIET_OTHERS for r in sections)
+    assert "Other processes' CPU" in table
     assert (ROOT / "README.md").read_text() == readme_before  # the README is never written
     # --from-json writes the same tables again without measuring
     again = tmp_path / "again"
@@ -95,3 +112,83 @@ def test_profile_aec_runs_on_the_declared_cases(bench, capsys):
     assert ("hex_quoridor_v0", {"num_players": 6}) in module.CASES
     assert module.main(["--seconds", "0.05", "--repeats", "1", "--games", "quagmire_v0"]) == 0
     assert "quagmire_v0" in capsys.readouterr().out and module.aec_steps_per_second(lambda: boardenvs.make("quess_v0"), 0.05) > 0
+
+
+def test_a_quick_or_busy_run_does_not_replace_the_published_tables(bench, tmp_path, monkeypatch, capsys):
+    """Without ``--out``, a ``--quick`` run or one during which other
+    processes used the cores goes to build/bench/ and says so; ``--force``
+    publishes anyway."""
+    monkeypatch.setattr(bench, "ROOT", tmp_path)
+    monkeypatch.setattr(bench, "PUBLISHED", tmp_path / "published")
+    tiny = ["--games", "quagmire_v0", "--sizes", "2", "--seconds", "0.01", "--repeats", "1", "--no-startup", "--no-memory",
+            "--no-sb3", "--no-breakdown", "--anchors", "--lengths", "0", "--qs-lengths", "0"]  # fmt: skip
+    assert bench.main([*tiny, "--quick"]) == 0
+    assert "a --quick run" in capsys.readouterr().err
+    assert (tmp_path / "build" / "bench" / "results.json").exists() and not (tmp_path / "published").exists()
+    monkeypatch.setattr(bench, "QUIET_OTHERS", -1.0)  # every section reads as busy
+    assert bench.main(tiny) == 0
+    err = capsys.readouterr().err
+    assert "busy: other processes used" in err and "the machine was busy" in err and not (tmp_path / "published").exists()
+    assert "**busy**" in (tmp_path / "build" / "bench" / "results.md").read_text()
+    assert bench.main([*tiny, "--force"]) == 0
+    assert json.loads((tmp_path / "published" / "results.json").read_text())["machine"]["quiet"] is False
+
+
+def test_other_processes_cpu_is_the_machines_less_our_own(bench):
+    # (all processes' CPU-s, ours, wall)
+    assert bench.others_cores((100.0, 10.0, 0.0), (103.0, 11.0, 2.0)) == pytest.approx(1.0)
+    assert bench.others_cores((100.0, 10.0, 0.0), (101.0, 11.5, 1.0)) == 0.0  # clock granularity: never negative
+    assert bench.others_cores(None, (1.0, 1.0, 1.0)) is None
+    before = bench.cpu_counters()
+    sum(range(3 * 10**6))  # our own work is not counted as others'
+    assert bench.others_cores(before, bench.cpu_counters()) < 1.5
+
+
+class _FakeEnvPool:
+    """EnvPool's gymnasium API on a game that ends every third step: its
+    next step restarts it (the action ignored), as EnvPool does."""
+
+    def make(self, task, env_type, num_envs, batch_size, num_threads, seed):
+        assert env_type == "gymnasium" and batch_size == num_envs and 1 <= num_threads <= num_envs
+        fake = self
+
+        class Env:
+            t = np.zeros(num_envs, np.int64)
+
+            def reset(self):
+                return None, {"legal_action_mask": np.tile([False, True, True], (num_envs, 1))}
+
+            def step(self, actions):
+                fake.actions.append(np.array(actions))
+                self.t = np.where(self.t == 3, 0, self.t + 1)
+                ended = self.t == 3
+                return None, None, ended, np.zeros(num_envs, bool), {"legal_action_mask": np.tile([False, True, True], (num_envs, 1))}
+
+        self.actions = []
+        return Env()
+
+
+def test_envpool_rows_draw_legal_actions_and_skip_its_restart_steps(bench, monkeypatch):
+    fake = _FakeEnvPool()
+    monkeypatch.setattr(bench, "optional_import", lambda name: fake if name == "envpool" else importlib.import_module(name))
+    for sampler in ("compiled", "numpy"):
+        chunk = bench.envpool_stepper("Hex-v1", 512, sampler)  # 2 steps a chunk
+        steps = [chunk() for _ in range(4)]  # games end on steps 3 and 7; steps 4 and 8 restart them
+        assert steps == [2 * 512, 1 * 512, 2 * 512, 1 * 512]
+        drawn = np.concatenate(fake.actions)
+        assert set(drawn.tolist()) == {1, 2}  # uniform over the legal entries only
+
+
+def test_ppo_settings_times_learn_and_splits_collecting_from_updating(monkeypatch, capsys, tmp_path):
+    """benchmarks/ppo_settings.py (the training guide's table) on a tiny rollout."""
+    spec = importlib.util.spec_from_file_location("ppo_settings", ROOT / "benchmarks" / "ppo_settings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "ROLLOUT", 128)
+    monkeypatch.setattr(module, "SETTINGS", [("SB3VecEnv", 64, 64, 1), ("SB3VecEnv", 32, 128, 1)])
+    assert module.main(["--game", "boardenvs/Quagmire-v0", "--out", str(tmp_path / "ppo")]) == 0
+    rows = json.loads((tmp_path / "ppo.json").read_text())["rows"]
+    assert [(r["n_envs"], r["n_steps"], r["timesteps"]) for r in rows] == [(64, 2, 256), (32, 4, 256)]
+    assert all(0 < r["rollout_s"] < r["wall_s"] and r["per_s"] > 0 for r in rows)
+    text = (tmp_path / "ppo.md").read_text()
+    assert text.count("**(fastest)**") == 1 and "| SB3VecEnv | 32 | 4 | 128 | 1 |" in text and "Other processes' CPU" in text
