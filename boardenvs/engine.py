@@ -57,10 +57,17 @@ What the contract carries for all five games:
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
+import os
+import sys
+import types
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from numba import config, njit, prange
+from numba import __version__ as numba_version
+from numba import config, njit
 
 from .spec import Layout
 
@@ -374,147 +381,102 @@ def batched(k: Kernels) -> Batched:
     """Build the N-row drivers for one game's kernels (the engine of
     :func:`boardenvs.make_vec`, which owns the buffers and checks every input).
 
-    The drivers are closures compiled once per process on first use (about a
-    second each); the per-row kernels they call are compiled once and cached on
-    disk.  Chance nodes are resolved in-kernel from each row's own generator,
-    so a batch only ever stops at decisions.
+    The drivers' source is ``boardenvs/_drivers.py``; each game gets a copy
+    per flavour (serial, and threaded with ``prange``) that imports its
+    kernels by name, written once to :func:`drivers_dir` and imported from
+    there, so numba caches the compiled drivers on disk like the kernels
+    (compiled as closures they took seconds per game in every process).
+    Kernels that cannot be imported by name (defined in ``__main__`` or in
+    a function), or a cache folder that cannot be written, get an uncached
+    copy.  Chance nodes are resolved in-kernel from each row's own
+    generator, so a batch only ever stops at decisions.
     """
-    init, legal, apply, observe, chance_probs = k
+    refs = [_importable(fn) for fn in k]
+    cached = all(refs) and not config.DISABLE_JIT
+    flavours = []
+    for parallel in (False, True):
+        if cached:
+            bind = [f"from {module} import {name} as {alias}" for (module, name), alias in zip(refs, Kernels._fields)]
+        else:
+            bind = [", ".join(Kernels._fields) + " = _KERNELS"]
+        text = _DRIVER_SOURCE.read_text().replace(_between(_DRIVER_SOURCE.read_text()),
+                                                  "\n".join([*bind, f"PARALLEL = {parallel}", f"CACHE = {cached}",
+                                                             f"# numba {numba_version}, NUMBA_BOUNDSCHECK={config.BOUNDSCHECK}"]))  # fmt: skip
+        digest = hashlib.sha1(text.encode())
+        for module, _ in refs if cached else ():
+            _hash_package(digest, module)
+        _hash_package(digest, __name__)
+        name = f"_boardenvs_drivers_{digest.hexdigest()[:20]}_{'threaded' if parallel else 'serial'}"
+        module = _load_copy(name, text, k if not cached else None)
+        flavours.append(Drivers(*(getattr(module, f) for f in module.NAMES)))
+    return Batched(*flavours)
 
-    @njit
-    def settle_chance(s, params, probs):
-        while s[H_STATUS] == PLAYING and s[H_CURRENT] == CHANCE:
-            chance_probs(s, params, probs)
-            apply(s, params, sample_probs(s, probs))
 
-    @njit
-    def fresh_game(s, params, probs):
-        """A new game in row ``s`` (from its generator), up to its first
-        decision.  A game that chance alone ends before anyone decides (turns
-        passed by rolls no pawn can use, up to ``max_turns``) is no game for
-        the batch: it is dealt again (at most 64 times)."""
-        for _ in range(64):
-            init(s, params, first_seat_of(s, params))
-            settle_chance(s, params, probs)
-            if s[H_STATUS] == PLAYING:
-                return
+_DRIVER_SOURCE = Path(__file__).with_name("_drivers.py")
+_BEGIN, _END = "# --- kernels: begin (replaced in each copy) ---\n", "# --- kernels: end ---\n"
 
-    def init_n(states, params, seeds, probs):
-        """A new game in every row, each with its own seed."""
-        for i in prange(states.shape[0]):
-            s = states[i]
-            s[H_RNG] = seeds[i]  # init's new_game zeroes the rest
-            fresh_game(s, params, probs[i])
 
-    def observe_legal_n(states, params, obs, masks, out_masks):
-        """Observation and mask of the seat to act, every row: the mask in
-        ``masks`` (the engine's own, which ``step_n`` trusts) and its first
-        ``out_masks.shape[1]`` entries copied into ``out_masks`` (the caller's)."""
-        for i in prange(states.shape[0]):
-            s = states[i]
-            observe(s, params, s[H_CURRENT], obs[i])
-            legal(s, params, masks[i])
-            copy_row(out_masks[i], masks[i])
+def _between(text: str) -> str:
+    """The kernels block of the drivers' source, markers included."""
+    i, j = text.index(_BEGIN), text.index(_END)
+    return text[i : j + len(_END)]
 
-    def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons, lengths):
-        """Apply one action per row; rows that end are reset in place (their
-        final returns in ``rewards``, end reason and length in turns in
-        ``reasons`` / ``lengths``); then the observation and mask of the seat
-        to act (``masks``, the engine's own, copied into ``out_masks``).
-        ``RANDOM_ACTION`` plays a uniformly random legal action drawn from the
-        row's generator; a row whose action is not legal in ``masks`` is
-        forfeited by its mover (never half-applied)."""
-        na = out_masks.shape[1]
-        for i in prange(states.shape[0]):
-            s = states[i]
-            a = actions[i]
-            seat = s[H_CURRENT]
-            if a == RANDOM_ACTION:
-                a = sample_mask(s, masks[i])
-            ok = a >= 0 and a < na and masks[i, a] == 1
-            if ok:
-                apply(s, params, a)
-            else:
-                forfeit(s, seat, REASON_ILLEGAL)
-            settle_chance(s, params, probs[i])
-            n = s[H_NUM_PLAYERS]
-            rewards[i, :] = 0.0
-            terminated[i] = s[H_STATUS] == TERMINATED
-            truncated[i] = s[H_STATUS] == TRUNCATED
-            reasons[i] = 0
-            lengths[i] = 0
-            if s[H_STATUS] != PLAYING:
-                for p in range(n):
-                    rewards[i, p] = s[H_RET + p]
-                reasons[i] = s[H_REASON]
-                lengths[i] = s[H_TURN]
-                fresh_game(s, params, probs[i])
-            observe(s, params, s[H_CURRENT], obs[i])
-            legal(s, params, masks[i])
-            copy_row(out_masks[i], masks[i])
 
-    def random_actions_n(states, masks, out):
-        """A uniformly random legal action per row, from the row's generator."""
-        for i in prange(states.shape[0]):
-            out[i] = sample_mask(states[i], masks[i])
+def _importable(fn):
+    """``(module, name)`` of a module-level kernel that importing by name
+    gives back, else None."""
+    py = getattr(fn, "py_func", fn)
+    module, name = getattr(py, "__module__", None), getattr(py, "__qualname__", "")
+    if not module or module == "__main__" or not name.isidentifier():
+        return None
+    return (module, name) if getattr(sys.modules.get(module), name, None) is fn else None
 
-    # the row API's drivers (VectorEnv.act_rows / observe_rows / reset_rows):
-    # listed rows only, no auto-reset.  ``masks`` is the engine's own, kept
-    # current for every row (the legal mask of the seat to act, zeros once
-    # the game is over), so an action is checked against it in the kernel too
-    def act_rows(states, params, rows, actions, probs, masks):
-        """Row ``rows[k]`` plays ``actions[k]``: ``RANDOM_ACTION`` draws a
-        legal one from the row's generator; an action the row's mask does not
-        allow (-1 on purpose) forfeits the mover.  Then chance is resolved
-        and the row's mask refreshed.  No auto-reset."""
-        na = masks.shape[1]
-        for k in prange(rows.shape[0]):
-            r = rows[k]
-            s = states[r]
-            a = actions[k]
-            if a == RANDOM_ACTION:
-                a = sample_mask(s, masks[r])
-            if s[H_STATUS] == PLAYING:
-                if a >= 0 and a < na and masks[r, a] == 1:
-                    apply(s, params, a)
-                else:
-                    forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
-                settle_chance(s, params, probs[r])
-            if s[H_STATUS] == PLAYING:
-                legal(s, params, masks[r])
-            else:
-                masks[r, :] = 0
 
-    def observe_rows(states, params, rows, seats, obs, masks, out_masks):
-        """Row ``rows[k]`` as seat ``seats[k]`` sees it, in ``obs[k]``; its
-        mask in ``out_masks[k]`` (from the engine's ``masks``) when that seat
-        is to act in a live game, else zeros."""
-        for k in prange(rows.shape[0]):
-            r = rows[k]
-            s = states[r]
-            observe(s, params, seats[k], obs[k])
-            if s[H_STATUS] == PLAYING and s[H_CURRENT] == seats[k]:
-                copy_row(out_masks[k], masks[r])
-            else:
-                out_masks[k, :] = 0
+def _hash_package(digest, module: str) -> None:
+    """Add the source of ``module``'s package folder to ``digest``: a copy is
+    compiled anew when any file beside the kernels changes (numba's own
+    cache would keep a driver compiled against an older kernel)."""
+    path = getattr(sys.modules.get(module), "__file__", None)
+    if path:
+        for f in sorted(Path(path).parent.glob("*.py")):
+            digest.update(f.name.encode() + f.read_bytes())
 
-    def reset_rows(states, params, rows, probs, seats, draw, masks):
-        """A new game in each listed row (from the row's generator), its mask
-        refreshed; with ``draw``, ``seats[k]`` is drawn from it too (the
-        learner's seat)."""
-        for k in prange(rows.shape[0]):
-            r = rows[k]
-            s = states[r]
-            init(s, params, first_seat_of(s, params))
-            if draw:
-                seats[k] = rand_below(s, s[H_NUM_PLAYERS])
-            settle_chance(s, params, probs[r])
-            if s[H_STATUS] == PLAYING:
-                legal(s, params, masks[r])
-            else:
-                masks[r, :] = 0
 
-    fns = (init_n, observe_legal_n, step_n, random_actions_n, act_rows, observe_rows, reset_rows)
-    # the same Python functions compiled twice: with threads, prange splits
-    # the rows; without, it is a plain range (small batches, one env per process)
-    return Batched(Drivers(*(njit(f) for f in fns)), Drivers(*(njit(parallel=True)(f) for f in fns)))
+def drivers_dir() -> Path:
+    """Where the drivers' copies are written: ``$NUMBA_CACHE_DIR/boardenvs-drivers``
+    when numba's cache folder is set, else ``$XDG_CACHE_HOME/boardenvs/drivers``
+    (``~/.cache``)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"]) / "boardenvs-drivers"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "boardenvs" / "drivers"
+
+
+def _load_copy(name: str, text: str, kernels):
+    """Import the drivers' copy ``name``: from its file (written if absent,
+    atomically), or, for ``kernels`` given or no writable folder, from the
+    text with the kernels put in its namespace (not cached)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    module = None
+    if kernels is None:
+        try:
+            folder = drivers_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"{name}.py"
+            if not path.exists() or path.read_text() != text:
+                tmp = folder / f".{name}.{os.getpid()}.tmp"
+                tmp.write_text(text)
+                os.replace(tmp, path)
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # numba's cache finds the module by name
+            spec.loader.exec_module(module)
+            return module
+        except OSError:
+            sys.modules.pop(name, None)
+            text = text.replace("\nCACHE = True", "\nCACHE = False")
+    module = types.ModuleType(name)
+    module._KERNELS = kernels  # (None when the copy imports them itself)
+    exec(compile(text, str(_DRIVER_SOURCE), "exec"), module.__dict__)
+    sys.modules[name] = module
+    return module

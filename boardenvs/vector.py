@@ -42,7 +42,7 @@ from .position import Position
 from .spec import ILLEGAL_ACTION_DEFAULT, check_choice, check_flag, check_illegal_action, check_seed, check_size, is_int
 
 
-_DRIVERS: dict = {}  # kernels -> engine.Batched, compiled once per process
+_DRIVERS: dict = {}  # kernels -> engine.Batched, loaded once per process (compiled once, cached on disk)
 _INT64_MAX = np.iinfo(np.int64).max
 
 

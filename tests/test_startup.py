@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import boardenvs
@@ -17,9 +18,9 @@ from boardenvs.catalog import GAMES
 from boardenvs.registry import LazyGame, game_class, gym_id_of
 
 
-def _fresh(code: str) -> dict:
+def _fresh(code: str, env: dict | None = None) -> dict:
     """Run ``code`` in a new interpreter; it prints one JSON object."""
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=600, env=env)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -119,3 +120,71 @@ def test_a_catalog_line_that_disagrees_with_its_class_fails_when_it_loads():
     wrong = LazyGame("quess_v1", "Quess", "boardenvs.games.quess:QuessGame")
     with pytest.raises(ValueError, match="quess_v1"):
         wrong.load()
+
+
+def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
+    """make_vec's drivers (serial and threaded) are compiled once, into a
+    copy of ``boardenvs/_drivers.py`` per game beside numba's cache, and a
+    second interpreter loads them from there instead of compiling (they were
+    closures compiled in every process: 2-7 s per game)."""
+    code = """
+        import json, os, sys, time
+        import boardenvs
+        from boardenvs import engine as E
+        from boardenvs.vector import drivers_for
+        t = time.perf_counter()
+        for parallel in (False, True):
+            v = boardenvs.make_vec("quagmire_v0", num_envs=4, parallel=parallel, radius=2)
+            v.reset(seed=0)
+            v.step(v.random_actions())
+        b = drivers_for(v.game.kernels)
+        used = [b.serial.step, b.serial.init, b.parallel.step, b.parallel.init]
+        stats = [(sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values())) for d in used]
+        copies = sorted(p.name for p in E.drivers_dir().glob("_boardenvs_drivers_*.py"))
+        print(json.dumps({"stats": stats, "copies": copies, "dir": str(E.drivers_dir()), "s": time.perf_counter() - t,
+                          "module": b.serial.step.py_func.__module__}))
+        """
+    import os
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    first = _fresh(code, env)
+    second = _fresh(code, env)
+    assert first["dir"] == str(tmp_path / "boardenvs-drivers")
+    assert len(first["copies"]) == 2 and first["copies"] == second["copies"]  # serial and threaded, written once
+    assert all(hits == 0 for hits, _ in first["stats"])  # compiled the first time...
+    assert all(hits == 1 and misses == 0 for hits, misses in second["stats"]), second  # ...loaded the second
+    assert second["module"].startswith("_boardenvs_drivers_") and second["s"] < first["s"]
+
+
+def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run(tmp_path, monkeypatch):
+    """The copy's name hashes the game's package files (numba's cache alone
+    would keep drivers compiled against an older kernel); kernels defined
+    where no import reaches them get drivers compiled in the process."""
+    from boardenvs import engine as E
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    game = boardenvs.make_game("quagmire_v0", radius=2)
+    name = lambda: E.batched(game.kernels).serial.step.py_func.__module__  # noqa: E731
+    before = name()
+    real = E._hash_package
+    monkeypatch.setattr(E, "_hash_package", lambda digest, module: (real(digest, module), digest.update(b"edited")))
+    assert name() != before
+    k = game.kernels
+    inner = k.legal
+
+    @E.njit
+    def legal_here(state, params, mask):  # defined in a function: no import reaches it
+        inner(state, params, mask)
+
+    local = k._replace(legal=legal_here)
+    drivers = E.batched(local)
+    assert E._importable(local.legal) is None and E._importable(k.legal) == ("boardenvs.games.quagmire.rules", "legal")
+    states = np.zeros((3, game.info.state_size), np.int64)
+    obs = np.zeros((3, game.info.obs_size), np.int8)
+    masks = np.zeros((3, game.info.mask_size), np.int8)
+    out = np.zeros((3, game.num_actions), np.int8)
+    probs = np.zeros((3, max(1, game.info.num_chance_outcomes)), np.float64)
+    drivers.serial.init(states, game.params, np.arange(1, 4, dtype=np.int64), probs)
+    drivers.serial.observe_legal(states, game.params, obs, masks, out)
+    assert (out.sum(axis=1) > 0).all() and not any(p.name.startswith(drivers.serial.step.py_func.__module__)
+                                                   for p in E.drivers_dir().glob("*.py"))  # fmt: skip

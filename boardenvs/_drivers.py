@@ -1,0 +1,162 @@
+"""The N-row drivers of :func:`boardenvs.engine.batched`, as source.
+
+This file is not imported as it is: ``batched`` writes a copy per game and
+flavour (serial, threaded) with the block between the markers replaced by
+that game's kernels, and imports the copy, so numba caches the compiled
+drivers on disk beside it like any kernel (a closure over the kernels would
+compile again in every process: seconds per game).  Every name below the
+block is the engine's or the game's kernels'.
+"""
+from numba import njit, prange  # noqa: F401  (prange: range in the serial copy)
+
+from boardenvs.engine import (  # noqa: F401
+    CHANCE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, PLAYING, RANDOM_ACTION,
+    REASON_ILLEGAL, TERMINATED, TRUNCATED, copy_row, first_seat_of, forfeit, rand_below, sample_mask, sample_probs,
+)
+
+# --- kernels: begin (replaced in each copy) ---
+init = legal = apply = observe = chance_probs = None
+PARALLEL = False
+CACHE = False
+# --- kernels: end ---
+
+
+
+@njit(cache=CACHE)
+def settle_chance(s, params, probs):
+    while s[H_STATUS] == PLAYING and s[H_CURRENT] == CHANCE:
+        chance_probs(s, params, probs)
+        apply(s, params, sample_probs(s, probs))
+
+@njit(cache=CACHE)
+def fresh_game(s, params, probs):
+    """A new game in row ``s`` (from its generator), up to its first
+    decision.  A game that chance alone ends before anyone decides (turns
+    passed by rolls no pawn can use, up to ``max_turns``) is no game for
+    the batch: it is dealt again (at most 64 times)."""
+    for _ in range(64):
+        init(s, params, first_seat_of(s, params))
+        settle_chance(s, params, probs)
+        if s[H_STATUS] == PLAYING:
+            return
+
+def init_n(states, params, seeds, probs):
+    """A new game in every row, each with its own seed."""
+    for i in prange(states.shape[0]):
+        s = states[i]
+        s[H_RNG] = seeds[i]  # init's new_game zeroes the rest
+        fresh_game(s, params, probs[i])
+
+def observe_legal_n(states, params, obs, masks, out_masks):
+    """Observation and mask of the seat to act, every row: the mask in
+    ``masks`` (the engine's own, which ``step_n`` trusts) and its first
+    ``out_masks.shape[1]`` entries copied into ``out_masks`` (the caller's)."""
+    for i in prange(states.shape[0]):
+        s = states[i]
+        observe(s, params, s[H_CURRENT], obs[i])
+        legal(s, params, masks[i])
+        copy_row(out_masks[i], masks[i])
+
+def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons, lengths):
+    """Apply one action per row; rows that end are reset in place (their
+    final returns in ``rewards``, end reason and length in turns in
+    ``reasons`` / ``lengths``); then the observation and mask of the seat
+    to act (``masks``, the engine's own, copied into ``out_masks``).
+    ``RANDOM_ACTION`` plays a uniformly random legal action drawn from the
+    row's generator; a row whose action is not legal in ``masks`` is
+    forfeited by its mover (never half-applied)."""
+    na = out_masks.shape[1]
+    for i in prange(states.shape[0]):
+        s = states[i]
+        a = actions[i]
+        seat = s[H_CURRENT]
+        if a == RANDOM_ACTION:
+            a = sample_mask(s, masks[i])
+        ok = a >= 0 and a < na and masks[i, a] == 1
+        if ok:
+            apply(s, params, a)
+        else:
+            forfeit(s, seat, REASON_ILLEGAL)
+        settle_chance(s, params, probs[i])
+        n = s[H_NUM_PLAYERS]
+        rewards[i, :] = 0.0
+        terminated[i] = s[H_STATUS] == TERMINATED
+        truncated[i] = s[H_STATUS] == TRUNCATED
+        reasons[i] = 0
+        lengths[i] = 0
+        if s[H_STATUS] != PLAYING:
+            for p in range(n):
+                rewards[i, p] = s[H_RET + p]
+            reasons[i] = s[H_REASON]
+            lengths[i] = s[H_TURN]
+            fresh_game(s, params, probs[i])
+        observe(s, params, s[H_CURRENT], obs[i])
+        legal(s, params, masks[i])
+        copy_row(out_masks[i], masks[i])
+
+def random_actions_n(states, masks, out):
+    """A uniformly random legal action per row, from the row's generator."""
+    for i in prange(states.shape[0]):
+        out[i] = sample_mask(states[i], masks[i])
+
+# the row API's drivers (VectorEnv.act_rows / observe_rows / reset_rows):
+# listed rows only, no auto-reset.  ``masks`` is the engine's own, kept
+# current for every row (the legal mask of the seat to act, zeros once
+# the game is over), so an action is checked against it in the kernel too
+def act_rows(states, params, rows, actions, probs, masks):
+    """Row ``rows[k]`` plays ``actions[k]``: ``RANDOM_ACTION`` draws a
+    legal one from the row's generator; an action the row's mask does not
+    allow (-1 on purpose) forfeits the mover.  Then chance is resolved
+    and the row's mask refreshed.  No auto-reset."""
+    na = masks.shape[1]
+    for k in prange(rows.shape[0]):
+        r = rows[k]
+        s = states[r]
+        a = actions[k]
+        if a == RANDOM_ACTION:
+            a = sample_mask(s, masks[r])
+        if s[H_STATUS] == PLAYING:
+            if a >= 0 and a < na and masks[r, a] == 1:
+                apply(s, params, a)
+            else:
+                forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
+            settle_chance(s, params, probs[r])
+        if s[H_STATUS] == PLAYING:
+            legal(s, params, masks[r])
+        else:
+            masks[r, :] = 0
+
+def observe_rows(states, params, rows, seats, obs, masks, out_masks):
+    """Row ``rows[k]`` as seat ``seats[k]`` sees it, in ``obs[k]``; its
+    mask in ``out_masks[k]`` (from the engine's ``masks``) when that seat
+    is to act in a live game, else zeros."""
+    for k in prange(rows.shape[0]):
+        r = rows[k]
+        s = states[r]
+        observe(s, params, seats[k], obs[k])
+        if s[H_STATUS] == PLAYING and s[H_CURRENT] == seats[k]:
+            copy_row(out_masks[k], masks[r])
+        else:
+            out_masks[k, :] = 0
+
+def reset_rows(states, params, rows, probs, seats, draw, masks):
+    """A new game in each listed row (from the row's generator), its mask
+    refreshed; with ``draw``, ``seats[k]`` is drawn from it too (the
+    learner's seat)."""
+    for k in prange(rows.shape[0]):
+        r = rows[k]
+        s = states[r]
+        init(s, params, first_seat_of(s, params))
+        if draw:
+            seats[k] = rand_below(s, s[H_NUM_PLAYERS])
+        settle_chance(s, params, probs[r])
+        if s[H_STATUS] == PLAYING:
+            legal(s, params, masks[r])
+        else:
+            masks[r, :] = 0
+
+
+NAMES = ("init_n", "observe_legal_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows")
+if init is not None:  # a copy: compile the drivers (lazily, on first call)
+    for _name in NAMES:
+        globals()[_name] = njit(cache=CACHE, parallel=PARALLEL)(globals()[_name])
