@@ -1117,8 +1117,8 @@ def parse_args(argv=None):
     ap.add_argument("--seconds", type=float, default=None, help="length of one timed run per row (default 1.0; --quick 0.3)")
     ap.add_argument("--repeats", type=int, default=None, help="interleaved repeats per row, median reported (default 3; --quick 1)")
     ap.add_argument("--sizes", type=int, nargs="+", default=None, help=f"make_vec / Pgx batch sizes (default {' '.join(map(str, SIZES))})")
-    ap.add_argument("--quick", action="store_true", help="development run: 0.3 s, 1 repeat, N = 1 and 4096, no length/training tables, "
-                    "no cold start-up")  # fmt: skip
+    ap.add_argument("--quick", action="store_true", help="development run (about 2 minutes): 0.3 s, 1 repeat, N = 1 and 4096, no length, training, "
+                    "breakdown or memory tables, no cold start-up")  # fmt: skip
     ap.add_argument("--games", nargs="*", default=None, help="env ids to time (default: all); the anchors are cut to their closest games")
     ap.add_argument("--anchors", nargs="*", default=list(ANCHORS), choices=ANCHORS,
                     help="which anchors to run (default: all whose extras are installed)")  # fmt: skip
@@ -1145,9 +1145,10 @@ def parse_args(argv=None):
         if getattr(args, k) is None:
             setattr(args, k, v)
     args.sizes = sorted(set(args.sizes))
-    if quick:
+    if quick:  # about 2 minutes
         args.training_path = False
         args.breakdown = False
+        args.memory = False
     known = registered_ids()
     unknown = [g for g in args.games or () if g not in known]
     if unknown:
