@@ -5,6 +5,7 @@ intervals and Elo.
     python -m boardenvs.baselines.tournament hex_quoridor_v0 --players 4 --games 200
     python -m boardenvs.baselines.tournament tryasina_v0_4p --games 200 --games-vs random=2000
     python -m boardenvs.baselines.tournament all
+    python -m boardenvs.baselines.tournament --rerate     # ratings again from results.json, no game played
 
 Players: the committed model (``baseline:<name>``) and the reference
 opponents ``random``, ``greedy`` and ``mcts`` (100 simulations per move),
@@ -18,8 +19,11 @@ Models play their most likely legal action
 (``deterministic=True``).  Each result is the first player's win/draw/loss count with a 95% Wilson
 interval on its win rate and its score (win 1, draw 1/2).  Two-player games
 get Elo ratings fitted to every game of the round-robin (Bradley-Terry,
-``random`` = 0); games of more players report the win rate against the
-chance level ``1 / players`` instead.
+``random`` = 0) with 95% intervals from a parametric bootstrap
+(``--samples`` resamples, 1000 by default), each player's number of games,
+and which differences are significant; games of more players report the
+win rate against the chance level ``1 / players`` instead.  ``--rerate``
+recomputes the ratings from the results already in ``results.json``.
 
 Results go to ``baselines/results.json`` (one entry per model, with the
 command, the machine, its load average and the date) and
@@ -55,11 +59,10 @@ def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def elo(players: list[str], results: list[dict], anchor: str = "random", iterations: int = 2000) -> dict:
-    """Bradley-Terry ratings on the Elo scale (400 log10 odds) from every
-    game between two players (a draw is half a win each), ``anchor`` = 0.
-    A prior of one draw against the anchor keeps a player who won or lost
-    everything finite."""
+def _wins_matrix(players: list[str], results: list[dict], anchor: str) -> tuple[np.ndarray, int]:
+    """``wins[a, b]``: a's score against b over every game between them (a
+    draw is half a win each), plus the prior of one draw against ``anchor``;
+    and the anchor's index."""
     idx = {p: i for i, p in enumerate(players)}
     n = len(players)
     wins = np.zeros((n, n))
@@ -72,17 +75,119 @@ def elo(players: list[str], results: list[dict], anchor: str = "random", iterati
         if i != k:
             wins[i, k] += 0.5
             wins[k, i] += 0.5
-    games = wins + wins.T
-    strength = np.ones(n)
-    for _ in range(iterations):  # the minorisation-maximisation update of Bradley-Terry
-        denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
-        new = wins.sum(axis=1) / np.maximum(denom, 1e-12)
-        new = np.maximum(new, 1e-12)
-        new /= new[k]
-        if np.allclose(new, strength, rtol=1e-10):
+    return wins, k
+
+
+def _fit(wins: np.ndarray, k: int, iterations: int = 2000) -> np.ndarray:
+    """Bradley-Terry ratings on the Elo scale of a stack of score matrices
+    ``wins`` (``(samples, n, n)``), player ``k`` = 0: the
+    minorisation-maximisation update, each sample until it settles."""
+    games = wins + wins.transpose(0, 2, 1)
+    total = wins.sum(axis=2)
+    strength = np.ones(wins.shape[:2])
+    active = np.arange(len(wins))
+    for _ in range(iterations):
+        if not active.size:
             break
-        strength = new
-    return {p: round(400 * math.log10(strength[idx[p]]), 1) for p in players}
+        s = strength[active]
+        denom = (games[active] / (s[:, :, None] + s[:, None, :])).sum(axis=2)
+        new = np.maximum(total[active] / np.maximum(denom, 1e-12), 1e-12)
+        new /= new[:, k : k + 1]
+        settled = np.isclose(new, s, rtol=1e-10).all(axis=1)
+        strength[active[~settled]] = new[~settled]
+        active = active[~settled]
+    return 400 * np.log10(strength)
+
+
+def elo(players: list[str], results: list[dict], anchor: str = "random", iterations: int = 2000) -> dict:
+    """Bradley-Terry ratings on the Elo scale (400 log10 odds) from every
+    game between two players (a draw is half a win each), ``anchor`` = 0.
+    A prior of one draw against the anchor keeps a player who won or lost
+    everything finite."""
+    wins, k = _wins_matrix(players, results, anchor)
+    ratings = _fit(wins[None], k, iterations)[0]
+    return {p: round(float(ratings[i]), 1) for i, p in enumerate(players)}
+
+
+def elo_intervals(players: list[str], results: list[dict], anchor: str = "random", samples: int = 1000,
+                  seed: int = 0, iterations: int = 2000) -> dict:  # fmt: skip
+    """:func:`elo` with 95% intervals from a parametric bootstrap: each of
+    ``samples`` resamples draws every pair's games anew from its observed
+    win/draw/loss shares (a multinomial of the same number of games) and
+    refits the ratings (with the same prior, so they stay finite).  The
+    interval of a rating is the 2.5th to 97.5th percentile of its
+    resamples; a difference between two players is significant when the
+    same interval of their resampled differences excludes 0.  The same
+    ``seed`` gives the same intervals.
+
+    Returns ``{"elo": {player: rating}, "interval": {player: [low, high]},
+    "games": {player: games played}, "differences": [[a, b, low, high], ...]``
+    (a's rating minus b's, a rated higher, every pair), ``"significant":
+    [[stronger, weaker], ...]``, ``"samples"``, ``"seed"}``; the anchor's
+    interval is ``[0, 0]``."""
+    if samples < 1:
+        raise ValueError(f"samples must be a positive int, got {samples!r}")
+    idx = {p: i for i, p in enumerate(players)}
+    rng = np.random.default_rng(seed)
+    draws = []  # per result: (samples, 3) resampled wins, draws, losses
+    games = dict.fromkeys(players, 0)
+    for r in results:
+        counts = np.array([r["wins"], r["draws"], r["losses"]], dtype=np.int64)
+        n = int(counts.sum())
+        games[r["agent"]] += n
+        games[r["opponent"]] += n
+        draws.append(rng.multinomial(n, counts / n, size=samples) if n else np.zeros((samples, 3), np.int64))
+    wins, k = _wins_matrix(players, [], anchor)  # the prior alone
+    wins = np.repeat(wins[None], samples, axis=0)
+    for r, d in zip(results, draws):
+        a, b = idx[r["agent"]], idx[r["opponent"]]
+        wins[:, a, b] += d[:, 0] + 0.5 * d[:, 1]
+        wins[:, b, a] += d[:, 2] + 0.5 * d[:, 1]
+    resampled = _fit(wins, k, iterations)
+    point = elo(players, results, anchor, iterations)
+    low, high = np.percentile(resampled, [2.5, 97.5], axis=0)
+    interval = {p: [round(float(low[i]), 1), round(float(high[i]), 1)] for i, p in enumerate(players)}
+    order = sorted(players, key=lambda p: -point[p])
+    differences, significant = [], []
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            lo, hi = np.percentile(resampled[:, idx[a]] - resampled[:, idx[b]], [2.5, 97.5])
+            differences.append([a, b, round(float(lo), 1), round(float(hi), 1)])
+            if lo > 0 or hi < 0:
+                significant.append([a, b] if lo > 0 else [b, a])
+    return {"elo": point, "interval": interval, "games": games, "differences": differences,
+            "significant": significant, "samples": samples, "seed": seed}  # fmt: skip
+
+
+def rate(entry: dict, samples: int = 1000) -> dict:
+    """Set a two-player entry's ratings from its stored per-pair results
+    (no game is played): ``elo`` ({player: rating}), ``elo_interval``,
+    ``elo_games``, ``elo_differences``, ``elo_significant`` and
+    ``elo_bootstrap`` (resamples and seed: the entry's seed) from
+    :func:`elo_intervals`; returns the entry."""
+    players = list(entry.get("elo") or [])
+    for r in entry["results"]:
+        players += [p for p in (r["agent"], r["opponent"]) if p not in players]
+    fit = elo_intervals(players, entry["results"], samples=samples, seed=entry.get("seed", 0))
+    entry["elo"] = fit["elo"]
+    entry.update(elo_interval=fit["interval"], elo_games=fit["games"], elo_differences=fit["differences"],
+                 elo_significant=fit["significant"], elo_bootstrap={"samples": samples, "seed": fit["seed"]})  # fmt: skip
+    return entry
+
+
+def rerate(results: Path | None = None, table: Path | None = None, names: list[str] | None = None,
+           samples: int = 1000) -> str:  # fmt: skip
+    """Recompute the ratings of every two-player entry of ``results``
+    (default: ``baselines/results.json``; or of ``names`` only) from its
+    stored per-pair results, without playing, and rewrite ``results`` and
+    ``table`` (``baselines/results.md``); returns the tables."""
+    results, table = results or RESULTS, table or TABLE
+    entries = json.loads(results.read_text())
+    for name, entry in entries.items():
+        if entry["num_players"] == 2 and (names is None or name in names):
+            rate(entry, samples)
+    results.write_text(json.dumps(entries, indent=1) + "\n")
+    return write(results=results, table=table)
 
 
 def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed: int) -> dict:
@@ -110,7 +215,7 @@ def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed
 
 
 def round_robin(name: str, games: int = 200, players: list[str] | None = None, seed: int = 0, verbose: bool = True,
-                games_vs: dict | None = None) -> dict:  # fmt: skip
+                games_vs: dict | None = None, samples: int = 1000) -> dict:  # fmt: skip
     """Every pair of ``players`` (default: the model and the
     reference opponents) on the model's game; returns the entry written to
     results.json.  ``games_vs``: ``{opponent: games}`` for the first
@@ -118,7 +223,8 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
     ``games`` (a tighter interval where a target is judged and games are
     cheap).  ``games`` and each of ``games_vs`` are ints in
     ``1..MAX_GAMES`` (10**7, :func:`boardenvs.wrappers.evaluate`'s bound;
-    ValueError otherwise, before any game is played)."""
+    ValueError otherwise, before any game is played).  Two-player games
+    get :func:`rate`'s ratings (``samples`` bootstrap resamples)."""
     from . import load
 
     baseline = load(name)
@@ -165,7 +271,8 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
         "load": {"start": load_start, "end": _loadavg()},
     }  # fmt: skip
     if num_players == 2:
-        entry["elo"] = elo(players, results)
+        entry["elo"] = dict.fromkeys(players)  # the players' order
+        rate(entry, samples)
     return entry
 
 
@@ -179,7 +286,7 @@ def markdown(entries: dict) -> str:
         "| model | opponent | games | W-D-L | win rate [95% CI] | score | target |",
         "|---|---|---|---|---|---|---|",
     ]
-    elo_lines = []
+    elo_lines, orders, samples = [], [], set()
     for name in sorted(entries):
         e = entries[name]
         chance = 1.0 / e["num_players"]
@@ -194,11 +301,26 @@ def markdown(entries: dict) -> str:
             lines.append(f"| {name} | {opp} | {n} | {r['wins']}-{r['draws']}-{r['losses']} | "
                          f"{_pct(r['wins'] / n)} [{_pct(lo)}, {_pct(hi)}] | {score:.3f} | {target} |")  # fmt: skip
         if "elo" in e:
-            ratings = ", ".join(f"{p.replace('baseline:', '')} {v:+.0f}" for p, v in sorted(e["elo"].items(), key=lambda kv: -kv[1]))
-            elo_lines.append(f"| {name} | {ratings} |")
+            elo_lines.append(_elo_rows(name, e))
+            orders.append(f"| {name} | {_order(e)} |")
+            samples.add(e.get("elo_bootstrap", {}).get("samples"))
     out = "\n".join(lines)
-    if elo_lines:
-        out += "\n\nElo (Bradley-Terry over the whole round-robin, random = 0):\n\n| game | ratings |\n|---|---|\n" + "\n".join(elo_lines)
+    if elo_lines and samples == {None}:  # entries rated before the intervals (rerate adds them)
+        out += ("\n\nElo (Bradley-Terry over the whole round-robin, random = 0):\n\n| game | ratings |\n|---|---|\n"
+                + "\n".join(elo_lines))  # fmt: skip
+    elif elo_lines:
+        n = ", ".join(f"{k:,}" for k in sorted(x for x in samples if x)) or "-"
+        out += (f"\n\nElo (Bradley-Terry over the whole round-robin, random = 0). The 95% interval of a rating is the "
+                f"middle 95% of its refits over {n} parametric bootstrap resamples (each pair's games redrawn from "
+                "its observed win/draw/loss shares); a difference is significant when the middle 95% of its "
+                "resampled differences excludes 0.\n\n"
+                "| game | player | Elo [95% interval] | games | significantly stronger than |\n|---|---|---|---|---|\n"
+                + "\n".join(elo_lines)
+                + "\n\n† won (or lost) every game against some opponent: every resample repeats that, so the "
+                "distance to that opponent comes from the prior (one draw against random), not the games, and "
+                "the interval is too narrow on that side.\n\n"
+                "| game | order (`>` significantly stronger, `≈` not significantly different) |\n|---|---|\n"
+                + "\n".join(orders))  # fmt: skip
     budgets = [f"| {n} | {e.get('method', 'PPO')} | {e['budget']['steps']:,} | {e['budget']['wall_s']} s | {e['budget']['cpu_s']} s |"
                for n, e in sorted(entries.items()) if e.get("budget")]  # fmt: skip
     if budgets:
@@ -206,6 +328,52 @@ def markdown(entries: dict) -> str:
                 "the teacher's labelled decisions too; this repository's 2-core machine):\n\n")  # fmt: skip
         out += "| model | how | steps | wall | CPU |\n|---|---|---|---|---|\n" + "\n".join(budgets)
     return out + "\n"
+
+
+def _short(player: str) -> str:
+    return player.replace("baseline:", "")
+
+
+def _elo_rows(name: str, e: dict) -> str:
+    """A game's Elo rows: one per player, strongest first (one row of
+    ratings for an entry without intervals)."""
+    ranked = sorted(e["elo"], key=lambda p: -e["elo"][p])
+    if "elo_interval" not in e:
+        return f"| {name} | " + ", ".join(f"{_short(p)} {e['elo'][p]:+.0f}" for p in ranked) + " |"
+    swept = {p for r in e["results"] for p, won in ((r["agent"], r["wins"]), (r["opponent"], r["losses"]))
+             if r["games"] and won in (0, r["games"])}  # fmt: skip
+    rows = []
+    for p in ranked:
+        lo, hi = e["elo_interval"][p]
+        rating = f"{e['elo'][p]:+.0f} (anchor)" if lo == hi == e["elo"][p] == 0 else f"{e['elo'][p]:+.0f} [{lo:+.0f}, {hi:+.0f}]"
+        weaker = ", ".join(_short(b) for a, b in e["elo_significant"] if a == p) or "-"
+        mark = "†" if p in swept and lo != hi else ""
+        rows.append(f"| {name} | {_short(p)} | {rating}{mark} | {e['elo_games'][p]:,} | {weaker} |")
+    return "\n".join(rows)
+
+
+def _order(e: dict) -> str:
+    """The players strongest first, ``>`` between neighbours whose
+    difference is significant, ``≈`` otherwise; then the pairs further apart
+    that this chain would misread (a ``>`` between them but not
+    significantly different, or only ``≈`` but significant)."""
+    if "elo_significant" not in e:
+        return "-"
+    ranked = sorted(e["elo"], key=lambda p: -e["elo"][p])
+    sig = {tuple(x) for x in e["elo_significant"]}
+    apart = lambda a, b: (a, b) in sig or (b, a) in sig  # noqa: E731
+    out = _short(ranked[0])
+    for a, b in zip(ranked, ranked[1:]):
+        out += f" {'>' if apart(a, b) else '≈'} {_short(b)}"
+    notes = []
+    for i, a in enumerate(ranked):
+        for j in range(i + 2, len(ranked)):
+            b = ranked[j]
+            chain = any(apart(ranked[m], ranked[m + 1]) for m in range(i, j))
+            if chain != apart(a, b):
+                rel = ">" if (a, b) in sig else "<" if (b, a) in sig else "≈"
+                notes.append(f"{_short(a)} {rel} {_short(b)}")
+    return out + (f" (but {', '.join(notes)})" if notes else "")
 
 
 def method(config: dict) -> str:
@@ -264,14 +432,30 @@ def main(argv=None) -> int:
     from . import available
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.tournament", description=help_text(__doc__))
-    ap.add_argument("game", help="a committed model's name (quess_v0, hex_quoridor_v0_4p, ...), an env id, or 'all'")
+    ap.add_argument("game", nargs="?", help="a committed model's name (quess_v0, hex_quoridor_v0_4p, ...), an env id, "
+                    "or 'all' (with --rerate: the default)")  # fmt: skip
     ap.add_argument("--players", type=int, default=None, help="player count, with an env id")
     ap.add_argument("--games", type=int, default=200, help="games per ordered pair (default 200, at most 10,000,000)")
     ap.add_argument("--games-vs", action="append", default=[], metavar="NAME=N",
                     help="the model's games against opponent NAME instead of --games (e.g. random=2000; repeat the flag for more)")
     ap.add_argument("--players-list", default=None, help="comma-separated players (default: the model, random, greedy, mcts)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--samples", type=int, default=1000, help="bootstrap resamples of the Elo intervals (default 1000)")
+    ap.add_argument("--rerate", action="store_true",
+                    help="play nothing: recompute the ratings of results.json's entries (GAME's, or every one) from "
+                         "their stored results and rewrite results.json and results.md")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.samples < 1:
+        ap.error(f"--samples must be a positive int, got {args.samples}")
+    if args.rerate:
+        entries = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+        names = None if args.game in (None, "all") else [args.game]
+        if names and names[0] not in entries:
+            ap.error(f"no entry {names[0]!r} in {RESULTS.name}; entries: {', '.join(sorted(entries)) or '(none)'}")
+        print(rerate(names=names, samples=args.samples))
+        return 0
+    if args.game is None:
+        ap.error("the following arguments are required: game (or --rerate)")
     from boardenvs.wrappers.evaluation import MAX_GAMES
 
     if args.games < 1:
@@ -299,7 +483,8 @@ def main(argv=None) -> int:
         games_vs[opponent] = int(n)
     for name in names:
         try:
-            entry = round_robin(name, games=args.games, players=players, seed=args.seed, games_vs=games_vs)
+            entry = round_robin(name, games=args.games, players=players, seed=args.seed, games_vs=games_vs,
+                                samples=args.samples)  # fmt: skip
         except ValueError as exc:  # e.g. a model whose weights no longer fit its game
             ap.error(str(exc))
         table = write(entry)

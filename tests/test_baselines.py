@@ -342,6 +342,10 @@ def test_round_robin_plays_more_games_where_asked():
     games = {(r["agent"], r["opponent"]): r["games"] for r in entry["results"]}
     assert games == {("baseline:quagmire_v0", "random"): 6, ("baseline:quagmire_v0", "greedy"): 4, ("random", "greedy"): 4}
     assert entry["games_vs"] == {"random": 6} and "| quagmire_v0 | random | 6 |" in ev.markdown({"quagmire_v0": entry})
+    # the ratings come with their bootstrap intervals and each player's games, in the players' order
+    assert list(entry["elo"]) == ["baseline:quagmire_v0", "random", "greedy"]
+    assert entry["elo_games"] == {"baseline:quagmire_v0": 10, "random": 10, "greedy": 8}
+    assert entry["elo_bootstrap"] == {"samples": 1000, "seed": 1} and entry["elo_interval"]["random"] == [0.0, 0.0]
     with pytest.raises(ValueError, match="not among the opponents"):
         ev.round_robin("quagmire_v0", games=2, players=["baseline:quagmire_v0", "random"], games_vs={"mcts": 2})
     with pytest.raises(ValueError, match=r"games_vs\['random'\] must be a positive int, got 0"):
