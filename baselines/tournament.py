@@ -113,7 +113,8 @@ def elo_intervals(players: list[str], results: list[dict], anchor: str = "random
                   seed: int = 0, iterations: int = 2000) -> dict:  # fmt: skip
     """:func:`elo` with 95% intervals from a parametric bootstrap: each of
     ``samples`` resamples draws every pair's games anew from its observed
-    win/draw/loss shares (a multinomial of the same number of games) and
+    win/draw/loss shares, with half a win and half a loss added so that a
+    clean sweep is not redrawn as a sweep every time (a multinomial of the same number of games), and
     refits the ratings (with the same prior, so they stay finite).  The
     interval of a rating is the 2.5th to 97.5th percentile of its
     resamples; a difference between two players is significant when the
@@ -136,7 +137,11 @@ def elo_intervals(players: list[str], results: list[dict], anchor: str = "random
         n = int(counts.sum())
         games[r["agent"]] += n
         games[r["opponent"]] += n
-        draws.append(rng.multinomial(n, counts / n, size=samples) if n else np.zeros((samples, 3), np.int64))
+        # the shares with half a win and half a loss added: a sweep (100-0) is then redrawn as a sweep most of
+        # the time but not always, so its interval says how few losses the games rule out (from the raw shares
+        # every resample repeated the sweep and the interval on that side came from the prior alone)
+        shares = (counts + np.array([0.5, 0.0, 0.5])) / (n + 1)
+        draws.append(rng.multinomial(n, shares, size=samples) if n else np.zeros((samples, 3), np.int64))
     wins, k = _wins_matrix(players, [], anchor)  # the prior alone
     wins = np.repeat(wins[None], samples, axis=0)
     for r, d in zip(results, draws):
@@ -312,13 +317,13 @@ def markdown(entries: dict) -> str:
         n = ", ".join(f"{k:,}" for k in sorted(x for x in samples if x)) or "-"
         out += (f"\n\nElo (Bradley-Terry over the whole round-robin, random = 0). The 95% interval of a rating is the "
                 f"middle 95% of its refits over {n} parametric bootstrap resamples (each pair's games redrawn from "
-                "its observed win/draw/loss shares); a difference is significant when the middle 95% of its "
-                "resampled differences excludes 0.\n\n"
+                "its observed win/draw/loss shares, with half a win and half a loss added); a difference is "
+                "significant when the middle 95% of its resampled differences excludes 0.\n\n"
                 "| game | player | Elo [95% interval] | games | significantly stronger than |\n|---|---|---|---|---|\n"
                 + "\n".join(elo_lines)
-                + "\n\n† won (or lost) every game against some opponent: every resample repeats that, so the "
-                "distance to that opponent comes from the prior (one draw against random), not the games, and "
-                "the interval is too narrow on that side.\n\n"
+                + "\n\n† won (or lost) every game against some opponent: the rating's distance to that opponent "
+                "comes mostly from the prior (one draw against random), and its interval from the half win and "
+                "half loss added to the shares: read it as a bound (at least this far apart), not a measurement.\n\n"
                 "| game | order (`>` significantly stronger, `≈` not significantly different) |\n|---|---|\n"
                 + "\n".join(orders))  # fmt: skip
     budgets = [f"| {n} | {e.get('method', 'PPO')} | {e['budget']['steps']:,} | {e['budget']['wall_s']} s | {e['budget']['cpu_s']} s |"

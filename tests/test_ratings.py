@@ -126,3 +126,14 @@ def test_markdown_shows_intervals_games_and_order():
     # an entry rated before the intervals keeps its one row of ratings
     old = {k: v for k, v in entry.items() if k in ("name", "env_id", "num_players", "results", "elo")}
     assert "| toy | toy +" in ev.markdown({"toy": old}) and "bootstrap" not in ev.markdown({"toy": old})
+
+
+def test_a_sweep_is_not_redrawn_as_a_sweep_every_time():
+    """A clean sweep is redrawn from its shares with half a win and half a
+    loss added, so some resamples hold a loss and the interval has width
+    below the point rating (from the raw shares every resample repeated the
+    sweep: a zero-width interval that came from the prior alone)."""
+    for n in (20, 400):
+        fit = ev.elo_intervals(["a", "random"], [pair("a", "random", n, 0)], samples=400, seed=3)
+        lo, hi = fit["interval"]["a"]
+        assert hi == pytest.approx(fit["elo"]["a"], abs=0.2) and lo < fit["elo"]["a"] - 100
