@@ -85,6 +85,20 @@ def _count_illegal_rows(actions, rows, masks, num_actions, random_action):
     return bad
 
 
+@njit(cache=True)
+def _rows_problem(rows, n, seen):
+    """0 when ``rows`` are distinct indices ``0..n-1``, 1 when one is out of
+    range, 2 when one comes twice (``seen``: n False entries, scratch)."""
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        if r < 0 or r >= n:
+            return 1
+        if seen[r]:
+            return 2
+        seen[r] = True
+    return 0
+
+
 def parallel_from() -> int:
     """The row count from which ``make_vec`` runs numba's threads by default
     (128 with TBB or OpenMP, 4096 with workqueue)."""
@@ -342,7 +356,7 @@ class VectorEnv:
             else:
                 obs, masks = self._check_out(out, k)
             self._run(self._drivers.observe_rows, self._states, self.game.params, rows, seats.astype(np.int64),
-                      obs.reshape(k, -1), self._masks, masks.view(np.int8))  # fmt: skip
+                      obs.reshape(k, self.game.obs_size), self._masks, masks.view(np.int8))  # fmt: skip
             return obs.reshape((k, *self.game.obs_shape)), masks
 
     def _check_out(self, out, k):
@@ -406,13 +420,19 @@ class VectorEnv:
             driver(*args)
 
     def _check_rows(self, rows) -> np.ndarray:
-        """``rows`` as distinct int64 row indices, or ValueError."""
-        arr = np.asarray(rows)
+        """``rows`` as distinct int64 row indices (a copy: the kernels' own),
+        or ValueError (one compiled pass: the row API's callers step small
+        batches, where numpy's several passes cost more than the rows)."""
+        arr = rows if type(rows) is np.ndarray else np.asarray(rows)
         n = self.num_envs
-        if arr.ndim != 1 or arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= n)):
+        problem = 1
+        if arr.ndim == 1 and arr.dtype.kind in "iu":
+            wide = arr.dtype.kind == "u" and arr.dtype.itemsize == 8
+            arr = arr.astype(np.int64) if not wide else np.where(arr >= n, -1, arr).astype(np.int64)
+            problem = _rows_problem(arr, n, np.zeros(n, np.bool_))
+        if problem == 1:
             raise ValueError(f"{self.env_id} make_vec: rows must be a 1-D integer array of rows 0..{n - 1}, got {_describe(rows)}")
-        arr = arr.astype(np.int64)
-        if np.bincount(arr, minlength=n).max(initial=0) > 1:
+        if problem == 2:
             raise ValueError(f"{self.env_id} make_vec: rows must be distinct, got a row twice")
         return arr
 

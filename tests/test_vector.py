@@ -266,3 +266,20 @@ def test_the_row_api_refuses_an_illegal_row_without_copying_masks():
     assert np.array_equal(vec.states, before)
     assert vec.act_rows(np.array([2, 0]), np.array([legal0, legal0]), illegal_action="lose").tolist() == [False, True]
     assert vec.act_rows(np.array([0]), np.array([vec.RANDOM]), illegal_action="lose").tolist() == [True]
+
+
+def test_the_row_api_checks_rows_in_one_pass():
+    """Rows: a 1-D integer array of distinct indices 0..N-1, of any integer
+    dtype (a uint64 past int64's range is out of range, not wrapped); the
+    kernels get their own int64 copy (C-6)."""
+    vec = _vec(n=4)
+    seats = lambda k: np.zeros(k, np.int64)  # noqa: E731
+    assert vec.observe_rows(np.array([3, 0], np.uint8), seats(2))[0].shape[0] == 2
+    assert vec.observe_rows(np.zeros(0, np.int64), seats(0))[0].shape[0] == 0
+    for rows, words in [(np.array([2**63 + 1], np.uint64), "rows 0..3"), (np.array([1, 1]), "distinct"), ([0, 4], "rows 0..3"),
+                        (np.array([-1]), "rows 0..3"), ([[0]], "1-D"), ([0.0], "integer"), (np.array([2, 3, 2], np.int16), "distinct")]:  # fmt: skip
+        with pytest.raises(ValueError, match=words):
+            vec.observe_rows(rows, seats(np.size(rows)))
+    rows = np.array([1, 2])
+    checked = vec._check_rows(rows)
+    assert checked.dtype == np.int64 and not np.shares_memory(checked, rows)
