@@ -173,13 +173,41 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
         fen = blk + 6 * (geo.n + 1)
         self.blk_offset, self.fence_offset = blk, fen
         elim = 1 if n > 2 and TEAMS[teams] is None else 0
-        head = [geo.n, geo.F, elim, blk, fen, fpp, *sides, *masks, *geo.offsets]
-        assert len(head) == P_TABLES - E.P_GAME
         planes = 5 * n + 7
+        obs_tables = self._fixed_planes(geo, n, sides, masks, planes)
+        head = [geo.n, geo.F, elim, blk, fen, fpp, *sides, *masks, *geo.offsets, geo.words, geo.num_verts,
+                P_TABLES + geo.tables.size, obs_tables.shape[1]]  # fmt: skip
+        assert len(head) == P_TABLES - E.P_GAME
         high = [1] * (n + 8) + [n * fpp] * n + [1] * (3 * n - 1)  # fences left: counts up to every fence
         return Config(num_players=n, num_actions=geo.n + geo.F, obs_shape=(geo.board.side, geo.board.side, planes),
-                    obs_high_per_plane=high, params=np.concatenate([head, geo.tables]),
+                    obs_high_per_plane=high, params=np.concatenate([head, geo.tables, obs_tables.ravel()]),
                     sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F}, teams=team_ids)  # fmt: skip
+
+    @staticmethod
+    def _fixed_planes(geo, n, sides, masks, planes):
+        """Per seat, its observation's planes that no move changes (``observe``
+        copies them, then writes the rest): on the board, the rim's blocked
+        edges, the goal cells of every seat, the teammates, and every seat in
+        the game.  ``int8`` packed
+        eight to an ``int64`` slot, one row per seat."""
+        size = geo.board.side**2 * planes
+        words = (size + 7) // 8
+        out = np.zeros((n, words * 8), np.int8)
+        for seat in range(n):
+            k = sides[seat]
+            t = out[seat, :size].reshape(-1, planes)
+            for i in range(geo.n):
+                g = t[geo.grid[k, i]]
+                g[0] = 1
+                for d in range(6):
+                    g[n + 1 + (d + k) % 6] = geo.rim[i, d]
+                g[n + 7] = geo.on_side[(k + 3) % 6, i]
+                for r in range(1, n):
+                    g[3 * n + 7 + r] = geo.on_side[(sides[(seat + r) % n] + 3) % 6, i]
+                for r in range(n):
+                    g[2 * n + 8 + r] = 1  # everyone in (observe clears a seat that is out)
+                    g[4 * n + 7 + r] = (masks[seat] >> ((seat + r) % n)) & 1
+        return out.view(np.int64)
 
     # -- reading a state -------------------------------------------------------
     def pawns(self, state) -> list:
