@@ -35,8 +35,8 @@ Notation           a pawn move is its destination (``e5``); a fence its two
                    facing pairs (``d3d4/e4e5``)
 =================  ==========================================================
 
-Memory: ``42 + 7 (C + 1) + F`` int64 slots per game: 5.8 KB at radius 4,
-1.8 KB at radius 2.
+Memory: ``42 + 7 (C + 1) + F + ceil(F / 64)`` int64 slots per game: 5.8 KB
+at radius 4, 1.8 KB at radius 2.
 
 The frames: ``player_0`` (side 0) sees the board as it is; a seat on side
 ``k`` sees it turned ``k`` sixths of a turn counter-clockwise, so its pawn
@@ -171,28 +171,29 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
         masks = [sum(1 << t for t in range(n) if team_ids[t] == team_ids[s]) for s in range(n)] + [0] * (E.MAX_PLAYERS - n)
         blk = Q_OCC + geo.n + 1
         fen = blk + 6 * (geo.n + 1)
-        self.blk_offset, self.fence_offset = blk, fen
+        self.blk_offset, self.fence_offset, self.fence_bits_offset = blk, fen, fen + geo.F
         elim = 1 if n > 2 and TEAMS[teams] is None else 0
         planes = 5 * n + 7
         obs_tables = self._fixed_planes(geo, n, sides, masks, planes)
         head = [geo.n, geo.F, elim, blk, fen, fpp, *sides, *masks, *geo.offsets, geo.words, geo.num_verts,
-                P_TABLES + geo.tables.size, obs_tables.shape[1]]  # fmt: skip
+                P_TABLES + geo.tables.size, obs_tables.shape[1], fen + geo.F]  # fmt: skip
         assert len(head) == P_TABLES - E.P_GAME
         high = [1] * (n + 8) + [n * fpp] * n + [1] * (3 * n - 1)  # fences left: counts up to every fence
         return Config(num_players=n, num_actions=geo.n + geo.F, obs_shape=(geo.board.side, geo.board.side, planes),
                     obs_high_per_plane=high, params=np.concatenate([head, geo.tables, obs_tables.ravel()]),
-                    sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F}, teams=team_ids)  # fmt: skip
+                    sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F, "fence_words": geo.words}, teams=team_ids)  # fmt: skip
 
     @staticmethod
     def _fixed_planes(geo, n, sides, masks, planes):
-        """Per seat, its observation's planes that no move changes (``observe``
-        copies them, then writes the rest): on the board, the rim's blocked
-        edges, the goal cells of every seat, the teammates, and every seat in
-        the game.  ``int8`` packed
-        eight to an ``int64`` slot, one row per seat."""
+        """Per seat (one row each), what ``observe`` starts from: the planes no
+        move changes (on the board, the rim's blocked edges, the goal cells
+        of every seat, the teammates) and every seat in the game, ``int8``
+        packed eight to an ``int64`` slot; then, per fence, the places in the
+        observation of its six blocked edge slots."""
         size = geo.board.side**2 * planes
         words = (size + 7) // 8
         out = np.zeros((n, words * 8), np.int8)
+        slots = np.zeros((n, geo.F, 6), np.int64)
         for seat in range(n):
             k = sides[seat]
             t = out[seat, :size].reshape(-1, planes)
@@ -207,7 +208,9 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
                 for r in range(n):
                     g[2 * n + 8 + r] = 1  # everyone in (observe clears a seat that is out)
                     g[4 * n + 7 + r] = (masks[seat] >> ((seat + r) % n)) & 1
-        return out.view(np.int64)
+            c, d = np.divmod(geo.fence_slots, 6)
+            slots[seat] = geo.grid[k, c] * planes + n + 1 + (d + k) % 6
+        return np.hstack([out.view(np.int64), slots.reshape(n, -1)])
 
     # -- reading a state -------------------------------------------------------
     def pawns(self, state) -> list:

@@ -17,7 +17,7 @@ default radius 4 has 61) with the sides ``k`` (HQ-2) and the directions ``d``::
 
 The state row keeps absolute cells (pawns, occupants, then the sentinel cell
 ``C`` for off the board; blocked edge slots ``6 c + d`` and placed fences at
-the offsets ``P_BLK`` / ``P_FEN``).  Actions and observations are in the
+the offsets ``P_BLK`` / ``P_FEN``, and as bits at ``P_FBITS``).  Actions and observations are in the
 seat's frame ``k = params[P_SIDE + seat]``, its start side: the board turned
 ``k`` sixths counter-clockwise, that side at the bottom.  Action ``i < C``
 moves the pawn to frame cell ``i``, board cell ``cmap[k, i]`` (``P_TCMAP``:
@@ -40,9 +40,10 @@ LAYOUT = E.HEADER_LAYOUT.extend("hex_quoridor_v0")
 Q_PAWNS = LAYOUT.add("pawns", E.MAX_PLAYERS, "cell of each seat's pawn, -1 once eliminated (or no such seat)")
 Q_LEFT = LAYOUT.add("fences_left", E.MAX_PLAYERS, "unplayed fences per seat")
 Q_OCC = LAYOUT.add("occupant", "cells1", "seat + 1 on each cell (0 empty), then the sentinel cell (SENTINEL)")
-# the two fields below start at run-time offsets (params P_BLK / P_FEN)
+# the three fields below start at run-time offsets (params P_BLK / P_FEN / P_FBITS)
 LAYOUT.add("blocked", "slots", "per cell (sentinel included) and direction: 1 if a fence or the rim blocks it")
 LAYOUT.add("fences", "fences", "1 for each placed fence")
+LAYOUT.add("fence_bits", "fence_words", "the placed fences again, bit f % 64 of word f // 64 (read in one go)")
 
 # --- params after the generic ones --------------------------------------------
 P_N = E.P_GAME  # cells
@@ -79,8 +80,9 @@ P_TCONF = E.P_GAME + 37  # 6 x F x words: frame fences sharing an edge with fenc
 P_WORDS = E.P_GAME + 38  # words of a fence set
 P_VERTS = E.P_GAME + 39  # V: vertices of the wall graph
 P_TOBS = E.P_GAME + 40  # per seat: the observation's fixed planes (int8, packed 8 to a slot)
-P_OBSW = E.P_GAME + 41  # slots of one seat's P_TOBS
-P_TABLES = E.P_GAME + 42
+P_OBSW = E.P_GAME + 41  # slots of one seat's P_TOBS: the packed planes, then F x 6 places of edge slots
+P_FBITS = E.P_GAME + 42  # offset of the fence_bits field
+P_TABLES = E.P_GAME + 43
 MAX_BIT_CELLS = 63  # boards up to radius 4 (61 cells) take the bit-parallel fence check
 
 REASON_GOAL = E.REASON_GAME
@@ -410,7 +412,6 @@ def _fences_bits(state, params, seat, mask, write):
     V = params[P_VERTS]
     num = params[E.P_NUM_PLAYERS]
     k = params[P_SIDE + seat]
-    fen = params[P_FEN]
     fblk = params[P_TFBLK]
     fvert = params[P_TFVERT]
     m = np.uint64(n)
@@ -444,8 +445,12 @@ def _fences_bits(state, params, seat, mask, write):
     for w in range(W):
         taken[w] = 0
     nplaced = 0
-    for f in range(F):
-        if state[fen + f]:
+    fbits = params[P_FBITS]
+    for w in range(W):
+        x = np.uint64(state[fbits + w])
+        while x:
+            f = 64 * w + np.int64(trailing_zeros(x))
+            x &= x - np.uint64(1)
             placed[nplaced] = f
             nplaced += 1
             b = fblk + 6 * f
@@ -456,8 +461,8 @@ def _fences_bits(state, params, seat, mask, write):
             o4 &= ~np.uint64(params[b + 4])
             o5 &= ~np.uint64(params[b + 5])
             c = conf + f * W
-            for w in range(W):
-                taken[w] |= params[c + w]
+            for v in range(W):
+                taken[v] |= params[c + v]
     # the wall graph's components (union-find), and per component the fences
     # with two corners in it
     mark[:] = 0
@@ -740,6 +745,7 @@ def apply(state, params, action):
         for j in range(6):
             state[blk + params[e + j]] = 1
         state[params[P_FEN] + f] = 1
+        state[params[P_FBITS] + (f >> 6)] |= np.int64(1) << (f & 63)
         state[Q_LEFT + seat] -= 1
         if params[P_ELIM] == 1:  # HQ-9: the pawns cut off leave; the placer inherits
             stamp = np.zeros(n + 1, np.int64)
@@ -781,9 +787,8 @@ def observe(state, params, seat, obs):
     k = _frame(params, seat)
     planes = 5 * num + 7
     size = obs.shape[0]
-    words = params[P_OBSW]
-    t = params[P_TOBS] + seat * words
-    fixed = params[t : t + words].view(np.int8)
+    t = params[P_TOBS] + seat * params[P_OBSW]
+    fixed = params[t : t + (size + 7) // 8].view(np.int8)
     for i in range(size):  # a loop: numba's slice copy is slower
         obs[i] = fixed[i]
     grid = params[P_TGRID] + k * n
@@ -791,16 +796,16 @@ def observe(state, params, seat, obs):
         o = state[Q_OCC + i]
         if o:
             obs[params[grid + i] * planes + 1 + (o - 1 - seat) % num] = 1
-    # the edges the fences block (the rim's are in the copy); only fences block edges
-    F = params[P_F]
-    fen = params[P_FEN]
-    fe = params[P_TFE]
-    for f in range(F):
-        if state[fen + f]:
+    # the edges the fences block (the rim's are in the copy; only fences block others)
+    fbits = params[P_FBITS]
+    at = t + (size + 7) // 8
+    for w in range(params[P_WORDS]):
+        x = np.uint64(state[fbits + w])
+        while x:
+            e = at + 6 * (64 * w + np.int64(trailing_zeros(x)))
+            x &= x - np.uint64(1)
             for j in range(6):
-                slot = params[fe + 6 * f + j]
-                c = slot // 6
-                obs[params[grid + c] * planes + num + 1 + (slot - 6 * c + k) % 6] = 1
+                obs[params[e + j]] = 1
     for r in range(num):
         s = (seat + r) % num
         left = state[Q_LEFT + s]
