@@ -422,20 +422,29 @@ def _fences_bits(state, params, seat, mask, write):
     op = params[P_TOPEN]
     o0, o1, o2 = np.uint64(params[op]), np.uint64(params[op + 1]), np.uint64(params[op + 2])
     o3, o4, o5 = np.uint64(params[op + 3]), np.uint64(params[op + 4]), np.uint64(params[op + 5])
-    # scratch: placed fences, vertex marks / parents / list, per component
-    # loop sets (once, twice), fence sets, cached regions, pawns
-    scratch = np.empty(F + 3 * V + 2 * W * (F + 1) + 4 * W + n + 2 * num + 8, np.int64)
-    placed = scratch[:F]
-    mark = scratch[F : F + V]
-    parent = scratch[F + V : F + 2 * V]
-    vlist = scratch[F + 2 * V : F + 3 * V]
-    at = F + 3 * V
-    comp = scratch[at : at + 2 * W * (F + 1)]
-    at += 2 * W * (F + 1)
+    fbits = params[P_FBITS]
+    P = 0  # placed fences
+    for w in range(W):
+        x = np.uint64(state[fbits + w])
+        while x:
+            x &= x - np.uint64(1)
+            P += 1
+    # scratch: placed fences (later the live seats), vertex marks / parents /
+    # list, per wall component the fences with one / two corners in it,
+    # fence sets, cached regions, pawns
+    PS = max(P, num)
+    scratch = np.empty(PS + 3 * V + 2 * W * (P + 1) + 3 * W + n + 2 * num, np.int64)
+    placed = scratch[:PS]
+    mark = scratch[PS : PS + V]
+    parent = scratch[PS + V : PS + 2 * V]
+    vlist = scratch[PS + 2 * V : PS + 3 * V]
+    at = PS + 3 * V
+    comp = scratch[at : at + 2 * W * (P + 1)]
+    at += 2 * W * (P + 1)
     taken = scratch[at : at + W]
     dang = scratch[at + W : at + 2 * W]
     legal = scratch[at + 2 * W : at + 3 * W]
-    at += 4 * W
+    at += 3 * W
     regions = scratch[at : at + n]
     at += n
     pawnb = scratch[at : at + num]
@@ -445,7 +454,6 @@ def _fences_bits(state, params, seat, mask, write):
     for w in range(W):
         taken[w] = 0
     nplaced = 0
-    fbits = params[P_FBITS]
     for w in range(W):
         x = np.uint64(state[fbits + w])
         while x:
@@ -780,8 +788,10 @@ def apply(state, params, action):
 def observe(state, params, seat, obs):
     """The planes of the start are copied from ``P_TOBS`` (built by the
     game's ``_fixed_planes``: the rim's blocked edges, the goals, the teams,
-    everyone in), then the pawns, the edges the fences block, the fences
-    left and who is out are written over them."""
+    everyone in), then the pawns, the edges the fences block (from the
+    fence bits), the fences left and who is out are written over them: the
+    few lines of the state row they need (a row of a big batch is seldom in
+    the cache)."""
     n = params[P_N]
     num = params[E.P_NUM_PLAYERS]
     k = _frame(params, seat)
@@ -792,10 +802,10 @@ def observe(state, params, seat, obs):
     for i in range(size):  # a loop: numba's slice copy is slower
         obs[i] = fixed[i]
     grid = params[P_TGRID] + k * n
-    for i in range(n):
-        o = state[Q_OCC + i]
-        if o:
-            obs[params[grid + i] * planes + 1 + (o - 1 - seat) % num] = 1
+    for r in range(num):  # the pawns (the occupants of their cells)
+        c = state[Q_PAWNS + (seat + r) % num]
+        if c >= 0:
+            obs[params[grid + c] * planes + 1 + r] = 1
     # the edges the fences block (the rim's are in the copy; only fences block others)
     fbits = params[P_FBITS]
     at = t + (size + 7) // 8
