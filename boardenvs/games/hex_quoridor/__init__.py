@@ -82,13 +82,16 @@ seat's colour just outside the rim (a corner's edge shared by two goal
 sides is split between their bands), and above the board a strip with the
 fences each seat has left (``out`` once eliminated).
 
-Legal fences need path checks.  Only a fence that blocks an edge of a pawn's
-current shortest path can cut that pawn off, so the kernel marks one
-shortest path per live pawn and looks only at fences touching one; for
-those, a quick sufficient test on the distances to the goal clears most,
-and the rest get a full search.  ``tests/test_hex_quoridor_rules.py`` checks
-the legal moves against a pure-Python model's brute force (every pawn
-searched after every fence) on random positions of every player count.
+Legal fences need path checks.  A fence can only cut a pawn off if it
+closes a loop of walls (two of its corners already joined by fences, the
+rim counting as one wall), so on boards up to radius 4 the kernel finds
+those fences bit-parallel (fence sets of 64 to a word, per wall component)
+and tries only them, flooding the cells on the fence's sides as one-word
+cell sets; larger boards mark one shortest path per live pawn and search
+the fences touching one.  ``tests/test_hex_quoridor_rules.py`` checks the
+legal moves against a pure-Python model's brute force (every pawn searched
+after every fence) on random positions of every player count, and the two
+checks against each other.
 make_vec's benchmark rows for this game first play 300 steps: from a reset
 every game is in its opening, where fences are placed and checked, the
 slowest phase.

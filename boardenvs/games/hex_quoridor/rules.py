@@ -294,7 +294,8 @@ def _keeps_descent(state, params, e, dist, down):
 
 @njit(cache=True)
 def _fences(state, params, seat, mask, write):
-    """Legal fences of ``seat`` (HQ-6..9, HQ-15): with ``write`` mark them in
+    """Legal fences of ``seat`` (HQ-6..9, HQ-15) on boards of more than
+    ``MAX_BIT_CELLS`` cells (:func:`_fences_bits` on the others): with ``write`` mark them in
     ``mask[C:]`` (mover's frame) and return how many, else return 1 at the
     first legal one.
 
