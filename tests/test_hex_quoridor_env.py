@@ -353,3 +353,55 @@ def test_the_next_pawn_teammate_or_opponent_gives_different_observations(teams):
     assert not np.array_equal(a, b)
     n = 6
     assert a[4, 4, 4 * n + 7 : 5 * n + 7].tolist() == mates  # observer first
+
+
+def _plain_observation(game, state, seat):
+    """The observation as the card in ``boardenvs.games.hex_quoridor`` lists
+    it, written plane by plane from the state's cells and edges."""
+    n, cells, params = game.num_players, game.num_cells, game.params
+    k = game.frame(seat)
+    side = game.board.side
+    obs = np.zeros((side * side, 5 * n + 7), np.int8)
+    blocked = state[game.blk_offset : game.blk_offset + 6 * cells].reshape(cells, 6)
+    goal = lambda s, i: game.geo.on_side[(game.frame(s) + 3) % 6, i]  # noqa: E731
+    for i in range(cells):
+        g = obs[game.geo.grid[k, i]]
+        g[0] = 1
+        o = state[H.Q_OCC + i]
+        if o:
+            g[1 + (o - 1 - seat) % n] = 1
+        for d in range(6):
+            g[n + 1 + (d + k) % 6] = blocked[i, d]
+        g[n + 7] = goal(seat, i)
+        for r in range(n):
+            s = (seat + r) % n
+            g[n + 8 + r] = state[H.Q_LEFT + s]
+            g[2 * n + 8 + r] = E.is_alive(state, s)
+            if r:
+                g[3 * n + 7 + r] = goal(s, i)
+            g[4 * n + 7 + r] = int(game.team_of(s) == game.team_of(seat))
+    return obs.ravel()
+
+
+@pytest.mark.parametrize("options", HQ_VARIANTS + [{"num_players": 6, "radius": 2, "fences_per_player": 6}],
+                         ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))  # fmt: skip
+def test_observation_equals_the_card_plane_by_plane(options):
+    """The observation kernel starts from each seat's fixed planes (rim,
+    goals, teams, everyone in) and writes the pawns, the fences' edges (from
+    the state's fence bits), the fences left and who is out over them: for
+    every seat of a batch of random games (eliminations included, on the
+    small board) it equals the card's planes written from the state's cells
+    and blocked edges."""
+    vec = boardenvs.make_vec(ENV, num_envs=32, num_threads=1, **options)
+    game = vec.game
+    vec.reset(seed=5)
+    out = 0
+    for _ in range(40):
+        vec.step(vec.random_actions())
+        for state in np.array(vec.states):
+            pos = Position(game, state)
+            for seat in range(game.num_players):
+                assert np.array_equal(pos.observation(seat).ravel(), _plain_observation(game, state, seat)), (seat, pos.to_text())
+            out += int(state[E.H_ALIVE]) != (1 << game.num_players) - 1
+    if game.params[HR.P_ELIM] and game.board.radius == 2:
+        assert out > 0  # some seat was out, and seen so

@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 import boardenvs
+from boardenvs import engine as E
 from boardenvs.errors import IllegalMoveError, NotationError, OptionError
+from boardenvs.games.hex_quoridor import rules as HR
 from boardenvs.position import Position
 from hq_reference import Board, legal_moves as reference_moves
 from position_text import header
@@ -430,3 +432,95 @@ def test_fast_fence_legality_equals_brute_force_on_random_positions(variant):
             fences = [a for a in acts if a >= pos.game.num_cells]
             pos = pos.play(int(rng.choice(fences)) if fences and rng.random() < 0.6 else int(rng.choice(acts)))
     assert checked >= target
+
+
+# --- the bit-parallel fence check (boards of at most 63 cells) -----------------------------------
+
+BIT_VARIANTS = [
+    dict(num_players=2, fences_per_player=14),
+    dict(num_players=3, fences_per_player=10),
+    dict(num_players=4, fences_per_player=8),
+    dict(num_players=6, fences_per_player=5),
+    dict(num_players=4, teams="2v2", fences_per_player=8),
+    dict(num_players=6, teams="3x2", fences_per_player=5),
+    dict(num_players=6, teams="2x3", fences_per_player=5),
+    dict(num_players=2, radius=2, fences_per_player=12),
+    dict(num_players=3, radius=2, fences_per_player=8),
+    dict(num_players=4, radius=2, fences_per_player=6),
+    dict(num_players=6, radius=2, fences_per_player=4),
+    dict(num_players=4, teams="2v2", radius=2, fences_per_player=6),
+    dict(num_players=6, teams="3x2", radius=2, fences_per_player=4),
+    dict(num_players=6, teams="2x3", radius=2, fences_per_player=4),
+]
+
+
+def _fence_heavy_positions(variant, count, seed):
+    """Positions of random games that place a fence whenever they may with
+    probability 0.85 (walls, pockets, cut-offs and eliminations come up)."""
+    rng = np.random.default_rng(seed)
+    n = variant["num_players"]
+    g = 0
+    while True:
+        pos = boardenvs.position(ENV, **variant, first_player=g % n)
+        g += 1
+        while not pos.is_terminal:
+            yield pos
+            count -= 1
+            if count == 0:
+                return
+            acts = pos.legal_actions()
+            fences = [a for a in acts if a >= pos.game.num_cells]
+            pos = pos.play(int(rng.choice(fences)) if fences and rng.random() < 0.85 else int(rng.choice(acts)))
+
+
+def _free_fences(game, state):
+    """HQ-7 alone: fences none of whose edges is blocked."""
+    slots = game.geo.fence_slots[:, ::2]
+    return int((state[game.blk_offset + slots].sum(1) == 0).sum())
+
+
+@pytest.mark.parametrize("variant", BIT_VARIANTS, ids=lambda v: "-".join(f"{k}={x}" for k, x in v.items()))
+def test_hq8_bit_parallel_fence_check_equals_brute_force(variant):
+    """HQ-7/8/9/15: on boards of radius 2 and 4 the kernels decide fences
+    with the bit-parallel check (``rules._fences_bits``: only fences that
+    close a loop of walls are tried, by flooding one-word cell sets); its
+    legal moves equal the reference model's brute force (every pawn searched
+    after every fence) on positions of fence-heavy random games, for every
+    player count, with and without teams, and the path rule does refuse
+    fences there (so the tries are exercised)."""
+    small = variant.get("radius") == 2
+    count = 150 if small else 30
+    refused = 0
+    for pos in _fence_heavy_positions(variant, count, sum(map(ord, str(variant)))):
+        assert set(pos.legal_moves()) == reference_moves(pos.to_text()), pos.to_text()
+        state = pos.state
+        seat = int(state[E.H_CURRENT])
+        if state[HR.Q_LEFT + seat] > 0:
+            legal_fences = sum(1 for a in pos.legal_actions() if a >= pos.game.num_cells)
+            refused += legal_fences < _free_fences(pos.game, state)
+    assert refused > 0
+
+
+@pytest.mark.parametrize("variant", BIT_VARIANTS, ids=lambda v: "-".join(f"{k}={x}" for k, x in v.items()))
+def test_hq8_bit_parallel_fence_check_equals_the_distance_check(variant):
+    """HQ-7/8/9/15: the bit-parallel check (radius 2 and 4) and the check by
+    goal distances and searches (``rules._fences``, which larger boards use)
+    give the same fences for every seat, to move or not, on thousands of
+    positions of a batch of random games."""
+    vec = boardenvs.make_vec(ENV, num_envs=64, num_threads=1, **variant)
+    game, params = vec.game, vec.game.params
+    vec.reset(seed=3)
+    a = np.zeros(game.num_actions, np.int8)
+    b = np.zeros(game.num_actions, np.int8)
+    checked = 0
+    for _ in range(60):
+        vec.step(vec.random_actions())
+        for state in np.array(vec.states):
+            for seat in range(game.num_players):
+                if E.is_alive(state, seat):
+                    na = HR._fences_bits(state, params, seat, a, True)
+                    nb = HR._fences(state, params, seat, b, True)
+                    assert na == nb and np.array_equal(a[game.num_cells :], b[game.num_cells :]), Position(game, state).to_text()
+                    assert (HR._fences_bits(state, params, seat, a, False) > 0) == (nb > 0)
+                    checked += 1
+    assert checked >= 60 * 64 * 2

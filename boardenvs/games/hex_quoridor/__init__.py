@@ -35,8 +35,8 @@ Notation           a pawn move is its destination (``e5``); a fence its two
                    facing pairs (``d3d4/e4e5``)
 =================  ==========================================================
 
-Memory: ``42 + 7 (C + 1) + F`` int64 slots per game: 5.8 KB at radius 4,
-1.8 KB at radius 2.
+Memory: ``42 + 7 (C + 1) + F + ceil(F / 64)`` int64 slots per game: 5.8 KB
+at radius 4, 1.8 KB at radius 2.
 
 The frames: ``player_0`` (side 0) sees the board as it is; a seat on side
 ``k`` sees it turned ``k`` sixths of a turn counter-clockwise, so its pawn
@@ -82,13 +82,16 @@ seat's colour just outside the rim (a corner's edge shared by two goal
 sides is split between their bands), and above the board a strip with the
 fences each seat has left (``out`` once eliminated).
 
-Legal fences need path checks.  Only a fence that blocks an edge of a pawn's
-current shortest path can cut that pawn off, so the kernel marks one
-shortest path per live pawn and looks only at fences touching one; for
-those, a quick sufficient test on the distances to the goal clears most,
-and the rest get a full search.  ``tests/test_hex_quoridor_rules.py`` checks
-the legal moves against a pure-Python model's brute force (every pawn
-searched after every fence) on random positions of every player count.
+Legal fences need path checks.  A fence can only cut a pawn off if it
+closes a loop of walls (two of its corners already joined by fences, the
+rim counting as one wall), so on boards up to radius 4 the kernel finds
+those fences bit-parallel (fence sets of 64 to a word, per wall component)
+and tries only them, flooding the cells on the fence's sides as one-word
+cell sets; larger boards mark one shortest path per live pawn and search
+the fences touching one.  ``tests/test_hex_quoridor_rules.py`` checks the
+legal moves against a pure-Python model's brute force (every pawn searched
+after every fence) on random positions of every player count, and the two
+checks against each other.
 make_vec's benchmark rows for this game first play 300 steps: from a reset
 every game is in its opening, where fences are placed and checked, the
 slowest phase.
@@ -172,15 +175,46 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
         masks = [sum(1 << t for t in range(n) if team_ids[t] == team_ids[s]) for s in range(n)] + [0] * (E.MAX_PLAYERS - n)
         blk = Q_OCC + geo.n + 1
         fen = blk + 6 * (geo.n + 1)
-        self.blk_offset, self.fence_offset = blk, fen
+        self.blk_offset, self.fence_offset, self.fence_bits_offset = blk, fen, fen + geo.F
         elim = 1 if n > 2 and TEAMS[teams] is None else 0
-        head = [geo.n, geo.F, elim, blk, fen, fpp, *sides, *masks, *geo.offsets]
-        assert len(head) == P_TABLES - E.P_GAME
         planes = 5 * n + 7
+        obs_tables = self._fixed_planes(geo, n, sides, masks, planes)
+        head = [geo.n, geo.F, elim, blk, fen, fpp, *sides, *masks, *geo.offsets, geo.words, geo.num_verts,
+                P_TABLES + geo.tables.size, obs_tables.shape[1], fen + geo.F]  # fmt: skip
+        assert len(head) == P_TABLES - E.P_GAME
         high = [1] * (n + 8) + [n * fpp] * n + [1] * (3 * n - 1)  # fences left: counts up to every fence
         return Config(num_players=n, num_actions=geo.n + geo.F, obs_shape=(geo.board.side, geo.board.side, planes),
-                    obs_high_per_plane=high, params=np.concatenate([head, geo.tables]),
-                    sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F}, teams=team_ids)  # fmt: skip
+                    obs_high_per_plane=high, params=np.concatenate([head, geo.tables, obs_tables.ravel()]),
+                    sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F, "fence_words": geo.words}, teams=team_ids)  # fmt: skip
+
+    @staticmethod
+    def _fixed_planes(geo, n, sides, masks, planes):
+        """Per seat (one row each), what ``observe`` starts from: the planes no
+        move changes (on the board, the rim's blocked edges, the goal cells
+        of every seat, the teammates) and every seat in the game, ``int8``
+        packed eight to an ``int64`` slot; then, per fence, the places in the
+        observation of its six blocked edge slots."""
+        size = geo.board.side**2 * planes
+        words = (size + 7) // 8
+        out = np.zeros((n, words * 8), np.int8)
+        slots = np.zeros((n, geo.F, 6), np.int64)
+        for seat in range(n):
+            k = sides[seat]
+            t = out[seat, :size].reshape(-1, planes)
+            for i in range(geo.n):
+                g = t[geo.grid[k, i]]
+                g[0] = 1
+                for d in range(6):
+                    g[n + 1 + (d + k) % 6] = geo.rim[i, d]
+                g[n + 7] = geo.on_side[(k + 3) % 6, i]
+                for r in range(1, n):
+                    g[3 * n + 7 + r] = geo.on_side[(sides[(seat + r) % n] + 3) % 6, i]
+                for r in range(n):
+                    g[2 * n + 8 + r] = 1  # everyone in (observe clears a seat that is out)
+                    g[4 * n + 7 + r] = (masks[seat] >> ((seat + r) % n)) & 1
+            c, d = np.divmod(geo.fence_slots, 6)
+            slots[seat] = geo.grid[k, c] * planes + n + 1 + (d + k) % 6
+        return np.hstack([out.view(np.int64), slots.reshape(n, -1)])
 
     # -- reading a state -------------------------------------------------------
     def pawns(self, state) -> list:

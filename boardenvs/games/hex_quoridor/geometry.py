@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...hexboard import hex_board
-from .rules import P_TABLES
+from ...hexboard import DIRECTIONS, hex_board
+from .rules import MAX_BIT_CELLS, P_TABLES
 
 
 def fence_geometry(board):
@@ -114,8 +114,11 @@ class Geometry:
         self.rim = rim
         R = radius
         self.start = np.array([board.rotate(board.index_of(-R // 2, R), k) for k in range(6)], np.int64)
+        self._bit_tables()
         tables = [self.nb, self.on_side, self.fence_slots, self.cmap, self.cinv, self.fmap, self.grid,
-                  self.order, self.rim, self.start]  # fmt: skip
+                  self.order, self.rim, self.start, self.cell_bit, self.shift, self.open0, self.fence_blk,
+                  self.fence_cells, self.side_bits, self.fence_verts, self.vert_fences, self.rim_twice,
+                  self.fence_conflicts]  # fmt: skip
         self.offsets = []
         flat = []
         at = P_TABLES
@@ -124,3 +127,89 @@ class Geometry:
             flat.append(t.ravel())
             at += t.size
         self.tables = np.concatenate(flat)
+
+    def _bit_tables(self):
+        """The tables of the bit-parallel fence check (``rules._fences_bits``),
+        for boards of at most ``MAX_BIT_CELLS`` cells (empty otherwise).
+
+        Cell sets are one 64-bit word: cell ``(q, r)`` is bit
+        ``(q + (3R + 2) r) mod C``, a one-to-one map (the hex-hex board tiles
+        the plane), under which a step in direction ``d`` turns every bit by
+        the same ``shift[d]`` (a rotation within ``C`` bits).  Fence sets are
+        ``words`` 64-bit words per frame, bit ``fr`` for frame fence ``fr``.
+        The wall graph's vertices are the cell corners; every corner on the
+        rim is vertex 0 (the outside), the inner ones ``1..V-1``."""
+        board, n, F = self.board, self.n, self.F
+        self.words = (F + 63) // 64
+        if n > MAX_BIT_CELLS:
+            self.num_verts = 0
+            for name in ("cell_bit", "shift", "open0", "fence_blk", "fence_cells", "side_bits", "fence_verts",
+                         "vert_fences", "rim_twice", "fence_conflicts"):  # fmt: skip
+                setattr(self, name, np.zeros(0, np.int64))
+            return
+        R, W = board.radius, self.words
+        bit = [(q + (3 * R + 2) * r) % n for q, r in board.coords]
+        assert sorted(bit) == list(range(n))
+        self.cell_bit = np.array([1 << b for b in bit], np.uint64).view(np.int64)
+        self.shift = np.zeros(6, np.int64)
+        self.open0 = np.zeros(6, np.uint64)
+        for d in range(6):
+            shifts = {(bit[int(self.nb[c, d])] - bit[c]) % n for c in range(n) if self.nb[c, d] < n}
+            assert len(shifts) == 1
+            self.shift[d] = shifts.pop()
+            for c in range(n):
+                if self.nb[c, d] < n:
+                    self.open0[d] |= np.uint64(1 << bit[c])
+        self.open0 = self.open0.view(np.int64)
+        blk = np.zeros((F, 6), np.uint64)
+        cells = np.zeros((F, 4), np.uint64)
+        for f, (x, y, m1, m2, o) in enumerate(self.fences):
+            for slot in self.fence_slots[f]:
+                blk[f, slot % 6] |= np.uint64(1 << bit[slot // 6])
+            cells[f] = [1 << bit[c] for c in (x, y, m1, m2)]
+        self.fence_blk, self.fence_cells = blk.view(np.int64), cells.view(np.int64)
+        sides = np.zeros(6, np.uint64)
+        for k in range(6):
+            for c in np.flatnonzero(self.on_side[k, :n]):
+                sides[k] |= np.uint64(1 << bit[c])
+        self.side_bits = sides.view(np.int64)
+        # the wall graph: corner (c, d) lies between directions d and d + 1 of cell c
+        ids = {}
+
+        def corner(c, d):
+            q, r = board.coords[c]
+            return frozenset((q + dq, r + dr) for dq, dr in ((0, 0), DIRECTIONS[d], DIRECTIONS[(d + 1) % 6]))
+
+        verts = np.zeros((F, 4), np.int64)
+        rim_count = np.zeros(F, np.int64)
+        for f in range(F):
+            keys = set()
+            for slot in self.fence_slots[f][::2]:
+                c, d = divmod(int(slot), 6)
+                keys |= {corner(c, (d - 1) % 6), corner(c, d)}
+            assert len(keys) == 4  # a zig-zag of three edges has four corners
+            inner = sorted(ids.setdefault(key, len(ids) + 1) for key in keys if all(board.index_of(*x) >= 0 for x in key))
+            rim_count[f] = 4 - len(inner)
+            verts[f] = inner + [0] * (4 - len(inner))
+        V = self.num_verts = len(ids) + 1
+        self.fence_verts = verts
+        incid = np.zeros((6, V, W), np.uint64)
+        twice = np.zeros((6, W), np.uint64)
+        conf = np.zeros((6, F, W), np.uint64)
+        by_slot = {}
+        for f in range(F):
+            for s in self.fence_slots[f]:
+                by_slot.setdefault(int(s), set()).add(f)
+        for k in range(6):
+            for f in range(F):
+                w, b = divmod(int(self.finv[k, f]), 64)
+                one = np.uint64(1 << b)
+                for v in set(verts[f].tolist()) if rim_count[f] else verts[f]:
+                    incid[k, v, w] |= one
+                if rim_count[f] >= 2:
+                    twice[k, w] |= one
+                for g in set().union(*(by_slot[int(s)] for s in self.fence_slots[f])):
+                    conf[k, g, w] |= one
+        self.vert_fences = incid.view(np.int64)
+        self.rim_twice = twice.view(np.int64)
+        self.fence_conflicts = conf.view(np.int64)

@@ -124,6 +124,8 @@ class HexQuoridorText:
                     raise NotationError(f"{env}: fences {used[slot]} and {tok} share an edge (HQ-7)")
                 used[slot] = tok
             state[fen + f] = 1
+            bits = state[self.fence_bits_offset : self.fence_bits_offset + self.geo.words].view(np.uint64)
+            bits[f // 64] |= np.uint64(1) << np.uint64(f % 64)
             for j in range(6):
                 state[blk + self.geo.fence_slots[f, j]] = 1
         total, fpp = n * self.fences_per_player, self.fences_per_player
