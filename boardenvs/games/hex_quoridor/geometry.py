@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...hexboard import DIRECTIONS, hex_board
-from .rules import MAX_BIT_CELLS, P_TABLES
+from .layout import MAX_BIT_CELLS, P_TABLES
 
 
 def fence_geometry(board):
