@@ -949,7 +949,7 @@ def quicksand_game_lengths(games: int, n: int = 4096) -> tuple[np.ndarray, np.nd
             done = (term | trunc) & ~counted
             turns.extend(infos["length"][done].tolist())
             decisions.extend([steps] * int(done.sum()))
-            reasons.extend(vec.reason_name(int(r)) for r in infos["end_reason"][done])
+            reasons.extend(infos["end_reason"][done].tolist())  # the names (end_reason_code: the codes)
             counted |= done
     return np.array(turns[:games]), np.array(decisions[:games]), np.array(reasons[:games])
 

@@ -192,3 +192,14 @@ def test_ppo_settings_times_learn_and_splits_collecting_from_updating(monkeypatc
     assert all(0 < r["rollout_s"] < r["wall_s"] and r["per_s"] > 0 for r in rows)
     text = (tmp_path / "ppo.md").read_text()
     assert text.count("**(fastest)**") == 1 and "| SB3VecEnv | 32 | 4 | 128 | 1 |" in text and "Other processes' CPU" in text
+
+
+def test_the_game_length_lines_run(bench):
+    """The lines under the tables (Quess's lengths for QU-13, Quicksand's
+    turns, decisions and end reasons), on a few games: the full run's last
+    section, which the tiny run skips."""
+    lines = bench.length_lines(8, 8, ["quess_v0", "quicksand_v0"])
+    quess, quicksand = lines[1], lines[3]
+    assert quess.startswith("Quess random-vs-random game length over 8 games") and "median" in quess
+    assert quicksand.startswith("Quicksand random-vs-random games over 8 games") and "ended by" in quicksand
+    assert "%" in quicksand.split("ended by")[1]
