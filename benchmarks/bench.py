@@ -1112,7 +1112,7 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
         epilog="Default: every game and player count, every anchor installed, N = 1 64 1024 4096, "
-        "3 interleaved repeats of 1 s (about 25 minutes on 2 cores).",
+        "3 interleaved repeats of 1 s (11 minutes on a quiet 2-core machine).",
     )
     ap.add_argument("--seconds", type=float, default=None, help="length of one timed run per row (default 1.0; --quick 0.3)")
     ap.add_argument("--repeats", type=int, default=None, help="interleaved repeats per row, median reported (default 3; --quick 1)")
