@@ -393,19 +393,22 @@ def batched(k: Kernels) -> Batched:
     """
     refs = [_importable(fn) for fn in k]
     cached = all(refs) and not config.DISABLE_JIT
+    if cached:
+        bind = [f"from {module} import {name} as {alias}" for (module, name), alias in zip(refs, Kernels._fields)]
+    else:
+        bind = [", ".join(Kernels._fields) + " = _KERNELS"]
+    source = _DRIVER_SOURCE.read_text()
+    block = _between(source)
+    files = hashlib.sha1()  # the engine's and the kernels' packages, each folder once
+    for folder in sorted(({_package_dir(m) for m, _ in (refs if cached else ())} | {_package_dir(__name__)}) - {None}):
+        for f in sorted(folder.glob("*.py")):
+            files.update(f.name.encode() + f.read_bytes())
     flavours = []
     for parallel in (False, True):
-        if cached:
-            bind = [f"from {module} import {name} as {alias}" for (module, name), alias in zip(refs, Kernels._fields)]
-        else:
-            bind = [", ".join(Kernels._fields) + " = _KERNELS"]
-        text = _DRIVER_SOURCE.read_text().replace(_between(_DRIVER_SOURCE.read_text()),
-                                                  "\n".join([*bind, f"PARALLEL = {parallel}", f"CACHE = {cached}",
-                                                             f"# numba {numba_version}, NUMBA_BOUNDSCHECK={config.BOUNDSCHECK}"]))  # fmt: skip
-        digest = hashlib.sha1(text.encode())
-        for module, _ in refs if cached else ():
-            _hash_package(digest, module)
-        _hash_package(digest, __name__)
+        text = source.replace(block, "\n".join([*bind, f"PARALLEL = {parallel}", f"CACHE = {cached}",
+                                                f"# numba {numba_version}, NUMBA_BOUNDSCHECK={config.BOUNDSCHECK}"]))  # fmt: skip
+        digest = files.copy()
+        digest.update(text.encode())
         name = f"_boardenvs_drivers_{digest.hexdigest()[:20]}_{'threaded' if parallel else 'serial'}"
         module = _load_copy(name, text, k if not cached else None)
         flavours.append(Drivers(*(getattr(module, f) for f in module.NAMES)))
@@ -432,14 +435,12 @@ def _importable(fn):
     return (module, name) if getattr(sys.modules.get(module), name, None) is fn else None
 
 
-def _hash_package(digest, module: str) -> None:
-    """Add the source of ``module``'s package folder to ``digest``: a copy is
-    compiled anew when any file beside the kernels changes (numba's own
-    cache would keep a driver compiled against an older kernel)."""
+def _package_dir(module: str):
+    """The folder of ``module``'s file, whose sources name a drivers' copy: a
+    copy is compiled anew when any file beside the kernels changes (numba's
+    own cache would keep a driver compiled against an older kernel)."""
     path = getattr(sys.modules.get(module), "__file__", None)
-    if path:
-        for f in sorted(Path(path).parent.glob("*.py")):
-            digest.update(f.name.encode() + f.read_bytes())
+    return Path(path).parent if path else None
 
 
 def drivers_dir() -> Path:

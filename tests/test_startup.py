@@ -166,9 +166,16 @@ def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run
     game = boardenvs.make_game("quagmire_v0", radius=2)
     name = lambda: E.batched(game.kernels).serial.step.py_func.__module__  # noqa: E731
     before = name()
-    real = E._hash_package
-    monkeypatch.setattr(E, "_hash_package", lambda digest, module: (real(digest, module), digest.update(b"edited")))
-    assert name() != before
+    assert name() == before  # the same files, the same copy
+    package = tmp_path / "package"  # the game's folder, as a copy we can edit
+    package.mkdir()
+    for f in E._package_dir(game.kernels.legal.py_func.__module__).glob("*.py"):
+        (package / f.name).write_bytes(f.read_bytes())
+    real = E._package_dir
+    monkeypatch.setattr(E, "_package_dir", lambda module: package if module.startswith("boardenvs.games.") else real(module))
+    copied = name()
+    (package / "rules.py").write_text((package / "rules.py").read_text() + "\n# edited\n")
+    assert name() != copied
     k = game.kernels
     inner = k.legal
 
