@@ -69,6 +69,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import boardenvs
+from boardenvs import engine as E
 from boardenvs.registry import registered_ids
 from boardenvs.vector import parallel_from
 from boardenvs.aec import OrderEnforcing
@@ -260,42 +261,22 @@ def vec_stepper(env_id: str, n: int, options: dict, num_threads=None) -> Callabl
 
 
 @numba.njit(cache=True)
-def _pick_legal(masks, u, out):
-    """Row ``i``: the ``int(u[i] * count)``-th legal entry of ``masks[i]``
-    (0/1 bytes), counting eight entries at a time (long, sparse masks)."""
-    n = masks.shape[1]
-    words = n // 8
-    ones = np.uint64(0x0101010101010101)
+def _pick_legal(masks, states, out):
+    """Row ``i``: the engine's own draw (``engine.sample_mask``) from
+    ``masks[i]`` with the generator in ``states[i]``."""
     for i in range(masks.shape[0]):
-        row = masks[i]
-        wv = row[: words * 8].view(np.uint64)
-        count = 0
-        for w in range(words):
-            count += np.int64((wv[w] * ones) >> np.uint64(56))
-        for a in range(words * 8, n):
-            count += row[a]
-        k = int(u[i] * count)
-        start = 0
-        for w in range(words):
-            c = np.int64((wv[w] * ones) >> np.uint64(56))
-            if k < c:
-                break
-            k -= c
-            start += 8
-        for a in range(start, n):
-            if row[a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
+        out[i] = E.sample_mask(states[i], masks[i])
     return out
 
 
 def _random_legal(masks, rng):
     """A uniformly random legal action per row of a mask array (one compiled
-    pass, so the sampler costs every VecEnv the same small time)."""
-    masks = np.ascontiguousarray(masks, dtype=np.bool_).view(np.uint8)
-    return _pick_legal(masks, rng.random(len(masks)), np.zeros(len(masks), np.int64))
+    pass, so the sampler costs every VecEnv the same small time): the
+    engine's sampler, each row's generator seeded from ``rng``."""
+    masks = np.ascontiguousarray(masks, dtype=np.bool_).view(np.int8)
+    states = np.zeros((len(masks), E.H_RNG + 1), np.int64)
+    states[:, E.H_RNG] = rng.integers(1, 2**62, len(masks))
+    return _pick_legal(masks, states, np.zeros(len(masks), np.int64))
 
 
 def sb3_env(kind: str, env_id: str, n: int, options: dict | None = None):
@@ -972,7 +953,13 @@ def length_lines(quess_games: int, quicksand_games: int, env_ids) -> list[str]:
 
 
 # -- machine, plot, outputs -------------------------------------------------------------
-def machine() -> dict:
+MACHINE_PACKAGES = ("boardenvs", "numba", "numpy", "gymnasium", "pettingzoo", "open_spiel", "envpool", "jax", "jaxlib", "pgx",
+                    "stable-baselines3")  # fmt: skip
+
+
+def machine(packages=MACHINE_PACKAGES) -> dict:
+    """CPU, cores, RAM, OS, Python, ``packages``' versions, numba's threads,
+    date and command of this run (rllib_bench.py and ppo_settings.py record theirs with it)."""
     from importlib.metadata import PackageNotFoundError, version
 
     cpu = platform.processor() or platform.machine()
@@ -986,8 +973,7 @@ def machine() -> dict:
     except (ValueError, OSError, AttributeError):
         ram = None
     versions = {}
-    for pkg in ("boardenvs", "numba", "numpy", "gymnasium", "pettingzoo", "open_spiel", "envpool", "jax", "jaxlib", "pgx",
-                "stable-baselines3"):  # fmt: skip
+    for pkg in packages:
         try:
             versions[pkg] = version(pkg)
         except PackageNotFoundError:

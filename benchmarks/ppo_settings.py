@@ -15,6 +15,7 @@ only a quiet run's): ``docs/guide/training.md`` shows the committed one.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -26,7 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 ROLLOUT = 16384  # timesteps per rollout, every row
 
 
+@functools.cache
 def _bench():
+    """benchmarks/bench.py, loaded once (this script is also loaded by path, from the tests)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks" / "bench.py")

@@ -27,13 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
+import bench  # beside this script: the machine record and the CPU counters
+
 
 def cpu_busy() -> float:
     """The machine's busy CPU-seconds so far (all cores), from /proc/stat."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+    return bench.cpu_counters()[0]
 
 
 def timed(fn, seconds: float) -> tuple[float, float]:
@@ -134,26 +133,10 @@ def table(rows, game: str, load: tuple) -> str:
 
 def machine(load_start) -> dict:
     """The run's machine, date, command and load (what the docs page shows beside the table)."""
-    import datetime
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
-    except OSError:
-        pass
-    versions = {}
-    for pkg in ("boardenvs", "ray", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "numba"):
-        try:
-            versions[pkg] = version(pkg)
-        except PackageNotFoundError:
-            versions[pkg] = None
-    return {"cpu": cpu, "cores": os.cpu_count(), "os": platform.platform(), "python": platform.python_version(),
-            "versions": versions, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": " ".join(["python", "benchmarks/rllib_bench.py", *sys.argv[1:]]),
-            "load": {"start": load_start, "end": [round(x, 2) for x in os.getloadavg()]}}  # fmt: skip
+    m = bench.machine(("boardenvs", "ray", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "numba"))
+    m["command"] = " ".join(["python", "benchmarks/rllib_bench.py", *sys.argv[1:]])
+    m["load"] = {"start": load_start, "end": [round(x, 2) for x in os.getloadavg()]}
+    return m
 
 
 def main(argv=None) -> int:
