@@ -218,9 +218,17 @@ def _mcts(arg=None):
     return MCTSOpponent(int(arg))
 
 
+def _search(arg):
+    from .search import parse
+
+    return parse(arg)
+
+
 register_opponent("greedy", _greedy, help="one-ply greedy: immediate wins, no immediate losses, else the game's heuristic",
                   replace=True)  # fmt: skip
 register_opponent("mcts", _mcts, help="UCT, random rollouts, 100 simulations per decision", replace=True)
 register_opponent("mcts", _mcts, prefix=True, help="<simulations>", replace=True)
+register_opponent("search", _search, prefix=True,
+                  help="<simulations>:<model>: PUCT guided by a committed model or a saved model's path", replace=True)  # fmt: skip
 register_opponent("baseline", opponent, prefix=True, help="<committed model, e.g. quess_v0>", replace=True)
 register_resolver(opponent_from_path)

@@ -38,7 +38,7 @@ import numpy as np
 
 from boardenvs.opponents import Batch, decide
 
-from .networks import trainable_ids, training_defaults
+from .networks import policy_value, trainable_ids, training_defaults
 from .train import check_extractor_kwargs, default_out, game_options, model_config, new_policy, save_model, start_from
 
 
@@ -186,21 +186,6 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     }  # fmt: skip
 
 
-def _forward(policy, obs, masks):
-    """The masked policy's log-probabilities and the value head's output,
-    from one pass through the policy's network."""
-    import torch
-
-    features = policy.extract_features(obs)
-    if policy.share_features_extractor:
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-    else:
-        latent_pi = policy.mlp_extractor.forward_actor(features[0])
-        latent_vf = policy.mlp_extractor.forward_critic(features[1])
-    logits = policy.action_net(latent_pi).masked_fill(~masks, -1e8)  # sb3-contrib's masking value
-    return torch.log_softmax(logits, dim=1), policy.value_net(latent_vf).flatten()
-
-
 def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, vf_coef: float = 0.5,
         holdout: float = 0.1, seed: int = 0, targets: str | None = None, on_epoch=None, verbose: int = 0) -> dict:  # fmt: skip
     """Supervised fit of ``policy`` on :func:`collect`'s samples; returns
@@ -234,7 +219,7 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
 
     def batch_loss(rows):
-        log_p, values = _forward(policy, tensors["obs"][rows].float(), tensors["masks"][rows])
+        log_p, values = policy_value(policy, tensors["obs"][rows].float(), tensors["masks"][rows])
         if targets == "visits":
             pi = -(tensors["policy"][rows].float() * log_p).sum(dim=1).mean()
         else:

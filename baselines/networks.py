@@ -99,3 +99,21 @@ def new_policy(config: dict):
         return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
     except (TypeError, ValueError, RuntimeError, AssertionError) as exc:  # an extractor option the network cannot take
         raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
+
+
+def policy_value(policy, obs, masks):
+    """``(log_probs, values)`` of an SB3 ``MaskableActorCriticPolicy`` on
+    ``obs`` (a float tensor in the policy's observation shape): the policy's
+    log-probabilities masked by ``masks`` (bool, True legal) and the value
+    head's output, from one pass through the network (distillation's fit,
+    the guided search's evaluation)."""
+    import torch
+
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    logits = policy.action_net(latent_pi).masked_fill(~masks, -1e8)  # sb3-contrib's masking value
+    return torch.log_softmax(logits, dim=1), policy.value_net(latent_vf).flatten()

@@ -1,0 +1,375 @@
+"""The ``"search:<simulations>:<model>"`` opponent: PUCT guided by a model.
+
+AlphaZero's search (Silver et al., 2018) with a trained policy-value
+network: ``search:200:quess_v0`` runs 200 simulations per decision guided
+by the committed model ``quess_v0`` (or a saved model's path:
+``search:200:runs/q.pt``).  One simulation, from a copy of the root row:
+
+* **selection**: from the root, while the node's edge has a child, go to
+  the legal edge maximising ``Q + c * P * sqrt(N_node) / (1 + N_edge)``:
+  ``P`` the model's prior (its masked policy at the node), ``Q = W / N``
+  the mean value of the edge *for the seat that took it* (each node's mover
+  maximises its own value: any number of seats), an unvisited edge valued
+  at its node's own value estimate (first-play urgency), ``c = 1.25``;
+* **expansion and evaluation**: the first edge without a child leads to a
+  new node: the model's prior over its legal actions becomes its edges, its
+  value head's ``v`` (for the seat to act, in ``[-1, 1]``) the leaf's value;
+  a finished game is valued by its returns instead;
+* **backup**: every edge on the path gets ``N += 1`` and ``W +=`` the value
+  of the seat that took it, on ``[0, 1]``: ``(v + 1) / 2`` for the seat at
+  the leaf, ``(1 - that) / (P - 1)`` for each of the ``P - 1`` others (the
+  model gives the mover's value only; in a two-seat game that is exact).
+
+Every edge is one decision; **chance** is sampled, as in the ``mcts``
+opponent: after each decision the chance nodes are played from the row's
+own generator, so the tree is open-loop over dice.  A node's legal actions
+are read again on every visit and only its legal edges compete; a node none
+of whose edges is legal under this simulation's dice is evaluated again by
+the model (its value is backed up, nothing is expanded).
+
+Batched: one compiled call selects a leaf in every row searched (numba's
+threads over rows), one forward pass of the model evaluates all the leaves,
+one compiled call expands and backs up; a decision is the root's most
+visited edge, and :meth:`SearchOpponent.search_policy` also returns the
+root's visit shares (the policy target of
+:mod:`boardenvs.baselines.expert_iteration`).  ``root_noise=(alpha, eps)``
+mixes Dirichlet noise into the root's priors (self-play's exploration).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from boardenvs import engine as E
+from boardenvs.opponents import Opponent
+
+DEFAULT_SIMULATIONS = 200
+MAX_SIMULATIONS = 100_000  # each simulation is a node per row and a forward pass of the model
+PUCT_C = 1.25
+# what select() found at the end of a row's path
+SKIP, NEW, TERMINAL, AGAIN = 0, 1, 2, 3
+_DRIVERS: dict = {}
+
+
+def search_driver(game_cls, parallel: bool = False):
+    """The compiled ``(select, expand)`` of a game class, built once per
+    process (see :class:`GuidedSearch` for the arrays they share)."""
+    key = (game_cls, parallel)
+    if key in _DRIVERS:
+        return _DRIVERS[key]
+    legal, apply, chance_probs, observe = (game_cls.kernels.legal, game_cls.kernels.apply,
+                                           game_cls.kernels.chance_probs, game_cls.kernels.observe)  # fmt: skip
+
+    @njit
+    def settle(s, params, probs):
+        while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] == E.CHANCE:
+            chance_probs(s, params, probs)
+            apply(s, params, E.sample_probs(s, probs))
+
+    @njit
+    def select_row(root, params, c, rng, s, mask, obs, probs, start, count, node_n, node_u,
+                   e_action, e_prior, e_n, e_w, e_child, path, movers):  # fmt: skip
+        """Walk row ``i``'s tree from ``root`` (in ``s``) to a leaf; returns (kind, path length)."""
+        E.copy_row(s, root)
+        s[E.H_RNG] = np.int64(E.rand_u64(rng))  # this simulation's dice
+        node, plen = 0, 0
+        while True:
+            if s[E.H_STATUS] != E.PLAYING:
+                return TERMINAL, plen
+            legal(s, params, mask)
+            mover = s[E.H_CURRENT]
+            sqrt_n = math.sqrt(node_n[node])
+            best, best_v = -1, -np.inf
+            for e in range(start[node], start[node] + count[node]):
+                if mask[e_action[e]]:
+                    q = e_w[e] / e_n[e] if e_n[e] > 0 else node_u[node]
+                    v = q + c * e_prior[e] * sqrt_n / (1.0 + e_n[e])
+                    if v > best_v:
+                        best_v, best = v, e
+            if best < 0:  # none of the node's edges is legal under these dice
+                observe(s, params, mover, obs)
+                return AGAIN, plen
+            path[plen], movers[plen] = best, mover
+            plen += 1
+            apply(s, params, e_action[best])
+            settle(s, params, probs)
+            if e_child[best] < 0:
+                if s[E.H_STATUS] != E.PLAYING:
+                    return TERMINAL, plen
+                legal(s, params, mask)
+                observe(s, params, s[E.H_CURRENT], obs)
+                return NEW, plen
+            node = e_child[best]
+
+    def select(roots, params, c, rngs, leaves, masks, obs, kinds, plens, active, start, count, node_n, node_u,
+               e_action, e_prior, e_n, e_w, e_child, paths, movers, num_outcomes):  # fmt: skip
+        for i in prange(roots.shape[0]):
+            if not active[i]:
+                kinds[i] = SKIP
+                continue
+            probs = np.zeros(max(num_outcomes, 1), np.float64)
+            kinds[i], plens[i] = select_row(roots[i], params, c, rngs[i], leaves[i], masks[i], obs[i], probs,
+                                            start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
+                                            e_n[i], e_w[i], e_child[i], paths[i], movers[i])  # fmt: skip
+
+    def expand(leaves, masks, priors, values, kinds, plens, nodes, edges, start, count, node_n, node_u,
+               e_action, e_prior, e_n, e_w, e_child, paths, movers):  # fmt: skip
+        for i in prange(leaves.shape[0]):
+            kind = kinds[i]
+            if kind == SKIP:
+                continue
+            s = leaves[i]
+            n_players = s[E.H_NUM_PLAYERS]
+            seat_values = np.zeros(E.MAX_PLAYERS, np.float64)
+            if kind == TERMINAL:
+                for p in range(n_players):
+                    seat_values[p] = 0.5 * (s[E.H_RET + p] + 1.0)
+            else:
+                u = 0.5 * (min(max(values[i], -1.0), 1.0) + 1.0)
+                mover = s[E.H_CURRENT]
+                for p in range(n_players):
+                    seat_values[p] = u if p == mover else (1.0 - u) / (n_players - 1)
+                if kind == NEW:
+                    nd = nodes[i]
+                    nodes[i] += 1
+                    first = edges[i]
+                    k = 0
+                    for a in range(masks.shape[1]):
+                        if masks[i, a]:
+                            e = first + k
+                            e_action[i, e], e_prior[i, e] = a, priors[i, a]
+                            e_n[i, e], e_w[i, e], e_child[i, e] = 0, 0.0, -1
+                            k += 1
+                    edges[i] += k
+                    start[i, nd], count[i, nd], node_u[i, nd], node_n[i, nd] = first, k, u, 0.0
+                    if plens[i] > 0:
+                        e_child[i, paths[i, plens[i] - 1]] = nd
+            node_n[i, 0] += 1.0
+            for d in range(plens[i]):
+                e = paths[i, d]
+                e_n[i, e] += 1
+                e_w[i, e] += seat_values[movers[i, d]]
+                if e_child[i, e] >= 0:
+                    node_n[i, e_child[i, e]] += 1.0
+
+    fns = tuple(njit(parallel=True)(f) if parallel else njit(f) for f in (select, expand))
+    _DRIVERS[key] = fns
+    return fns
+
+
+def model_evaluator(policy):
+    """``evaluate(obs, masks) -> (priors, values)`` of an SB3 policy (a
+    ``MaskableActorCriticPolicy``, a :class:`boardenvs.baselines.Baseline`'s
+    or a model's ``.policy``): the masked policy's probabilities and the
+    value head's estimate for the seat to act, one forward pass."""
+    import torch
+
+    from .networks import policy_value
+
+    shape = tuple(policy.observation_space.shape)
+
+    def evaluate(obs, masks):
+        with torch.no_grad():
+            o = torch.as_tensor(np.asarray(obs).reshape((len(obs), *shape))).float()
+            log_p, values = policy_value(policy, o, torch.as_tensor(masks, dtype=torch.bool))
+        return log_p.exp().numpy(), values.numpy().astype(np.float64)
+
+    return evaluate
+
+
+class GuidedSearch:
+    """The search of one batch of roots (``states``, ``(k, width)`` rows
+    with a seat to act) of ``game``: :meth:`run` plays ``simulations`` and
+    returns the root's visits per action ``(k, mask_size)``.
+
+    Each row's tree: ``nodes`` (at most ``simulations + 1``) with their
+    edges' range ``start``/``count``, visits ``node_n`` and value estimate
+    ``node_u`` (for the node's mover, on ``[0, 1]``); edges ``e_action``,
+    ``e_prior``, ``e_n``, ``e_w`` (summed values for the seat that took
+    the edge) and ``e_child`` (-1: not expanded), stored in a pool that
+    grows by doubling (a node adds one edge per legal action)."""
+
+    def __init__(self, game, states, evaluate, simulations: int, c: float = PUCT_C, seeds=None,
+                 root_noise: tuple[float, float] | None = None, rng=None, parallel: bool | None = None):  # fmt: skip
+        self.game, self.evaluate, self.sims, self.c = game, evaluate, int(simulations), float(c)
+        self.roots = np.array(states, np.int64, ndmin=2)
+        k, width = self.roots.shape
+        A = game.mask_size
+        self.k, self.A = k, A
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.root_noise = root_noise
+        seeds = self.rng.integers(0, 2**63 - 1, size=k, dtype=np.int64) if seeds is None else seeds
+        self.rngs = np.zeros((k, E.H_RNG + 1), np.int64)
+        self.rngs[:, E.H_RNG] = seeds
+        self.parallel = k >= 32 if parallel is None else bool(parallel)
+        self.select, self.expand_fn = search_driver(type(game), self.parallel)
+        n = self.sims + 2
+        self.leaves = np.zeros((k, width), np.int64)
+        self.masks = np.zeros((k, A), np.int8)
+        self.obs = np.zeros((k, game.obs_size), np.int8)
+        self.kinds, self.plens = np.zeros(k, np.int64), np.zeros(k, np.int64)
+        self.nodes, self.edges = np.zeros(k, np.int64), np.zeros(k, np.int64)
+        self.start, self.count = np.zeros((k, n), np.int64), np.zeros((k, n), np.int64)
+        self.node_n, self.node_u = np.zeros((k, n), np.float64), np.zeros((k, n), np.float64)
+        self.paths, self.movers = np.zeros((k, n), np.int64), np.zeros((k, n), np.int64)
+        cap = 4 * A
+        self.e_action, self.e_child = np.zeros((k, cap), np.int32), np.zeros((k, cap), np.int32)
+        self.e_prior, self.e_n, self.e_w = np.zeros((k, cap), np.float32), np.zeros((k, cap), np.int32), np.zeros((k, cap))
+        self.priors, self.values = np.zeros((k, A), np.float32), np.zeros(k, np.float64)
+
+    def _room(self) -> None:
+        """Grow the edge pool so every row can add a node of ``mask_size`` edges."""
+        need = int(self.edges.max()) + self.A
+        cap = self.e_action.shape[1]
+        if need <= cap:
+            return
+        while cap < need:
+            cap *= 2
+        for name in ("e_action", "e_child", "e_prior", "e_n", "e_w"):
+            old = getattr(self, name)
+            new = np.zeros((self.k, cap), old.dtype)
+            new[:, : old.shape[1]] = old
+            setattr(self, name, new)
+
+    def _evaluate_leaves(self) -> None:
+        rows = np.flatnonzero((self.kinds == NEW) | (self.kinds == AGAIN))
+        if rows.size:
+            priors, values = self.evaluate(self.obs[rows], self.masks[rows].astype(bool))
+            self.priors[rows], self.values[rows] = priors, values
+
+    def _expand(self) -> None:
+        self._room()
+        self.expand_fn(self.leaves, self.masks, self.priors, self.values, self.kinds, self.plens, self.nodes,
+                       self.edges, self.start, self.count, self.node_n, self.node_u, self.e_action, self.e_prior,
+                       self.e_n, self.e_w, self.e_child, self.paths, self.movers)  # fmt: skip
+
+    def run(self) -> np.ndarray:
+        """Play the simulations; the root's visits per action, ``(k, mask_size)``
+        (a forced decision: 1 on its action, searched no further)."""
+        game, k = self.game, self.k
+        # the roots: evaluated and expanded first (node 0 of every row)
+        if (self.roots[:, E.H_STATUS] != E.PLAYING).any() or (self.roots[:, E.H_CURRENT] < 0).any():
+            raise ValueError("search: every root must be a decision of a seat in a game still on")
+        for i in range(k):
+            self.leaves[i] = self.roots[i]
+            self.masks[i] = game.legal_mask(self.roots[i])
+            self.obs[i] = game.observe(self.roots[i], int(self.roots[i, E.H_CURRENT])).reshape(-1)
+        self.kinds[:] = NEW
+        self.plens[:] = 0
+        self._evaluate_leaves()
+        self._expand()
+        if self.root_noise is not None:
+            alpha, eps = self.root_noise
+            for i in range(k):
+                n = int(self.count[i, 0])
+                if n > 1:
+                    noise = self.rng.dirichlet(np.full(n, alpha))
+                    self.e_prior[i, :n] = (1 - eps) * self.e_prior[i, :n] + eps * noise
+        active = (self.count[:, 0] > 1).astype(np.int8)
+        for _ in range(self.sims if active.any() else 0):
+            self.select(self.roots, game.params, self.c, self.rngs, self.leaves, self.masks, self.obs, self.kinds,
+                        self.plens, active, self.start, self.count, self.node_n, self.node_u, self.e_action,
+                        self.e_prior, self.e_n, self.e_w, self.e_child, self.paths, self.movers,
+                        game.num_chance_outcomes)  # fmt: skip
+            self._evaluate_leaves()
+            self._expand()
+        visits = np.zeros((k, self.A), np.float64)
+        for i in range(k):
+            n = int(self.count[i, 0])
+            acts = self.e_action[i, :n]
+            visits[i, acts] = self.e_n[i, :n] if active[i] else 1.0
+        return visits
+
+    def decisions(self, visits) -> np.ndarray:
+        """The most visited root edge of each row (ties: the higher prior,
+        then the lower action)."""
+        out = np.zeros(self.k, np.int64)
+        for i in range(self.k):
+            n = int(self.count[i, 0])
+            acts, n_e, prior = self.e_action[i, :n], self.e_n[i, :n], self.e_prior[i, :n]
+            order = np.lexsort((acts, -prior, -n_e))
+            out[i] = acts[order[0]]
+        return out
+
+
+class SearchOpponent(Opponent):
+    """PUCT guided by a model (see the module docstring); needs the state
+    rows.  ``model``: a :class:`~boardenvs.baselines.Baseline`, an SB3
+    model or policy with a value head, or an ``evaluate(obs, masks) ->
+    (priors, values)`` callable; ``simulations`` per decision (200), ``c``
+    the exploration constant (1.25), ``root_noise=(alpha, eps)`` Dirichlet
+    noise at the root (off), ``parallel`` as in ``mcts``."""
+
+    def __init__(self, model, simulations: int = DEFAULT_SIMULATIONS, c: float = PUCT_C, name: str | None = None,
+                 root_noise: tuple[float, float] | None = None, parallel: bool | None = None):  # fmt: skip
+        from boardenvs.spec import is_int
+
+        if not is_int(simulations) or simulations < 1:
+            raise ValueError(f"search: simulations must be a positive int, got {simulations!r}")
+        if simulations > MAX_SIMULATIONS:
+            raise ValueError(f"search: simulations must be at most {MAX_SIMULATIONS:_}, got {simulations!r}")
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
+            raise ValueError(f"search: c must be a number >= 0, got {c!r}")
+        if root_noise is not None:
+            alpha, eps = root_noise
+            if not (alpha > 0 and 0 <= eps <= 1):
+                raise ValueError(f"search: root_noise is (alpha > 0, 0 <= eps <= 1), got {root_noise!r}")
+        self.model = model
+        policy = getattr(model, "policy", model)
+        if hasattr(policy, "value_net") and hasattr(policy, "observation_space"):
+            self.evaluate = model_evaluator(policy)
+            self.policy = policy
+        elif callable(model):
+            self.evaluate, self.policy = model, None
+        else:
+            raise ValueError(f"search: the model must be a Baseline, an SB3 model or policy with a value head, or "
+                             f"an evaluate(obs, masks) -> (priors, values) callable; got {type(model).__name__}")  # fmt: skip
+        self.simulations, self.c, self.root_noise, self.parallel = int(simulations), float(c), root_noise, parallel
+        self.name = name or f"search:{self.simulations}"
+
+    def _check_game(self, game) -> None:
+        config = getattr(self.model, "config", None)
+        if config is not None:
+            from .train import same_game
+
+            if not same_game(config["env_id"], config["options"], game.env_id, game.options):
+                model = config["env_id"] + (f" {config['options']}" if config["options"] else "")
+                raise ValueError(f"{self.name}: the model plays {model}, this game is {game.env_id} {game.options}")
+        elif self.policy is not None and self.policy.action_space.n != game.mask_size:
+            raise ValueError(f"{self.name}: the model chooses among {self.policy.action_space.n} actions, "
+                             f"{game.env_id} has {game.mask_size}")  # fmt: skip
+
+    def act(self, batch) -> np.ndarray:
+        """The batch's decisions, searched from copies of its rows (``batch.states``)."""
+        return self.search_policy(batch)[0]
+
+    def search_policy(self, batch) -> tuple[np.ndarray, np.ndarray]:
+        """``(actions (k,), probs (k, mask_size))``: the most visited root
+        edges and the root's visit shares (a forced decision: 1 on its action)."""
+        game = batch.game
+        self._check_game(game)
+        states = np.ascontiguousarray(batch.states, dtype=np.int64)
+        if len(states) == 0:
+            return np.zeros(0, np.int64), np.zeros((0, game.mask_size))
+        tree = GuidedSearch(game, states, self.evaluate, self.simulations, self.c, root_noise=self.root_noise,
+                            rng=batch.rng, parallel=self.parallel)  # fmt: skip
+        visits = tree.run()
+        return tree.decisions(visits), visits / visits.sum(axis=1, keepdims=True)
+
+
+def parse(arg: str) -> SearchOpponent:
+    """The opponent of ``"search:<arg>"``: ``<simulations>:<model>`` or
+    ``<model>`` (200 simulations), the model a committed baseline's name
+    or a saved model's path."""
+    from . import load
+
+    sims, sep, model = arg.partition(":")
+    if not (sep and sims.isascii() and sims.isdigit()):
+        sims, model = str(DEFAULT_SIMULATIONS), arg
+    if not model:
+        raise ValueError("search:<simulations>:<model> needs a model (a committed baseline or a saved model's path)")
+    if len(sims) > 9 or int(sims) < 1 or int(sims) > MAX_SIMULATIONS:
+        raise ValueError(f"search:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations, got {sims!r}")
+    return SearchOpponent(load(model), int(sims), name=f"search:{int(sims)}:{model}")
