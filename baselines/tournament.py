@@ -386,8 +386,11 @@ def method(config: dict) -> str:
     chain: ``"PPO"``, ``"distilled from greedy, PPO"``, ..."""
     steps = []
     while config:
-        d = config.get("distilled")
-        step = "PPO" if not d else f"distilled from {d['teacher']}" + (" (DAgger)" if d.get("student_share") else "")
+        d, x = config.get("distilled"), config.get("expert_iteration")
+        if x:
+            step = f"expert iteration (search:{x['simulations']}, {len(x['iterations'])} iterations)"
+        else:
+            step = "PPO" if not d else f"distilled from {d['teacher']}" + (" (DAgger)" if d.get("student_share") else "")
         if not steps or steps[-1] != step:
             steps.append(step)
         config = config.get("init")

@@ -118,13 +118,13 @@ class ShapedRewards(VecEnvWrapper):
 
 
 def start_from(init: str | Path, config: dict):
-    """The saved model ``init`` (``<init>.pt``/``.json``) a run goes on from,
+    """The saved model ``init`` (``<init>.pt``/``.json``, or a committed model's name) a run goes on from,
     loaded (:func:`boardenvs.baselines.load`), after checking it plays
     ``config``'s game; ``config`` takes its network and records it as
     ``config["init"]`` (whose budget :func:`save_model` adds)."""
-    from . import load
+    from . import MODELS, available, load
 
-    init = Path(init)
+    init = MODELS / init if isinstance(init, str) and init in available() else Path(init)  # a committed model's name
     if not (init.with_suffix(".json").is_file() and init.with_suffix(".pt").is_file()):
         raise ValueError(f"--init {init}: no {init.with_suffix('.pt')} / {init.with_suffix('.json')} pair")
     start = load(init)
