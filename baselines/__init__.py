@@ -8,13 +8,16 @@
 * ``python -m boardenvs.baselines.train GAME`` trains one (:mod:`.train`);
 * ``python -m boardenvs.baselines.distill GAME --teacher greedy`` fits one to
   a reference opponent's decisions (:mod:`.distill`);
+* ``python -m boardenvs.baselines.expert_iteration GAME --init MODEL``
+  improves one by its own guided search (:mod:`.expert_iteration`);
 * ``python -m boardenvs.baselines.tournament GAME`` plays the round-robin
   and writes the strength table (:mod:`.tournament`).
 
 Importing this package registers its opponents with the core's registry
 (:mod:`boardenvs.opponents`, which loads it by name on first need):
 ``"greedy"``, ``"mcts"``, ``"mcts:<simulations>"``, ``"baseline:<model>"``
-and the path of a saved model (a ``.pt`` from :mod:`.train`, an SB3 ``.zip``).
+``"search:<simulations>:<model>"`` (:mod:`.search`: PUCT guided by a
+model) and the path of a saved model (a ``.pt`` from :mod:`.train`, an SB3 ``.zip``).
 
 The committed models live in ``models/``: ``<name>.pt`` (the policy's
 weights) beside ``<name>.json`` (game, options, network, budget, the
@@ -219,9 +222,19 @@ def _mcts(arg=None):
 
 
 def _search(arg):
-    from .search import parse
+    """The opponent of ``"search:<arg>"``: ``<simulations>:<model>`` or
+    ``<model>`` (200 simulations), the model a committed baseline's name
+    or a saved model's path (:mod:`.search`)."""
+    from .search import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, SearchOpponent
 
-    return parse(arg)
+    sims, sep, model = arg.partition(":")
+    if not (sep and sims.isascii() and sims.isdigit()):
+        sims, model = str(DEFAULT_SIMULATIONS), arg
+    if not model:
+        raise ValueError("search:<simulations>:<model> needs a model (a committed baseline or a saved model's path)")
+    if len(sims) > 9 or int(sims) < 1 or int(sims) > MAX_SIMULATIONS:
+        raise ValueError(f"search:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations, got {sims!r}")
+    return SearchOpponent(load(model), int(sims), name=f"search:{int(sims)}:{model}")
 
 
 register_opponent("greedy", _greedy, help="one-ply greedy: immediate wins, no immediate losses, else the game's heuristic",

@@ -277,7 +277,7 @@ def _read_samples(path: Path) -> tuple[dict, dict]:
         return json.loads(str(f["settings"])), {k: f[k] for k in f.files if k != "settings"}
 
 
-def _joined(*parts: dict) -> dict:
+def join_samples(*parts: dict) -> dict:
     """Sample sets as one (one copy): each set's games numbered after the
     previous sets'."""
     if len({"policy" in part for part in parts}) > 1:
@@ -375,7 +375,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     collect_s = time.perf_counter() - t0
     total_games = games + sum(extra["games"] for extra, _ in more)
     if more:
-        data = _joined(data, *(extra_data for _, extra_data in more))
+        data = join_samples(data, *(extra_data for _, extra_data in more))
 
     def save(result: dict, final: bool) -> None:  # after every epoch: a run stopped early keeps its last one
         config["distilled"] = {

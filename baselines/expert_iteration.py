@@ -156,7 +156,7 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
     from boardenvs.spec import is_int
 
     from . import Baseline, BaselineOpponent
-    from .distill import _joined, collect, fit
+    from .distill import join_samples, collect, fit
     from .search import SearchOpponent
     from .train import check_extractor_kwargs, default_out, model_config, new_policy, save_model, start_from
 
@@ -197,7 +197,7 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
         recent = (recent + [data])[-window:]
         candidate = new_policy(config)
         candidate.load_state_dict(best.state_dict())
-        fitted = fit(candidate, _joined(*recent), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed + it,
+        fitted = fit(candidate, join_samples(*recent), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed + it,
                      targets="visits")  # fmt: skip
         result = gate(BaselineOpponent(Baseline(candidate, config), "candidate"),
                       BaselineOpponent(Baseline(best, config), "accepted"), env_id, options, n_players,

@@ -63,6 +63,14 @@ def check_extractor_kwargs(kwargs) -> dict:
     return {k: int(v) if k in SIZE_OPTIONS else v for k, v in kwargs.items()}
 
 
+def same_game(env_id: str, options: dict, other_id: str, other_options: dict) -> bool:
+    """Whether two (id, options) make the same game, defaults filled in
+    (``{}`` and ``{"num_players": 2}`` are the same Hex Quoridor)."""
+    from boardenvs.registry import make_game
+
+    return env_id == other_id and make_game(env_id, **options).options == make_game(other_id, **other_options).options
+
+
 def model_config(env_id: str, players: int | None) -> dict:
     """What every saved model's config starts with: its name, game, options
     and network (the game's declared :func:`training_defaults`)."""

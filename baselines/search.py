@@ -332,7 +332,7 @@ class SearchOpponent(Opponent):
     def _check_game(self, game) -> None:
         config = getattr(self.model, "config", None)
         if config is not None:
-            from .train import same_game
+            from .networks import same_game
 
             if not same_game(config["env_id"], config["options"], game.env_id, game.options):
                 model = config["env_id"] + (f" {config['options']}" if config["options"] else "")
@@ -357,19 +357,3 @@ class SearchOpponent(Opponent):
                             rng=batch.rng, parallel=self.parallel)  # fmt: skip
         visits = tree.run()
         return tree.decisions(visits), visits / visits.sum(axis=1, keepdims=True)
-
-
-def parse(arg: str) -> SearchOpponent:
-    """The opponent of ``"search:<arg>"``: ``<simulations>:<model>`` or
-    ``<model>`` (200 simulations), the model a committed baseline's name
-    or a saved model's path."""
-    from . import load
-
-    sims, sep, model = arg.partition(":")
-    if not (sep and sims.isascii() and sims.isdigit()):
-        sims, model = str(DEFAULT_SIMULATIONS), arg
-    if not model:
-        raise ValueError("search:<simulations>:<model> needs a model (a committed baseline or a saved model's path)")
-    if len(sims) > 9 or int(sims) < 1 or int(sims) > MAX_SIMULATIONS:
-        raise ValueError(f"search:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations, got {sims!r}")
-    return SearchOpponent(load(model), int(sims), name=f"search:{int(sims)}:{model}")

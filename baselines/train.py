@@ -42,15 +42,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from .networks import (SIZE_OPTIONS, check_extractor_kwargs, game_options, model_config, model_name,  # noqa: F401
-                       new_policy, policy_kwargs, trainable_ids, training_defaults)
-
-def same_game(env_id: str, options: dict, other_id: str, other_options: dict) -> bool:
-    """Whether two (id, options) make the same game, defaults filled in
-    (``{}`` and ``{"num_players": 2}`` are the same Hex Quoridor)."""
-    from boardenvs.registry import make_game
-
-    return env_id == other_id and make_game(env_id, **options).options == make_game(other_id, **other_options).options
-
+                       new_policy, policy_kwargs, same_game, trainable_ids, training_defaults)
 
 class OpponentMix:
     """The views' per-episode opponent picker: each fixed opponent with its

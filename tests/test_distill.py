@@ -252,12 +252,12 @@ def test_distill_fits_several_sample_files_together(tmp_path):
     assert d["train_samples"] + d["held_out_samples"] == d["samples"]
     # the second file's games are numbered after the first's: five games, one held out
     with np.load(a) as fa, np.load(b) as fb:
-        from boardenvs.baselines.distill import _joined
+        from boardenvs.baselines.distill import join_samples
 
         da, db = ({k: f[k] for k in f.files if k != "settings"} for f in (fa, fb))
-    joined = _joined(da, db)
+    joined = join_samples(da, db)
     assert sorted(set(joined["game"])) == [0, 1, 2, 3, 4] and len(joined["opening"]) == 5
-    three = _joined(da, db, db)  # several files in one go: each after the ones before
+    three = join_samples(da, db, db)  # several files in one go: each after the ones before
     assert sorted(set(three["game"])) == list(range(7)) and (three["game"][-len(db["game"]):] == db["game"] + 5).all()
     with pytest.raises(ValueError, match="played by greedy, not quagmire_v0 {} by random"):
         distill("quagmire_v0", "random", games=2, out=tmp_path / "x", add_samples=[b], verbose=0)

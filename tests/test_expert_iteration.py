@@ -111,3 +111,34 @@ def test_settings_are_checked_before_any_game(tmp_path):
         with pytest.raises(ValueError, match=words):
             xi.expert_iteration("quagmire_v0", out=tmp_path / "x", progress=False, **kw)
     assert not (tmp_path / "x.json").exists()
+
+
+def test_strength_targets_follow_the_issue():
+    from boardenvs.baselines.strength import goal, markdown, pairs
+
+    assert goal("quess_v0", 2, "baseline:quess_v0", "greedy") == (0.55, True)
+    assert goal("quess_v0", 2, "search:200:quess_v0", "mcts:400") == (0.70, False)
+    assert goal("tryasina_v0", 2, "baseline:tryasina_v0", "mcts:400") is None  # dice-bound: greedy only
+    assert goal("tryasina_v0", 4, "baseline:tryasina_v0_4p", "greedy") == (0.40, False)
+    assert goal("hex_quoridor_v0", 4, "greedy", "greedy") is None  # the scale rows have no target
+    assert pairs("quess_v0", 2)[-1] == ("search:200:quess_v0", "mcts:400")
+    row = {"model": "m", "agent": "a", "opponent": "b", "games": 10, "wins": 6, "draws": 0, "losses": 4, "rate": 0.6,
+           "interval": [0.31, 0.83], "target": 0.55, "met": False}  # fmt: skip
+    assert "**missed** (>= 55%)" in markdown([row]) and "Targets met: 0 of 1" in markdown([row])
+
+
+def test_strength_command_writes_its_table(tmp_path):
+    from boardenvs.baselines import strength
+
+    out = tmp_path / "s"
+    assert strength.main(["quicksand_v0", "--games", "2", "--simulations", "4", "--mcts", "8", "--out", str(out)]) == 0
+    saved = json.loads(out.with_suffix(".json").read_text())
+    assert saved["run"]["finished"] and len(saved["rows"]) == 4
+    assert all(r["games"] == 2 and r["wins"] + r["draws"] + r["losses"] == 2 for r in saved["rows"])
+    assert out.with_suffix(".md").read_text().count("| quicksand_v0 |") == 4
+    assert strength.main(["tryasina_v0_4p", "--games", "4", "--out", str(out), "--append"]) == 0
+    both = json.loads(out.with_suffix(".json").read_text())
+    assert [r["model"] for r in both["rows"]] == ["quicksand_v0"] * 4 + ["tryasina_v0_4p"] * 3
+    assert both["run"]["command"].count("python -m boardenvs.baselines.strength") == 2
+    with pytest.raises(SystemExit):
+        strength.main(["no_such_model"])
