@@ -13,16 +13,19 @@ Each iteration (Anthony, Tian & Barber, 2017; AlphaZero's targets):
    every search decision is a sample: the mover's observation and mask,
    the root's visit shares (the policy target) and the game's final return
    for the mover (the value target);
-2. **fit**: a copy of the accepted network is fitted to the samples of the
-   last ``--window`` iterations (cross-entropy on the visit shares plus
-   ``vf_coef`` times the value head's squared error, :func:`.distill.fit`);
+2. **fit**: the candidate network (the run's trainee: it starts as the
+   accepted one and goes on learning whatever the gates decide, as in
+   AlphaGo Zero) is fitted to the samples of the last ``--window``
+   iterations (cross-entropy on the visit shares plus ``vf_coef`` times
+   the value head's squared error, :func:`.distill.fit`);
 3. **gate**: the candidate's raw policy (its most likely legal action)
    plays the accepted one, seats alternating, each game opened by 0 to
    ``--opening`` random decisions, in rounds of ``--gate-round`` games,
    until a sequential probability ratio test decides (:func:`sprt`:
    H0 elo <= ``--elo0``, H1 elo >= ``--elo1``, error rates ``--alpha`` and
    ``--beta``) or ``--gate-games`` are played (undecided: rejected).  An
-   accepted candidate becomes the network the next self-play uses.
+   accepted candidate is copied to the accepted network, which the next
+   self-play uses and the next gate tests against.
 
 The accepted network is saved after every iteration (``<out>.pt``/``.json``,
 loadable as a committed baseline: :func:`boardenvs.baselines.load`, and as
@@ -176,6 +179,8 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
     best = new_policy(config)
     if start is not None:
         best.load_state_dict(start.policy.state_dict())
+    candidate = new_policy(config)  # trained on without a break; the accepted network is a copy of it
+    candidate.load_state_dict(best.state_dict())
     options = config["options"]
     n_players = _num_players(env_id, options)
     out = Path(out) if out is not None else default_out(config["name"])
@@ -195,15 +200,14 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
                        opening=opening)  # fmt: skip
         decisions += len(data["actions"])
         recent = (recent + [data])[-window:]
-        candidate = new_policy(config)
-        candidate.load_state_dict(best.state_dict())
         fitted = fit(candidate, join_samples(*recent), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed + it,
                      targets="visits")  # fmt: skip
         result = gate(BaselineOpponent(Baseline(candidate, config), "candidate"),
                       BaselineOpponent(Baseline(best, config), "accepted"), env_id, options, n_players,
                       max_games=gate_games, round_games=gate_round, seed=seed + 1000 * it, opening=opening, **test)  # fmt: skip
         if result["accepted"]:
-            best = candidate
+            best = new_policy(config)
+            best.load_state_dict(candidate.state_dict())
         last = fitted["history"][-1] if fitted["history"] else {}
         row = {"iteration": it, "games": games, "samples": int(len(data["actions"])),
                "fit": {k: v for k, v in last.items() if k != "epoch"}, "gate": result,

@@ -206,3 +206,18 @@ def test_chance_and_four_players(model):
     kw = dict(games=4, opponent="random", seed=5, **agent.options)
     first = evaluate(f"search:12:{model}", agent.env_id, **kw)
     assert first == evaluate(f"search:12:{model}", agent.env_id, **kw)
+
+
+def test_boardenvs_play_vs_a_search(monkeypatch, tmp_path, capsys):
+    import io
+    import json
+    import sys
+
+    from boardenvs.cli import main
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("@a1\nquit\n"))
+    save = tmp_path / "g.json"
+    assert main(["play", "quagmire_v0", "--vs", "search:8:quagmire_v0", "--seed", "1", "--save", str(save)]) == 0
+    moves = json.loads(save.read_text())["moves"]
+    assert moves[0] == "@a1" and len(moves) >= 2  # the search answered
+    assert "player_1 (o) plays" in capsys.readouterr().out
