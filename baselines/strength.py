@@ -56,8 +56,11 @@ def pairs(name: str, players: int, simulations: int = 200, mcts: int = 400) -> l
 
 
 def measure(name: str, games: int = 400, seed: int = 0, simulations: int = 200, mcts: int = 400,
-            verbose: bool = True) -> list[dict]:  # fmt: skip
-    """The rows of model ``name``: counts, rate, interval, target."""
+            search_games: int | None = None, verbose: bool = True) -> list[dict]:  # fmt: skip
+    """The rows of model ``name``: counts, rate, interval, target;
+    ``search_games`` for the guided search's rows (default ``games``: its
+    network runs once per simulation, so on a CPU its games cost 10-100x
+    a raw policy's)."""
     from . import load
     from .tournament import play, wilson
 
@@ -68,7 +71,8 @@ def measure(name: str, games: int = 400, seed: int = 0, simulations: int = 200, 
     rows = []
     for a, b in pairs(name, players, simulations, mcts):
         t0 = time.perf_counter()
-        r = play(a, b, agent.env_id, agent.options, games, seed)
+        n = search_games if a.startswith("search:") and search_games else games
+        r = play(a, b, agent.env_id, agent.options, n, seed)
         rate = (r["wins"] + r["draws"] / players) / r["games"]
         low, high = wilson(r["wins"] + r["draws"] / players, r["games"])
         target = goal(agent.env_id, players, a, b)
@@ -107,6 +111,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.strength", description=help_text(__doc__))
     ap.add_argument("models", nargs="*", help="committed models (default: all)")
     ap.add_argument("--games", type=int, default=400, help="games per row, seats split evenly (default 400)")
+    ap.add_argument("--search-games", type=int, default=None,
+                    help="games per row of the guided search (default: --games; its network runs every simulation)")
     ap.add_argument("--simulations", type=int, default=200, help="the guided search's simulations (default 200)")
     ap.add_argument("--mcts", type=int, default=400, help="the mcts opponent's simulations (default 400)")
     ap.add_argument("--seed", type=int, default=0)
@@ -118,9 +124,9 @@ def main(argv=None) -> int:
     unknown = sorted(set(names) - set(available()))
     if unknown:
         ap.error(f"no committed model {unknown[0]!r}: one of {', '.join(available())}")
-    for flag in ("games", "simulations", "mcts"):
-        if getattr(args, flag) < 1:
-            ap.error(f"--{flag} must be a positive int, got {getattr(args, flag)}")
+    for flag in ("games", "simulations", "mcts", "search_games"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 1:
+            ap.error(f"--{flag.replace('_', '-')} must be a positive int, got {getattr(args, flag)}")
     load_start = os.getloadavg()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -129,7 +135,7 @@ def main(argv=None) -> int:
         before = json.loads(out.with_suffix(".json").read_text())
         before["rows"] = [r for r in before["rows"] if r["model"] not in names]
     for name in names:  # written after each model: a long run stopped early keeps what it measured
-        rows += measure(name, args.games, args.seed, args.simulations, args.mcts)
+        rows += measure(name, args.games, args.seed, args.simulations, args.mcts, args.search_games)
         command = "python -m boardenvs.baselines.strength " + " ".join(sys.argv[1:] if argv is None else argv)
         run = {"command": "; ".join(c for c in (before["run"]["command"], command) if c),
                "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",

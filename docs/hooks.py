@@ -301,6 +301,16 @@ def baselines_results() -> str:
     return table.rstrip("\n") + "\n" + "\n".join(runs) + "\n"
 
 
+def strength_results() -> str:
+    """baselines/strength.md (the strength targets, ``python -m boardenvs.baselines.strength``) and its run."""
+    results = json.loads((ROOT / "baselines" / "strength.json").read_text())
+    run = results["run"]
+    head = ["| the run | |", "|---|---|", f"| date | {run['date']} |", f"| command | `{run['command']}` |",
+            f"| machine | {run['machine']} |", f"| load | {_load(run)} |", "", ""]  # fmt: skip
+    table = (ROOT / "baselines" / "strength.md").read_text().split("\n", 1)[1].lstrip("\n")  # without its title
+    return "\n".join(head) + table
+
+
 def rllib_results() -> str:
     """benchmarks/rllib_results.md (RLlib against SB3, ``benchmarks/rllib_bench.py``) and its run."""
     results = json.loads((ROOT / "benchmarks" / "rllib_results.json").read_text())
@@ -324,6 +334,7 @@ def ppo_settings() -> str:
 
 
 GENERATED_BLOCKS = {"benchmark-results": bench_results, "baseline-results": baselines_results, "rllib-results": rllib_results,
+                    "strength-targets": strength_results,
                     "ppo-settings": ppo_settings}  # fmt: skip
 
 

@@ -151,6 +151,9 @@ def test_the_benchmark_and_baseline_pages_show_the_results_files(site):
     for name, entry in entries.items():
         assert entry["command"] in page and f"{name}" in page
     assert "95% CI" in page and "Elo" in page
+    strength = json.loads((ROOT / "baselines" / "strength.json").read_text())
+    assert strength["run"]["command"] in page and strength["run"]["finished"]
+    assert all(f"{r['wins']}-{r['draws']}-{r['losses']}" in page for r in strength["rows"])  # every row
     rllib = json.loads((ROOT / "benchmarks" / "rllib_results.json").read_text())
     page = html.unescape(re.sub(r"<[^>]+>", "", (site / "tutorials" / "rllib.html").read_text()))
     assert rllib["machine"]["date"] in page and rllib["machine"]["command"] in page and "load average" in page

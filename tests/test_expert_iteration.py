@@ -131,10 +131,12 @@ def test_strength_command_writes_its_table(tmp_path):
     from boardenvs.baselines import strength
 
     out = tmp_path / "s"
-    assert strength.main(["quicksand_v0", "--games", "2", "--simulations", "4", "--mcts", "8", "--out", str(out)]) == 0
+    assert strength.main(["quicksand_v0", "--games", "2", "--search-games", "4", "--simulations", "4", "--mcts", "8",
+                          "--out", str(out)]) == 0  # fmt: skip
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved["run"]["finished"] and len(saved["rows"]) == 4
-    assert all(r["games"] == 2 and r["wins"] + r["draws"] + r["losses"] == 2 for r in saved["rows"])
+    assert [r["games"] for r in saved["rows"]] == [2, 2, 4, 4]  # the search's rows play --search-games
+    assert all(r["wins"] + r["draws"] + r["losses"] == r["games"] for r in saved["rows"])
     assert out.with_suffix(".md").read_text().count("| quicksand_v0 |") == 4
     assert strength.main(["tryasina_v0_4p", "--games", "4", "--out", str(out), "--append"]) == 0
     both = json.loads(out.with_suffix(".json").read_text())
