@@ -50,6 +50,21 @@ UCT_C = math.sqrt(2.0)
 _DRIVERS: dict = {}
 
 
+def settler(kernels):
+    """``settle(s, params, probs)``, compiled for a game's kernels: play the
+    chance nodes of row ``s`` from its own generator until a seat is to act
+    or the game is over (``probs`` a scratch of the outcomes' size)."""
+    chance_probs, apply = kernels.chance_probs, kernels.apply
+
+    @njit
+    def settle(s, params, probs):
+        while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] == E.CHANCE:
+            chance_probs(s, params, probs)
+            apply(s, params, E.sample_probs(s, probs))
+
+    return settle
+
+
 def mcts_driver(game_cls, parallel: bool = False):
     """The compiled ``search(states, params, sims, c, cap, seeds, out, counts,
     mask_size, num_outcomes)`` of a game class, built once per process:
@@ -58,13 +73,8 @@ def mcts_driver(game_cls, parallel: bool = False):
     key = (game_cls, parallel)
     if key in _DRIVERS:
         return _DRIVERS[key]
-    legal, apply, chance_probs = game_cls.kernels.legal, game_cls.kernels.apply, game_cls.kernels.chance_probs
-
-    @njit
-    def settle(s, params, probs):
-        while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] == E.CHANCE:
-            chance_probs(s, params, probs)
-            apply(s, params, E.sample_probs(s, probs))
+    legal, apply = game_cls.kernels.legal, game_cls.kernels.apply
+    settle = settler(game_cls.kernels)
 
     @njit
     def search_row(root, params, sims, c, cap, seed, counts, mask_size, num_outcomes):

@@ -45,6 +45,8 @@ from numba import njit, prange
 from boardenvs import engine as E
 from boardenvs.opponents import Opponent
 
+from .mcts import settler
+
 DEFAULT_SIMULATIONS = 200
 MAX_SIMULATIONS = 100_000  # each simulation is a node per row and a forward pass of the model
 PUCT_C = 1.25
@@ -59,14 +61,8 @@ def search_driver(game_cls, parallel: bool = False):
     key = (game_cls, parallel)
     if key in _DRIVERS:
         return _DRIVERS[key]
-    legal, apply, chance_probs, observe = (game_cls.kernels.legal, game_cls.kernels.apply,
-                                           game_cls.kernels.chance_probs, game_cls.kernels.observe)  # fmt: skip
-
-    @njit
-    def settle(s, params, probs):
-        while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] == E.CHANCE:
-            chance_probs(s, params, probs)
-            apply(s, params, E.sample_probs(s, probs))
+    legal, apply, observe = game_cls.kernels.legal, game_cls.kernels.apply, game_cls.kernels.observe
+    settle = settler(game_cls.kernels)  # the chance nodes, as the mcts opponent plays them
 
     @njit
     def select_row(root, params, c, rng, s, mask, obs, probs, start, count, node_n, node_u,
