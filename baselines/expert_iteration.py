@@ -18,8 +18,9 @@ Each iteration (Anthony, Tian & Barber, 2017; AlphaZero's targets):
    AlphaGo Zero) is fitted to the samples of the last ``--window``
    iterations (cross-entropy on the visit shares plus ``vf_coef`` times
    the value head's squared error, :func:`.distill.fit`);
-3. **gate**: the candidate's raw policy (its most likely legal action)
-   plays the accepted one, seats alternating, each game opened by 0 to
+3. **gate**: the candidate's raw policy (its most likely legal action;
+   ``--gate-search N``: its guided search, so a better value head counts too)
+   plays the accepted one's, seats alternating, each game opened by 0 to
    ``--opening`` random decisions, in rounds of ``--gate-round`` games,
    until a sequential probability ratio test decides (:func:`sprt`:
    H0 elo <= ``--elo0``, H1 elo >= ``--elo1``, error rates ``--alpha`` and
@@ -150,7 +151,7 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
                      players: int | None = None, iterations: int = 4, games: int = 256, simulations: int = 64,
                      num_envs: int = 128, opening: int = 4, window: int = 2, epochs: int = 4, batch_size: int = 512,
                      lr: float = 3e-4, noise: tuple[float, float] = (0.3, 0.25), gate_games: int = 800,
-                     gate_round: int = 100, seed: int = 0, progress: bool = True, verbose: int = 1,
+                     gate_round: int = 100, gate_search: int = 0, seed: int = 0, progress: bool = True, verbose: int = 1,
                      **test) -> dict:  # fmt: skip
     """Run the iterations (module docstring) and return the saved model's config."""
     from torch.utils.tensorboard import SummaryWriter
@@ -158,11 +159,13 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
 
     from boardenvs.spec import is_int
 
-    from . import Baseline, BaselineOpponent
+    from . import Baseline
     from .distill import join_samples, collect, fit
     from .search import SearchOpponent
     from .train import check_extractor_kwargs, default_out, model_config, new_policy, save_model, start_from
 
+    if not is_int(gate_search) or gate_search < 0:
+        raise ValueError(f"gate_search must be an int >= 0 (0: the raw policies), got {gate_search!r}")
     for label, value, low in (("iterations", iterations, 1), ("games", games, 1), ("simulations", simulations, 1),
                               ("num_envs", num_envs, 1), ("opening", opening, 0), ("window", window, 1),
                               ("epochs", epochs, 1), ("batch_size", batch_size, 1), ("gate_games", gate_games, 2),
@@ -188,7 +191,7 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
     writer = SummaryWriter(str(out.with_name(out.name + "_tb")))
     config["expert_iteration"] = {"simulations": simulations, "games_per_iteration": games, "opening": opening,
                                   "window": window, "epochs": epochs, "batch_size": batch_size, "lr": lr,
-                                  "root_noise": list(noise), "gate": {"max_games": gate_games, "round": gate_round, **test},
+                                  "root_noise": list(noise), "gate": {"max_games": gate_games, "round": gate_round, "search": gate_search, **test},
                                   "iterations": []}  # fmt: skip
     c0, t0 = time.process_time(), time.perf_counter()
     decisions, recent = 0, []
@@ -202,8 +205,8 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
         recent = (recent + [data])[-window:]
         fitted = fit(candidate, join_samples(*recent), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed + it,
                      targets="visits")  # fmt: skip
-        result = gate(BaselineOpponent(Baseline(candidate, config), "candidate"),
-                      BaselineOpponent(Baseline(best, config), "accepted"), env_id, options, n_players,
+        result = gate(_player(candidate, config, "candidate", gate_search), _player(best, config, "accepted", gate_search),
+                      env_id, options, n_players,
                       max_games=gate_games, round_games=gate_round, seed=seed + 1000 * it, opening=opening, **test)  # fmt: skip
         if result["accepted"]:
             best = new_policy(config)
@@ -230,6 +233,18 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
     return config
 
 
+def _player(policy, config: dict, name: str, simulations: int):
+    """What a gate plays: the network's raw policy (its most likely legal
+    action), or with ``simulations`` > 0 its guided search."""
+    from . import Baseline, BaselineOpponent
+    from .search import SearchOpponent
+
+    model = Baseline(policy, config)
+    if simulations:
+        return SearchOpponent(model, simulations, name=f"search:{simulations}:{name}")
+    return BaselineOpponent(model, name)
+
+
 def _num_players(env_id: str, options: dict) -> int:
     from boardenvs.registry import make_game
 
@@ -254,6 +269,8 @@ def main(argv=None) -> int:
     ap.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate, cosine to 0 per fit (default 3e-4)")
     ap.add_argument("--gate-games", type=int, default=800, help="most games of a gate (default 800; undecided: rejected)")
     ap.add_argument("--gate-round", type=int, default=100, help="games between two looks of the test (default 100)")
+    ap.add_argument("--gate-search", type=int, default=0, metavar="N",
+                    help="gate the networks' guided searches (N simulations) instead of their raw policies (default 0: raw)")
     ap.add_argument("--elo0", type=float, default=SPRT_DEFAULTS["elo0"], help="H0: the candidate is at most this much stronger (default 0)")
     ap.add_argument("--elo1", type=float, default=SPRT_DEFAULTS["elo1"], help="H1: at least this much (default 30)")
     ap.add_argument("--alpha", type=float, default=SPRT_DEFAULTS["alpha"], help="false acceptance rate (default 0.05)")
@@ -267,7 +284,7 @@ def main(argv=None) -> int:
         expert_iteration(args.game, init=args.init, out=args.out, players=args.players, iterations=args.iterations,
                          games=args.games, simulations=args.simulations, num_envs=args.num_envs, opening=args.opening,
                          window=args.window, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
-                         gate_games=args.gate_games, gate_round=args.gate_round, seed=args.seed,
+                         gate_games=args.gate_games, gate_round=args.gate_round, gate_search=args.gate_search, seed=args.seed,
                          progress=not args.no_progress, elo0=args.elo0, elo1=args.elo1, alpha=args.alpha,
                          beta=args.beta)  # fmt: skip
     except ValueError as exc:

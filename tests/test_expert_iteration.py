@@ -89,12 +89,13 @@ def test_gate_accepts_the_stronger_and_rejects_the_weaker():
 def test_a_small_run_end_to_end(tmp_path):
     out = tmp_path / "q"
     config = xi.expert_iteration("quagmire_v0", out=out, iterations=2, games=8, simulations=4, num_envs=8, epochs=1,
-                                 gate_games=20, gate_round=10, progress=False, verbose=0)  # fmt: skip
+                                 gate_games=20, gate_round=10, gate_search=2, progress=False, verbose=0)  # fmt: skip
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved == config
     rows = saved["expert_iteration"]["iterations"]
     assert [r["iteration"] for r in rows] == [1, 2] and all(r["samples"] > 0 for r in rows)
     assert all(r["gate"]["games"] <= 20 and "llr" in r["gate"] for r in rows)
+    assert saved["expert_iteration"]["gate"]["search"] == 2
     assert saved["budget"]["this_run_steps"] == sum(r["samples"] for r in rows) and saved["budget"]["finished"]
     assert (tmp_path / "q_tb").is_dir() and any((tmp_path / "q_tb").iterdir())
     assert method(saved).startswith("expert iteration (search:4, 2 iterations)")
@@ -106,7 +107,7 @@ def test_a_small_run_end_to_end(tmp_path):
 
 
 def test_settings_are_checked_before_any_game(tmp_path):
-    for kw, words in [({"iterations": 0}, "iterations"), ({"lr": 0}, "lr"), ({"elo0": 5, "elo1": 0}, "elo1"),
+    for kw, words in [({"iterations": 0}, "iterations"), ({"gate_search": -1}, "gate_search"), ({"lr": 0}, "lr"), ({"elo0": 5, "elo1": 0}, "elo1"),
                       ({"init": "hex_quoridor_v0"}, "plays hex_quoridor_v0")]:  # fmt: skip
         with pytest.raises(ValueError, match=words):
             xi.expert_iteration("quagmire_v0", out=tmp_path / "x", progress=False, **kw)
@@ -144,3 +145,13 @@ def test_strength_command_writes_its_table(tmp_path):
     assert both["run"]["command"].count("python -m boardenvs.baselines.strength") == 2
     with pytest.raises(SystemExit):
         strength.main(["no_such_model"])
+
+
+def test_the_gate_plays_raw_policies_or_guided_searches():
+    from boardenvs.baselines import BaselineOpponent
+    from boardenvs.baselines.search import SearchOpponent
+
+    agent = baselines.load("quagmire_v0")
+    raw, searched = xi._player(agent.policy, agent.config, "c", 0), xi._player(agent.policy, agent.config, "c", 3)
+    assert isinstance(raw, BaselineOpponent) and raw.name == "c"
+    assert isinstance(searched, SearchOpponent) and searched.simulations == 3 and searched.name == "search:3:c"
