@@ -34,7 +34,7 @@ import numpy as np
 from ..opponents import register_opponent, register_resolver
 from ..wrappers.selfplay import ModelOpponent
 
-__all__ = ["MODELS", "Baseline", "BaselineOpponent", "available", "load", "opponent", "opponent_from_path"]
+__all__ = ["MODELS", "Baseline", "BaselineOpponent", "available", "load", "model_path", "opponent", "opponent_from_path"]
 
 MODELS = Path(__file__).resolve().parent / "models"
 """The folder of the committed models (``<name>.pt`` beside ``<name>.json``)."""
@@ -43,6 +43,12 @@ MODELS = Path(__file__).resolve().parent / "models"
 def available() -> list[str]:
     """The names of the committed models."""
     return sorted(p.stem for p in MODELS.glob("*.json") if p.with_suffix(".pt").is_file())
+
+
+def model_path(name: str | Path) -> Path:
+    """Where the model ``name`` is, suffix aside: ``MODELS / name`` for a
+    committed model's name (:func:`available`), else ``name`` as a path."""
+    return MODELS / name if isinstance(name, str) and name in available() else Path(name)
 
 
 class Baseline:
@@ -106,9 +112,7 @@ def load(name: str | Path) -> Baseline:
 
     from .networks import new_policy
 
-    path = Path(name)
-    if isinstance(name, str) and name in available():
-        path = MODELS / name
+    path = model_path(name)
     config_file, weights = path.with_suffix(".json"), path.with_suffix(".pt")
     if not (config_file.is_file() and weights.is_file()):
         raise ValueError(f"no baseline {str(name)!r}: one of {', '.join(available()) or '(none committed)'}, "

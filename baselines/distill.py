@@ -49,7 +49,7 @@ MAX_GAMES = 100_000
 TARGETS = ("visits", "action")  # what fit() fits the policy to: the search's visit shares, or the chosen action
 
 
-def _batch(vec, rows, rng) -> Batch:
+def row_batch(vec, rows, rng) -> Batch:
     """The decisions of ``rows`` of ``vec`` (make_vec), as an opponent is asked for them."""
     return Batch(vec.game, vec.action_masks()[rows], rng, seats=vec.to_move[rows], rows=rows,
                  observations=lambda: vec.observations()["observation"][rows],
@@ -61,13 +61,13 @@ def _teacher(opponent, vec, rows, rng) -> tuple[np.ndarray, np.ndarray | None]:
     ``search_policy``, its policy at each (float16 as stored, rows x mask
     size)."""
     if hasattr(opponent, "search_policy"):
-        actions, probs = opponent.search_policy(_batch(vec, rows, rng))
+        actions, probs = opponent.search_policy(row_batch(vec, rows, rng))
         return np.asarray(actions, np.int64), np.asarray(probs, np.float16)
     return _actions(opponent, vec, rows, rng), None
 
 
 def _actions(opponent, vec, rows, rng) -> np.ndarray:
-    return decide(opponent, _batch(vec, rows, rng))
+    return decide(opponent, row_batch(vec, rows, rng))
 
 
 def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs: int = 64, seed: int = 0,

@@ -93,7 +93,9 @@ def match(candidate, incumbent, env_id: str, options: dict, games: int, seed: in
     game), so deterministic players still meet in many positions.  The
     candidate's score per game: 1 a win, 1/P a draw or a truncation, 0 a loss."""
     from boardenvs.api import make_vec
-    from boardenvs.opponents import Batch, decide, make_opponent
+    from boardenvs.opponents import decide, make_opponent
+
+    from .distill import row_batch
 
     a, b = make_opponent(candidate), make_opponent(incumbent)
     vec = make_vec(env_id, num_envs=games, **options)
@@ -113,10 +115,7 @@ def match(candidate, incumbent, env_id: str, options: dict, games: int, seed: in
         for player, rows in ((a, np.flatnonzero(live & (opening_left == 0) & (movers == seat))),
                              (b, np.flatnonzero(live & (opening_left == 0) & (movers != seat)))):  # fmt: skip
             if rows.size:
-                batch = Batch(vec.game, masks[rows], rng, seats=movers[rows], rows=rows,
-                              observations=lambda rows=rows: vec.observations()["observation"][rows],
-                              states=lambda rows=rows: np.array(vec.states[rows]))  # fmt: skip
-                actions[rows] = decide(player, batch)
+                actions[rows] = decide(player, row_batch(vec, rows, rng))
         opening_left[randomly] -= 1
         _, rewards, terminated, truncated, _ = vec.step(actions)
         ended = np.flatnonzero((terminated | truncated) & live)
@@ -131,8 +130,9 @@ def gate(candidate, incumbent, env_id: str, options: dict, players: int, max_gam
     """Rounds of :func:`match` until :func:`sprt` decides or ``max_games``
     are played; the last test's result with ``accepted`` (H1)."""
     scores = np.zeros(0)
+    result = sprt(scores, players=players, **test)  # no games: undecided
     k = 0
-    while True:
+    while result["decision"] is None:
         n = min(round_games, max_games - len(scores))
         n -= n % players  # every seat equally often
         if n <= 0:
@@ -140,9 +140,6 @@ def gate(candidate, incumbent, env_id: str, options: dict, players: int, max_gam
         scores = np.concatenate([scores, match(candidate, incumbent, env_id, options, n, seed + 7919 * k, opening)])
         k += 1
         result = sprt(scores, players=players, **test)
-        if result["decision"] is not None:
-            break
-    result = sprt(scores, players=players, **test)
     result["accepted"] = result["decision"] == "H1"
     return result
 
@@ -162,7 +159,7 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
     from . import Baseline
     from .distill import join_samples, collect, fit
     from .search import SearchOpponent
-    from .train import check_extractor_kwargs, default_out, model_config, new_policy, save_model, start_from
+    from .train import default_out, model_config, new_policy, save_model, start_from
 
     if not is_int(gate_search) or gate_search < 0:
         raise ValueError(f"gate_search must be an int >= 0 (0: the raw policies), got {gate_search!r}")
@@ -177,7 +174,6 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
     test = {**SPRT_DEFAULTS, **test}
     sprt([], players=2, **test)  # bad elo0/elo1/alpha/beta fail before any game
     config = model_config(env_id, players)
-    check_extractor_kwargs(config["extractor_kwargs"])
     start = None if init is None else start_from(init, config)  # ValueError if there is none, or another game
     best = new_policy(config)
     if start is not None:

@@ -187,7 +187,7 @@ class GuidedSearch:
     the edge) and ``e_child`` (-1: not expanded), stored in a pool that
     grows by doubling (a node adds one edge per legal action)."""
 
-    def __init__(self, game, states, evaluate, simulations: int, c: float = PUCT_C, seeds=None,
+    def __init__(self, game, states, evaluate, simulations: int, c: float = PUCT_C,
                  root_noise: tuple[float, float] | None = None, rng=None, parallel: bool | None = None):  # fmt: skip
         self.game, self.evaluate, self.sims, self.c = game, evaluate, int(simulations), float(c)
         self.roots = np.array(states, np.int64, ndmin=2)
@@ -196,9 +196,8 @@ class GuidedSearch:
         self.k, self.A = k, A
         self.rng = rng if rng is not None else np.random.default_rng()
         self.root_noise = root_noise
-        seeds = self.rng.integers(0, 2**63 - 1, size=k, dtype=np.int64) if seeds is None else seeds
-        self.rngs = np.zeros((k, E.H_RNG + 1), np.int64)
-        self.rngs[:, E.H_RNG] = seeds
+        self.rngs = np.zeros((k, E.H_RNG + 1), np.int64)  # each row's own generator (its dice)
+        self.rngs[:, E.H_RNG] = self.rng.integers(0, 2**63 - 1, size=k, dtype=np.int64)
         self.parallel = k >= 32 if parallel is None else bool(parallel)
         self.select, self.expand_fn = search_driver(type(game), self.parallel)
         n = self.sims + 2

@@ -114,9 +114,9 @@ def start_from(init: str | Path, config: dict):
     loaded (:func:`boardenvs.baselines.load`), after checking it plays
     ``config``'s game; ``config`` takes its network and records it as
     ``config["init"]`` (whose budget :func:`save_model` adds)."""
-    from . import MODELS, available, load
+    from . import load, model_path
 
-    init = MODELS / init if isinstance(init, str) and init in available() else Path(init)  # a committed model's name
+    init = model_path(init)
     if not (init.with_suffix(".json").is_file() and init.with_suffix(".pt").is_file()):
         raise ValueError(f"--init {init}: no {init.with_suffix('.pt')} / {init.with_suffix('.json')} pair")
     start = load(init)
