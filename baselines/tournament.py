@@ -383,18 +383,24 @@ def _order(e: dict) -> str:
 
 def method(config: dict) -> str:
     """How a model was made, oldest step first, from its config's ``init``
-    chain: ``"PPO"``, ``"distilled from greedy, PPO"``, ..."""
-    steps = []
+    chain: ``"PPO"``, ``"distilled from greedy, PPO"``, ...; runs of expert
+    iteration one after the other count as one step, their iterations
+    added."""
+    steps = []  # newest first: [kind, simulations or text, iterations]
     while config:
         d, x = config.get("distilled"), config.get("expert_iteration")
         if x:
-            step = f"expert iteration (search:{x['simulations']}, {len(x['iterations'])} iterations)"
+            if steps and steps[-1][:2] == ["xi", x["simulations"]]:
+                steps[-1][2] += len(x["iterations"])
+            else:
+                steps.append(["xi", x["simulations"], len(x["iterations"])])
         else:
             step = "PPO" if not d else f"distilled from {d['teacher']}" + (" (DAgger)" if d.get("student_share") else "")
-        if not steps or steps[-1] != step:
-            steps.append(step)
+            if not steps or steps[-1] != ["text", step, 0]:
+                steps.append(["text", step, 0])
         config = config.get("init")
-    return ", ".join(reversed(steps))
+    return ", ".join(f"expert iteration (search:{v}, {n} iteration{'s' * (n != 1)})" if kind == "xi" else v
+                     for kind, v, n in reversed(steps))  # fmt: skip
 
 
 def _target(entry: dict, opponent: str, rate: float, low: float, chance: float) -> str:

@@ -396,6 +396,11 @@ def test_method_follows_the_init_chain():
     dagger = {"distilled": {"teacher": "greedy", "student_share": 0.5}, "init": distilled}
     assert ev.method({"init": {"init": dagger}}) == "distilled from greedy, distilled from greedy (DAgger), PPO"
     assert ev.method({"init": ppo}) == "PPO"  # PPO continued is still PPO
+    xi = {"expert_iteration": {"simulations": 64, "iterations": [{}] * 4}}
+    assert ev.method({**xi, "init": {**xi, "init": dagger}}) == \
+        "distilled from greedy, distilled from greedy (DAgger), expert iteration (search:64, 8 iterations)"  # fmt: skip
+    assert ev.method({**xi, "init": {"expert_iteration": {"simulations": 32, "iterations": [{}]}, "init": ppo}}) == \
+        "PPO, expert iteration (search:32, 1 iteration), expert iteration (search:64, 4 iterations)"  # fmt: skip
 
 
 def _package_models():
