@@ -386,21 +386,20 @@ def method(config: dict) -> str:
     chain: ``"PPO"``, ``"distilled from greedy, PPO"``, ...; runs of expert
     iteration one after the other count as one step, their iterations
     added."""
-    steps = []  # newest first: [kind, simulations or text, iterations]
+    steps = []  # newest first: [kind, text, iterations]
     while config:
         d, x = config.get("distilled"), config.get("expert_iteration")
         if x:
-            if steps and steps[-1][:2] == ["xi", x["simulations"]]:
-                steps[-1][2] += len(x["iterations"])
-            else:
-                steps.append(["xi", x["simulations"], len(x["iterations"])])
+            step = ["xi", f"search:{x['simulations']}", len(x["iterations"])]
         else:
-            step = "PPO" if not d else f"distilled from {d['teacher']}" + (" (DAgger)" if d.get("student_share") else "")
-            if not steps or steps[-1] != ["text", step, 0]:
-                steps.append(["text", step, 0])
+            step = ["made", "PPO" if not d else f"distilled from {d['teacher']}" + (" (DAgger)" if d.get("student_share") else ""), 0]
+        if steps and steps[-1][:2] == step[:2]:
+            steps[-1][2] += step[2]  # the same step again: one step (expert iteration's iterations added up)
+        else:
+            steps.append(step)
         config = config.get("init")
-    return ", ".join(f"expert iteration (search:{v}, {n} iteration{'s' * (n != 1)})" if kind == "xi" else v
-                     for kind, v, n in reversed(steps))  # fmt: skip
+    return ", ".join(f"expert iteration ({text}, {n} iteration{'s' * (n != 1)})" if kind == "xi" else text
+                     for kind, text, n in reversed(steps))  # fmt: skip
 
 
 def _target(entry: dict, opponent: str, rate: float, low: float, chance: float) -> str:
