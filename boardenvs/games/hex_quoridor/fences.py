@@ -18,7 +18,7 @@ from .layout import (
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _grow(a, o0, o1, o2, o3, o4, o5, s0, s1, s2, s3, s4, s5, m, full):
     """The cell set ``a`` and every cell one open edge away (``o_d``: the
     cells whose edge ``d`` is open; a step in direction ``d`` turns the bits

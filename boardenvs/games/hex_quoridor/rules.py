@@ -47,12 +47,12 @@ from .layout import (  # noqa: F401 - the row's and params' names, read here and
 # --- kernels -------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _frame(params, seat):
     return params[P_SIDE + seat]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _goal_off(params, seat):
     """Offset in params of the on-side table of ``seat``'s goal side (HQ-2)."""
     return params[P_TON] + ((params[P_SIDE + seat] + 3) % 6) * (params[P_N] + 1)
@@ -192,7 +192,7 @@ def _down_degrees(state, params, dist, down):
         down[c] = k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _upper(params, slot, dist):
     """The end of the edge ``slot`` one step farther from the goal, or -1."""
     u = slot // 6
@@ -204,7 +204,7 @@ def _upper(params, slot, dist):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _escapes(state, params, e, dist, x, s0, s1, s2):
     """Has the stranded cell ``x`` an edge, open and not one of fence ``e``'s,
     to a cell at its own distance that is not stranded (``s0..s2``)?"""
@@ -223,7 +223,7 @@ def _escapes(state, params, e, dist, x, s0, s1, s2):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _keeps_descent(state, params, e, dist, down):
     """Sufficient for every cell (the pawn's included) to keep a path after
     fence ``e``'s three edges are blocked.  Only the fence's cells lose
@@ -335,9 +335,10 @@ def _fence_moves(state, params, seat, mask, write):
 def _has_legal(state, params, seat):
     """HQ-13: has ``seat`` any legal action?"""
     none = np.zeros(0, np.int8)
-    if _pawn_moves(state, params, seat, none, False):
+    write = none.shape[0] > 0
+    if _pawn_moves(state, params, seat, none, write):
         return True
-    return state[Q_LEFT + seat] > 0 and _fence_moves(state, params, seat, none, False) > 0
+    return state[Q_LEFT + seat] > 0 and _fence_moves(state, params, seat, none, write) > 0
 
 
 @njit(cache=True)
@@ -363,9 +364,10 @@ def legal(state, params, mask):
     seat = state[E.H_CURRENT]
     n = params[P_N]
     mask[:n] = 0
-    count = _pawn_moves(state, params, seat, mask, True)
+    write = mask.shape[0] > 0
+    count = _pawn_moves(state, params, seat, mask, write)
     if state[Q_LEFT + seat] > 0:
-        count += _fence_moves(state, params, seat, mask, True)
+        count += _fence_moves(state, params, seat, mask, write)
     else:
         mask[n:] = 0
     return count

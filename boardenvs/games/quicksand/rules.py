@@ -237,7 +237,8 @@ def _can_move(state, seat):
         return True
     for i in range(NCELLS):
         v = state[Q_CELLS + i] - 1 - 3 * seat
-        if 0 <= v <= 2 and _any_hop(state, 0, i, v, 0):
+        # np.int64: literal zeros would compile another copy of _any_hop (numba specialises on literals)
+        if 0 <= v <= 2 and _any_hop(state, np.int64(0), i, v, np.int64(0)):
             return True
     return False
 
@@ -292,7 +293,7 @@ def legal(state, params, mask):
         # a jumper needs an occupied neighbour (QS-5): most pyramids fail that cheap test
         for i in range(NCELLS):
             if (mine >> i) & 1 and occupied & NEIGHBOURS[i]:
-                if _any_hop(state, 0, i, state[Q_CELLS + i] - own, 0):
+                if _any_hop(state, np.int64(0), i, state[Q_CELLS + i] - own, np.int64(0)):
                     mask[np.uint64(i + SELECT0)] = 1
                     count += 1
     elif phase == PH_HOP:

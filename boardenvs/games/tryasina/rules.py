@@ -250,7 +250,7 @@ def _land(state, params, seat, side, dest, start_cell, slot, do):
             state[T_CELLS + ocell] = own
         return True
     if t <= NUM_CIRCLE and t % 12 == 4:  # TR-13 swamp entrance: on into L1
-        return _enter_level(state, params, seat, (side + (t - 4) // 12) % 4, 0, start_cell, slot, do)
+        return _enter_level(state, params, seat, (side + (t - 4) // 12) % 4, np.int64(0), start_cell, slot, do)
     if do:
         if start_cell >= 0:
             state[T_CELLS + start_cell] = 0
@@ -276,7 +276,8 @@ def _move(state, params, seat, slot, roll, do):
     if loc == LOC_O:  # TR-8: a 6 puts it on C1
         if roll != 6:
             return False
-        return _land(state, params, seat, side, LOC_C1, -1, slot, do)
+        # np.int64: a literal argument would compile another copy of _land (numba specialises on literals)
+        return _land(state, params, seat, side, np.int64(LOC_C1), np.int64(-1), slot, do)
     start_cell = LOC2CELL[side, loc]
     if loc >= LOC_S:  # TR-8 / TR-14: exact rolls leave a swamp level
         j, level = divmod(loc - LOC_S, 3)
