@@ -1,13 +1,14 @@
 """The N-row drivers of :func:`boardenvs.engine.batched`, as source.
 
-This file is not imported as it is: ``batched`` writes a copy per game and
-flavour (serial, threaded) with the block between the markers replaced by
-that game's kernels, and imports the copy, so numba caches the compiled
-drivers on disk beside it like any kernel (a closure over the kernels would
-compile again in every process: seconds per game).  Every name below the
-block is the engine's or the game's kernels'.
+This file is not imported as it is: ``batched`` writes a copy per game with
+the block between the markers replaced by that game's kernels, and imports
+the copy, so numba caches the compiled drivers on disk beside it like any
+kernel (a closure over the kernels would compile again in every process:
+seconds per game).  Every name below the block is the engine's or the game's
+kernels'.  The drivers are serial; ``boardenvs/_threaded.py`` runs them in
+threads, a chunk of rows each.
 """
-from numba import njit, prange  # noqa: F401  (prange: range in the serial copy)
+from numba import njit
 
 from boardenvs.engine import (  # noqa: F401
     CHANCE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, PLAYING, RANDOM_ACTION,
@@ -16,7 +17,6 @@ from boardenvs.engine import (  # noqa: F401
 
 # --- kernels: begin (replaced in each copy) ---
 init = legal = apply = observe = chance_probs = None
-PARALLEL = False
 CACHE = False
 # --- kernels: end ---
 
@@ -40,19 +40,15 @@ def fresh_game(s, params, probs):
         if s[H_STATUS] == PLAYING:
             return
 
-def init_n(states, params, seeds, probs):
-    """A new game in every row, each with its own seed."""
-    for i in prange(states.shape[0]):
+def reset_n(states, params, seeds, probs, obs, masks, out_masks):
+    """A new game in every row, each with its own seed; then the
+    observation and mask of the seat to act: the mask in ``masks`` (the
+    engine's own, which ``step_n`` trusts) and its first
+    ``out_masks.shape[1]`` entries copied into ``out_masks`` (the caller's)."""
+    for i in range(states.shape[0]):
         s = states[i]
         s[H_RNG] = seeds[i]  # init's new_game zeroes the rest
         fresh_game(s, params, probs[i])
-
-def observe_legal_n(states, params, obs, masks, out_masks):
-    """Observation and mask of the seat to act, every row: the mask in
-    ``masks`` (the engine's own, which ``step_n`` trusts) and its first
-    ``out_masks.shape[1]`` entries copied into ``out_masks`` (the caller's)."""
-    for i in prange(states.shape[0]):
-        s = states[i]
         observe(s, params, s[H_CURRENT], obs[i])
         legal(s, params, masks[i])
         copy_row(out_masks[i], masks[i])
@@ -66,7 +62,7 @@ def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, termi
     row's generator; a row whose action is not legal in ``masks`` is
     forfeited by its mover (never half-applied)."""
     na = out_masks.shape[1]
-    for i in prange(states.shape[0]):
+    for i in range(states.shape[0]):
         s = states[i]
         a = actions[i]
         seat = s[H_CURRENT]
@@ -96,7 +92,7 @@ def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, termi
 
 def random_actions_n(states, masks, out):
     """A uniformly random legal action per row, from the row's generator."""
-    for i in prange(states.shape[0]):
+    for i in range(states.shape[0]):
         out[i] = sample_mask(states[i], masks[i])
 
 # the row API's drivers (VectorEnv.act_rows / observe_rows / reset_rows):
@@ -109,7 +105,7 @@ def act_rows(states, params, rows, actions, probs, masks):
     allow (-1 on purpose) forfeits the mover.  Then chance is resolved
     and the row's mask refreshed.  No auto-reset."""
     na = masks.shape[1]
-    for k in prange(rows.shape[0]):
+    for k in range(rows.shape[0]):
         r = rows[k]
         s = states[r]
         a = actions[k]
@@ -130,7 +126,7 @@ def observe_rows(states, params, rows, seats, obs, masks, out_masks):
     """Row ``rows[k]`` as seat ``seats[k]`` sees it, in ``obs[k]``; its
     mask in ``out_masks[k]`` (from the engine's ``masks``) when that seat
     is to act in a live game, else zeros."""
-    for k in prange(rows.shape[0]):
+    for k in range(rows.shape[0]):
         r = rows[k]
         s = states[r]
         observe(s, params, seats[k], obs[k])
@@ -143,7 +139,7 @@ def reset_rows(states, params, rows, probs, seats, draw, masks):
     """A new game in each listed row (from the row's generator), its mask
     refreshed; with ``draw``, ``seats[k]`` is drawn from it too (the
     learner's seat)."""
-    for k in prange(rows.shape[0]):
+    for k in range(rows.shape[0]):
         r = rows[k]
         s = states[r]
         init(s, params, first_seat_of(s, params))
@@ -156,7 +152,7 @@ def reset_rows(states, params, rows, probs, seats, draw, masks):
             masks[r, :] = 0
 
 
-NAMES = ("init_n", "observe_legal_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows")
+NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows")
 if init is not None:  # a copy: compile the drivers (lazily, on first call)
     for _name in NAMES:
-        globals()[_name] = njit(cache=CACHE, parallel=PARALLEL)(globals()[_name])
+        globals()[_name] = njit(cache=CACHE)(globals()[_name])

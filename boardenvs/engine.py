@@ -353,16 +353,16 @@ def first_seat_of(state, params):
 
 
 class Batched(NamedTuple):
-    """N-row versions of the kernels (see :func:`batched`); ``serial`` and
-    ``parallel`` hold the same drivers compiled without and with threads."""
+    """N-row versions of the kernels (see :func:`batched`): ``serial``, and
+    ``parallel``, the same drivers run in numba's threads a chunk of rows
+    at a time (:mod:`boardenvs._threaded`)."""
 
     serial: "Drivers"
     parallel: "Drivers"
 
 
 class Drivers(NamedTuple):
-    init: object
-    observe_legal: object
+    reset: object  # a new game in every row, then the rows' observations and masks
     step: object
     random_actions: object
     # the row API's (VectorEnv.act_rows / observe_rows / reset_rows): listed
@@ -382,15 +382,19 @@ def batched(k: Kernels) -> Batched:
     :func:`boardenvs.make_vec`, which owns the buffers and checks every input).
 
     The drivers' source is ``boardenvs/_drivers.py``; each game gets a copy
-    per flavour (serial, and threaded with ``prange``) that imports its
-    kernels by name, written once to :func:`drivers_dir` and imported from
-    there, so numba caches the compiled drivers on disk like the kernels
-    (compiled as closures they took seconds per game in every process).
-    Kernels that cannot be imported by name (defined in ``__main__`` or in
-    a function), or a cache folder that cannot be written, get an uncached
-    copy.  Chance nodes are resolved in-kernel from each row's own
-    generator, so a batch only ever stops at decisions.
+    that imports its kernels by name, written once to :func:`drivers_dir`
+    and imported from there, so numba caches the compiled drivers on disk
+    like the kernels (compiled as closures they took seconds per game in
+    every process).  Kernels that cannot be imported by name (defined in
+    ``__main__`` or in a function), or a cache folder that cannot be
+    written, get an uncached copy.  The threaded drivers are one set for
+    every game (:mod:`boardenvs._threaded`) calling these by address, so
+    nothing is compiled per game for threads.  Chance nodes are resolved
+    in-kernel from each row's own generator, so a batch only ever stops at
+    decisions.
     """
+    from . import _threaded
+
     refs = [_importable(fn) for fn in k]
     cached = all(refs) and not config.DISABLE_JIT
     if cached:
@@ -398,21 +402,18 @@ def batched(k: Kernels) -> Batched:
     else:
         bind = [", ".join(Kernels._fields) + " = _KERNELS"]
     source = _DRIVER_SOURCE.read_text()
-    block = _between(source)
     files = hashlib.sha1()  # the engine's and the kernels' packages, each folder once
     for folder in sorted(({_package_dir(m) for m, _ in (refs if cached else ())} | {_package_dir(__name__)}) - {None}):
         for f in sorted(folder.glob("*.py")):
             files.update(f.name.encode() + f.read_bytes())
-    flavours = []
-    for parallel in (False, True):
-        text = source.replace(block, "\n".join([*bind, f"PARALLEL = {parallel}", f"CACHE = {cached}",
-                                                f"# numba {numba_version}, NUMBA_BOUNDSCHECK={config.BOUNDSCHECK}"]))  # fmt: skip
-        digest = files.copy()
-        digest.update(text.encode())
-        name = f"_boardenvs_drivers_{digest.hexdigest()[:20]}_{'threaded' if parallel else 'serial'}"
-        module = _load_copy(name, text, k if not cached else None)
-        flavours.append(Drivers(*(getattr(module, f) for f in module.NAMES)))
-    return Batched(*flavours)
+    text = source.replace(_between(source), "\n".join([*bind, f"CACHE = {cached}",
+                                                       f"# numba {numba_version}, NUMBA_BOUNDSCHECK={config.BOUNDSCHECK}"]))  # fmt: skip
+    files.update(text.encode())
+    module = _load_copy(f"_boardenvs_drivers_{files.hexdigest()[:20]}", text, k if not cached else None)
+    serial = Drivers(*(getattr(module, f) for f in module.NAMES))
+    if config.DISABLE_JIT:
+        return Batched(serial, serial)
+    return Batched(serial, Drivers(*(_threaded.ThreadedDriver(fn, f) for fn, f in zip(serial, module.NAMES))))
 
 
 _DRIVER_SOURCE = Path(__file__).with_name("_drivers.py")

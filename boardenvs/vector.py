@@ -225,8 +225,8 @@ class VectorEnv:
         ints (one per row), or None (fresh entropy)."""
         with self._lock:
             seeds = self._row_seeds(seed)
-            self._run(self._drivers.init, self._states, self.game.params, seeds, self._probs)
-            self._run(self._drivers.observe_legal, self._states, self.game.params, self._obs, self._masks, self._out_masks)
+            self._run(self._drivers.reset, self._states, self.game.params, seeds, self._probs, self._obs, self._masks,
+                      self._out_masks)  # fmt: skip
             self._has_reset = True
             self._rewards[:] = 0
             self._terminated[:] = False

@@ -123,26 +123,30 @@ def test_a_catalog_line_that_disagrees_with_its_class_fails_when_it_loads():
 
 
 def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
-    """make_vec's drivers (serial and threaded) are compiled once, into a
-    copy of ``boardenvs/_drivers.py`` per game beside numba's cache, and a
-    second interpreter loads them from there instead of compiling (they were
-    closures compiled in every process: 2-7 s per game)."""
+    """make_vec's serial drivers are compiled once, into a copy of
+    ``boardenvs/_drivers.py`` per game beside numba's cache, and a second
+    interpreter loads them from there instead of compiling (they were
+    closures compiled in every process: 2-7 s per game).  The threaded ones
+    are one set for every game (``boardenvs/_threaded.py``): a second game
+    compiles nothing for threads, and they load from the cache too."""
     code = """
         import json, os, sys, time
         import boardenvs
         from boardenvs import engine as E
         from boardenvs.vector import drivers_for
         t = time.perf_counter()
-        for parallel in (False, True):
-            v = boardenvs.make_vec("quagmire_v0", num_envs=4, parallel=parallel, radius=2)
-            v.reset(seed=0)
-            v.step(v.random_actions())
+        for env_id in ("quagmire_v0", "quess_v0"):
+            for parallel in (False, True):
+                v = boardenvs.make_vec(env_id, num_envs=40, parallel=parallel)
+                v.reset(seed=0)
+                v.step(v.random_actions())
         b = drivers_for(v.game.kernels)
-        used = [b.serial.step, b.serial.init, b.parallel.step, b.parallel.init]
+        used = [b.serial.step, b.serial.reset, b.parallel.step.generic, b.parallel.reset.generic]
         stats = [(sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values())) for d in used]
         copies = sorted(p.name for p in E.drivers_dir().glob("_boardenvs_drivers_*.py"))
         print(json.dumps({"stats": stats, "copies": copies, "dir": str(E.drivers_dir()), "s": time.perf_counter() - t,
-                          "module": b.serial.step.py_func.__module__}))
+                          "module": b.serial.step.py_func.__module__,
+                          "threaded_overloads": len(b.parallel.step.generic.overloads)}))
         """
     import os
 
@@ -150,9 +154,12 @@ def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
     first = _fresh(code, env)
     second = _fresh(code, env)
     assert first["dir"] == str(tmp_path / "boardenvs-drivers")
-    assert len(first["copies"]) == 2 and first["copies"] == second["copies"]  # serial and threaded, written once
-    assert all(hits == 0 for hits, _ in first["stats"])  # compiled the first time...
-    assert all(hits == 1 and misses == 0 for hits, misses in second["stats"]), second  # ...loaded the second
+    assert len(first["copies"]) == 2 and first["copies"] == second["copies"]  # one per game, written once
+    assert first["threaded_overloads"] == 1  # quagmire's threaded step served quess's
+    serial, threaded = first["stats"][:2], first["stats"][2:]
+    assert all(hits == 0 for hits, _ in serial)  # quess's serial drivers compiled the first time...
+    assert all(hits + misses == 1 for hits, misses in threaded)  # (the threaded ones once, for quagmire)
+    assert all(hits == 1 and misses == 0 for hits, misses in second["stats"]), second  # ...all loaded the second
     assert second["module"].startswith("_boardenvs_drivers_") and second["s"] < first["s"]
 
 
@@ -191,7 +198,6 @@ def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run
     masks = np.zeros((3, game.info.mask_size), np.int8)
     out = np.zeros((3, game.num_actions), np.int8)
     probs = np.zeros((3, max(1, game.info.num_chance_outcomes)), np.float64)
-    drivers.serial.init(states, game.params, np.arange(1, 4, dtype=np.int64), probs)
-    drivers.serial.observe_legal(states, game.params, obs, masks, out)
+    drivers.serial.reset(states, game.params, np.arange(1, 4, dtype=np.int64), probs, obs, masks, out)
     assert (out.sum(axis=1) > 0).all() and not any(p.name.startswith(drivers.serial.step.py_func.__module__)
                                                    for p in E.drivers_dir().glob("*.py"))  # fmt: skip

@@ -283,3 +283,54 @@ def test_the_row_api_checks_rows_in_one_pass():
     rows = np.array([1, 2])
     checked = vec._check_rows(rows)
     assert checked.dtype == np.int64 and not np.shares_memory(checked, rows)
+
+
+def test_the_threaded_row_api_plays_as_the_serial_one():
+    """The threaded drivers run the serial ones a chunk of rows at a time
+    (``boardenvs/_threaded.py``): on Tryasina (dice, resolved from each
+    row's generator) the row API gives the same seats, rows, observations
+    and masks with threads as without."""
+    runs = []
+    for parallel in (False, True):
+        vec = boardenvs.make_vec("tryasina_v0", num_envs=100, parallel=parallel, num_threads=2 if parallel else None,
+                                 num_players=3)  # fmt: skip
+        vec.seed_rows(7)
+        rows = np.arange(3, 100, 2)  # 49 rows: 3 chunks with threads
+        record = [vec.reset_rows(rows, draw_seats=True)]
+        for _ in range(40):
+            live = rows[vec.states[rows, E.H_STATUS] == E.PLAYING]
+            vec.act_rows(live, np.full(live.shape[0], vec.RANDOM))
+            obs, masks = vec.observe_rows(live, vec.states[live, E.H_CURRENT] % 3)
+            record += [live, obs, masks]
+        runs.append((record, vec.states.copy()))
+    for a, b in zip(runs[0][0], runs[1][0], strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    assert (runs[0][1][rows, E.H_TURN] > 5).all()
+
+
+def test_a_threaded_driver_follows_the_types_it_is_given():
+    """A threaded driver calls the serial one compiled for its arguments'
+    exact types: given arrays with other flags (a read-only ``params``, as
+    a copy or a pickle may bring), it looks up that compilation instead of
+    calling the other one's."""
+    from boardenvs.vector import drivers_for
+
+    vec = boardenvs.make_vec("quess_v0", num_envs=40, parallel=True)
+    vec.reset(seed=3)
+    observe = drivers_for(vec.game.kernels).parallel.observe_rows
+    rows, seats = np.arange(40, dtype=np.int64), np.zeros(40, np.int64)
+    outs, keys = [], []
+    for writeable in (True, False, True):
+        params = vec.game.params.copy()
+        params.flags.writeable = writeable
+        obs, masks = np.zeros((40, vec.game.obs_size), np.int8), np.zeros((40, vec.num_actions), np.int8)
+        observe(vec._states, params, rows, seats, obs, vec._masks, masks)
+        outs.append((obs, masks))
+        keys.append(observe._token)
+    assert keys[0] != keys[1] and keys[2] == keys[0]
+    assert len(observe.serial.overloads) >= 2
+    for obs, masks in outs[1:]:
+        np.testing.assert_array_equal(obs, outs[0][0])
+        np.testing.assert_array_equal(masks, outs[0][1])
+    assert outs[0][0].any() and outs[0][1].any()

@@ -1,0 +1,186 @@
+"""make_vec's threaded drivers: one set for every game, over the serial ones.
+
+A threaded driver splits its rows into chunks and runs the game's *serial*
+driver on each chunk in numba's threads (``prange``), calling it through its
+compiled address (:func:`_call_at`) rather than by name.  Called by name,
+numba links the callee's code into every caller and optimises it again:
+each game's threaded copy of the drivers took as long to compile as its
+kernels (Hex Quoridor: 10 s of a 33 s cold start).  Called by address, the
+drivers here know no game: they compile once, into numba's cache, for all
+of them.
+
+The address is of the serial driver compiled for the exact argument types
+of the call.  Each threaded driver is given, beside the address, a token of
+the types it was compiled for, compares it with a token of its own argument
+types (a constant in its compiled code) before calling anything, and
+returns False when they differ: :class:`ThreadedDriver` then looks the
+address up for the new types (a copy or a pickle may bring arrays with
+other flags) and calls again.  Chunks are slices of the rows (or of the
+listed rows for the row API), so a chunk's driver sees the same types as
+the whole call.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numba
+import numpy as np
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+
+@intrinsic
+def _call_at(typingctx, addr, args):
+    """Call the numba function compiled at ``addr`` (its native entry, which
+    reports errors such as bounds-check failures to the caller like a call by
+    name) with the tuple ``args``: it must have been compiled for exactly
+    these argument types and return None."""
+    if not isinstance(addr, types.Integer) or not isinstance(args, types.BaseTuple):
+        return None
+    argtys = tuple(args.types)
+
+    def codegen(context, builder, signature, llargs):
+        fnty = context.call_conv.get_function_type(types.none, argtys)
+        fn = builder.inttoptr(llargs[0], fnty.as_pointer())
+        values = [builder.extract_value(llargs[1], i) for i in range(len(argtys))]
+        status, _ = context.call_conv.call_function(builder, fn, types.none, argtys, values)
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        return context.get_dummy_value()
+
+    return types.none(addr, args), codegen
+
+
+def types_token(tys) -> int:
+    """A 64-bit token of a sequence of numba types (their names: dtype,
+    dimensions, layout, read-only, aligned)."""
+    digest = hashlib.blake2b("|".join(map(str, tys)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True)
+
+
+@intrinsic
+def _token_of(typingctx, args):
+    """:func:`types_token` of the tuple ``args``' types, as a constant."""
+    if not isinstance(args, types.BaseTuple):
+        return None
+    token = types_token(args.types)
+
+    def codegen(context, builder, signature, llargs):
+        return context.get_constant(types.int64, token)
+
+    return types.int64(args), codegen
+
+
+# each driver: ``addr`` (the serial driver's), ``token`` (of the types it was
+# compiled for), ``chunks`` (how many), then the serial driver's own
+# arguments; False, having done nothing, when they are not of those types.
+# Chunk ``c`` of ``n`` rows is rows ``c * n // chunks`` up to ``(c + 1) * n // chunks``
+@njit(cache=True, parallel=True)
+def reset_n(addr, token, chunks, states, params, seeds, probs, obs, masks, out_masks):
+    if _token_of((states, params, seeds, probs, obs, masks, out_masks)) != token:
+        return False
+    n = states.shape[0]
+    for c in prange(chunks):
+        a, b = c * n // chunks, (c + 1) * n // chunks
+        _call_at(addr, (states[a:b], params, seeds[a:b], probs[a:b], obs[a:b], masks[a:b], out_masks[a:b]))
+    return True
+
+
+@njit(cache=True, parallel=True)
+def step_n(addr, token, chunks, states, params, actions, probs, obs, masks, out_masks, rewards, terminated,
+           truncated, reasons, lengths):  # fmt: skip
+    if _token_of((states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons,
+                  lengths)) != token:  # fmt: skip
+        return False
+    n = states.shape[0]
+    for c in prange(chunks):
+        a, b = c * n // chunks, (c + 1) * n // chunks
+        _call_at(addr, (states[a:b], params, actions[a:b], probs[a:b], obs[a:b], masks[a:b], out_masks[a:b],
+                        rewards[a:b], terminated[a:b], truncated[a:b], reasons[a:b], lengths[a:b]))  # fmt: skip
+    return True
+
+
+@njit(cache=True, parallel=True)
+def random_actions_n(addr, token, chunks, states, masks, out):
+    if _token_of((states, masks, out)) != token:
+        return False
+    n = states.shape[0]
+    for c in prange(chunks):
+        a, b = c * n // chunks, (c + 1) * n // chunks
+        _call_at(addr, (states[a:b], masks[a:b], out[a:b]))
+    return True
+
+
+# the row API's: the listed rows are chunked, the engine's arrays passed whole
+@njit(cache=True, parallel=True)
+def act_rows(addr, token, chunks, states, params, rows, actions, probs, masks):
+    if _token_of((states, params, rows, actions, probs, masks)) != token:
+        return False
+    n = rows.shape[0]
+    for c in prange(chunks):
+        a, b = c * n // chunks, (c + 1) * n // chunks
+        _call_at(addr, (states, params, rows[a:b], actions[a:b], probs, masks))
+    return True
+
+
+@njit(cache=True, parallel=True)
+def observe_rows(addr, token, chunks, states, params, rows, seats, obs, masks, out_masks):
+    if _token_of((states, params, rows, seats, obs, masks, out_masks)) != token:
+        return False
+    n = rows.shape[0]
+    for c in prange(chunks):
+        a, b = c * n // chunks, (c + 1) * n // chunks
+        _call_at(addr, (states, params, rows[a:b], seats[a:b], obs[a:b], masks, out_masks[a:b]))
+    return True
+
+
+@njit(cache=True, parallel=True)
+def reset_rows(addr, token, chunks, states, params, rows, probs, seats, draw, masks):
+    if _token_of((states, params, rows, probs, seats, draw, masks)) != token:
+        return False
+    n = rows.shape[0]
+    for c in prange(chunks):
+        a, b = c * n // chunks, (c + 1) * n // chunks
+        _call_at(addr, (states, params, rows[a:b], probs, seats[a:b], draw, masks))
+    return True
+
+
+# per driver name: the generic threaded driver and the argument holding the rows to split
+GENERIC = {
+    "reset_n": (reset_n, 0), "step_n": (step_n, 0),
+    "random_actions_n": (random_actions_n, 0), "act_rows": (act_rows, 2), "observe_rows": (observe_rows, 2),
+    "reset_rows": (reset_rows, 2),
+}  # fmt: skip
+
+ROWS_PER_CHUNK = 16  # at least, so a chunk's call costs little against its rows
+CHUNKS_PER_THREAD = 16  # numba's scheduler balances rows of uneven cost (games that end and restart)
+
+
+class ThreadedDriver:
+    """A game's serial driver run in numba's threads, chunk by chunk (see the
+    module docstring); called with the serial driver's arguments."""
+
+    __slots__ = ("serial", "generic", "rows_arg", "_addr", "_token")
+
+    def __init__(self, serial, name: str):
+        self.serial = serial
+        self.generic, self.rows_arg = GENERIC[name]
+        self._addr, self._token = 0, 0
+
+    def _bind(self, args) -> None:
+        """The serial driver's address for ``args``' types (compiled, or
+        loaded from numba's cache, if not yet)."""
+        sig = tuple(numba.typeof(a) for a in args)
+        self.serial.compile(sig)
+        cres = self.serial.overloads[sig]
+        self._addr = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+        self._token = types_token(sig)
+
+    def __call__(self, *args):
+        n = args[self.rows_arg].shape[0]
+        chunks = min(n // ROWS_PER_CHUNK, CHUNKS_PER_THREAD * numba.get_num_threads()) or min(n, 1)
+        if not self.generic(self._addr, self._token, chunks, *args):
+            self._bind(args)
+            if not self.generic(self._addr, self._token, chunks, *args):
+                raise RuntimeError(f"{self.serial.__name__}: no compiled driver for these argument types")
