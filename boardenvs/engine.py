@@ -283,7 +283,7 @@ def rand_unit(state):
 @_wraps_around
 @njit(cache=True)
 def _byte_sum(word):
-    """Sum of the eight bytes of ``word`` when each byte is 0 or 1."""
+    """Sum of the eight bytes of ``word`` when they add up to at most 255."""
     return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
@@ -296,31 +296,63 @@ def copy_row(dst, src):
         dst[j] = src[j]
 
 
+_LOW_BYTES = np.uint64(0x00FF00FF00FF00FF)
+_ONES16 = np.uint64(0x0001000100010001)
+
+
+@_wraps_around
+@njit(cache=True)
+def _lane_sum(acc):
+    """Sum of the eight bytes of ``acc`` (each byte any count 0..255)."""
+    pairs = (acc & _LOW_BYTES) + ((acc >> np.uint64(8)) & _LOW_BYTES)  # four 16-bit lanes, each <= 510
+    return np.int64((pairs * _ONES16) >> np.uint64(48))
+
+
 @njit(cache=True)
 def sample_mask(state, mask):
-    """A uniformly random set entry of the 0/1 int8 ``mask`` (0 if none).
+    """A uniformly random set entry of the 0/1 int8 ``mask`` (0 if none):
+    the ``k``-th set entry, ``k`` drawn below their count.
 
-    Counts eight entries at a time (masks are long and sparse); the loop
-    indices are unsigned so numba drops its negative-index checks."""
+    Reads eight entries at a time as one word (masks are long and sparse).
+    The count adds the words up bytewise, a byte counting its column, and
+    sums the bytes once per 255 words (before a byte can carry): plain
+    additions, which the compiler vectorises.  The search skips blocks of
+    eight words by their sums the same way, then walks a word, then its
+    bytes.  The loop indices are unsigned so numba drops its negative-index
+    checks."""
     n = mask.shape[0]
-    words = n // 8
-    wv = mask[: words * 8].view(np.uint64)
+    words = np.uint64(n // 8)
+    wv = mask[: n // 8 * 8].view(np.uint64)
     count = 0
-    for w in range(words):
-        count += _byte_sum(wv[np.uint64(w)])
-    for a in range(words * 8, n):
+    w = np.uint64(0)
+    while w < words:
+        end = min(words, w + np.uint64(255))
+        acc = np.uint64(0)
+        for j in range(w, end):
+            acc += wv[j]
+        count += _lane_sum(acc)
+        w = end
+    for a in range(n // 8 * 8, n):
         count += mask[np.uint64(a)]
     if count == 0:
         return 0
     k = rand_below(state, count)
-    start = 0
-    for w in range(words):
-        c = _byte_sum(wv[np.uint64(w)])
+    w = np.uint64(0)
+    while w + np.uint64(8) <= words:  # blocks of 64 entries: a block's byte sums are at most 8
+        acc = wv[w] + wv[w + np.uint64(1)] + wv[w + np.uint64(2)] + wv[w + np.uint64(3)] + \
+            wv[w + np.uint64(4)] + wv[w + np.uint64(5)] + wv[w + np.uint64(6)] + wv[w + np.uint64(7)]  # fmt: skip
+        c = _byte_sum(acc)
         if k < c:
             break
         k -= c
-        start += 8
-    for a in range(start, n):
+        w += np.uint64(8)
+    while w < words:
+        c = _byte_sum(wv[w])
+        if k < c:
+            break
+        k -= c
+        w += np.uint64(1)
+    for a in range(np.int64(w) * 8, n):
         if mask[np.uint64(a)]:
             if k == 0:
                 return a

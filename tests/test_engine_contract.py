@@ -582,6 +582,9 @@ def sample_runs() -> dict:
     row = np.zeros(E.HEADER, np.int64)
     row[E.H_RNG] = -5
     out["sample_mask"] = [int(E.sample_mask(row, mask)) for _ in range(30)]
+    long = np.zeros(2100, np.int8)  # past 255 words and through the blocks of eight
+    long[np.random.default_rng(1).choice(2100, 900, replace=False)] = 1
+    out["sample_long_mask"] = [int(E.sample_mask(row, long)) for _ in range(30)]
     return out
 
 
@@ -604,5 +607,29 @@ def test_plain_python_path_runs_the_same_code():
     assert plain["toy"] == jitted["toy"]
     assert plain["batched"] == jitted["batched"]
     assert plain["sample_mask"] == jitted["sample_mask"]
+    assert plain["sample_long_mask"] == jitted["sample_long_mask"] and len(set(jitted["sample_long_mask"])) > 20
     assert set(jitted["sample_mask"]) == {3, 9, 17, 31, 38}
     assert any("status: terminated" in text for text, _ in jitted["toy"])
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 63, 64, 65, 130, 1296, 2040, 2041, 4100])
+def test_sample_mask_draws_the_kth_set_entry(n):
+    """``sample_mask`` counts and searches the mask a word (eight entries)
+    and a block of eight words at a time, summing bytes before they can
+    carry: it returns the ``k``-th set entry for ``k`` drawn below the count,
+    at every length (a tail of entries past the last word, 255 words and
+    more) and density (none, one, sparse, all), as the plain list would."""
+    rng = np.random.default_rng(n)
+    for density in (0.0, 1 / n, 0.02, 0.3, 1.0):
+        mask = (rng.random(n) < density).astype(np.int8)
+        if density == 1 / n:
+            mask[:] = 0
+            mask[n - 1] = 1  # the last entry alone
+        row = np.zeros(E.HEADER, np.int64)
+        row[E.H_RNG] = n * 7919 + int(density * 1000)
+        for _ in range(25):
+            expected_row = row.copy()
+            set_entries = np.flatnonzero(mask)
+            expected = int(set_entries[E.rand_below(expected_row, len(set_entries))]) if len(set_entries) else 0
+            assert E.sample_mask(row, mask) == expected
+            assert (row == expected_row).all()  # one draw from the row's generator (none without a set entry)
