@@ -539,6 +539,9 @@ def test_qu9_a_capture_into_the_zone_counts():
     rows = ["t...T.", "...Tc.", "......", "......", "......", ".....s"]
     after = pos_from(rows, to_move=0).play("B4-B5")
     assert (after.end_reason, after.returns) == ("zone", (1.0, -1.0))
+    # and its text reads back: a side with no pieces, the game over by the zone (hypothesis found it)
+    again = Position.from_text(after.to_text())
+    assert again.to_text() == after.to_text() and again.end_reason == "zone"
 
 
 def test_qu9_only_the_movers_pieces_count():
@@ -564,6 +567,9 @@ def test_qu9_is_checked_before_qu11():
     rows = ["....T.", "...Tc.", "......", "......", "......", "S....."]
     after = pos_from(rows, to_move=0).play("B4-B5")
     assert (after.end_reason, after.returns) == ("zone", (1.0, -1.0))
+    # and its text reads back: a side with no pieces, the game over by the zone (hypothesis found it)
+    again = Position.from_text(after.to_text())
+    assert again.to_text() == after.to_text() and again.end_reason == "zone"
 
 
 def test_qu10_one_piece_each_is_a_draw():

@@ -174,12 +174,14 @@ class QuessText:
             )
         status = int(state[E.H_STATUS])
         for colour in (LIGHT, DARK):
+            # the capture of the last piece ends the game: by QU-11, or by QU-9 (checked first) when
+            # the capturing move also brought the mover's second piece into the zone
             if not any(state[Q_BB + 3 * colour + k] for k in range(3)) and (
-                colour != mover or status != E.TERMINATED or state[E.H_REASON] != REASON_NO_MOVE
+                colour != mover or status != E.TERMINATED or state[E.H_REASON] not in (REASON_NO_MOVE, REASON_ZONE)
             ):
                 raise NotationError(
                     f"{self.env_id}: player_{colour} has no pieces: its last one was just taken, so it is to move "
-                    "and the game is over (no_legal_move, QU-11)"
+                    "and the game is over (no_legal_move, QU-11; or zone, QU-9, if that move also entered the zone)"
                 )
         full = state[Q_HLEN] >= self.params[P_HIST_CAP]
         if (status == E.PLAYING and full) or (state[E.H_REASON] == REASON_MEMORY and not full):
