@@ -159,28 +159,37 @@ CHUNKS_PER_THREAD = 16  # numba's scheduler balances rows of uneven cost (games 
 
 class ThreadedDriver:
     """A game's serial driver run in numba's threads, chunk by chunk (see the
-    module docstring); called with the serial driver's arguments."""
+    module docstring); called with the serial driver's arguments.  One is
+    shared by every ``make_vec`` of its game, so the address and its token
+    are one attribute, read once per call and replaced whole."""
 
-    __slots__ = ("serial", "generic", "rows_arg", "_addr", "_token")
+    __slots__ = ("serial", "generic", "rows_arg", "_bound")
 
     def __init__(self, serial, name: str):
         self.serial = serial
         self.generic, self.rows_arg = GENERIC[name]
-        self._addr, self._token = 0, 0
+        self._bound = (0, 0)  # (address, token): token 0 matches no types
 
-    def _bind(self, args) -> None:
-        """The serial driver's address for ``args``' types (compiled, or
-        loaded from numba's cache, if not yet)."""
+    def _bind(self, args) -> tuple:
+        """(address, token) of the serial driver compiled for ``args``' types
+        (compiled, or loaded from numba's cache, if not yet)."""
+        for a in args:
+            if type(a) is np.ndarray and not a.flags.c_contiguous:  # its chunks would be typed otherwise
+                raise ValueError(f"{self.serial.__name__}: the threaded drivers take C-contiguous arrays")
         sig = tuple(numba.typeof(a) for a in args)
         self.serial.compile(sig)
         cres = self.serial.overloads[sig]
-        self._addr = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
-        self._token = types_token(sig)
+        addr = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+        if not addr:
+            raise RuntimeError(f"{self.serial.__name__}: no compiled code for {sig}")
+        bound = self._bound = (addr, types_token(sig))
+        return bound
 
     def __call__(self, *args):
         n = args[self.rows_arg].shape[0]
         chunks = min(n // ROWS_PER_CHUNK, CHUNKS_PER_THREAD * numba.get_num_threads()) or min(n, 1)
-        if not self.generic(self._addr, self._token, chunks, *args):
-            self._bind(args)
-            if not self.generic(self._addr, self._token, chunks, *args):
+        addr, token = self._bound
+        if not self.generic(addr, token, chunks, *args):
+            addr, token = self._bind(args)
+            if not self.generic(addr, token, chunks, *args):
                 raise RuntimeError(f"{self.serial.__name__}: no compiled driver for these argument types")

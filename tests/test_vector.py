@@ -313,7 +313,7 @@ def test_a_threaded_driver_follows_the_types_it_is_given():
     """A threaded driver calls the serial one compiled for its arguments'
     exact types: given arrays with other flags (a read-only ``params``, as
     a copy or a pickle may bring), it looks up that compilation instead of
-    calling the other one's."""
+    calling the other one's; it refuses arrays that are not C-contiguous."""
     from boardenvs.vector import drivers_for
 
     vec = boardenvs.make_vec("quess_v0", num_envs=40, parallel=True)
@@ -327,10 +327,14 @@ def test_a_threaded_driver_follows_the_types_it_is_given():
         obs, masks = np.zeros((40, vec.game.obs_size), np.int8), np.zeros((40, vec.num_actions), np.int8)
         observe(vec._states, params, rows, seats, obs, vec._masks, masks)
         outs.append((obs, masks))
-        keys.append(observe._token)
+        keys.append(observe._bound[1])
     assert keys[0] != keys[1] and keys[2] == keys[0]
     assert len(observe.serial.overloads) >= 2
     for obs, masks in outs[1:]:
         np.testing.assert_array_equal(obs, outs[0][0])
         np.testing.assert_array_equal(masks, outs[0][1])
     assert outs[0][0].any() and outs[0][1].any()
+    f_order = np.zeros((vec.game.obs_size, 40), np.int8).T  # its row chunks would not be C arrays
+    with pytest.raises(ValueError, match="C-contiguous"):
+        observe(vec._states, vec.game.params, rows, seats, f_order, vec._masks, masks)
+    assert not f_order.any()
