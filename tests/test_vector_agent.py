@@ -419,3 +419,33 @@ def test_next_step_autoreset_plays_the_same_episodes_one_step_later(env_id, opti
             assert len(e1) == len(e2) and all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(e1, e2))
             checked += 1
     assert checked >= 6
+
+
+def test_env_method_action_masks_stacks_as_one_copy():
+    """``env_method("action_masks")`` answers a row per env, each an
+    ndarray; sb3-contrib's ``get_action_masks`` (``np.stack`` of them, in
+    order) gets one copy of the batch instead of a row-by-row stack: the
+    same values, a plain array, its own memory, unchanged by the next step.
+    Any other use of the rows (indices, other numpy calls) is numpy's."""
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    env = SB3VecEnv("quess_v0", num_envs=24)
+    env.seed(3)
+    env.reset()
+    rows = env.env_method("action_masks")
+    stacked = get_action_masks(env)
+    slow = np.array([np.asarray(r).copy() for r in rows])
+    assert type(stacked) is np.ndarray and stacked.dtype == np.bool_ and stacked.shape == (24, env.action_space.n)
+    np.testing.assert_array_equal(stacked, slow)
+    np.testing.assert_array_equal(stacked, env.action_masks())
+    assert not np.shares_memory(stacked, env.action_masks()) and not np.shares_memory(stacked, rows[0])
+    np.testing.assert_array_equal(np.stack(rows[::-1]), slow[::-1])  # not the answer in order: numpy's own stack
+    np.testing.assert_array_equal(np.stack(rows, axis=1), slow.T)
+    assert len(env.env_method("action_masks", indices=[2, 5])) == 2
+    np.testing.assert_array_equal(np.stack(env.env_method("action_masks", indices=[2, 5])), slow[[2, 5]])
+    before = stacked.copy()
+    env.step_async(np.argmax(stacked, axis=1))
+    env.step_wait()
+    np.testing.assert_array_equal(stacked, before)
+    np.testing.assert_array_equal(np.asarray(rows[0]), slow[0])
+    assert not np.array_equal(get_action_masks(env), before)
