@@ -31,7 +31,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 from numba.core.extending import overload
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.core import types
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import intrinsic
 
 from ... import engine as E
 
@@ -101,6 +103,23 @@ def _target_table(deltas) -> np.ndarray:
 
 STEP_BB = _target_table(ORTH)  # QU-5
 KNIGHT_BB = _target_table(KNIGHT)  # QU-6
+
+
+def _ray_table() -> np.ndarray:
+    """``ROOK_RAYS[d, i]``: the squares from ``i`` (excluded) to the board's
+    edge in direction ``ORTH[d]``."""
+    rays = np.zeros((4, 36), np.int64)
+    for d, (dr, dc) in enumerate(ORTH):
+        for i in range(36):
+            r, c = i // 6 + dr, i % 6 + dc
+            while 0 <= r < 6 and 0 <= c < 6:
+                rays[d, i] |= 1 << (r * 6 + c)
+                r, c = r + dr, c + dc
+    return rays
+
+
+ROOK_RAYS = _ray_table()  # QU-7
+RAY_ASCENDS = np.array([dr * 6 + dc > 0 for dr, dc in ORTH])  # along the ray the square index grows
 ZONE_BB = np.array([sum(1 << i for i in range(36) if ZONE[c, i]) for c in (LIGHT, DARK)], np.int64)
 # the constant zone planes (6 and 7) of each seat's observation
 ZONE_OBS = np.zeros((2, 36 * OBS_PLANES), np.int8)
@@ -179,6 +198,39 @@ def _lowest_bit_compiled(x):
     return lambda x: trailing_zeros(x)
 
 
+def _highest_bit(x):
+    """Index of the highest set bit of ``x`` > 0 (plain Python; compiled:
+    the processor's leading-zero count, see the overload below)."""
+    return int(x).bit_length() - 1
+
+
+@overload(_highest_bit)
+def _highest_bit_compiled(x):
+    return lambda x: 63 - leading_zeros(x)
+
+
+def _popcount(x):
+    """Set bits of ``x`` >= 0 (plain Python; compiled: the processor's
+    population count, see the overload below)."""
+    return bin(int(x)).count("1")
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@overload(_popcount)
+def _popcount_compiled(x):
+    return lambda x: _ctpop(x)
+
+
 @njit(cache=True)
 def _code_at(state, j):
     """The cell code on square ``j``: 0 empty, else 1 + 3 * colour + shape."""
@@ -189,28 +241,19 @@ def _code_at(state, j):
 
 
 @njit(cache=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def _rook_targets(i, occ):
-    """QU-7: squares a rook on ``i`` reaches, up to and including the first piece."""
-    targets = 0
-    r, col = i // 6, i % 6
+    """QU-7: squares a rook on ``i`` reaches, up to and including the first
+    piece: each ray up to its first piece (the lowest set bit of the pieces
+    on a ray that ascends, the highest on one that descends), the squares
+    past it cut off with that piece's own ray."""
+    targets = np.int64(0)
     for d in range(4):
-        for k in range(1, 6):
-            rr, cc = r + k * ORTH[d, 0], col + k * ORTH[d, 1]
-            if not (0 <= rr < 6 and 0 <= cc < 6):
-                break
-            bit = np.int64(1) << (rr * 6 + cc)
-            targets |= bit
-            if occ & bit:
-                break
+        ray = ROOK_RAYS[d, i]
+        blockers = ray & occ
+        if blockers:
+            b = _lowest_bit(blockers) if RAY_ASCENDS[d] else _highest_bit(blockers)
+            ray ^= ROOK_RAYS[d, b]
+        targets |= ray
     return targets
 
 
