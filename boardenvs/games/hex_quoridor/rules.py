@@ -335,6 +335,8 @@ def _fence_moves(state, params, seat, mask, write):
 def _has_legal(state, params, seat):
     """HQ-13: has ``seat`` any legal action?"""
     none = np.zeros(0, np.int8)
+    # False, but not a literal: a literal False would compile a second copy of
+    # the move generators beside legal's (numba specialises a call on literals)
     write = none.shape[0] > 0
     if _pawn_moves(state, params, seat, none, write):
         return True
@@ -364,7 +366,7 @@ def legal(state, params, mask):
     seat = state[E.H_CURRENT]
     n = params[P_N]
     mask[:n] = 0
-    write = mask.shape[0] > 0
+    write = mask.shape[0] > 0  # True, not a literal (see _has_legal)
     count = _pawn_moves(state, params, seat, mask, write)
     if state[Q_LEFT + seat] > 0:
         count += _fence_moves(state, params, seat, mask, write)
