@@ -11,7 +11,7 @@ threads, a chunk of rows each.
 from numba import njit
 
 from boardenvs.engine import (  # noqa: F401
-    CHANCE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, PLAYING, RANDOM_ACTION,
+    CHANCE, H_ALIVE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, PLAYING, RANDOM_ACTION,
     REASON_ILLEGAL, TERMINATED, TRUNCATED, copy_row, first_seat_of, forfeit, rand_below, sample_mask, sample_probs,
 )
 
@@ -151,8 +151,112 @@ def reset_rows(states, params, rows, probs, seats, draw, masks):
         else:
             masks[r, :] = 0
 
+# the single-agent views' step with the random opponent: the learner's
+# move, the opponents' until the learner is to act again, the end of the
+# learner's episode and its next one, its observation: what the views do
+# through the row API above, in one call, move for move the same (each row
+# draws from its own generator in the same order, so the games are the
+# same games; tests/test_vector_agent.py plays both)
+@njit(cache=CACHE)
+def play_row(s, params, a, probs, mask):
+    """The row API's move in one row (see ``act_rows``)."""
+    if a == RANDOM_ACTION:
+        a = sample_mask(s, mask)
+    if s[H_STATUS] == PLAYING:
+        if a >= 0 and a < mask.shape[0] and mask[a] == 1:
+            apply(s, params, a)
+        else:
+            forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
+        settle_chance(s, params, probs)
+    if s[H_STATUS] == PLAYING:
+        legal(s, params, mask)
+    else:
+        mask[:] = 0
 
-NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows")
+@njit(cache=CACHE)
+def learner_waits(s, seat):
+    """The game goes on, ``seat`` is in it and another seat is to act."""
+    return s[H_STATUS] == PLAYING and (s[H_ALIVE] >> seat) & 1 == 1 and s[H_CURRENT] != seat
+
+@njit(cache=CACHE)
+def opponents_move(s, params, seat, probs, mask):
+    """Random opponents play until ``seat`` is to act or its episode is over."""
+    while learner_waits(s, seat):
+        play_row(s, params, RANDOM_ACTION, probs, mask)
+
+@njit(cache=CACHE)
+def learner_episode(s, params, seat, draw, probs, mask):
+    """A new game in row ``s`` up to the learner's first decision (its seat
+    drawn from the row's generator with ``draw``); a game that ends before
+    it is dealt again, at most 64 times.  Returns the seat, or -1 when 64
+    games in a row ended first."""
+    for _ in range(64):
+        init(s, params, first_seat_of(s, params))
+        if draw:
+            seat = rand_below(s, s[H_NUM_PLAYERS])
+        settle_chance(s, params, probs)
+        if s[H_STATUS] == PLAYING:
+            legal(s, params, mask)
+        else:
+            mask[:] = 0
+        opponents_move(s, params, seat, probs, mask)
+        if s[H_STATUS] == PLAYING and (s[H_ALIVE] >> seat) & 1 == 1:
+            return seat
+    return -1
+
+@njit(cache=CACHE)
+def learner_observe(s, params, seat, mask, obs, out_mask):
+    """What ``seat`` sees (see ``observe_rows``)."""
+    observe(s, params, seat, obs)
+    if s[H_STATUS] == PLAYING and s[H_CURRENT] == seat:
+        copy_row(out_mask, mask)
+    else:
+        out_mask[:] = 0
+
+def agent_step(states, params, actions, seats, draw, same_step, pending, probs, masks, obs, out_masks, final_obs,
+               final_masks, rewards, ends, reasons, lengths):  # fmt: skip
+    """The learner in seat ``seats[i]`` plays ``actions[i]`` (checked: -1
+    forfeits, ``RANDOM_ACTION`` draws), random opponents reply until it is
+    to act again.  A row whose episode ended (the game is over, or the
+    learner is out) gets ``ends[i]`` 1 (terminated) or 2 (truncated), the
+    learner's return in ``rewards[i]``, the game's end reason and turns in
+    ``reasons`` / ``lengths``; with ``same_step`` its last observation and
+    mask go to ``final_obs`` / ``final_masks`` and its next episode starts
+    (``draw``: a new seat; -1 in ``ends`` when 64 games ended before the
+    learner's first decision).  A ``pending`` row (``same_step`` off: its
+    episode ended at the last step) starts its next episode instead of
+    moving.  Then every row's observation and mask for its learner."""
+    for i in range(states.shape[0]):
+        s = states[i]
+        seat = seats[i]
+        rewards[i] = 0.0
+        ends[i] = 0
+        if pending[i]:
+            seat = learner_episode(s, params, seat, draw, probs[i], masks[i])
+            if seat < 0:
+                ends[i] = -1
+                continue
+            seats[i] = seat
+        else:
+            play_row(s, params, actions[i], probs[i], masks[i])
+            opponents_move(s, params, seat, probs[i], masks[i])
+            alive = (s[H_ALIVE] >> seat) & 1 == 1
+            if s[H_STATUS] != PLAYING or not alive:
+                rewards[i] = s[H_RET + seat]
+                ends[i] = 1 if s[H_STATUS] == TERMINATED or not alive else 2
+                reasons[i] = s[H_REASON]
+                lengths[i] = s[H_TURN]
+                if same_step:
+                    learner_observe(s, params, seat, masks[i], final_obs[i], final_masks[i])
+                    seat = learner_episode(s, params, seat, draw, probs[i], masks[i])
+                    if seat < 0:
+                        ends[i] = -1
+                        continue
+                    seats[i] = seat
+        learner_observe(s, params, seat, masks[i], obs[i], out_masks[i])
+
+
+NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step")
 if init is not None:  # a copy: compile the drivers (lazily, on first call)
     for _name in NAMES:
         globals()[_name] = njit(cache=CACHE)(globals()[_name])

@@ -402,6 +402,9 @@ class Drivers(NamedTuple):
     act_rows: object
     observe_rows: object
     reset_rows: object
+    # the single-agent views' step against the random opponent (the row
+    # API's moves for a learner in every row, in one call)
+    agent_step: object
 
 
 # an action code of ``act_rows``: a uniformly random legal action, drawn in

@@ -58,15 +58,16 @@ def _count_illegal(actions, masks, num_actions):
 
 
 @njit(cache=True)
-def _count_illegal_rows(actions, rows, masks, num_actions, random_action):
+def _count_illegal_rows(actions, rows, masks, num_actions, random_action, allow_random):
     """How many of the listed rows' actions the engine's masks refuse
     (``masks`` indexed by row, no copy of the rows' masks): out of range or
-    masked out, or ``random_action`` in a row with no legal action."""
+    masked out, or (with ``allow_random``) ``random_action`` in a row with
+    no legal action."""
     bad = 0
     for k in range(actions.shape[0]):
         a = actions[k]
         r = rows[k]
-        if a == random_action:
+        if allow_random and a == random_action:
             row = masks[r]
             words = row.shape[0] // 8
             wv = row[: words * 8].view(np.uint64)  # eight entries at a time: long masks, few legal
@@ -316,7 +317,7 @@ class VectorEnv:
                       check_flag("draw_seats", draw_seats), self._masks)  # fmt: skip
             return seats if draw_seats else None
 
-    def act_rows(self, rows, actions, illegal_action: str | None = None) -> np.ndarray:
+    def act_rows(self, rows, actions, illegal_action: str | None = None, allow_random: bool = True) -> np.ndarray:
         """Row ``rows[k]`` plays ``actions[k]`` (:attr:`RANDOM`: a random legal
         action from the row's generator), then chance is resolved; no
         auto-reset (a row whose game ends stays over until
@@ -324,13 +325,15 @@ class VectorEnv:
         (or any action in a row that is over) is handled by
         ``illegal_action`` (default: the env's): ``"lose"`` forfeits the
         mover, ``"raise"`` raises IllegalActionError before any row changes,
-        ``"random"`` plays a random legal action.  Returns the rows'
-        ``illegal`` flags."""
+        ``"random"`` plays a random legal action.  ``allow_random=False``:
+        :attr:`RANDOM` is an illegal action too (a learner's actions).
+        Returns the rows' ``illegal`` flags."""
         with self._lock:
             self._require_reset("act_rows")
             rows = self._check_rows(rows)
             mode = self.illegal_action if illegal_action is None else check_illegal_action(illegal_action)
-            actions, illegal = self._checked_actions(actions, rows, mode)
+            allow_random = check_flag("allow_random", allow_random, f"{self.env_id} make_vec: ")
+            actions, illegal = self._checked_actions(actions, rows, mode, allow_random)
             self._run(self._drivers.act_rows, self._states, self.game.params, rows, actions, self._probs, self._masks)
             return illegal
 
@@ -358,6 +361,96 @@ class VectorEnv:
             self._run(self._drivers.observe_rows, self._states, self.game.params, rows, seats.astype(np.int64),
                       obs.reshape(k, self.game.obs_size), self._masks, masks.view(np.int8))  # fmt: skip
             return obs.reshape((k, *self.game.obs_shape)), masks
+
+    def play_learners(self, actions, seats, draw_seats: bool = False, restart: bool = True, pending=None, out=None) -> dict:
+        """One learner per row against the random opponent, in one call of
+        the engine (the single-agent views' step): the same games as
+        :meth:`act_rows` / :meth:`reset_rows` / :meth:`observe_rows` played
+        round by round, move for move, each row drawing from its generator.
+
+        Row ``i``'s learner, in seat ``seats[i]`` and to act (as after
+        the last call, for a row not pending), plays ``actions[i]``
+        (checked as :meth:`step`'s, under the env's ``illegal_action``;
+        :attr:`RANDOM` is no learner's action), then random opponents move
+        until it is the learner's turn again or its episode is over (the
+        game ended, or the learner is out of it).  With ``restart``
+        (default) a row whose episode ended starts the next one at once: a
+        new game up to the learner's first decision (a game that ends first
+        is dealt again), its seat drawn from the row's generator into
+        ``seats`` with ``draw_seats``.  ``pending`` (``num_envs`` bools):
+        rows that start their next episode now instead of moving (their
+        actions unused).  ``seats``: ``num_envs`` int64 seats, a
+        C-contiguous writeable array (updated in place); ``out = (observations,
+        masks)`` as :meth:`observe_rows`' (new arrays if None), written with
+        every row's learner view.
+
+        Returns ``{"observation", "action_mask", "illegal_action",
+        "rewards"}`` (the learner's return in the rows that ended, else 0)
+        and the env's buffers, overwritten by the next call: ``"ended"``
+        (int8: 0, 1 terminated, 2 truncated), ``"end_reason_code"``,
+        ``"length"`` (the ended game's turns), and with ``restart``
+        ``"final_observation"`` / ``"final_mask"`` (an ended row's last view,
+        ``(num_envs, obs_size)`` int8 and ``(num_envs, num_actions)`` bool)."""
+        with self._lock:
+            self._require_reset("play_learners")
+            n, where = self.num_envs, f"{self.env_id} make_vec: "
+            if not (type(seats) is np.ndarray and seats.shape == (n,) and seats.dtype == np.int64
+                    and seats.flags.c_contiguous and seats.flags.writeable):  # fmt: skip
+                raise ValueError(f"{where}seats must be a C-contiguous writeable int64 array of shape ({n},), "
+                                 f"got {_describe(seats)}")  # fmt: skip
+            if seats.min() < 0 or seats.max() >= self.num_players:
+                raise ValueError(f"{where}seats must be 0..{self.num_players - 1}, got {int(seats.min())}..{int(seats.max())}")
+            draw_seats, restart = check_flag("draw_seats", draw_seats, where), check_flag("restart", restart, where)
+            pend = np.zeros(n, np.bool_) if pending is None else np.asarray(pending)
+            if pend.shape != (n,) or pend.dtype != np.bool_:
+                raise ValueError(f"{where}pending must be {n} bools, got {_describe(pending)}")
+            st = self._states
+            waiting = ~pend & ((st[:, E.H_STATUS] != E.PLAYING) | (st[:, E.H_CURRENT] != seats))
+            if waiting.any():
+                raise ValueError(f"{where}the learner (seats[i]) must be to act in every row not pending; it is not in "
+                                 f"row(s) {np.flatnonzero(waiting)[:5].tolist()}")  # fmt: skip
+            if pend.any():
+                arr = np.asarray(actions)
+                if arr.shape != (n,):
+                    raise IllegalActionError(f"{where}actions must have shape ({n},), got {_describe(actions)}")
+                playing = np.flatnonzero(~pend)
+                part, flags = self._checked_actions(arr[playing], playing, self.illegal_action, allow_random=False)
+                checked, illegal = np.zeros(n, np.int64), np.zeros(n, np.bool_)
+                checked[playing], illegal[playing] = part, flags
+            else:
+                checked, illegal = self._checked_actions(actions, None, self.illegal_action)
+            if out is None:
+                obs, masks = np.empty((n, *self.game.obs_shape), np.int8), np.empty((n, self.num_actions), np.bool_)
+            else:
+                obs, masks = self._check_out(out, n)
+            buf = self.__dict__.get("_learner_buffers")
+            if buf is None:
+                buf = self._learner_buffers = {
+                    "final_observation": np.zeros((n, self.game.obs_size), np.int8),
+                    "final_mask": np.zeros((n, self.num_actions), np.bool_), "ended": np.zeros(n, np.int8),
+                    "end_reason_code": np.zeros(n, np.int64), "length": np.zeros(n, np.int64),
+                }  # fmt: skip
+            rewards = np.empty(n, np.float32)
+            self._run(self._drivers.agent_step, self._states, self.game.params, checked, seats, draw_seats, restart,
+                      np.ascontiguousarray(pend), self._probs, self._masks, obs.reshape(n, self.game.obs_size),
+                      masks.view(np.int8), buf["final_observation"], buf["final_mask"].view(np.int8), rewards,
+                      buf["ended"], buf["end_reason_code"], buf["length"])  # fmt: skip
+            if (buf["ended"] < 0).any():
+                raise RuntimeError(f"{where}64 new games in a row ended before the learner's first decision")
+            result = {"observation": obs, "action_mask": masks, "illegal_action": illegal, "rewards": rewards,
+                      "ended": buf["ended"], "end_reason_code": buf["end_reason_code"], "length": buf["length"]}  # fmt: skip
+            if restart:
+                result.update(final_observation=buf["final_observation"], final_mask=buf["final_mask"])
+            return result
+
+    def reason_names(self, codes) -> np.ndarray:
+        """The names of end-reason codes (an integer array), as an object
+        array of the same shape (None for :data:`~boardenvs.engine.REASON_NONE`)."""
+        arr = np.asarray(codes)
+        table = self._reason_table
+        if arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= len(table))):
+            raise ValueError(f"{self.env_id}: end-reason codes are ints 0..{len(table) - 1}, got {_describe(codes)}")
+        return table[arr]
 
     def _check_out(self, out, k):
         """``observe_rows``' ``out``: (observations, masks) to write into, or ValueError."""
@@ -441,7 +534,7 @@ class VectorEnv:
         actions, self._illegal = self._checked_actions(actions, None, self.illegal_action)
         return actions
 
-    def _checked_actions(self, actions, rows, mode):
+    def _checked_actions(self, actions, rows, mode, allow_random=None):
         """``actions`` (one per row of ``rows``, all rows if None) as int64,
         checked against the engine's own masks: shape, integer dtype
         (converted without wrap-around), range and mask.  Returns the
@@ -449,8 +542,10 @@ class VectorEnv:
         mode an illegal action becomes -1 (the kernel forfeits it), in
         ``"random"`` mode ``RANDOM_ACTION`` (the kernel draws a legal one);
         ``"raise"`` raises IllegalActionError.  ``RANDOM_ACTION`` itself is
-        allowed only to the row API (``rows`` given)."""
+        allowed only to the row API (``rows`` given; ``allow_random=False``:
+        not even there, a learner's actions)."""
         n = self.num_envs if rows is None else rows.shape[0]
+        allow_random = rows is not None if allow_random is None else allow_random
         arr = actions if type(actions) is np.ndarray else np.asarray(actions)
         if arr.shape != (n,):
             raise IllegalActionError(f"{self.env_id} make_vec: actions must have shape ({n},), got {_describe(actions)}")
@@ -462,13 +557,15 @@ class VectorEnv:
             if rows is None:
                 self._actions[:] = arr
                 arr = self._actions
+        if not arr.flags.c_contiguous:  # the threaded drivers take C-contiguous arrays
+            arr = np.ascontiguousarray(arr)
         if rows is None:
             if _count_illegal(arr, self._masks, self.num_actions) == 0:
                 return arr, np.zeros(n, np.bool_)
-        elif _count_illegal_rows(arr, rows, self._masks, self.num_actions, E.RANDOM_ACTION) == 0:
+        elif _count_illegal_rows(arr, rows, self._masks, self.num_actions, E.RANDOM_ACTION, allow_random) == 0:
             return arr, np.zeros(n, np.bool_)
         masks = self._masks if rows is None else self._masks[rows]
-        drawn = np.zeros(n, np.bool_) if rows is None else (arr == E.RANDOM_ACTION) & masks.any(axis=1)
+        drawn = np.zeros(n, np.bool_) if not allow_random else (arr == E.RANDOM_ACTION) & masks.any(axis=1)
         legal = (arr >= 0) & (arr < self.num_actions)
         legal[legal] = masks[np.flatnonzero(legal), arr[legal]] == 1
         legal |= drawn

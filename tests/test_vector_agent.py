@@ -449,3 +449,154 @@ def test_env_method_action_masks_stacks_as_one_copy():
     np.testing.assert_array_equal(stacked, before)
     np.testing.assert_array_equal(np.asarray(rows[0]), slow[0])
     assert not np.array_equal(get_action_masks(env), before)
+
+
+def _row_api_twin(env):
+    """``env`` with its random opponent played through the row API, one
+    round of ``act_rows`` at a time (the path of every other opponent),
+    instead of the engine's one-call ``agent_step`` driver."""
+    env._all_in_kernel = lambda: False
+    return env
+
+
+def _same_outputs(a, b, where):
+    for x, y, name in zip(a[:4], b[:4], ("obs", "rewards", "terminated", "truncated")):
+        if isinstance(x, dict):
+            assert set(x) == set(y), where
+            for key in x:
+                assert x[key].dtype == y[key].dtype and np.array_equal(x[key], y[key]), (where, name, key)
+        else:
+            assert x.dtype == y.dtype and np.array_equal(x, y), (where, name)
+    assert set(a[4]) == set(b[4]), (where, set(a[4]) ^ set(b[4]))
+    for key, x in a[4].items():
+        y = b[4][key]
+        if key == "final_info":
+            assert set(x) == set(y) and all(np.array_equal(x[k], y[k]) for k in x), (where, key)
+        elif key == "final_obs":
+            for u, v in zip(x, y):
+                if isinstance(u, dict):
+                    assert all(u[k].dtype == v[k].dtype and np.array_equal(u[k], v[k]) for k in u), (where, key)
+                else:
+                    assert (u is None and v is None) or (u.dtype == v.dtype and np.array_equal(u, v)), (where, key)
+        else:
+            assert np.array_equal(x, y), (where, key)
+
+
+@pytest.mark.parametrize("env_id, n, options", [
+    ("quess_v0", 24, {}),
+    ("quagmire_v0", 300, {"radius": 3, "autoreset_mode": "next_step", "seat": 1}),  # threaded (N >= parallel_from with TBB/OpenMP)
+    ("quicksand_v0", 16, {"flatten": False, "illegal_action": "random"}),
+    ("tryasina_v0", 200, {"num_players": 4, "autoreset_mode": "next_step", "max_turns": 60}),
+    ("hex_quoridor_v0", 140, {"num_players": 6, "seat": 2, "action_mask_in_obs": True, "max_turns": 80}),
+    ("hex_quoridor_v0", 20, {"num_players": 3, "max_turns": 50}),
+])  # fmt: skip
+def test_the_random_opponents_one_call_step_plays_the_row_api_games(env_id, n, options):
+    """Against ``"random"`` a step is one call of the engine's ``agent_step``
+    driver (the learner's move, the opponents' replies, the episode's end
+    and the next one's start, the observation); every other opponent plays
+    through the row API.  Both are the same games, move for move: every
+    output, info, final observation and row agrees, with illegal actions
+    (2%) forfeited or replaced, seats drawn or fixed, both autoreset modes."""
+    a = SingleAgentVectorEnv(env_id, num_envs=n, **options)
+    b = _row_api_twin(SingleAgentVectorEnv(env_id, num_envs=n, **options))
+    assert a._all_in_kernel() and not b._all_in_kernel()
+    ra, rb = a.reset(seed=5), b.reset(seed=5)
+    rng = np.random.default_rng(1)
+    ended = 0
+    for t in range(90):
+        masks = a.action_masks()
+        assert np.array_equal(masks, b.action_masks()) and masks.dtype == np.bool_
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() and rng.random() > 0.02
+                            else rng.integers(masks.shape[1]) for m in masks])  # fmt: skip
+        ra, rb = a.step(actions), b.step(actions)
+        _same_outputs(ra, rb, t)
+        assert np.array_equal(a.vec.states, b.vec.states) and np.array_equal(a.seats, b.seats), t
+        ended += int((ra[2] | ra[3]).sum())
+    assert ended >= n // 4  # episodes ended and restarted on both paths
+
+
+def test_the_learners_actions_exclude_the_row_apis_random_code():
+    """The row API's ``RANDOM`` action code (-2) is no action of the
+    learner's (its action space is 0..A-1): refused under ``"raise"``,
+    forfeited under ``"lose"``, on both paths (C-6)."""
+    for twin in (False, True):
+        env = SingleAgentVectorEnv("quagmire_v0", num_envs=4, radius=2, illegal_action="raise")
+        env = _row_api_twin(env) if twin else env
+        env.reset(seed=0)
+        before = np.array(env.vec.states)
+        with pytest.raises(IllegalActionError, match="row 1: -2"):
+            env.step(np.array([0, env.vec.RANDOM, 0, 0]))
+        assert np.array_equal(env.vec.states, before)
+        lose = SingleAgentVectorEnv("quagmire_v0", num_envs=4, radius=2)
+        lose = _row_api_twin(lose) if twin else lose
+        lose.reset(seed=0)
+        actions = np.argmax(lose.action_masks(), axis=1)
+        actions[2] = lose.vec.RANDOM
+        _, rewards, term, _, info = lose.step(actions)
+        assert info["illegal_action"].tolist() == [False, False, True, False]
+        assert term[2] and rewards[2] == -1 and info["final_info"]["end_reason"][2] == "illegal_action"
+
+
+def test_step_arrays_are_new_while_held_and_reused_once_dropped():
+    """Each step's observations and masks are new arrays as far as the
+    caller can tell: what it holds (the array, a view of it) never changes,
+    and the arrays it dropped are reused rather than allocated again
+    (boardenvs/fresh.py: large arrays allocated every step cost page
+    faults)."""
+    env = SB3VecEnv("quess_v0", num_envs=8)
+    env.seed(0)
+    obs = env.reset()
+    kept_obs, kept_row, kept_masks = obs, obs[3], env.action_masks()
+    copies = (kept_obs.copy(), kept_row.copy(), kept_masks.copy())
+    seen = set()
+    for _ in range(30):
+        obs, *_ = env.step(np.argmax(env.action_masks(), axis=1))
+        masks = env.action_masks()
+        assert not np.shares_memory(obs, kept_obs) and not np.shares_memory(masks, kept_masks)
+        seen.add(obs.__array_interface__["data"][0])
+    for held, copy in zip((kept_obs, kept_row, kept_masks), copies):
+        assert np.array_equal(held, copy)
+    venv = env.venv
+    assert len(seen) <= venv._fresh_obs.keep and len(venv._fresh_obs._pool) <= venv._fresh_obs.keep
+    clone = __import__("copy").deepcopy(venv)
+    assert clone._fresh_obs._pool == [] and np.array_equal(clone.action_masks(), venv.action_masks())
+    assert not np.shares_memory(clone.action_masks(), venv.action_masks())
+
+
+def test_play_learners_checks_its_inputs_before_the_engine_runs():
+    """make_vec's ``play_learners`` (the one-call step the single-agent
+    view uses against ``"random"``) is public: seats, pending rows, actions
+    and ``out`` are checked before the kernel runs, and a refusal changes
+    no row (C-6).  ``reason_names`` likewise."""
+    vec = boardenvs.make_vec("tryasina_v0", num_envs=6, num_players=3, illegal_action="raise")
+    vec.reset(seed=2)
+    seats = vec.to_move
+    actions = np.argmax(vec.action_masks(), axis=1)
+    before = np.array(vec.states)
+    read_only = seats.copy()
+    read_only.flags.writeable = False
+    bad_calls = [
+        (dict(seats=seats.astype(np.int32)), ValueError, "seats must be a C-contiguous writeable int64"),
+        (dict(seats=read_only), ValueError, "seats must be a C-contiguous writeable int64"),
+        (dict(seats=np.zeros(12, np.int64)[::2]), ValueError, "seats must be a C-contiguous writeable int64"),
+        (dict(seats=np.full(6, 3, np.int64)), ValueError, r"seats must be 0\.\.2"),
+        (dict(seats=np.full(6, -1, np.int64)), ValueError, r"seats must be 0\.\.2"),
+        (dict(pending=np.zeros(6, np.int8)), ValueError, "pending must be 6 bools"),
+        (dict(pending=np.ones(6, np.bool_), actions=actions[:3]), IllegalActionError, r"shape \(6,\)"),
+        (dict(actions=np.full(6, vec.RANDOM)), IllegalActionError, "masked out"),
+        (dict(out=(np.zeros((6, 5), np.int8), np.zeros((6, 68), np.bool_))), ValueError, "out must be"),
+        (dict(draw_seats=1), ValueError, "draw_seats"),
+        (dict(seats=(seats + 1) % 3), ValueError, r"must be to act in every row not pending; it is not in row\(s\) \[0, 1"),
+    ]
+    for change, error, match in bad_calls:
+        call = {"actions": actions, "seats": seats, **change}
+        with pytest.raises(error, match=match):
+            vec.play_learners(**call)
+        assert np.array_equal(vec.states, before), change
+    assert vec.reason_names(np.array([E.REASON_NONE]))[0] is None
+    for bad in (np.array([1.5]), np.array([-1]), np.array([10**6])):
+        with pytest.raises(ValueError, match="end-reason codes"):
+            vec.reason_names(bad)
+    res = vec.play_learners(actions, seats)  # the same inputs, well formed: it plays
+    assert res["observation"].shape == (6, *vec.game.obs_shape) and res["action_mask"].dtype == np.bool_
+    assert not np.array_equal(vec.states, before)

@@ -22,30 +22,39 @@ import time
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from ..fresh import FreshArrays
 from ..registry import env_id_of
 from .vector import SingleAgentVectorEnv
 
 
 class _MaskRow(np.ndarray):
-    """A row of ``SB3VecEnv.env_method("action_masks")``'s answer: an
-    ndarray (a view of one copy of every row's mask) whose ``np.stack`` of
-    the whole answer, in order (what sb3-contrib's ``get_action_masks``
-    does), is one copy of that array instead of a stack of N rows (numpy's
-    ``__array_function__`` protocol; at N = 1024 the row-by-row stack took
+    """The first row of ``SB3VecEnv.env_method("action_masks")``'s answer
+    (the others are plain ndarray views of the same copy of every row's
+    mask): an ndarray whose presence makes numpy hand ``np.stack`` of the
+    whole answer, in order (what sb3-contrib's ``get_action_masks`` does),
+    to :meth:`__array_function__`, which returns one copy of that array
+    instead of a stack of N rows (at N = 1024 the row-by-row stack took
     more time than the step).  Anything else is numpy's as for any array."""
 
     __slots__ = ()
 
     def __array_function__(self, func, types, args, kwargs):
         if func is np.stack and not kwargs and len(args) == 1 and type(args[0]) is _MaskRows:
-            return args[0].whole.copy()  # a new array, as np.stack's
+            rows = args[0]
+            out = rows.fresh.get() if rows.fresh is not None else np.empty_like(rows.whole)
+            np.copyto(out, rows.whole)  # a new array, as np.stack's (see boardenvs.fresh)
+            return out
         return super().__array_function__(func, types, args, kwargs)
 
 
 class _MaskRows(tuple):
     """The rows of one ``(N, A)`` bool array, as :class:`_MaskRow` views;
-    ``whole`` is that array (see :class:`_MaskRow`).  A tuple, so the rows
+    ``whole`` is that array (see :class:`_MaskRow`), ``fresh`` where the
+    stack's copy comes from (None: a new allocation).  A tuple, so the rows
     stay the rows of ``whole``."""
+
+    whole: np.ndarray
+    fresh: FreshArrays | None
 
 
 class SB3VecEnv(VecEnv):
@@ -62,6 +71,7 @@ class SB3VecEnv(VecEnv):
         self.venv = venv
         self._actions = None
         self._t0 = time.perf_counter()
+        self._mask_copies = FreshArrays((venv.num_envs, venv.single_action_space.n), np.bool_)
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
 
     # -- the VecEnv protocol -----------------------------------------------------------
@@ -85,12 +95,10 @@ class SB3VecEnv(VecEnv):
         if dones.any():
             now = round(time.perf_counter() - self._t0, 6)
             final, ep = infos["final_obs"], infos["final_info"]
-            for i in np.flatnonzero(dones):
-                out[i] = {
-                    "terminal_observation": final[i],
-                    "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
-                    "episode": {"r": float(ep["return"][i]), "l": int(ep["learner_steps"][i]), "t": now},
-                }
+            idx = np.flatnonzero(dones)
+            cut = (truncated[idx] & ~terminated[idx]).tolist()
+            for i, c, r, l in zip(idx.tolist(), cut, ep["return"][idx].tolist(), ep["learner_steps"][idx].tolist()):
+                out[i] = {"terminal_observation": final[i], "TimeLimit.truncated": c, "episode": {"r": r, "l": l, "t": now}}
         return obs, rewards.astype(np.float32), dones, out
 
     def action_masks(self) -> np.ndarray:
@@ -100,9 +108,15 @@ class SB3VecEnv(VecEnv):
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         if method_name == "action_masks":  # one copy, then a row view per env; np.stack of them: one more copy
             masks = self.venv.action_masks()
-            whole = masks.copy() if indices is None else masks[list(self._get_indices(indices))]
-            rows = _MaskRows(whole.view(_MaskRow))
-            rows.whole = whole
+            if indices is None:
+                whole = self._mask_copies.get()
+                np.copyto(whole, masks)
+            else:
+                whole = masks[list(self._get_indices(indices))]
+            # the first row is a _MaskRow, which is what numpy dispatches np.stack on; the
+            # others plain views (a subclass's view costs 2.5x a plain one, N of them a step)
+            rows = _MaskRows((whole[0].view(_MaskRow), *whole[1:])) if len(whole) else _MaskRows()
+            rows.whole, rows.fresh = whole, self._mask_copies if indices is None else None
             return rows
         rows = list(self._get_indices(indices))
         if indices is not None:

@@ -8,8 +8,10 @@ row is one game in which the learner plays a seat (``seat``: an int, or
 the others.  One ``step(actions)`` plays the learner's action in every row,
 then every opponent move until it is the learner's turn again, in all rows:
 
-* the ``"random"`` opponent is drawn inside the kernel, from each row's own
-  generator (no Python per move);
+* against the ``"random"`` opponent the whole step is one call of the
+  engine (its ``agent_step`` driver: the learner's move, the opponents'
+  replies drawn from each row's own generator, the ended episodes' ends and
+  next starts, the observations), in numba's threads for large N;
 * policy, model and pool opponents are evaluated once per round on the batch
   of rows where that opponent is to act (with the mover's observation and
   mask), then those rows are stepped together;
@@ -42,6 +44,7 @@ from gymnasium.vector import AutoresetMode
 from .. import engine as E
 from ..errors import IllegalActionError, ResetNeededError
 from ..registry import game_class
+from ..fresh import FreshArrays
 from ..spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_render_mode, check_seat, check_seed
 from ..vector import VectorEnv
 from ..opponents import Batch, decide
@@ -137,7 +140,12 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         # per-row opponents as small ints into _opp_list (one group per opponent)
         self._wait_rows = np.zeros(N, np.int64)
         self._wait_movers = np.zeros(N, np.int64)
-        self._bool_masks = np.zeros((N, info.num_actions), np.bool_)
+        # this step's observations and learner masks: new arrays each step, as
+        # far as the caller can tell (recycled once nobody holds them: boardenvs.fresh)
+        self._fresh_obs = FreshArrays((N, *self.plane_shape), np.int8)
+        self._fresh_masks = FreshArrays((N, info.num_actions), np.bool_)
+        self._bool_masks = self._fresh_masks.get()
+        self._bool_masks[:] = False
         self._opp_ids = np.zeros(N, np.int64)
         self._opp_list: list = []
         self._opp_index: dict = {}
@@ -178,10 +186,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         vec = self.vec
         if self._rng is None:
             raise ResetNeededError(f"{self.env_id} make_vec: step() before reset(): call reset() first")
-        backup = None
-        if not self._all_in_kernel():
-            backup = (vec.snapshot(), self._rng.bit_generator.state, self._seats.copy(), self._opp_ids.copy(),
-                      list(self._opp_list), dict(self._opp_index))  # (a prune may renumber the opponents)
+        if self._all_in_kernel():
+            return self._step_in_kernel(actions)
+        backup = (vec.snapshot(), self._rng.bit_generator.state, self._seats.copy(), self._opp_ids.copy(),
+                  list(self._opp_list), dict(self._opp_index))  # (a prune may renumber the opponents)
         rewards = np.zeros(self.num_envs, np.float32)
         terminated = np.zeros(self.num_envs, np.bool_)
         truncated = np.zeros(self.num_envs, np.bool_)
@@ -198,7 +206,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 self._reset_rows(pending)
             # the learner's actions: checked against the engine's masks (raise: nothing changed)
             self._illegal = np.zeros(self.num_envs, np.bool_)
-            self._illegal[playing] = vec.act_rows(playing, actions)
+            self._illegal[playing] = vec.act_rows(playing, actions, allow_random=False)
             self._advance(playing)
             st = vec.states
             alive = ((st[playing, E.H_ALIVE] >> self._seats[playing]) & 1) == 1
@@ -208,16 +216,17 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 rewards[ended] = st[ended, E.H_RET + seats]
                 terminated[ended] = (st[ended, E.H_STATUS] == E.TERMINATED) | ~((st[ended, E.H_ALIVE] >> seats) & 1 == 1)
                 truncated[ended] = ~terminated[ended]
+                codes, turns = st[ended, E.H_REASON], st[ended, E.H_TURN]
                 if next_step:
-                    infos = self._end_infos(ended, rewards, self._lengths[ended] + 1)
+                    infos = self._end_infos(ended, rewards, self._lengths[ended] + 1, codes, turns)
                 else:
-                    infos = self._final_infos(ended, rewards, self._lengths[ended] + 1)
+                    obs, masks = vec.observe_rows(ended, self._seats[ended])
+                    infos = self._final_infos(ended, rewards, self._lengths[ended] + 1, codes, turns, obs, masks)
                     self._reset_rows(ended)  # opponents may move first in the new games
-        except BaseException:
-            if backup is not None:  # an opponent failed: every row back as it was
-                vec.restore(backup[0])
-                self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup[1:4]
-                self._opp_list, self._opp_index = backup[4], backup[5]
+        except BaseException:  # an opponent failed: every row back as it was
+            vec.restore(backup[0])
+            self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup[1:4]
+            self._opp_list, self._opp_index = backup[4], backup[5]
             raise
         self._lengths[playing] += 1
         self._lengths[pending] = 0
@@ -230,9 +239,45 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         infos.update(self._infos())
         return self._observations(), rewards, terminated, truncated, infos
 
+    def _step_in_kernel(self, actions):
+        """``step`` against the random opponent: one call of the engine
+        (``make_vec``'s :meth:`~boardenvs.vector.VectorEnv.play_learners`),
+        the same games as :meth:`step`'s other path plays through the row
+        API, move for move."""
+        vec = self.vec
+        next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
+        pending = self._pending
+        obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
+        res = vec.play_learners(actions, self._seats, draw_seats=self.seat_option == "random", restart=not next_step,
+                                pending=pending if next_step else None, out=(obs, masks))  # fmt: skip
+        self._obs_all, self._bool_masks, self._illegal = obs, masks, res["illegal_action"]
+        ends, rewards = res["ended"], res["rewards"]
+        terminated, truncated = ends == 1, ends == 2
+        ended = np.flatnonzero(ends)
+        playing = np.flatnonzero(~pending) if next_step else self._rows
+        infos = {}
+        if ended.size:
+            codes, turns = res["end_reason_code"][ended], res["length"][ended]
+            if next_step:
+                infos = self._end_infos(ended, rewards, self._lengths[ended] + 1, codes, turns)
+            else:
+                infos = self._final_infos(ended, rewards, self._lengths[ended] + 1, codes, turns,
+                                          res["final_observation"][ended], res["final_mask"][ended].view(np.int8))  # fmt: skip
+        self._lengths[playing] += 1
+        if next_step:
+            self._lengths[pending] = 0
+            pending[:] = False
+            pending[ended] = True
+        else:
+            self._lengths[ended] = 0
+        infos.update(self._infos())
+        return self._observations(), rewards, terminated, truncated, infos
+
     def action_masks(self) -> np.ndarray:
-        """The learner's mask in every row, ``(num_envs, num_actions)`` bool
-        (the env's buffer, rewritten by the next step: copy what you keep)."""
+        """The learner's mask in every row, ``(num_envs, num_actions)`` bool:
+        the last ``reset`` / ``step``'s, the array ``infos["action_mask"]``
+        holds (a new one each step; writing into it changes nothing the
+        engine checks actions against)."""
         return self._bool_masks
 
     @property
@@ -339,11 +384,11 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return decide(opponent, batch)
 
     def _observe_all(self):
-        # a new observation array per step (what the caller gets to keep); the masks into the env's buffer
-        obs = np.empty((self.num_envs, *self.plane_shape), np.int8)
-        self._obs_all, _ = self.vec.observe_rows(self._rows, self._seats, out=(obs, self._bool_masks))
+        # new observation and mask arrays per step (what the caller gets to keep)
+        obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
+        self._obs_all, self._bool_masks = self.vec.observe_rows(self._rows, self._seats, out=(obs, masks))
 
-    def _end_infos(self, ended, rewards, lengths) -> dict:
+    def _end_infos(self, ended, rewards, lengths, codes, turns) -> dict:
         """The ended episodes' ``return``, ``end_reason`` (the name;
         ``end_reason_code`` the code), ``length`` (the game's turns) and
         ``learner_steps``, one entry per row with gymnasium's ``_key`` masks
@@ -351,31 +396,34 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         vec, n = self.vec, self.num_envs
         flags = np.zeros(n, np.bool_)
         flags[ended] = True
-        codes = vec.states[ended, E.H_REASON]
         info = {"return": np.zeros(n, np.float32), "end_reason": np.full(n, None, dtype=object),
                 "end_reason_code": np.zeros(n, np.int64), "length": np.zeros(n, np.int64),
                 "learner_steps": np.zeros(n, np.int64)}  # fmt: skip
         info["return"][ended] = rewards[ended]
-        info["end_reason"][ended] = [self.game.reason_name(int(c)) for c in codes]
+        info["end_reason"][ended] = self.vec.reason_names(codes)
         info["end_reason_code"][ended] = codes
-        info["length"][ended] = vec.states[ended, E.H_TURN]
+        info["length"][ended] = turns
         info["learner_steps"][ended] = lengths
         info.update({f"_{k}": flags for k in list(info)})
         return info
 
-    def _final_infos(self, ended, rewards, lengths) -> dict:
+    def _final_infos(self, ended, rewards, lengths, codes, turns, obs, masks) -> dict:
         """SAME_STEP's ``final_obs`` / ``final_info`` of the ended rows: the
-        learner's last observation, and :meth:`_end_infos`."""
+        learner's last observations and int8 masks ``obs`` / ``masks``, new
+        arrays with one row per ended row (each row's final observation is
+        a view of them, shared with no other), and :meth:`_end_infos`."""
         m, n = ended.shape[0], self.num_envs
-        obs, masks = self.vec.observe_rows(ended, self._seats[ended])
         final_obs = np.empty(n, dtype=object)
         shaped = obs.reshape((m, *self._obs_shape[1:]))
-        for k, i in enumerate(ended):
-            final_obs[i] = ({"observations": shaped[k].copy(), "action_mask": masks[k].copy()}
-                            if self.action_mask_in_obs else shaped[k].copy())  # fmt: skip
+        if self.action_mask_in_obs:
+            for k, i in enumerate(ended.tolist()):
+                final_obs[i] = {"observations": shaped[k], "action_mask": masks[k]}
+        else:
+            for k, i in enumerate(ended.tolist()):
+                final_obs[i] = shaped[k]
         flags = np.zeros(n, np.bool_)
         flags[ended] = True
-        return {"final_obs": final_obs, "_final_obs": flags, "final_info": self._end_infos(ended, rewards, lengths),
+        return {"final_obs": final_obs, "_final_obs": flags, "final_info": self._end_infos(ended, rewards, lengths, codes, turns),
                 "_final_info": flags.copy()}  # fmt: skip
 
     def _observations(self):
@@ -385,5 +433,5 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return obs
 
     def _infos(self) -> dict:
-        return {"action_mask": self._bool_masks.copy(), "seat": self._seats.copy(),
+        return {"action_mask": self._bool_masks, "seat": self._seats.copy(),
                 "illegal_action": self._illegal.copy()}  # fmt: skip
