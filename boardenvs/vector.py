@@ -100,6 +100,22 @@ def _rows_problem(rows, n, seen):
     return 0
 
 
+@njit(cache=True)
+def _learners_problem(states, seats, pending, num_players):
+    """``play_learners``' seats in one pass: -1 when every seat is 0..n-1
+    and, in each row not ``pending``, a live game's seat to act; else
+    ``num_envs + k`` for a seat out of range in row ``k``, or ``k`` for row
+    ``k`` where the learner is not to act."""
+    n = seats.shape[0]
+    for k in range(n):
+        if seats[k] < 0 or seats[k] >= num_players:
+            return n + k
+    for k in range(n):
+        if not pending[k] and (states[k, E.H_STATUS] != E.PLAYING or states[k, E.H_CURRENT] != seats[k]):
+            return k
+    return -1
+
+
 def parallel_from() -> int:
     """The row count from which ``make_vec`` runs numba's threads by default
     (128 with TBB or OpenMP, 4096 with workqueue)."""
@@ -398,17 +414,17 @@ class VectorEnv:
                     and seats.flags.c_contiguous and seats.flags.writeable):  # fmt: skip
                 raise ValueError(f"{where}seats must be a C-contiguous writeable int64 array of shape ({n},), "
                                  f"got {_describe(seats)}")  # fmt: skip
-            if seats.min() < 0 or seats.max() >= self.num_players:
-                raise ValueError(f"{where}seats must be 0..{self.num_players - 1}, got {int(seats.min())}..{int(seats.max())}")
             draw_seats, restart = check_flag("draw_seats", draw_seats, where), check_flag("restart", restart, where)
-            pend = np.zeros(n, np.bool_) if pending is None else np.asarray(pending)
+            pend = np.zeros(n, np.bool_) if pending is None else np.ascontiguousarray(pending)
             if pend.shape != (n,) or pend.dtype != np.bool_:
                 raise ValueError(f"{where}pending must be {n} bools, got {_describe(pending)}")
-            st = self._states
-            waiting = ~pend & ((st[:, E.H_STATUS] != E.PLAYING) | (st[:, E.H_CURRENT] != seats))
-            if waiting.any():
+            problem = _learners_problem(self._states, seats, pend, self.num_players)
+            if problem >= n:
+                raise ValueError(f"{where}seats must be 0..{self.num_players - 1}, got {int(seats[problem - n])} "
+                                 f"in row {problem - n}")  # fmt: skip
+            if problem >= 0:
                 raise ValueError(f"{where}the learner (seats[i]) must be to act in every row not pending; it is not in "
-                                 f"row(s) {np.flatnonzero(waiting)[:5].tolist()}")  # fmt: skip
+                                 f"row {problem}")  # fmt: skip
             if pend.any():
                 arr = np.asarray(actions)
                 if arr.shape != (n,):
@@ -432,7 +448,7 @@ class VectorEnv:
                 }  # fmt: skip
             rewards = np.empty(n, np.float32)
             self._run(self._drivers.agent_step, self._states, self.game.params, checked, seats, draw_seats, restart,
-                      np.ascontiguousarray(pend), self._probs, self._masks, obs.reshape(n, self.game.obs_size),
+                      pend, self._probs, self._masks, obs.reshape(n, self.game.obs_size),
                       masks.view(np.int8), buf["final_observation"], buf["final_mask"].view(np.int8), rewards,
                       buf["ended"], buf["end_reason_code"], buf["length"])  # fmt: skip
             if (buf["ended"] < 0).any():

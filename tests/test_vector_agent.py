@@ -586,7 +586,7 @@ def test_play_learners_checks_its_inputs_before_the_engine_runs():
         (dict(actions=np.full(6, vec.RANDOM)), IllegalActionError, "masked out"),
         (dict(out=(np.zeros((6, 5), np.int8), np.zeros((6, 68), np.bool_))), ValueError, "out must be"),
         (dict(draw_seats=1), ValueError, "draw_seats"),
-        (dict(seats=(seats + 1) % 3), ValueError, r"must be to act in every row not pending; it is not in row\(s\) \[0, 1"),
+        (dict(seats=(seats + 1) % 3), ValueError, "must be to act in every row not pending; it is not in row 0"),
     ]
     for change, error, match in bad_calls:
         call = {"actions": actions, "seats": seats, **change}

@@ -99,7 +99,7 @@ class SB3VecEnv(VecEnv):
             cut = (truncated[idx] & ~terminated[idx]).tolist()
             for i, c, r, l in zip(idx.tolist(), cut, ep["return"][idx].tolist(), ep["learner_steps"][idx].tolist()):
                 out[i] = {"terminal_observation": final[i], "TimeLimit.truncated": c, "episode": {"r": r, "l": l, "t": now}}
-        return obs, rewards.astype(np.float32), dones, out
+        return obs, rewards.astype(np.float32, copy=False), dones, out
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every row, ``(N, A)`` booleans (what MaskablePPO asks for)."""
