@@ -220,10 +220,10 @@ def agent_step(states, params, actions, seats, draw, same_step, pending, probs, 
     to act again.  A row whose episode ended (the game is over, or the
     learner is out) gets ``ends[i]`` 1 (terminated) or 2 (truncated), the
     learner's return in ``rewards[i]``, the game's end reason and turns in
-    ``reasons`` / ``lengths``; with ``same_step`` its last observation and
-    mask go to ``final_obs`` / ``final_masks`` and its next episode starts
-    (``draw``: a new seat; -1 in ``ends`` when 64 games ended before the
-    learner's first decision).  A ``pending`` row (``same_step`` off: its
+    ``reasons`` / ``lengths`` (0 in the other rows); with ``same_step``
+    its last observation and mask go to ``final_obs`` / ``final_masks`` and
+    its next episode starts (``draw``: a new seat; -1 in ``ends`` when 64
+    games ended before the learner's first decision: the row is left over).  A ``pending`` row (``same_step`` off: its
     episode ended at the last step) starts its next episode instead of
     moving.  Then every row's observation and mask for its learner."""
     for i in range(states.shape[0]):
@@ -231,12 +231,14 @@ def agent_step(states, params, actions, seats, draw, same_step, pending, probs, 
         seat = seats[i]
         rewards[i] = 0.0
         ends[i] = 0
+        reasons[i] = 0
+        lengths[i] = 0
         if pending[i]:
-            seat = learner_episode(s, params, seat, draw, probs[i], masks[i])
-            if seat < 0:
-                ends[i] = -1
-                continue
-            seats[i] = seat
+            new = learner_episode(s, params, seat, draw, probs[i], masks[i])
+            if new < 0:
+                ends[i] = -1  # the row's game is over: observed as such
+            else:
+                seat = seats[i] = new
         else:
             play_row(s, params, actions[i], probs[i], masks[i])
             opponents_move(s, params, seat, probs[i], masks[i])
@@ -248,11 +250,11 @@ def agent_step(states, params, actions, seats, draw, same_step, pending, probs, 
                 lengths[i] = s[H_TURN]
                 if same_step:
                     learner_observe(s, params, seat, masks[i], final_obs[i], final_masks[i])
-                    seat = learner_episode(s, params, seat, draw, probs[i], masks[i])
-                    if seat < 0:
-                        ends[i] = -1
-                        continue
-                    seats[i] = seat
+                    new = learner_episode(s, params, seat, draw, probs[i], masks[i])
+                    if new < 0:
+                        ends[i] = -1  # the row's game is over: observed as such
+                    else:
+                        seat = seats[i] = new
         learner_observe(s, params, seat, masks[i], obs[i], out_masks[i])
 
 

@@ -215,13 +215,15 @@ class VectorEnv:
         table = np.full(max(codes) + 1, None, dtype=object)
         for code, name in codes.items():
             table[code] = name
+        self._name_table = np.array([game.reason_name(c) for c in range(len(table))], dtype=object)
         table[E.REASON_NONE] = None  # rows that did not end
         self._reason_table = table
         self._lock = threading.RLock()
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        for key in ("_batched", "_drivers", "_threads", "_obs_view", "_states_view", "_reason_table", "_lock"):
+        for key in ("_batched", "_drivers", "_threads", "_obs_view", "_states_view", "_reason_table", "_name_table",
+                    "_lock"):  # fmt: skip
             state.pop(key, None)
         return state
 
@@ -400,13 +402,21 @@ class VectorEnv:
         masks)`` as :meth:`observe_rows`' (new arrays if None), written with
         every row's learner view.
 
+        ``actions``: ``num_envs`` of them (with pending rows, also just the
+        rows not pending), checked after every other input.
+
         Returns ``{"observation", "action_mask", "illegal_action",
         "rewards"}`` (the learner's return in the rows that ended, else 0)
         and the env's buffers, overwritten by the next call: ``"ended"``
-        (int8: 0, 1 terminated, 2 truncated), ``"end_reason_code"``,
-        ``"length"`` (the ended game's turns), and with ``restart``
-        ``"final_observation"`` / ``"final_mask"`` (an ended row's last view,
-        ``(num_envs, obs_size)`` int8 and ``(num_envs, num_actions)`` bool)."""
+        (int8: 0, 1 terminated, 2 truncated), ``"end_reason_code"`` and
+        ``"length"`` (the ended game's turns; 0 in the other rows), and with
+        ``restart`` ``"final_observation"`` / ``"final_mask"`` (an ended
+        row's last view, ``(num_envs, obs_size)`` int8 and ``(num_envs,
+        num_actions)`` bool; only the ended rows' are this call's).
+
+        RuntimeError when 64 new games in a row ended before a learner's
+        first decision (every other row is played; those rows' games are
+        left over, to be reset with :meth:`reset_rows`)."""
         with self._lock:
             self._require_reset("play_learners")
             n, where = self.num_envs, f"{self.env_id} make_vec: "
@@ -418,6 +428,13 @@ class VectorEnv:
             pend = np.zeros(n, np.bool_) if pending is None else np.ascontiguousarray(pending)
             if pend.shape != (n,) or pend.dtype != np.bool_:
                 raise ValueError(f"{where}pending must be {n} bools, got {_describe(pending)}")
+            if out is None:
+                obs, masks = np.empty((n, *self.game.obs_shape), np.int8), np.empty((n, self.num_actions), np.bool_)
+            else:
+                obs, masks = self._check_out(out, n)
+                # the kernel writes out while it reads seats and pending, row by row
+                if any(np.shares_memory(a, b) for a in (seats, pend) for b in (obs, masks)):
+                    raise ValueError(f"{where}out must not share memory with seats or pending")
             problem = _learners_problem(self._states, seats, pend, self.num_players)
             if problem >= n:
                 raise ValueError(f"{where}seats must be 0..{self.num_players - 1}, got {int(seats[problem - n])} "
@@ -426,19 +443,17 @@ class VectorEnv:
                 raise ValueError(f"{where}the learner (seats[i]) must be to act in every row not pending; it is not in "
                                  f"row {problem}")  # fmt: skip
             if pend.any():
-                arr = np.asarray(actions)
-                if arr.shape != (n,):
-                    raise IllegalActionError(f"{where}actions must have shape ({n},), got {_describe(actions)}")
                 playing = np.flatnonzero(~pend)
-                part, flags = self._checked_actions(arr[playing], playing, self.illegal_action, allow_random=False)
+                arr = np.asarray(actions)
+                if arr.shape not in ((n,), playing.shape):
+                    raise IllegalActionError(f"{where}actions must have shape ({n},) (or ({playing.shape[0]},): the rows "
+                                             f"not pending), got {_describe(actions)}")  # fmt: skip
+                part, flags = self._checked_actions(arr[playing] if arr.shape == (n,) else arr, playing,
+                                                    self.illegal_action, allow_random=False)  # fmt: skip
                 checked, illegal = np.zeros(n, np.int64), np.zeros(n, np.bool_)
                 checked[playing], illegal[playing] = part, flags
             else:
                 checked, illegal = self._checked_actions(actions, None, self.illegal_action)
-            if out is None:
-                obs, masks = np.empty((n, *self.game.obs_shape), np.int8), np.empty((n, self.num_actions), np.bool_)
-            else:
-                obs, masks = self._check_out(out, n)
             buf = self.__dict__.get("_learner_buffers")
             if buf is None:
                 buf = self._learner_buffers = {
@@ -452,7 +467,10 @@ class VectorEnv:
                       masks.view(np.int8), buf["final_observation"], buf["final_mask"].view(np.int8), rewards,
                       buf["ended"], buf["end_reason_code"], buf["length"])  # fmt: skip
             if (buf["ended"] < 0).any():
-                raise RuntimeError(f"{where}64 new games in a row ended before the learner's first decision")
+                rows = np.flatnonzero(buf["ended"] < 0)
+                raise RuntimeError(f"{where}64 new games in a row ended before the learner's first decision in row(s) "
+                                   f"{rows[:5].tolist()}: their games are over (reset_rows them); the other rows were "
+                                   "played")  # fmt: skip
             result = {"observation": obs, "action_mask": masks, "illegal_action": illegal, "rewards": rewards,
                       "ended": buf["ended"], "end_reason_code": buf["end_reason_code"], "length": buf["length"]}  # fmt: skip
             if restart:
@@ -461,9 +479,9 @@ class VectorEnv:
 
     def reason_names(self, codes) -> np.ndarray:
         """The names of end-reason codes (an integer array), as an object
-        array of the same shape (None for :data:`~boardenvs.engine.REASON_NONE`)."""
+        array of the same shape (:meth:`reason_name`'s, one per code)."""
         arr = np.asarray(codes)
-        table = self._reason_table
+        table = self._name_table
         if arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= len(table))):
             raise ValueError(f"{self.env_id}: end-reason codes are ints 0..{len(table) - 1}, got {_describe(codes)}")
         return table[arr]

@@ -484,7 +484,7 @@ def _same_outputs(a, b, where):
 
 @pytest.mark.parametrize("env_id, n, options", [
     ("quess_v0", 24, {}),
-    ("quagmire_v0", 300, {"radius": 3, "autoreset_mode": "next_step", "seat": 1}),  # threaded (N >= parallel_from with TBB/OpenMP)
+    ("quagmire_v0", 300, {"radius": 3, "autoreset_mode": "next_step", "seat": 1, "parallel": True}),  # threaded drivers
     ("quicksand_v0", 16, {"flatten": False, "illegal_action": "random"}),
     ("tryasina_v0", 200, {"num_players": 4, "autoreset_mode": "next_step", "max_turns": 60}),
     ("hex_quoridor_v0", 140, {"num_players": 6, "seat": 2, "action_mask_in_obs": True, "max_turns": 80}),
@@ -593,10 +593,45 @@ def test_play_learners_checks_its_inputs_before_the_engine_runs():
         with pytest.raises(error, match=match):
             vec.play_learners(**call)
         assert np.array_equal(vec.states, before), change
-    assert vec.reason_names(np.array([E.REASON_NONE]))[0] is None
+    shared = np.zeros(6 * 68 + 8 * 6, np.int8)  # out's masks over the same memory as seats: refused
+    overlap_seats = shared[: 8 * 6].view(np.int64)
+    overlap_seats[:] = seats
+    with pytest.raises(ValueError, match="must not share memory with seats or pending"):
+        vec.play_learners(actions, overlap_seats, out=(np.zeros((6, *vec.game.obs_shape), np.int8),
+                                                      shared[: 6 * 68].view(np.bool_).reshape(6, 68)))  # fmt: skip
+    assert np.array_equal(vec.states, before)
+    assert vec.reason_names(np.array([E.REASON_NONE, E.REASON_ILLEGAL])).tolist() == ["-", "illegal_action"]
     for bad in (np.array([1.5]), np.array([-1]), np.array([10**6])):
         with pytest.raises(ValueError, match="end-reason codes"):
             vec.reason_names(bad)
     res = vec.play_learners(actions, seats)  # the same inputs, well formed: it plays
     assert res["observation"].shape == (6, *vec.game.obs_shape) and res["action_mask"].dtype == np.bool_
     assert not np.array_equal(vec.states, before)
+
+
+def test_rows_whose_new_games_all_end_at_once_are_named_and_the_rest_played():
+    """A learner whose new games end before its first decision 64 times in a
+    row (the toy game truncated after one turn, the learner second): that
+    row is left over and named, every other row is played, nothing is
+    left unwritten; the single-agent view then asks for reset()."""
+    vec = boardenvs.make_vec("contract_race_v0", num_envs=4, max_turns=1, first_player=0)
+    vec.reset(seed=0)
+    before = np.array(vec.states)
+    seats = np.array([1, 0, 0, 0], np.int64)  # row 0 starts a new episode as seat 1: it never gets to act
+    obs = np.full((4, *vec.game.obs_shape), 99, np.int8)
+    masks = np.ones((4, vec.num_actions), np.bool_)
+    with pytest.raises(RuntimeError, match=r"64 new games in a row ended before the learner's first decision in row\(s\) \[0\]"):
+        vec.play_learners(np.zeros(3, np.int64), seats, pending=np.array([True, False, False, False]), out=(obs, masks))
+    assert vec.states[0, E.H_STATUS] != E.PLAYING and not masks[0].any() and (obs[0] != 99).all()
+    assert all(not np.array_equal(vec.states[r], before[r]) for r in (1, 2, 3))  # the others played
+    env = SingleAgentVectorEnv("quess_v0", num_envs=3)
+    env.reset(seed=0)
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("quess_v0 make_vec: 64 new games in a row ended before the learner's first decision")
+
+    env.vec.play_learners = fail
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(np.argmax(env.action_masks(), axis=1))
+    with pytest.raises(boardenvs.errors.ResetNeededError):
+        env.step(np.argmax(env.action_masks(), axis=1))

@@ -248,8 +248,12 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
         pending = self._pending
         obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
-        res = vec.play_learners(actions, self._seats, draw_seats=self.seat_option == "random", restart=not next_step,
-                                pending=pending if next_step else None, out=(obs, masks))  # fmt: skip
+        try:
+            res = vec.play_learners(actions, self._seats, draw_seats=self.seat_option == "random", restart=not next_step,
+                                    pending=pending if next_step else None, out=(obs, masks))  # fmt: skip
+        except RuntimeError as e:  # rows whose new games all ended at once: the batch needs reset()
+            self._rng = None
+            raise RuntimeError(f"{self.env_id}: {e}; call reset()") from e
         self._obs_all, self._bool_masks, self._illegal = obs, masks, res["illegal_action"]
         ends, rewards = res["ended"], res["rewards"]
         terminated, truncated = ends == 1, ends == 2
