@@ -66,8 +66,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from llvmlite import ir
 from numba import __version__ as numba_version
 from numba import config, njit
+from numba.core import types as nbtypes
+from numba.core.extending import intrinsic, overload
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .spec import Layout
 
@@ -280,13 +284,6 @@ def rand_unit(state):
     return np.float64(rand_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@_wraps_around
-@njit(cache=True)
-def _byte_sum(word):
-    """Sum of the eight bytes of ``word`` when they add up to at most 255."""
-    return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
 @njit(cache=True, inline="always")
 def copy_row(dst, src):
     """``dst[:] = src[:len(dst)]`` as a plain loop: numba compiles an
@@ -296,16 +293,87 @@ def copy_row(dst, src):
         dst[j] = src[j]
 
 
-_LOW_BYTES = np.uint64(0x00FF00FF00FF00FF)
-_ONES16 = np.uint64(0x0001000100010001)
+# --- bits: the processor's instructions in compiled code, plain Python otherwise --
 
 
-@_wraps_around
-@njit(cache=True)
-def _lane_sum(acc):
-    """Sum of the eight bytes of ``acc`` (each byte any count 0..255)."""
-    pairs = (acc & _LOW_BYTES) + ((acc >> np.uint64(8)) & _LOW_BYTES)  # four 16-bit lanes, each <= 510
-    return np.int64((pairs * _ONES16) >> np.uint64(48))
+def popcount(x):
+    """Set bits of ``x`` >= 0 (plain Python; compiled: the processor's
+    population count, see the overload below)."""
+    return bin(int(x)).count("1")
+
+
+def lowest_bit(x):
+    """Index of the lowest set bit of ``x`` > 0 (plain Python; compiled: the
+    processor's trailing-zero count)."""
+    x = int(x)
+    return (x & -x).bit_length() - 1
+
+
+def nonzero_bits32(mask, start):
+    """Bit ``j`` set where ``mask[start + j] != 0``, ``j`` < 32, as an int:
+    ``mask`` a 1-D int8 array holding ``start + 32`` entries at least (plain
+    Python; compiled, for a C-contiguous ``mask``: one 32-byte compare and
+    its sign bits, what x86's ``pmovmskb`` does, see :func:`_nonzero_bits32_ir`)."""
+    bits = 0
+    for j in range(32):
+        if mask[start + j] != 0:
+            bits |= 1 << j
+    return bits
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    if not isinstance(x, nbtypes.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@intrinsic
+def _nonzero_bits32_ir(typingctx, mask, start):
+    """:func:`nonzero_bits32` as LLVM IR: a ``<32 x i8>`` load, a compare
+    with zero, the ``<32 x i1>`` result read as an i32 (no bounds check: the
+    caller keeps ``start + 32 <= len(mask)``)."""
+    if not (isinstance(mask, nbtypes.Array) and mask.ndim == 1 and mask.dtype == nbtypes.int8 and mask.layout == "C"
+            and isinstance(start, nbtypes.Integer)):  # fmt: skip
+        return None
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        vector = ir.VectorType(ir.IntType(8), 32)
+        loaded = builder.load(builder.bitcast(builder.gep(data, [args[1]]), vector.as_pointer()), align=1)
+        nonzero = builder.icmp_unsigned("!=", loaded, ir.Constant(vector, None))
+        return builder.zext(builder.bitcast(nonzero, ir.IntType(32)), ir.IntType(64))
+
+    return nbtypes.uint64(mask, start), codegen
+
+
+@overload(popcount)
+def _popcount_compiled(x):
+    return lambda x: _ctpop(x)
+
+
+@overload(lowest_bit)
+def _lowest_bit_compiled(x):
+    return lambda x: trailing_zeros(x)
+
+
+@overload(nonzero_bits32)
+def _nonzero_bits32_compiled(mask, start):
+    if isinstance(mask, nbtypes.Array) and mask.layout == "C":
+        return lambda mask, start: _nonzero_bits32_ir(mask, start)
+
+    def strided(mask, start):
+        bits = np.uint64(0)
+        for j in range(32):
+            if mask[start + j] != 0:
+                bits |= np.uint64(1) << np.uint64(j)
+        return bits
+
+    return strided
 
 
 @njit(cache=True)
@@ -313,47 +381,32 @@ def sample_mask(state, mask):
     """A uniformly random set entry of the 0/1 int8 ``mask`` (0 if none):
     the ``k``-th set entry, ``k`` drawn below their count.
 
-    Reads eight entries at a time as one word (masks are long and sparse).
-    The count adds the words up bytewise, a byte counting its column, and
-    sums the bytes once per 255 words (before a byte can carry): plain
-    additions, which the compiler vectorises.  The search skips blocks of
-    eight words by their sums the same way, then walks a word, then its
-    bytes.  The loop indices are unsigned so numba drops its negative-index
-    checks."""
+    Reads 32 entries at a time as the 32 bits "entry != 0"
+    (:func:`nonzero_bits32`: one vector compare) and counts them with the
+    processor's popcount; the search skips 32 entries at a time by the same
+    counts, then clears the word's lowest bits ``k`` times and takes the
+    lowest one left."""
     n = mask.shape[0]
-    words = np.uint64(n // 8)
-    wv = mask[: n // 8 * 8].view(np.uint64)
+    full = n // 32 * 32
     count = 0
-    w = np.uint64(0)
-    while w < words:
-        end = min(words, w + np.uint64(255))
-        acc = np.uint64(0)
-        for j in range(w, end):
-            acc += wv[j]
-        count += _lane_sum(acc)
-        w = end
-    for a in range(n // 8 * 8, n):
-        count += mask[np.uint64(a)]
+    for a in range(0, full, 32):
+        count += np.int64(popcount(nonzero_bits32(mask, a)))
+    for a in range(full, n):
+        if mask[a] != 0:
+            count += 1
     if count == 0:
         return 0
     k = rand_below(state, count)
-    w = np.uint64(0)
-    while w + np.uint64(8) <= words:  # blocks of 64 entries: a block's byte sums are at most 8
-        acc = wv[w] + wv[w + np.uint64(1)] + wv[w + np.uint64(2)] + wv[w + np.uint64(3)] + \
-            wv[w + np.uint64(4)] + wv[w + np.uint64(5)] + wv[w + np.uint64(6)] + wv[w + np.uint64(7)]  # fmt: skip
-        c = _byte_sum(acc)
+    for a in range(0, full, 32):
+        bits = np.uint64(nonzero_bits32(mask, a))
+        c = np.int64(popcount(bits))
         if k < c:
-            break
+            for _ in range(k):
+                bits &= bits - np.uint64(1)
+            return a + np.int64(lowest_bit(bits))
         k -= c
-        w += np.uint64(8)
-    while w < words:
-        c = _byte_sum(wv[w])
-        if k < c:
-            break
-        k -= c
-        w += np.uint64(1)
-    for a in range(np.int64(w) * 8, n):
-        if mask[np.uint64(a)]:
+    for a in range(full, n):
+        if mask[a] != 0:
             if k == 0:
                 return a
             k -= 1

@@ -612,16 +612,19 @@ def test_plain_python_path_runs_the_same_code():
     assert any("status: terminated" in text for text, _ in jitted["toy"])
 
 
-@pytest.mark.parametrize("n", [1, 7, 8, 63, 64, 65, 130, 1296, 2040, 2041, 4100])
-def test_sample_mask_draws_the_kth_set_entry(n):
-    """``sample_mask`` counts and searches the mask a word (eight entries)
-    and a block of eight words at a time, summing bytes before they can
-    carry: it returns the ``k``-th set entry for ``k`` drawn below the count,
-    at every length (a tail of entries past the last word, 255 words and
-    more) and density (none, one, sparse, all), as the plain list would."""
+@pytest.mark.parametrize("n", [1, 7, 8, 31, 32, 33, 63, 64, 65, 130, 1296, 2040, 2041, 4100])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_sample_mask_draws_the_kth_set_entry(n, contiguous):
+    """``sample_mask`` counts and searches the mask 32 entries at a time
+    (one vector compare, then popcounts; a strided mask entry by entry): it
+    returns the ``k``-th set entry for ``k`` drawn below the count, at every
+    length (a tail of entries past the last 32, none before it) and density
+    (none, one, sparse, all), as the plain list would."""
     rng = np.random.default_rng(n)
     for density in (0.0, 1 / n, 0.02, 0.3, 1.0):
         mask = (rng.random(n) < density).astype(np.int8)
+        if not contiguous:  # a column of a 2-D array: numba's "A" layout
+            mask = np.repeat(mask[:, None], 3, axis=1)[:, 1]
         if density == 1 / n:
             mask[:] = 0
             mask[n - 1] = 1  # the last entry alone

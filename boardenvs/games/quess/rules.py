@@ -31,11 +31,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 from numba.core.extending import overload
-from numba.core import types
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
-from numba.extending import intrinsic
+from numba.cpython.unsafe.numbers import leading_zeros
 
 from ... import engine as E
+from ...engine import lowest_bit as _lowest_bit, popcount as _popcount  # the processor's instructions, compiled
 
 TRIANGLE, CIRCLE, SQUARE = 0, 1, 2
 LIGHT, DARK = 0, 1
@@ -186,18 +185,6 @@ def _seen(state, h):
     return False
 
 
-def _lowest_bit(x):
-    """Index of the lowest set bit of ``x`` > 0 (plain Python; compiled code
-    uses the processor's trailing-zero count, see the overload below)."""
-    x = int(x)
-    return (x & -x).bit_length() - 1
-
-
-@overload(_lowest_bit)
-def _lowest_bit_compiled(x):
-    return lambda x: trailing_zeros(x)
-
-
 def _highest_bit(x):
     """Index of the highest set bit of ``x`` > 0 (plain Python; compiled:
     the processor's leading-zero count, see the overload below)."""
@@ -207,28 +194,6 @@ def _highest_bit(x):
 @overload(_highest_bit)
 def _highest_bit_compiled(x):
     return lambda x: 63 - leading_zeros(x)
-
-
-def _popcount(x):
-    """Set bits of ``x`` >= 0 (plain Python; compiled: the processor's
-    population count, see the overload below)."""
-    return bin(int(x)).count("1")
-
-
-@intrinsic
-def _ctpop(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return x(x), codegen
-
-
-@overload(_popcount)
-def _popcount_compiled(x):
-    return lambda x: _ctpop(x)
 
 
 @njit(cache=True)
