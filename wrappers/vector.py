@@ -433,7 +433,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     def _observations(self):
         obs = self._obs_all.reshape(self._obs_shape)
         if self.action_mask_in_obs:
-            return {"observations": obs, "action_mask": self._bool_masks.astype(np.int8)}
+            # the step's mask array as int8 (no copy: a new array each step, as action_masks())
+            return {"observations": obs, "action_mask": self._bool_masks.view(np.int8)}
         return obs
 
     def _infos(self) -> dict:
