@@ -187,9 +187,10 @@ def opponents_move(s, params, seat, probs, mask):
 @njit(cache=CACHE)
 def learner_episode(s, params, seat, draw, probs, mask):
     """A new game in row ``s`` up to the learner's first decision (its seat
-    drawn from the row's generator with ``draw``); a game that ends before
-    it is dealt again, at most 64 times.  Returns the seat, or -1 when 64
-    games in a row ended first."""
+    drawn from the row's generator with ``draw``); a game whose learner's
+    episode is over before it (the game ended, or the learner is out) is
+    dealt again, at most 64 times.  Returns the seat of the last deal (see
+    :func:`learner_out` for whether it got there)."""
     for _ in range(64):
         init(s, params, first_seat_of(s, params))
         if draw:
@@ -200,9 +201,14 @@ def learner_episode(s, params, seat, draw, probs, mask):
         else:
             mask[:] = 0
         opponents_move(s, params, seat, probs, mask)
-        if s[H_STATUS] == PLAYING and (s[H_ALIVE] >> seat) & 1 == 1:
-            return seat
-    return -1
+        if not learner_out(s, seat):
+            break
+    return seat
+
+@njit(cache=CACHE)
+def learner_out(s, seat):
+    """The learner's episode is over: the game ended, or ``seat`` is out of it."""
+    return s[H_STATUS] != PLAYING or (s[H_ALIVE] >> seat) & 1 == 0
 
 @njit(cache=CACHE)
 def learner_observe(s, params, seat, mask, obs, out_mask):
@@ -223,9 +229,11 @@ def agent_step(states, params, actions, seats, draw, same_step, pending, probs, 
     ``reasons`` / ``lengths`` (0 in the other rows); with ``same_step``
     its last observation and mask go to ``final_obs`` / ``final_masks`` and
     its next episode starts (``draw``: a new seat; -1 in ``ends`` when 64
-    games ended before the learner's first decision: the row is left over).  A ``pending`` row (``same_step`` off: its
-    episode ended at the last step) starts its next episode instead of
-    moving.  Then every row's observation and mask for its learner."""
+    deals in a row ended the learner's episode before its first decision:
+    the row is left as the last deal left it).  A ``pending`` row
+    (``same_step`` off: its episode ended at the last step) starts its next
+    episode instead of moving.  Then every row's observation and mask for
+    its learner."""
     for i in range(states.shape[0]):
         s = states[i]
         seat = seats[i]
@@ -234,27 +242,23 @@ def agent_step(states, params, actions, seats, draw, same_step, pending, probs, 
         reasons[i] = 0
         lengths[i] = 0
         if pending[i]:
-            new = learner_episode(s, params, seat, draw, probs[i], masks[i])
-            if new < 0:
-                ends[i] = -1  # the row's game is over: observed as such
-            else:
-                seat = seats[i] = new
+            seat = seats[i] = learner_episode(s, params, seat, draw, probs[i], masks[i])
+            if learner_out(s, seat):
+                ends[i] = -1  # 64 deals ended the learner's episode first: observed as it is
         else:
             play_row(s, params, actions[i], probs[i], masks[i])
             opponents_move(s, params, seat, probs[i], masks[i])
-            alive = (s[H_ALIVE] >> seat) & 1 == 1
-            if s[H_STATUS] != PLAYING or not alive:
+            if learner_out(s, seat):
+                alive = (s[H_ALIVE] >> seat) & 1 == 1
                 rewards[i] = s[H_RET + seat]
                 ends[i] = 1 if s[H_STATUS] == TERMINATED or not alive else 2
                 reasons[i] = s[H_REASON]
                 lengths[i] = s[H_TURN]
                 if same_step:
                     learner_observe(s, params, seat, masks[i], final_obs[i], final_masks[i])
-                    new = learner_episode(s, params, seat, draw, probs[i], masks[i])
-                    if new < 0:
-                        ends[i] = -1  # the row's game is over: observed as such
-                    else:
-                        seat = seats[i] = new
+                    seat = seats[i] = learner_episode(s, params, seat, draw, probs[i], masks[i])
+                    if learner_out(s, seat):
+                        ends[i] = -1  # 64 deals ended the learner's episode first: observed as it is
         learner_observe(s, params, seat, masks[i], obs[i], out_masks[i])
 
 

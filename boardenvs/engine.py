@@ -363,7 +363,7 @@ def _lowest_bit_compiled(x):
 
 @overload(nonzero_bits32)
 def _nonzero_bits32_compiled(mask, start):
-    if isinstance(mask, nbtypes.Array) and mask.layout == "C":
+    if isinstance(mask, nbtypes.Array) and mask.layout == "C" and mask.ndim == 1 and mask.dtype == nbtypes.int8:
         return lambda mask, start: _nonzero_bits32_ir(mask, start)
 
     def strided(mask, start):

@@ -414,9 +414,11 @@ class VectorEnv:
         row's last view, ``(num_envs, obs_size)`` int8 and ``(num_envs,
         num_actions)`` bool; only the ended rows' are this call's).
 
-        RuntimeError when 64 new games in a row ended before a learner's
-        first decision (every other row is played; those rows' games are
-        left over, to be reset with :meth:`reset_rows`)."""
+        RuntimeError when 64 new games in a row ended a learner's episode
+        before its first decision: every other row is played (the call's
+        result is the error's ``result``, those rows' ``ended`` -1, their
+        seats the last deal's) and those rows are left as they are, their
+        learner not to act, to be reset with :meth:`reset_rows`."""
         with self._lock:
             self._require_reset("play_learners")
             n, where = self.num_envs, f"{self.env_id} make_vec: "
@@ -466,15 +468,17 @@ class VectorEnv:
                       pend, self._probs, self._masks, obs.reshape(n, self.game.obs_size),
                       masks.view(np.int8), buf["final_observation"], buf["final_mask"].view(np.int8), rewards,
                       buf["ended"], buf["end_reason_code"], buf["length"])  # fmt: skip
-            if (buf["ended"] < 0).any():
-                rows = np.flatnonzero(buf["ended"] < 0)
-                raise RuntimeError(f"{where}64 new games in a row ended before the learner's first decision in row(s) "
-                                   f"{rows[:5].tolist()}: their games are over (reset_rows them); the other rows were "
-                                   "played")  # fmt: skip
             result = {"observation": obs, "action_mask": masks, "illegal_action": illegal, "rewards": rewards,
                       "ended": buf["ended"], "end_reason_code": buf["end_reason_code"], "length": buf["length"]}  # fmt: skip
             if restart:
                 result.update(final_observation=buf["final_observation"], final_mask=buf["final_mask"])
+            if (buf["ended"] < 0).any():
+                rows = np.flatnonzero(buf["ended"] < 0)
+                error = RuntimeError(f"{where}64 new games in a row ended the learner's episode before its first "
+                                     f"decision in row(s) {rows[:5].tolist()}: reset_rows them (their learner is not "
+                                     "to act); the other rows were played (this call's result: the error's .result)")  # fmt: skip
+                error.result = result
+                raise error
             return result
 
     def reason_names(self, codes) -> np.ndarray:

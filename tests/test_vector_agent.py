@@ -620,9 +620,13 @@ def test_rows_whose_new_games_all_end_at_once_are_named_and_the_rest_played():
     seats = np.array([1, 0, 0, 0], np.int64)  # row 0 starts a new episode as seat 1: it never gets to act
     obs = np.full((4, *vec.game.obs_shape), 99, np.int8)
     masks = np.ones((4, vec.num_actions), np.bool_)
-    with pytest.raises(RuntimeError, match=r"64 new games in a row ended before the learner's first decision in row\(s\) \[0\]"):
+    with pytest.raises(RuntimeError, match=r"64 new games in a row ended the learner's episode before its first "
+                                            r"decision in row\(s\) \[0\]") as failed:  # fmt: skip
         vec.play_learners(np.zeros(3, np.int64), seats, pending=np.array([True, False, False, False]), out=(obs, masks))
     assert vec.states[0, E.H_STATUS] != E.PLAYING and not masks[0].any() and (obs[0] != 99).all()
+    assert failed.value.result["ended"].tolist()[0] == -1 and failed.value.result["observation"] is obs
+    with pytest.raises(ValueError, match="must be to act in every row not pending; it is not in row 0"):
+        vec.play_learners(np.zeros(4, np.int64), seats)  # the row is left as it is, not playable
     assert all(not np.array_equal(vec.states[r], before[r]) for r in (1, 2, 3))  # the others played
     env = SingleAgentVectorEnv("quess_v0", num_envs=3)
     env.reset(seed=0)
