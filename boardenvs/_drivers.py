@@ -98,68 +98,13 @@ def random_actions_n(states, masks, out):
 # the row API's drivers (VectorEnv.act_rows / observe_rows / reset_rows):
 # listed rows only, no auto-reset.  ``masks`` is the engine's own, kept
 # current for every row (the legal mask of the seat to act, zeros once
-# the game is over), so an action is checked against it in the kernel too
-def act_rows(states, params, rows, actions, probs, masks):
-    """Row ``rows[k]`` plays ``actions[k]``: ``RANDOM_ACTION`` draws a
-    legal one from the row's generator; an action the row's mask does not
-    allow (-1 on purpose) forfeits the mover.  Then chance is resolved
-    and the row's mask refreshed.  No auto-reset."""
-    na = masks.shape[1]
-    for k in range(rows.shape[0]):
-        r = rows[k]
-        s = states[r]
-        a = actions[k]
-        if a == RANDOM_ACTION:
-            a = sample_mask(s, masks[r])
-        if s[H_STATUS] == PLAYING:
-            if a >= 0 and a < na and masks[r, a] == 1:
-                apply(s, params, a)
-            else:
-                forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
-            settle_chance(s, params, probs[r])
-        if s[H_STATUS] == PLAYING:
-            legal(s, params, masks[r])
-        else:
-            masks[r, :] = 0
-
-def observe_rows(states, params, rows, seats, obs, masks, out_masks):
-    """Row ``rows[k]`` as seat ``seats[k]`` sees it, in ``obs[k]``; its
-    mask in ``out_masks[k]`` (from the engine's ``masks``) when that seat
-    is to act in a live game, else zeros."""
-    for k in range(rows.shape[0]):
-        r = rows[k]
-        s = states[r]
-        observe(s, params, seats[k], obs[k])
-        if s[H_STATUS] == PLAYING and s[H_CURRENT] == seats[k]:
-            copy_row(out_masks[k], masks[r])
-        else:
-            out_masks[k, :] = 0
-
-def reset_rows(states, params, rows, probs, seats, draw, masks):
-    """A new game in each listed row (from the row's generator), its mask
-    refreshed; with ``draw``, ``seats[k]`` is drawn from it too (the
-    learner's seat)."""
-    for k in range(rows.shape[0]):
-        r = rows[k]
-        s = states[r]
-        init(s, params, first_seat_of(s, params))
-        if draw:
-            seats[k] = rand_below(s, s[H_NUM_PLAYERS])
-        settle_chance(s, params, probs[r])
-        if s[H_STATUS] == PLAYING:
-            legal(s, params, masks[r])
-        else:
-            masks[r, :] = 0
-
-# the single-agent views' step with the random opponent: the learner's
-# move, the opponents' until the learner is to act again, the end of the
-# learner's episode and its next one, its observation: what the views do
-# through the row API above, in one call, move for move the same (each row
-# draws from its own generator in the same order, so the games are the
-# same games; tests/test_vector_agent.py plays both)
+# the game is over), so an action is checked against it in the kernel too.
+# Each is a loop over one row's step below, which agent_step shares
 @njit(cache=CACHE)
 def play_row(s, params, a, probs, mask):
-    """The row API's move in one row (see ``act_rows``)."""
+    """Row ``s`` plays ``a``: ``RANDOM_ACTION`` draws a legal one from the
+    row's generator; an action ``mask`` does not allow (-1 on purpose)
+    forfeits the mover.  Then chance is resolved and the mask refreshed."""
     if a == RANDOM_ACTION:
         a = sample_mask(s, mask)
     if s[H_STATUS] == PLAYING:
@@ -174,14 +119,65 @@ def play_row(s, params, a, probs, mask):
         mask[:] = 0
 
 @njit(cache=CACHE)
-def learner_waits(s, seat):
-    """The game goes on, ``seat`` is in it and another seat is to act."""
-    return s[H_STATUS] == PLAYING and (s[H_ALIVE] >> seat) & 1 == 1 and s[H_CURRENT] != seat
+def observe_row(s, params, seat, mask, obs, out_mask):
+    """Row ``s`` as ``seat`` sees it, in ``obs``; its mask in ``out_mask``
+    (from the engine's ``mask``) when that seat is to act in a live game,
+    else zeros."""
+    observe(s, params, seat, obs)
+    if s[H_STATUS] == PLAYING and s[H_CURRENT] == seat:
+        copy_row(out_mask, mask)
+    else:
+        out_mask[:] = 0
+
+@njit(cache=CACHE)
+def deal_row(s, params, seat, draw, probs, mask):
+    """A new game in row ``s`` (from its generator), its mask refreshed;
+    returns ``seat``, or with ``draw`` a seat drawn from the generator (a
+    learner's)."""
+    init(s, params, first_seat_of(s, params))
+    if draw:
+        seat = rand_below(s, s[H_NUM_PLAYERS])
+    settle_chance(s, params, probs)
+    if s[H_STATUS] == PLAYING:
+        legal(s, params, mask)
+    else:
+        mask[:] = 0
+    return seat
+
+def act_rows(states, params, rows, actions, probs, masks):
+    """Row ``rows[k]`` plays ``actions[k]`` (:func:`play_row`).  No auto-reset."""
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        play_row(states[r], params, actions[k], probs[r], masks[r])
+
+def observe_rows(states, params, rows, seats, obs, masks, out_masks):
+    """Row ``rows[k]`` as seat ``seats[k]`` sees it (:func:`observe_row`)."""
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        observe_row(states[r], params, seats[k], masks[r], obs[k], out_masks[k])
+
+def reset_rows(states, params, rows, probs, seats, draw, masks):
+    """A new game in each listed row (:func:`deal_row`); with ``draw``,
+    ``seats[k]`` is drawn from it too (the learner's seat)."""
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        seats[k] = deal_row(states[r], params, seats[k], draw, probs[r], masks[r])
+
+# the single-agent views' step with the random opponent: the learner's
+# move, the opponents' until the learner is to act again, the end of the
+# learner's episode and its next one, its observation: what the views do
+# through the row API above, in one call, move for move the same (each row
+# draws from its own generator in the same order, so the games are the
+# same games; tests/test_vector_agent.py plays both)
+@njit(cache=CACHE)
+def learner_out(s, seat):
+    """The learner's episode is over: the game ended, or ``seat`` is out of it."""
+    return s[H_STATUS] != PLAYING or (s[H_ALIVE] >> seat) & 1 == 0
 
 @njit(cache=CACHE)
 def opponents_move(s, params, seat, probs, mask):
     """Random opponents play until ``seat`` is to act or its episode is over."""
-    while learner_waits(s, seat):
+    while not learner_out(s, seat) and s[H_CURRENT] != seat:
         play_row(s, params, RANDOM_ACTION, probs, mask)
 
 @njit(cache=CACHE)
@@ -192,32 +188,11 @@ def learner_episode(s, params, seat, draw, probs, mask):
     dealt again, at most 64 times.  Returns the seat of the last deal (see
     :func:`learner_out` for whether it got there)."""
     for _ in range(64):
-        init(s, params, first_seat_of(s, params))
-        if draw:
-            seat = rand_below(s, s[H_NUM_PLAYERS])
-        settle_chance(s, params, probs)
-        if s[H_STATUS] == PLAYING:
-            legal(s, params, mask)
-        else:
-            mask[:] = 0
+        seat = deal_row(s, params, seat, draw, probs, mask)
         opponents_move(s, params, seat, probs, mask)
         if not learner_out(s, seat):
             break
     return seat
-
-@njit(cache=CACHE)
-def learner_out(s, seat):
-    """The learner's episode is over: the game ended, or ``seat`` is out of it."""
-    return s[H_STATUS] != PLAYING or (s[H_ALIVE] >> seat) & 1 == 0
-
-@njit(cache=CACHE)
-def learner_observe(s, params, seat, mask, obs, out_mask):
-    """What ``seat`` sees (see ``observe_rows``)."""
-    observe(s, params, seat, obs)
-    if s[H_STATUS] == PLAYING and s[H_CURRENT] == seat:
-        copy_row(out_mask, mask)
-    else:
-        out_mask[:] = 0
 
 def agent_step(states, params, actions, seats, draw, same_step, pending, probs, masks, obs, out_masks, final_obs,
                final_masks, rewards, ends, reasons, lengths):  # fmt: skip
@@ -255,11 +230,11 @@ def agent_step(states, params, actions, seats, draw, same_step, pending, probs, 
                 reasons[i] = s[H_REASON]
                 lengths[i] = s[H_TURN]
                 if same_step:
-                    learner_observe(s, params, seat, masks[i], final_obs[i], final_masks[i])
+                    observe_row(s, params, seat, masks[i], final_obs[i], final_masks[i])
                     seat = seats[i] = learner_episode(s, params, seat, draw, probs[i], masks[i])
                     if learner_out(s, seat):
                         ends[i] = -1  # 64 deals ended the learner's episode first: observed as it is
-        learner_observe(s, params, seat, masks[i], obs[i], out_masks[i])
+        observe_row(s, params, seat, masks[i], obs[i], out_masks[i])
 
 
 NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step")

@@ -215,7 +215,7 @@ class VectorEnv:
         table = np.full(max(codes) + 1, None, dtype=object)
         for code, name in codes.items():
             table[code] = name
-        self._name_table = np.array([game.reason_name(c) for c in range(len(table))], dtype=object)
+        self._name_table = table.copy()  # reason_names' ("-" for REASON_NONE: a learner out of a game that goes on)
         table[E.REASON_NONE] = None  # rows that did not end
         self._reason_table = table
         self._lock = threading.RLock()

@@ -216,25 +216,16 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 rewards[ended] = st[ended, E.H_RET + seats]
                 terminated[ended] = (st[ended, E.H_STATUS] == E.TERMINATED) | ~((st[ended, E.H_ALIVE] >> seats) & 1 == 1)
                 truncated[ended] = ~terminated[ended]
-                codes, turns = st[ended, E.H_REASON], st[ended, E.H_TURN]
-                if next_step:
-                    infos = self._end_infos(ended, rewards, self._lengths[ended] + 1, codes, turns)
-                else:
-                    obs, masks = vec.observe_rows(ended, self._seats[ended])
-                    infos = self._final_infos(ended, rewards, self._lengths[ended] + 1, codes, turns, obs, masks)
+                final = None if next_step else vec.observe_rows(ended, self._seats[ended])
+                infos = self._ended_infos(ended, rewards, st[ended, E.H_REASON], st[ended, E.H_TURN], final)
+                if not next_step:
                     self._reset_rows(ended)  # opponents may move first in the new games
         except BaseException:  # an opponent failed: every row back as it was
             vec.restore(backup[0])
             self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup[1:4]
             self._opp_list, self._opp_index = backup[4], backup[5]
             raise
-        self._lengths[playing] += 1
-        self._lengths[pending] = 0
-        if not next_step:
-            self._lengths[ended] = 0
-        self._pending[:] = False
-        if next_step:
-            self._pending[ended] = True
+        self._count_steps(playing, pending, ended)
         self._observe_all()
         infos.update(self._infos())
         return self._observations(), rewards, terminated, truncated, infos
@@ -261,19 +252,9 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         playing = np.flatnonzero(~pending) if next_step else self._rows
         infos = {}
         if ended.size:
-            codes, turns = res["end_reason_code"][ended], res["length"][ended]
-            if next_step:
-                infos = self._end_infos(ended, rewards, self._lengths[ended] + 1, codes, turns)
-            else:
-                infos = self._final_infos(ended, rewards, self._lengths[ended] + 1, codes, turns,
-                                          res["final_observation"][ended], res["final_mask"][ended].view(np.int8))  # fmt: skip
-        self._lengths[playing] += 1
-        if next_step:
-            self._lengths[pending] = 0
-            pending[:] = False
-            pending[ended] = True
-        else:
-            self._lengths[ended] = 0
+            final = None if next_step else (res["final_observation"][ended], res["final_mask"][ended].view(np.int8))
+            infos = self._ended_infos(ended, rewards, res["end_reason_code"][ended], res["length"][ended], final)
+        self._count_steps(playing, pending, ended)
         infos.update(self._infos())
         return self._observations(), rewards, terminated, truncated, infos
 
@@ -392,12 +373,35 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
         self._obs_all, self._bool_masks = self.vec.observe_rows(self._rows, self._seats, out=(obs, masks))
 
+    def _count_steps(self, playing, pending, ended) -> None:
+        """The learner steps of this step: one more in the ``playing`` rows,
+        none yet in the episodes that started (the ``pending`` rows'; the
+        ``ended`` rows' under SAME_STEP), and under NEXT_STEP the ``ended``
+        rows pending for the next step (``pending``: rows or a row mask)."""
+        next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
+        self._lengths[playing] += 1
+        self._lengths[pending] = 0
+        if not next_step:
+            self._lengths[ended] = 0
+        self._pending[:] = False
+        if next_step:
+            self._pending[ended] = True
+
+    def _ended_infos(self, ended, rewards, codes, turns, final) -> dict:
+        """The infos of the ``ended`` rows: :meth:`_end_infos` (NEXT_STEP,
+        ``final`` None) or :meth:`_final_infos` with their last ``final =
+        (observations, int8 masks)`` (SAME_STEP)."""
+        lengths = self._lengths[ended] + 1
+        if final is None:
+            return self._end_infos(ended, rewards, lengths, codes, turns)
+        return self._final_infos(ended, rewards, lengths, codes, turns, *final)
+
     def _end_infos(self, ended, rewards, lengths, codes, turns) -> dict:
         """The ended episodes' ``return``, ``end_reason`` (the name;
         ``end_reason_code`` the code), ``length`` (the game's turns) and
         ``learner_steps``, one entry per row with gymnasium's ``_key`` masks
         (NEXT_STEP's infos of the step that ended them)."""
-        vec, n = self.vec, self.num_envs
+        n = self.num_envs
         flags = np.zeros(n, np.bool_)
         flags[ended] = True
         info = {"return": np.zeros(n, np.float32), "end_reason": np.full(n, None, dtype=object),
@@ -427,8 +431,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 final_obs[i] = shaped[k]
         flags = np.zeros(n, np.bool_)
         flags[ended] = True
-        return {"final_obs": final_obs, "_final_obs": flags, "final_info": self._end_infos(ended, rewards, lengths, codes, turns),
-                "_final_info": flags.copy()}  # fmt: skip
+        return {"final_obs": final_obs, "_final_obs": flags,
+                "final_info": self._end_infos(ended, rewards, lengths, codes, turns), "_final_info": flags.copy()}
 
     def _observations(self):
         obs = self._obs_all.reshape(self._obs_shape)
