@@ -8,7 +8,7 @@
 sb3-contrib's ``MaskablePPO`` through :class:`boardenvs.wrappers.SB3VecEnv`
 (``--num-envs`` games stepped per call by the kernels).  Opponents, drawn
 per episode: a share of the ``random``, ``greedy`` and ``mcts`` (100
-simulations) reference opponents, else self-play, a :class:`~boardenvs.wrappers.SelfPlayPool` of frozen
+simulations, or ``--mcts-simulations N``) reference opponents, else self-play, a :class:`~boardenvs.wrappers.SelfPlayPool` of frozen
 snapshots of the learner (one every ``--snapshot-every`` steps).  The
 learner's seat is drawn per episode.  The policy's features come from
 :mod:`boardenvs.baselines.extractors` (a small CNN on board planes, hex
@@ -173,7 +173,8 @@ def default_out(name: str) -> Path:
 
 def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int = 0, players: int | None = None,
           out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
-          mcts_share: float = 0.0, snapshot_every: int = 20_000, eval_every: int = 50_000, eval_games: int = 100,
+          mcts_share: float = 0.0, mcts_simulations: int = 100, snapshot_every: int = 20_000,
+          eval_every: int = 50_000, eval_games: int = 100,
           eval_opponents=EVAL_OPPONENTS, n_steps: int = 128, batch_size: int = 1024, n_epochs: int = 5,
           learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
           save_every: int = 25_000, init: str | Path | None = None, shaping: float = 0.0, progress_bar: bool = True,
@@ -182,7 +183,10 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     ``extractor_kwargs``: change the game's extractor options (e.g.
     ``{"hidden": 512}`` for Tryasina's :class:`TrackMLP`, ``{"layers": 6}``
     for a board CNN); ``net_arch``: the policy and value heads' layers
-    (default ``[128]``).  Both come from the model with ``init``."""
+    (default ``[128]``).  Both come from the model with ``init``.
+    ``mcts_simulations``: the simulations per decision of the ``mcts``
+    opponent that plays ``mcts_share`` of the episodes (named ``mcts:<n>``
+    in the saved config when not the default 100)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -218,7 +222,10 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
         new_policy(config)  # a bad extractor option fails now (ValueError), before anything is built
     out = Path(out) if out is not None else default_out(name)
 
-    shares = {"random": random_share, "greedy": greedy_share, "mcts": mcts_share}  # the rest: self-play
+    if isinstance(mcts_simulations, bool) or not is_int(mcts_simulations) or mcts_simulations < 1:
+        raise ValueError(f"mcts_simulations must be a positive int (simulations per decision), got {mcts_simulations!r}")
+    mcts_name = "mcts" if mcts_simulations == 100 else f"mcts:{int(mcts_simulations)}"
+    shares = {"random": random_share, "greedy": greedy_share, mcts_name: mcts_share}  # the rest: self-play
     config |= {
         "hyperparameters": {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
                             "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": gamma, "seed": seed},
@@ -302,7 +309,9 @@ def main(argv=None) -> int:
     ap.add_argument("--random-share", type=float, default=0.2, help="share of episodes against random (default 0.2)")
     ap.add_argument("--greedy-share", type=float, default=0.2, help="share of episodes against greedy (default 0.2)")
     ap.add_argument("--mcts-share", type=float, default=0.0,
-                    help="share of episodes against mcts, 100 simulations (default 0)")
+                    help="share of episodes against mcts (default 0)")
+    ap.add_argument("--mcts-simulations", type=int, default=100,
+                    help="simulations per decision of that mcts opponent (default 100)")
     ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots")
     ap.add_argument("--eval-every", type=int, default=50_000, help="steps between win-rate checks (0: none)")
     ap.add_argument("--eval-games", type=int, default=100,
@@ -342,7 +351,8 @@ def main(argv=None) -> int:
     try:
         train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
               random_share=args.random_share, greedy_share=args.greedy_share, mcts_share=args.mcts_share,
-              snapshot_every=args.snapshot_every, eval_every=args.eval_every, eval_games=args.eval_games,
+              mcts_simulations=args.mcts_simulations, snapshot_every=args.snapshot_every,
+              eval_every=args.eval_every, eval_games=args.eval_games,
               eval_opponents=tuple(args.eval_vs), batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
               gamma=args.gamma, ent_coef=args.ent_coef, init=args.init, shaping=args.shaping,
               progress_bar=not args.no_progress, extractor_kwargs=extractor_kwargs, net_arch=args.net_arch)  # fmt: skip

@@ -137,12 +137,13 @@ def test_extractor_fits_every_game(env_id):
 def test_train_load_predict_and_play(tmp_path):
     out = tmp_path / "q"
     config = train("quagmire_v0", steps=512, num_envs=8, n_steps=64, batch_size=256, out=out, greedy_share=0.0,
-                   mcts_share=0.3, eval_every=256, eval_games=4, progress_bar=False, verbose=0)  # fmt: skip
+                   mcts_share=0.3, mcts_simulations=8, eval_every=256, eval_games=4, progress_bar=False,
+                   verbose=0)  # fmt: skip
     assert out.with_suffix(".pt").is_file() and (tmp_path / "q_tb").is_dir()
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved == json.loads(json.dumps(config))
     assert saved["budget"]["steps"] >= 512 and saved["history"] and {"random", "greedy", "mcts"} <= set(saved["history"][0])
-    assert saved["opponents"] == {"random": 0.2, "greedy": 0.0, "mcts": 0.3, "self-play": 0.5, "snapshot_every": 20_000}
+    assert saved["opponents"] == {"random": 0.2, "greedy": 0.0, "mcts:8": 0.3, "self-play": 0.5, "snapshot_every": 20_000}
     agent = baselines.load(out)
     assert agent.env_id == "quagmire_v0"
     env = gymnasium.make("boardenvs/Quagmire-v0", opponent=agent)
@@ -222,13 +223,17 @@ def test_committed_models_load_and_play_legal_moves():
         assert (baselines.MODELS / f"{name}.pt").stat().st_size < 5_000_000
 
 
-def test_model_names_and_player_counts():
+def test_model_names_and_player_counts(tmp_path):
     assert model_name("quess_v0") == "quess_v0" and model_name("hex_quoridor_v0", 4) == "hex_quoridor_v0_4p"
     assert game_options("tryasina_v0", 4) == {"num_players": 4}
     with pytest.raises(ValueError, match="played by 2 players"):
         game_options("quess_v0", 3)
     with pytest.raises(ValueError, match="unknown game"):
         train("chess_v0", steps=1)
+    for bad in (0, -5, 2.5, True, "400"):  # refused before anything is built (no run folder)
+        with pytest.raises(ValueError, match=rf"mcts_simulations must be a positive int .*, got {bad!r}"):
+            train("quagmire_v0", steps=64, num_envs=2, mcts_share=0.5, mcts_simulations=bad, out=tmp_path / "m" / "m")
+    assert not (tmp_path / "m").exists()
 
 
 def test_opponent_mix_shares():
