@@ -185,8 +185,8 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     for a board CNN); ``net_arch``: the policy and value heads' layers
     (default ``[128]``).  Both come from the model with ``init``.
     ``mcts_simulations``: the simulations per decision of the ``mcts``
-    opponent that plays ``mcts_share`` of the episodes (named ``mcts:<n>``
-    in the saved config when not the default 100)."""
+    opponent that plays ``mcts_share`` of the episodes (saved under the
+    opponent's name: ``mcts`` at its default 100, else ``mcts:<n>``)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -224,7 +224,7 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
 
     if isinstance(mcts_simulations, bool) or not is_int(mcts_simulations) or mcts_simulations < 1:
         raise ValueError(f"mcts_simulations must be a positive int (simulations per decision), got {mcts_simulations!r}")
-    mcts_name = "mcts" if mcts_simulations == 100 else f"mcts:{int(mcts_simulations)}"
+    mcts_name = make_opponent(f"mcts:{int(mcts_simulations)}").name  # mcts' own bound and name ("mcts" at its default)
     shares = {"random": random_share, "greedy": greedy_share, mcts_name: mcts_share}  # the rest: self-play
     config |= {
         "hyperparameters": {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
