@@ -12,7 +12,8 @@ from numba import njit
 
 from boardenvs.engine import (  # noqa: F401
     CHANCE, H_ALIVE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, PLAYING, RANDOM_ACTION,
-    REASON_ILLEGAL, TERMINATED, TRUNCATED, copy_row, first_seat_of, forfeit, rand_below, sample_mask, sample_probs,
+    REASON_ILLEGAL, TERMINATED, TRUNCATED, copy_row, first_seat_of, forfeit, rand_below, row_view, sample_mask,
+    sample_probs,
 )
 
 # --- kernels: begin (replaced in each copy) ---
@@ -46,12 +47,12 @@ def reset_n(states, params, seeds, probs, obs, masks, out_masks):
     engine's own, which ``step_n`` trusts) and its first
     ``out_masks.shape[1]`` entries copied into ``out_masks`` (the caller's)."""
     for i in range(states.shape[0]):
-        s = states[i]
+        s, mask = row_view(states, i), row_view(masks, i)
         s[H_RNG] = seeds[i]  # init's new_game zeroes the rest
-        fresh_game(s, params, probs[i])
-        observe(s, params, s[H_CURRENT], obs[i])
-        legal(s, params, masks[i])
-        copy_row(out_masks[i], masks[i])
+        fresh_game(s, params, row_view(probs, i))
+        observe(s, params, s[H_CURRENT], row_view(obs, i))
+        legal(s, params, mask)
+        copy_row(row_view(out_masks, i), mask)
 
 def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons, lengths):
     """Apply one action per row; rows that end are reset in place (their
@@ -63,19 +64,20 @@ def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, termi
     forfeited by its mover (never half-applied)."""
     na = out_masks.shape[1]
     for i in range(states.shape[0]):
-        s = states[i]
+        s, mask, prob = row_view(states, i), row_view(masks, i), row_view(probs, i)
         a = actions[i]
         seat = s[H_CURRENT]
         if a == RANDOM_ACTION:
-            a = sample_mask(s, masks[i])
-        ok = a >= 0 and a < na and masks[i, a] == 1
+            a = sample_mask(s, mask)
+        ok = a >= 0 and a < na and mask[a] == 1
         if ok:
             apply(s, params, a)
         else:
             forfeit(s, seat, REASON_ILLEGAL)
-        settle_chance(s, params, probs[i])
+        settle_chance(s, params, prob)
         n = s[H_NUM_PLAYERS]
-        rewards[i, :] = 0.0
+        for p in range(rewards.shape[1]):
+            rewards[i, p] = 0.0
         terminated[i] = s[H_STATUS] == TERMINATED
         truncated[i] = s[H_STATUS] == TRUNCATED
         reasons[i] = 0
@@ -85,15 +87,15 @@ def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, termi
                 rewards[i, p] = s[H_RET + p]
             reasons[i] = s[H_REASON]
             lengths[i] = s[H_TURN]
-            fresh_game(s, params, probs[i])
-        observe(s, params, s[H_CURRENT], obs[i])
-        legal(s, params, masks[i])
-        copy_row(out_masks[i], masks[i])
+            fresh_game(s, params, prob)
+        observe(s, params, s[H_CURRENT], row_view(obs, i))
+        legal(s, params, mask)
+        copy_row(row_view(out_masks, i), mask)
 
 def random_actions_n(states, masks, out):
     """A uniformly random legal action per row, from the row's generator."""
     for i in range(states.shape[0]):
-        out[i] = sample_mask(states[i], masks[i])
+        out[i] = sample_mask(row_view(states, i), row_view(masks, i))
 
 # the row API's drivers (VectorEnv.act_rows / observe_rows / reset_rows):
 # listed rows only, no auto-reset.  ``masks`` is the engine's own, kept
@@ -148,20 +150,20 @@ def act_rows(states, params, rows, actions, probs, masks):
     """Row ``rows[k]`` plays ``actions[k]`` (:func:`play_row`).  No auto-reset."""
     for k in range(rows.shape[0]):
         r = rows[k]
-        play_row(states[r], params, actions[k], probs[r], masks[r])
+        play_row(row_view(states, r), params, actions[k], row_view(probs, r), row_view(masks, r))
 
 def observe_rows(states, params, rows, seats, obs, masks, out_masks):
     """Row ``rows[k]`` as seat ``seats[k]`` sees it (:func:`observe_row`)."""
     for k in range(rows.shape[0]):
         r = rows[k]
-        observe_row(states[r], params, seats[k], masks[r], obs[k], out_masks[k])
+        observe_row(row_view(states, r), params, seats[k], row_view(masks, r), row_view(obs, k), row_view(out_masks, k))
 
 def reset_rows(states, params, rows, probs, seats, draw, masks):
     """A new game in each listed row (:func:`deal_row`); with ``draw``,
     ``seats[k]`` is drawn from it too (the learner's seat)."""
     for k in range(rows.shape[0]):
         r = rows[k]
-        seats[k] = deal_row(states[r], params, seats[k], draw, probs[r], masks[r])
+        seats[k] = deal_row(row_view(states, r), params, seats[k], draw, row_view(probs, r), row_view(masks, r))
 
 # the single-agent views' step with the random opponent: the learner's
 # move, the opponents' until the learner is to act again, the end of the
@@ -210,19 +212,19 @@ def agent_step(states, params, actions, seats, draw, same_step, pending, probs, 
     episode instead of moving.  Then every row's observation and mask for
     its learner."""
     for i in range(states.shape[0]):
-        s = states[i]
+        s, mask, prob = row_view(states, i), row_view(masks, i), row_view(probs, i)
         seat = seats[i]
         rewards[i] = 0.0
         ends[i] = 0
         reasons[i] = 0
         lengths[i] = 0
         if pending[i]:
-            seat = seats[i] = learner_episode(s, params, seat, draw, probs[i], masks[i])
+            seat = seats[i] = learner_episode(s, params, seat, draw, prob, mask)
             if learner_out(s, seat):
                 ends[i] = -1  # 64 deals ended the learner's episode first: observed as it is
         else:
-            play_row(s, params, actions[i], probs[i], masks[i])
-            opponents_move(s, params, seat, probs[i], masks[i])
+            play_row(s, params, actions[i], prob, mask)
+            opponents_move(s, params, seat, prob, mask)
             if learner_out(s, seat):
                 alive = (s[H_ALIVE] >> seat) & 1 == 1
                 rewards[i] = s[H_RET + seat]
@@ -230,11 +232,11 @@ def agent_step(states, params, actions, seats, draw, same_step, pending, probs, 
                 reasons[i] = s[H_REASON]
                 lengths[i] = s[H_TURN]
                 if same_step:
-                    observe_row(s, params, seat, masks[i], final_obs[i], final_masks[i])
-                    seat = seats[i] = learner_episode(s, params, seat, draw, probs[i], masks[i])
+                    observe_row(s, params, seat, mask, row_view(final_obs, i), row_view(final_masks, i))
+                    seat = seats[i] = learner_episode(s, params, seat, draw, prob, mask)
                     if learner_out(s, seat):
                         ends[i] = -1  # 64 deals ended the learner's episode first: observed as it is
-        observe_row(s, params, seat, masks[i], obs[i], out_masks[i])
+        observe_row(s, params, seat, mask, row_view(obs, i), row_view(out_masks, i))
 
 
 NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step")

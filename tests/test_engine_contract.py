@@ -636,3 +636,50 @@ def test_sample_mask_draws_the_kth_set_entry(n, contiguous):
             expected = int(set_entries[E.rand_below(expected_row, len(set_entries))]) if len(set_entries) else 0
             assert E.sample_mask(row, mask) == expected
             assert (row == expected_row).all()  # one draw from the row's generator (none without a set entry)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "strided"])
+def test_row_view_is_the_row_itself(order):
+    """The drivers take each row with ``row_view`` (a view that holds no
+    reference, so no reference counting per row): compiled, it is ``a[i]``,
+    reads and writes going to ``a``'s own memory, in every layout (C; a
+    Fortran-ordered or column-strided array gives a strided row)."""
+    from numba import njit
+
+    @njit
+    def fill(a, values):
+        for i in range(a.shape[0]):
+            r = E.row_view(a, i)
+            for j in range(r.shape[0]):
+                r[j] += values[i, j]
+        return E.row_view(a, a.shape[0] - 1).sum()
+
+    base = np.arange(5 * 8, dtype=np.int64).reshape(5, 8)
+    a = {"C": base.copy(), "F": np.asfortranarray(base), "strided": np.repeat(base, 2, axis=1)[:, ::2]}[order]
+    values = np.random.default_rng(1).integers(-9, 9, size=a.shape)
+    expected = a + values
+    assert fill(a, values) == expected[-1].sum()
+    assert (a == expected).all()
+    assert E.row_view(a, 2) is not None and (E.row_view(a, 2) == expected[2]).all()  # plain Python: a[i]
+
+
+def test_row_view_checks_its_index_under_boundscheck():
+    """With ``NUMBA_BOUNDSCHECK=1`` a row past the end (or before the start)
+    raises IndexError like ``a[i]`` does, instead of reading another row."""
+    code = (
+        "import numpy as np; from numba import njit; from boardenvs.engine import row_view\n"
+        "f = njit(lambda a, i: row_view(a, i)[0])\n"
+        "a = np.arange(12).reshape(3, 4)\n"
+        "assert f(a, 2) == 8\n"
+        "for i in (3, -1, 100):\n"
+        "    try:\n"
+        "        f(a, i)\n"
+        "    except IndexError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        raise SystemExit(f'row {i} of 3 read')\n"
+        "print('ok')\n"
+    )
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:] + proc.stdout
