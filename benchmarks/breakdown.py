@@ -39,38 +39,40 @@ PARTS = ("legal", "sample", "apply", "observe", "mask copy", "driver and the res
 
 
 def _timers(kernels):
-    """Compiled loops over rows calling one game's kernels (compiled per game)."""
+    """Compiled loops over rows calling one game's kernels (compiled per game),
+    each row taken as the drivers take it (``E.row_view``: no reference count)."""
     _init, legal, apply, observe, _chance = kernels
+    row = E.row_view
 
     @njit
     def t_legal(states, params, masks):
         for i in range(states.shape[0]):
-            legal(states[i], params, masks[i])
+            legal(row(states, i), params, row(masks, i))
 
     @njit
     def t_sample(states, masks, out):
         for i in range(states.shape[0]):
-            out[i] = E.sample_mask(states[i], masks[i])
+            out[i] = E.sample_mask(row(states, i), row(masks, i))
 
     @njit
     def t_apply(states, params, actions):
         for i in range(states.shape[0]):
-            apply(states[i], params, actions[i])
+            apply(row(states, i), params, actions[i])
 
     @njit
     def t_observe(states, params, obs):
         for i in range(states.shape[0]):
-            observe(states[i], params, states[i, E.H_CURRENT], obs[i])
+            observe(row(states, i), params, states[i, E.H_CURRENT], row(obs, i))
 
     @njit
     def t_copy_rows(dst, src):
         for i in range(src.shape[0]):
-            dst[i, :] = src[i, :]
+            E.copy_row(row(dst, i), row(src, i))
 
     @njit
     def t_mask_copy(masks, out):  # as the drivers copy it
         for i in range(masks.shape[0]):
-            E.copy_row(out[i], masks[i])
+            E.copy_row(row(out, i), row(masks, i))
 
     return t_legal, t_sample, t_apply, t_observe, t_copy_rows, t_mask_copy
 
