@@ -81,16 +81,21 @@ def greedy_driver(game_cls):
 
     @njit
     def greedy(states, params, seeds, out, mask_size):
-        k, width = states.shape
-        mask = np.zeros(mask_size, np.int8)
-        scratch_mask = np.zeros(mask_size, np.int8)
+        # the rows the kernels work on, allocated here and borrowed below
+        # (E.row_view: no reference counting in the kernels' own views)
+        greedy_rows(states, params, seeds, out, mask_size, np.zeros((2, states.shape[1]), np.int64),
+                    np.zeros((2, mask_size), np.int8))  # fmt: skip
+
+    @njit
+    def greedy_rows(states, params, seeds, out, mask_size, s_rows, mask_rows):
+        k = states.shape[0]
+        mask, scratch_mask = E.row_view(mask_rows, 0), E.row_view(mask_rows, 1)
         scores = np.zeros(mask_size, np.float64)
         flags = np.zeros(mask_size, np.int64)
-        s = np.zeros(width, np.int64)
-        s2 = np.zeros(width, np.int64)
+        s, s2 = E.row_view(s_rows, 0), E.row_view(s_rows, 1)
         rng = np.zeros(E.H_RNG + 1, np.int64)  # a row-sized carrier of a splitmix64 state
         for i in range(k):
-            root = states[i]
+            root = E.row_view(states, i)
             rng[E.H_RNG] = seeds[i]
             mover = root[E.H_CURRENT]
             legal(root, params, mask)

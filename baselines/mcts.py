@@ -77,13 +77,13 @@ def mcts_driver(game_cls, parallel: bool = False):
     settle = settler(game_cls.kernels)
 
     @njit
-    def search_row(root, params, sims, c, cap, seed, counts, mask_size, num_outcomes):
-        width = root.shape[0]
+    def search_row(root, params, sims, c, cap, seed, counts, mask_size, s_rows, mask_rows, probs_rows):
+        # the rows the kernels work on, borrowed from the caller's 1-row
+        # arrays (E.row_view): no reference counting in the kernels' own
+        # views of them, a third to a half of a simulation in some games
+        s, mask, probs = E.row_view(s_rows, 0), E.row_view(mask_rows, 0), E.row_view(probs_rows, 0)
         n_players = root[E.H_NUM_PLAYERS]
-        mask = np.zeros(mask_size, np.int8)
         tried = np.zeros(mask_size, np.int8)
-        probs = np.zeros(max(num_outcomes, 1), np.float64)
-        s = np.zeros(width, np.int64)
         rng = np.zeros(E.H_RNG + 1, np.int64)
         rng[E.H_RNG] = seed
         values = np.zeros(E.MAX_PLAYERS, np.float64)
@@ -194,7 +194,11 @@ def mcts_driver(game_cls, parallel: bool = False):
 
     def search(states, params, sims, c, cap, seeds, out, counts, mask_size, num_outcomes):
         for i in prange(states.shape[0]):
-            out[i] = search_row(states[i], params, sims, c, cap, seeds[i], counts[i], mask_size, num_outcomes)
+            s_rows = np.zeros((1, states.shape[1]), np.int64)  # each row's own (threads), alive through the call
+            mask_rows = np.zeros((1, mask_size), np.int8)
+            probs_rows = np.zeros((1, max(num_outcomes, 1)), np.float64)
+            out[i] = search_row(states[i], params, sims, c, cap, seeds[i], counts[i], mask_size, s_rows, mask_rows,
+                                probs_rows)  # fmt: skip
 
     fn = njit(parallel=True)(search) if parallel else njit(search)
     _DRIVERS[key] = fn
