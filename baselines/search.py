@@ -106,7 +106,9 @@ def search_driver(game_cls, parallel: bool = False):
                 kinds[i] = SKIP
                 continue
             probs = np.zeros(max(num_outcomes, 1), np.float64)
-            kinds[i], plens[i] = select_row(roots[i], params, c, rngs[i], leaves[i], masks[i], obs[i], probs,
+            # the rows the kernels work on, borrowed (E.row_view: no reference counts in the kernels' views)
+            kinds[i], plens[i] = select_row(E.row_view(roots, i), params, c, E.row_view(rngs, i), E.row_view(leaves, i),
+                                            E.row_view(masks, i), E.row_view(obs, i), probs,
                                             start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
                                             e_n[i], e_w[i], e_child[i], paths[i], movers[i])  # fmt: skip
 
