@@ -294,14 +294,15 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
             players: int | None = None, num_envs: int = 64, seed: int = 0, random_share: float = 0.25,
             opening: int = 2, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, samples: str | Path | None = None,
             extractor_kwargs: dict | None = None, init: str | Path | None = None, student_share: float = 0.0,
-            targets: str | None = None, add_samples=(), verbose: int = 1) -> dict:  # fmt: skip
+            targets: str | None = None, add_samples=(), extractor: str | None = None, verbose: int = 1) -> dict:  # fmt: skip
     """Collect the teacher's decisions, fit a fresh policy on them and save
     it (``<out>.pt``/``<out>.json``); returns its config.  ``samples``: an
     ``.npz`` file to keep the teacher's decisions in (``.npz`` added to a
     name without it): when it exists it is read back instead of playing,
     and refused (ValueError) if it was played with other settings.
     ``extractor_kwargs``: change the game's extractor options (e.g.
-    ``{"layers": 6}``).  ``init``: a saved model (``<path>.pt/.json``) to
+    ``{"layers": 6}``); ``extractor``: another of
+    :data:`.extractors.EXTRACTORS` than the game's (e.g. ``"hexpaths"``).  ``init``: a saved model (``<path>.pt/.json``) to
     start from (its network) instead of a fresh policy; it is also the
     student of :func:`collect` in ``student_share`` of the games.
     ``targets``: what the policy is fitted to, :func:`fit`'s (default: the
@@ -338,10 +339,16 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     if samples is not None:
         samples = Path(samples)
         samples = samples if samples.suffix == ".npz" else samples.with_name(samples.name + ".npz")
+    if extractor is not None:
+        from .extractors import EXTRACTORS
+
+        if extractor not in EXTRACTORS:
+            raise ValueError(f"extractor must be one of {', '.join(sorted(EXTRACTORS))}, got {extractor!r}")
+        config["extractor"], config["extractor_kwargs"] = extractor, {}
     config["extractor_kwargs"] = {**config["extractor_kwargs"], **check_extractor_kwargs(extractor_kwargs or {})}
     student = None
     if init is not None:
-        if extractor_kwargs:
+        if extractor_kwargs or extractor is not None:
             raise ValueError("extractor options come from the init model's network: give one or the other")
         student = start_from(init, config)  # ValueError if there is none, or it plays another game
     policy = new_policy(config)  # before the games: a bad extractor option fails fast (ValueError)
@@ -420,6 +427,7 @@ def main(argv=None) -> int:
     ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate, cosine to 0 (default 1e-3)")
     ap.add_argument("--targets", choices=TARGETS, default=None,
                     help="fit the search's visit distribution or the teacher's action (default: visits for a search)")
+    ap.add_argument("--extractor", default=None, help="another features extractor than the game's (e.g. hexpaths)")
     ap.add_argument("--layers", type=int, default=None, help="convolutions in the board extractor (default: the game's)")
     ap.add_argument("--channels", type=int, default=None, help="channels of those convolutions (default: the game's)")
     ap.add_argument("--samples", default=None, help="an .npz to keep the teacher's samples in (read back when it exists)")
@@ -449,7 +457,8 @@ def main(argv=None) -> int:
                 num_envs=args.num_envs, seed=args.seed, random_share=args.random_share, opening=args.opening,
                 epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, samples=args.samples,
                 extractor_kwargs=network or None, init=args.init,
-                student_share=args.student_share, targets=args.targets, add_samples=args.add_samples)  # fmt: skip
+                student_share=args.student_share, targets=args.targets, add_samples=args.add_samples,
+                extractor=args.extractor)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))
     return 0

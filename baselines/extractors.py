@@ -23,6 +23,10 @@ Every boardenvs observation is an ``int8`` array with known bounds
   next to piece 0" once for every place piece 0 may stand; in the piece's
   own view "the cell east of it" is always the same input, as it is in the
   action space (piece x direction);
+  :class:`HexPathsCNN` (``"hexpaths"``) adds to Hex Quoridor's planes what
+  its rules turn on and a few convolutions cannot compute: every seat's
+  goal distances, its pawn's shortest paths and the edges on them
+  (a breadth-first search in torch on each forward pass);
 * **tracks** ``(players, cells)`` (Tryasina): :class:`TrackMLP`, the planes
   flattened into a two-layer MLP.
 
@@ -78,24 +82,41 @@ class BoardCNN(BaseFeaturesExtractor):
         self.around = bool(around)
         self.register_buffer("scale", _scale(observation_space))
         conv = HexConv2d if hex else (lambda i, o: nn.Conv2d(i, o, kernel_size=3, padding=1))
-        c_in = c + len(self.split) * self.pieces
+        c_in = c + len(self.split) * self.pieces + self._extra_planes(c)
         blocks, width = [], c_in
         for _ in range(layers):
             blocks += [conv(width, channels), nn.ReLU()]
             width = channels
         self.cnn = nn.Sequential(*blocks, nn.Flatten())
         views = len(self.split) * self.pieces * (2 * h - 1) * (2 * w - 1) * c_in if self.around else 0
-        self.linear = nn.Sequential(nn.Linear(channels * h * w + views, features_dim), nn.ReLU())
+        self.linear = nn.Sequential(nn.Linear(channels * h * w + views + self._extra_scalars(c), features_dim), nn.ReLU())
+
+    # what a subclass adds: planes to the convolutions' input, numbers to the linear layer's
+    def _extra_planes(self, c: int) -> int:
+        return 0
+
+    def _extra_scalars(self, c: int) -> int:
+        return 0
+
+    def _extra(self, observations: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
+        """(planes (B, k, H, W), scalars (B, m)) computed from the raw observations, or None."""
+        return None
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         x = (observations * self.scale).permute(0, 3, 1, 2)  # (B, H, W, C) -> (B, C, H, W)
+        extra = self._extra(observations, x)
+        if extra is not None:
+            x = torch.cat([x, extra[0]], dim=1)
         if not self.split:
-            return self.linear(self.cnn(x))
-        pieces = self._split(x)
-        x = torch.cat([x, pieces], dim=1)
-        features = self.cnn(x)
-        if self.around:
-            features = torch.cat([features, self._views(x, pieces)], dim=1)
+            features = self.cnn(x)
+        else:
+            pieces = self._split(x)
+            x = torch.cat([x, pieces], dim=1)
+            features = self.cnn(x)
+            if self.around:
+                features = torch.cat([features, self._views(x, pieces)], dim=1)
+        if extra is not None:
+            features = torch.cat([features, extra[1]], dim=1)
         return self.linear(features)
 
     def _views(self, x: torch.Tensor, pieces: torch.Tensor) -> torch.Tensor:
@@ -123,6 +144,87 @@ class BoardCNN(BaseFeaturesExtractor):
         return torch.stack(planes, dim=2).reshape(b, len(self.split) * self.pieces, h, w).to(x.dtype)
 
 
+# the axial grid's six directions E, NE, NW, W, SW, SE (boardenvs.hexboard.DIRECTIONS, (dq, dr)) as
+# (row, column) steps: cell (q, r) is at row r + R, column q + R
+HEX_STEPS = ((0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1), (1, 0))
+
+
+def hex_distances(sources: torch.Tensor, blocked: torch.Tensor, far: float) -> torch.Tensor:
+    """Steps from every cell to the nearest source cell through unblocked
+    edges: ``sources`` (B, S, H, W) 0/1, ``blocked`` (B, 6, H, W) 0/1 (edge of
+    the cell in direction d of :data:`HEX_STEPS`; a cell off the board or
+    behind the rim is never reached), ``far`` where no path leads.  A
+    breadth-first search as repeated relaxation, until nothing changes."""
+    b, k, h, w = sources.shape
+    dist = torch.where(sources > 0, 0.0, far)
+    open_ = (blocked == 0)[:, None]  # (B, 1, 6, H, W)
+    for _ in range(h * w):
+        padded = nn.functional.pad(dist, (1, 1, 1, 1), value=far)
+        nearer = dist
+        for d, (dr, dc) in enumerate(HEX_STEPS):
+            beyond = padded[:, :, 1 + dr : 1 + dr + h, 1 + dc : 1 + dc + w]
+            nearer = torch.minimum(nearer, torch.where(open_[:, :, d], beyond + 1.0, far))
+        if torch.equal(nearer, dist):
+            break
+        dist = nearer
+    return dist
+
+
+class HexPathsCNN(BoardCNN):
+    """:class:`BoardCNN` (hex convolutions) on Hex Quoridor's planes plus
+    what its rules turn on, the pawns' shortest paths (HQ-7, HQ-8; the
+    greedy opponent ranks moves by them): for each seat, observer first,
+    the goal distance of every cell (fences block, pawns do not; scaled by
+    ``1 / scale_steps``, unreachable cells at ``far / scale_steps``), the
+    cells on one of its pawn's shortest paths and, per direction, the edges
+    on one (6 planes: a fence across one of them may lengthen the path); the
+    linear layer also gets each pawn's distance.  The planes come from the
+    observation's layout (``5n + 7`` planes for ``n`` seats, see the game's
+    card): pawns at ``1..n``, blocked edges at ``n+1..n+6``, the observer's
+    goal at ``n+7``, the others' at ``3n+8..4n+6``.  Computed in torch by
+    :func:`hex_distances` on every forward pass (no state is needed)."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, features_dim: int = 128, channels: int = 32,
+                 layers: int = 3, hex: bool = True, scale_steps: int = 16, **kwargs):  # fmt: skip
+        shape = observation_space.shape
+        if len(shape) != 3 or (shape[2] - 7) % 5 or shape[2] < 17:
+            raise ValueError(f"HexPathsCNN reads Hex Quoridor's (H, W, 5n + 7) planes, got shape {shape}")
+        self.seats = (shape[2] - 7) // 5
+        self.scale_steps = float(scale_steps)
+        super().__init__(observation_space, features_dim, channels, layers, hex=hex, **kwargs)
+
+    def _extra_planes(self, c: int) -> int:
+        return 8 * self.seats
+
+    def _extra_scalars(self, c: int) -> int:
+        return self.seats
+
+    def _extra(self, observations, x):
+        n = self.seats
+        obs = observations.permute(0, 3, 1, 2).float()  # unscaled 0/1 planes
+        b, _, h, w = obs.shape
+        far = float(h * w)
+        pawns = obs[:, 1 : n + 1]
+        blocked = torch.maximum(obs[:, n + 1 : n + 7], 1.0 - obs[:, 0:1])  # a cell off the board: every edge
+        goals = torch.cat([obs[:, n + 7 : n + 8], obs[:, 3 * n + 8 : 4 * n + 7]], dim=1)
+        both = hex_distances(torch.cat([goals, pawns], dim=1), blocked, far)
+        to_goal, from_pawn = both[:, :n], both[:, n:]
+        present = pawns.flatten(2).sum(dim=2) > 0  # (B, n): a seat out has no pawn
+        length = torch.where(present, (to_goal * pawns).flatten(2).sum(dim=2), far)  # (B, n)
+        target = length[:, :, None, None]
+        reachable = (target < far)
+        on_path = ((from_pawn + to_goal == target) & reachable).float()
+        padded = nn.functional.pad(to_goal, (1, 1, 1, 1), value=far)
+        edges = []
+        for d, (dr, dc) in enumerate(HEX_STEPS):
+            beyond = padded[:, :, 1 + dr : 1 + dr + h, 1 + dc : 1 + dc + w]
+            edges.append((from_pawn + 1.0 + beyond == target) & (blocked[:, d : d + 1] == 0) & reachable)
+        edge_planes = torch.stack(edges, dim=2).float().reshape(b, 6 * n, h, w)  # seat-major, then direction
+        top = far / self.scale_steps
+        planes = torch.cat([torch.clamp(to_goal / self.scale_steps, max=top), on_path, edge_planes], dim=1)
+        return planes, torch.clamp(length / self.scale_steps, max=top)
+
+
 class TrackMLP(BaseFeaturesExtractor):
     """The planes flattened into two linear layers (ReLU)."""
 
@@ -136,4 +238,4 @@ class TrackMLP(BaseFeaturesExtractor):
         return self.net(observations * self.scale)
 
 
-EXTRACTORS = {"cnn": BoardCNN, "mlp": TrackMLP}
+EXTRACTORS = {"cnn": BoardCNN, "hexpaths": HexPathsCNN, "mlp": TrackMLP}

@@ -14,7 +14,7 @@ import torch
 import boardenvs
 from boardenvs import baselines
 from boardenvs.baselines import tournament as ev
-from boardenvs.baselines.extractors import BoardCNN, HexConv2d, TrackMLP
+from boardenvs.baselines.extractors import HEX_STEPS, BoardCNN, HexConv2d, HexPathsCNN, TrackMLP
 from boardenvs.registry import gym_id_of
 from boardenvs.baselines.networks import trainable_ids
 from boardenvs.baselines.train import OpponentMix, ShapedRewards, game_options, model_name, train
@@ -117,6 +117,54 @@ def test_split_planes_tell_quagmire_pieces_apart_as_its_actions_do():
         BoardCNN(space, split=(9,))
     with pytest.raises(ValueError, match="around=True centres windows"):
         BoardCNN(space, around=True)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_hex_paths_extractor_measures_the_rules_goal_distances(players):
+    """HexPathsCNN's distances are the kernels' (HQ-7/HQ-8: steps to the goal
+    side, fences block, pawns do not) for every seat of the observer's frame,
+    and its path planes mark shortest paths: the pawn's cell, one cell at
+    every distance from it to the goal, edges between path cells only."""
+    from boardenvs.games.hex_quoridor import rules as hq
+
+    game = boardenvs.make_game("hex_quoridor_v0", num_players=players)
+    space = gymnasium.spaces.Box(game.info.obs_low, game.info.obs_high, game.info.obs_low.shape, np.int8)
+    net = HexPathsCNN(space, features_dim=8, layers=1)
+    n, far = players, float(space.shape[0] * space.shape[1])
+    params = game.params
+    dist, queue = np.empty(params[hq.P_N] + 1, np.int64), np.empty(params[hq.P_N] + 1, np.int64)
+    rng = np.random.default_rng(players)
+    pos, checked, fenced = boardenvs.position("hex_quoridor_v0", num_players=players), 0, 0
+    while checked < 30:
+        if pos.is_terminal:
+            pos = boardenvs.position("hex_quoridor_v0", num_players=players)
+        seat = pos.to_move
+        obs = torch.as_tensor(pos.observation(seat)[None])
+        planes, lengths = net._extra(obs, None)
+        to_goal, on_path = planes[0, :n] * net.scale_steps, planes[0, n : 2 * n]
+        edges = planes[0, 2 * n :].reshape(n, 6, *to_goal.shape[1:])
+        pawns = obs[0].permute(2, 0, 1)[1 : n + 1].float()
+        for r in range(n):
+            cell = int(pos.state[hq.Q_PAWNS + (seat + r) % n])
+            if cell < 0:  # out (HQ-9): no pawn, no path
+                assert lengths[0, r] * net.scale_steps == far and on_path[r].sum() == 0
+                continue
+            hq._goal_distances(pos.state, params, (seat + r) % n, dist, queue)
+            length = int(dist[cell])
+            assert lengths[0, r] * net.scale_steps == length, (r, length)
+            assert (on_path[r] * pawns[r]).sum() == 1  # the pawn's own cell is on its path
+            levels = sorted({int(v) for v in to_goal[r][on_path[r] > 0].tolist()})
+            assert levels == list(range(length + 1))
+            for d, (dr, dc) in enumerate(HEX_STEPS):
+                for y, x in torch.nonzero(edges[r, d]).tolist():
+                    assert on_path[r, y, x] == 1 and on_path[r, y + dr, x + dc] == 1
+                    assert to_goal[r, y + dr, x + dc] == to_goal[r, y, x] - 1
+        fenced = max(fenced, len(game.placed_fences(pos.state)))
+        checked += 1
+        pos = pos.play(int(rng.choice(np.flatnonzero(pos.action_mask()))))
+    assert fenced >= 3  # fences were on the board in the positions checked
+    with pytest.raises(ValueError, match="5n \\+ 7"):
+        HexPathsCNN(gymnasium.spaces.Box(0, 1, (9, 9, 18), np.int8))
 
 
 @pytest.mark.parametrize("env_id", sorted(e for e in trainable_ids() if e in boardenvs.ENV_IDS))
