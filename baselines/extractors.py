@@ -40,6 +40,8 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from boardenvs.hexboard import DIRECTIONS
+
 
 def _scale(space: gymnasium.spaces.Box) -> torch.Tensor:
     high = np.asarray(space.high, np.float32)
@@ -82,29 +84,26 @@ class BoardCNN(BaseFeaturesExtractor):
         self.around = bool(around)
         self.register_buffer("scale", _scale(observation_space))
         conv = HexConv2d if hex else (lambda i, o: nn.Conv2d(i, o, kernel_size=3, padding=1))
-        c_in = c + len(self.split) * self.pieces + self._extra_planes(c)
+        c_in = c + len(self.split) * self.pieces + self.extra_planes
         blocks, width = [], c_in
         for _ in range(layers):
             blocks += [conv(width, channels), nn.ReLU()]
             width = channels
         self.cnn = nn.Sequential(*blocks, nn.Flatten())
         views = len(self.split) * self.pieces * (2 * h - 1) * (2 * w - 1) * c_in if self.around else 0
-        self.linear = nn.Sequential(nn.Linear(channels * h * w + views + self._extra_scalars(c), features_dim), nn.ReLU())
+        self.linear = nn.Sequential(nn.Linear(channels * h * w + views + self.extra_scalars, features_dim), nn.ReLU())
 
-    # what a subclass adds: planes to the convolutions' input, numbers to the linear layer's
-    def _extra_planes(self, c: int) -> int:
-        return 0
+    # what a subclass adds (set before this __init__): planes to the convolutions' input, numbers to the linear layer's
+    extra_planes = 0
+    extra_scalars = 0
 
-    def _extra_scalars(self, c: int) -> int:
-        return 0
-
-    def _extra(self, observations: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
+    def _extra(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
         """(planes (B, k, H, W), scalars (B, m)) computed from the raw observations, or None."""
         return None
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         x = (observations * self.scale).permute(0, 3, 1, 2)  # (B, H, W, C) -> (B, C, H, W)
-        extra = self._extra(observations, x)
+        extra = self._extra(observations)
         if extra is not None:
             x = torch.cat([x, extra[0]], dim=1)
         if not self.split:
@@ -146,7 +145,15 @@ class BoardCNN(BaseFeaturesExtractor):
 
 # the axial grid's six directions E, NE, NW, W, SW, SE (boardenvs.hexboard.DIRECTIONS, (dq, dr)) as
 # (row, column) steps: cell (q, r) is at row r + R, column q + R
-HEX_STEPS = ((0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1), (1, 0))
+HEX_STEPS = tuple((dr, dq) for dq, dr in DIRECTIONS)
+
+
+def _neighbours(padded: torch.Tensor, d: int) -> torch.Tensor:
+    """For every cell, the value of its neighbour in direction ``d``, from a
+    (..., H + 2, W + 2) tensor padded by one cell all round."""
+    dr, dc = HEX_STEPS[d]
+    h, w = padded.shape[-2] - 2, padded.shape[-1] - 2
+    return padded[..., 1 + dr : 1 + dr + h, 1 + dc : 1 + dc + w]
 
 
 def hex_distances(sources: torch.Tensor, blocked: torch.Tensor, far: float) -> torch.Tensor:
@@ -155,15 +162,14 @@ def hex_distances(sources: torch.Tensor, blocked: torch.Tensor, far: float) -> t
     the cell in direction d of :data:`HEX_STEPS`; a cell off the board or
     behind the rim is never reached), ``far`` where no path leads.  A
     breadth-first search as repeated relaxation, until nothing changes."""
-    b, k, h, w = sources.shape
+    h, w = sources.shape[-2:]
     dist = torch.where(sources > 0, 0.0, far)
     open_ = (blocked == 0)[:, None]  # (B, 1, 6, H, W)
     for _ in range(h * w):
         padded = nn.functional.pad(dist, (1, 1, 1, 1), value=far)
         nearer = dist
-        for d, (dr, dc) in enumerate(HEX_STEPS):
-            beyond = padded[:, :, 1 + dr : 1 + dr + h, 1 + dc : 1 + dc + w]
-            nearer = torch.minimum(nearer, torch.where(open_[:, :, d], beyond + 1.0, far))
+        for d in range(6):
+            nearer = torch.minimum(nearer, torch.where(open_[:, :, d], _neighbours(padded, d) + 1.0, far))
         if torch.equal(nearer, dist):
             break
         dist = nearer
@@ -190,16 +196,11 @@ class HexPathsCNN(BoardCNN):
         if len(shape) != 3 or (shape[2] - 7) % 5 or shape[2] < 17:
             raise ValueError(f"HexPathsCNN reads Hex Quoridor's (H, W, 5n + 7) planes, got shape {shape}")
         self.seats = (shape[2] - 7) // 5
+        self.extra_planes, self.extra_scalars = 8 * self.seats, self.seats
         self.scale_steps = float(scale_steps)
         super().__init__(observation_space, features_dim, channels, layers, hex=hex, **kwargs)
 
-    def _extra_planes(self, c: int) -> int:
-        return 8 * self.seats
-
-    def _extra_scalars(self, c: int) -> int:
-        return self.seats
-
-    def _extra(self, observations, x):
+    def _extra(self, observations):
         n = self.seats
         obs = observations.permute(0, 3, 1, 2).float()  # unscaled 0/1 planes
         b, _, h, w = obs.shape
@@ -215,10 +216,8 @@ class HexPathsCNN(BoardCNN):
         reachable = (target < far)
         on_path = ((from_pawn + to_goal == target) & reachable).float()
         padded = nn.functional.pad(to_goal, (1, 1, 1, 1), value=far)
-        edges = []
-        for d, (dr, dc) in enumerate(HEX_STEPS):
-            beyond = padded[:, :, 1 + dr : 1 + dr + h, 1 + dc : 1 + dc + w]
-            edges.append((from_pawn + 1.0 + beyond == target) & (blocked[:, d : d + 1] == 0) & reachable)
+        edges = [(from_pawn + 1.0 + _neighbours(padded, d) == target) & (blocked[:, d : d + 1] == 0) & reachable
+                 for d in range(6)]  # fmt: skip
         edge_planes = torch.stack(edges, dim=2).float().reshape(b, 6 * n, h, w)  # seat-major, then direction
         top = far / self.scale_steps
         planes = torch.cat([torch.clamp(to_goal / self.scale_steps, max=top), on_path, edge_planes], dim=1)

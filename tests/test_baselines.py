@@ -140,7 +140,7 @@ def test_hex_paths_extractor_measures_the_rules_goal_distances(players):
             pos = boardenvs.position("hex_quoridor_v0", num_players=players)
         seat = pos.to_move
         obs = torch.as_tensor(pos.observation(seat)[None])
-        planes, lengths = net._extra(obs, None)
+        planes, lengths = net._extra(obs)
         to_goal, on_path = planes[0, :n] * net.scale_steps, planes[0, n : 2 * n]
         edges = planes[0, 2 * n :].reshape(n, 6, *to_goal.shape[1:])
         pawns = obs[0].permute(2, 0, 1)[1 : n + 1].float()
