@@ -302,9 +302,11 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     and refused (ValueError) if it was played with other settings.
     ``extractor_kwargs``: change the game's extractor options (e.g.
     ``{"layers": 6}``); ``extractor``: another of
-    :data:`.extractors.EXTRACTORS` than the game's (e.g. ``"hexpaths"``).  ``init``: a saved model (``<path>.pt/.json``) to
-    start from (its network) instead of a fresh policy; it is also the
-    student of :func:`collect` in ``student_share`` of the games.
+    :data:`.extractors.EXTRACTORS` than the game's (e.g. ``"cnn"``; the
+    game's options that it also takes, such as ``hex`` and ``layers``, are
+    kept).  ``init``: a saved model (``<path>.pt/.json``) to start from
+    (its network) instead of a fresh policy; it is also the student of
+    :func:`collect` in ``student_share`` of the games.
     ``targets``: what the policy is fitted to, :func:`fit`'s (default: the
     search's visits when the teacher is a search, else its action).
     ``add_samples``: more ``samples`` files (of other seeds or game counts;
@@ -340,11 +342,14 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         samples = Path(samples)
         samples = samples if samples.suffix == ".npz" else samples.with_name(samples.name + ".npz")
     if extractor is not None:
-        from .extractors import EXTRACTORS
+        from .extractors import EXTRACTORS, option_names
 
         if extractor not in EXTRACTORS:
             raise ValueError(f"extractor must be one of {', '.join(sorted(EXTRACTORS))}, got {extractor!r}")
-        config["extractor"], config["extractor_kwargs"] = extractor, {}
+        if extractor != config["extractor"]:  # keep the game's options the other extractor also takes (hex, layers)
+            kept = option_names(EXTRACTORS[extractor])
+            config["extractor_kwargs"] = {k: v for k, v in config["extractor_kwargs"].items() if k in kept}
+            config["extractor"] = extractor
     config["extractor_kwargs"] = {**config["extractor_kwargs"], **check_extractor_kwargs(extractor_kwargs or {})}
     student = None
     if init is not None:
@@ -427,7 +432,8 @@ def main(argv=None) -> int:
     ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate, cosine to 0 (default 1e-3)")
     ap.add_argument("--targets", choices=TARGETS, default=None,
                     help="fit the search's visit distribution or the teacher's action (default: visits for a search)")
-    ap.add_argument("--extractor", default=None, help="another features extractor than the game's (e.g. hexpaths)")
+    ap.add_argument("--extractor", default=None,
+                    help="another features extractor than the game's (e.g. cnn; the game's options it takes are kept)")
     ap.add_argument("--layers", type=int, default=None, help="convolutions in the board extractor (default: the game's)")
     ap.add_argument("--channels", type=int, default=None, help="channels of those convolutions (default: the game's)")
     ap.add_argument("--samples", default=None, help="an .npz to keep the teacher's samples in (read back when it exists)")

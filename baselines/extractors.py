@@ -34,6 +34,8 @@ Inputs are scaled to ``[0, 1]`` by the space's per-feature upper bound.
 """
 from __future__ import annotations
 
+import inspect
+
 import gymnasium
 import numpy as np
 import torch
@@ -238,3 +240,18 @@ class TrackMLP(BaseFeaturesExtractor):
 
 
 EXTRACTORS = {"cnn": BoardCNN, "hexpaths": HexPathsCNN, "mlp": TrackMLP}
+
+
+def option_names(extractor: type) -> set[str]:
+    """The options an extractor class takes by name: its constructor's
+    and, where it passes ``**kwargs`` on, its bases' (the observation space
+    excluded)."""
+    names = set()
+    for klass in extractor.__mro__:
+        if "__init__" not in vars(klass):
+            continue
+        params = list(inspect.signature(vars(klass)["__init__"]).parameters.values())[1:]
+        names |= {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            break
+    return names - {"observation_space"}

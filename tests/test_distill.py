@@ -150,6 +150,32 @@ def test_distill_saves_a_model_load_and_train_init_take(tmp_path):
     assert more["budget"]["steps"] == saved["budget"]["steps"] + more["budget"]["this_run_steps"]
 
 
+def test_distill_extractor_swaps_the_network_and_keeps_the_options_it_takes(tmp_path):
+    """Hex Quoridor's default network is ``hexpaths`` (its goal distances);
+    ``extractor="cnn"`` gives the plain CNN, still on the hex grid and as
+    deep (the game's ``hex`` and ``layers`` carry over); a name that is not
+    an extractor is refused before any game is played."""
+    from boardenvs.baselines.extractors import EXTRACTORS, option_names
+
+    assert {"hex", "layers", "split", "scale_steps"} <= option_names(EXTRACTORS["hexpaths"])  # BoardCNN's via **kwargs
+    assert "scale_steps" not in option_names(EXTRACTORS["cnn"]) and "hex" not in option_names(EXTRACTORS["mlp"])
+    default = distill("hex_quoridor_v0", "greedy", games=2, out=tmp_path / "hp", num_envs=2, epochs=1,
+                      extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    assert default["extractor"] == "hexpaths" and default["extractor_kwargs"] == {"hex": True, "layers": 1}
+    plain = distill("hex_quoridor_v0", "greedy", games=2, out=tmp_path / "hc", num_envs=2, epochs=1, extractor="cnn",
+                    verbose=0)  # fmt: skip
+    assert plain["extractor"] == "cnn" and plain["extractor_kwargs"] == {"hex": True, "layers": 6}
+    agent = baselines.load(tmp_path / "hc")
+    assert type(agent.policy.features_extractor).__name__ == "BoardCNN"
+    assert evaluate(agent, "hex_quoridor_v0", games=2, opponent="random", seed=0)["games"] == 2
+    mlp = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "qm", num_envs=2, epochs=1, extractor="mlp",
+                  verbose=0)  # fmt: skip
+    assert mlp["extractor"] == "mlp" and mlp["extractor_kwargs"] == {}  # hex, split, around: the CNN's alone
+    with pytest.raises(ValueError, match="extractor must be one of cnn, hexpaths, mlp, got 'gnn'"):
+        distill("hex_quoridor_v0", "greedy", games=2, out=tmp_path / "new" / "m", extractor="gnn", verbose=0)
+    assert not (tmp_path / "new").exists()
+
+
 def test_distill_errors_are_clear(capsys, tmp_path):
     with pytest.raises(ValueError, match="games must be an int >= 1, got 0"):
         collect("quagmire_v0", "random", games=0)

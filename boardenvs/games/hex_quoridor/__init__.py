@@ -133,7 +133,8 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
     env_id = "hex_quoridor_v0"
     title = "Hex Quoridor"
     rule_prefix = "HQ"
-    training = TrainingDefaults(extractor="cnn", extractor_kwargs={"hex": True}, shaping_scale=4.0)  # shaping: goal distances
+    # the hex CNN plus each pawn's goal distances and shortest paths (baselines' "hexpaths"); shaping: goal distances
+    training = TrainingDefaults(extractor="hexpaths", extractor_kwargs={"hex": True, "layers": 6}, shaping_scale=4.0)
     bench = BenchHints(closest=("quoridor", "the same idea, walls and a path check, on a hex board"), warmup=300,
                        envpool=("Hex-v1", "a hex board and a connection check"))
     doc_picture = DocPicture()
