@@ -161,7 +161,8 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         terminateds["__all__"] = bool(over and state[E.H_STATUS] == E.TERMINATED)
         truncateds["__all__"] = bool(over and state[E.H_STATUS] == E.TRUNCATED)
         self.agents = [a for a in self.possible_agents if a not in self._done]
-        obs = self._observe()
+        # a truncated agent gets its last observation (RLlib bootstraps its value from it)
+        obs = self._observe(last=[a for a, cut in truncateds.items() if cut and a != "__all__"])
         for a in obs:
             infos.setdefault(a, {})
         return obs, rewards, terminateds, truncateds, infos
@@ -179,13 +180,20 @@ class BoardMultiAgentEnv(MultiAgentEnv):
             return None
         return self.game.legal_mask(self._state)[: self.game.num_actions]
 
-    def _observe(self) -> dict:
+    def _observe(self, last=()) -> dict:
+        """The agent to act's observation, and the last one (an empty mask)
+        of each agent in ``last``."""
+        out = {}
+        for agent in last:
+            out[agent] = self._observation(agent, np.zeros(self.game.num_actions, np.int8))
         agent = self._to_act()
-        if agent is None:
-            return {}
-        seat = self.possible_agents.index(agent)
-        obs = self.game.observe(self._state, seat)
-        return {agent: {OBS_KEY: obs.ravel() if self.flatten else obs, MASK_KEY: self.legal_mask_of(agent).astype(np.int8)}}
+        if agent is not None:
+            out[agent] = self._observation(agent, self.legal_mask_of(agent).astype(np.int8))
+        return out
+
+    def _observation(self, agent, mask) -> dict:
+        obs = self.game.observe(self._state, self.possible_agents.index(agent))
+        return {OBS_KEY: obs.ravel() if self.flatten else obs, MASK_KEY: mask}
 
     def position(self):
         """A Position snapshot of the game."""

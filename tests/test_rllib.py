@@ -66,9 +66,25 @@ def _play(env, seed, rng):
             got[k] += r
             if k in terms:
                 ended.setdefault(k, (terms[k], truncs[k], len(actions)))
-        assert not set(obs) & set(ended), "an agent that is done is not asked again"
+        # an agent that is done is not asked again; a truncated one gets its last observation, its mask empty
+        assert set(obs) & set(ended) == {k for k in ended if truncs.get(k)}
+        assert all(not obs[k]["action_mask"].any() and obs[k] in env.observation_spaces[k] for k in set(obs) & set(ended))
+        if terms["__all__"] or truncs["__all__"]:
+            break
     assert terms["__all__"] or truncs["__all__"]
     return actions, got, ended
+
+
+def test_a_truncated_game_gives_every_agent_its_last_observation():
+    """At max_turns (C-3: truncation) every agent still in is truncated and gets a last
+    observation with an empty mask: RLlib bootstraps the truncated agent's
+    value from it and raises MultiAgentEnvError without one."""
+    env = brl.BoardMultiAgentEnv({"env_id": "quess_v0", "max_turns": 6})
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        actions, got, ended = _play(env, seed, rng)
+        assert len(actions) == 6 and set(ended) == set(env.possible_agents)
+        assert all(not term and trunc for term, trunc, _ in ended.values())
 
 
 @pytest.mark.parametrize("env_id, options", [("tryasina_v0", {"num_players": 3}), ("hex_quoridor_v0", {"num_players": 4, "radius": 2}),
