@@ -72,14 +72,15 @@ def _actions(opponent, vec, rows, rng) -> np.ndarray:
 
 def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs: int = 64, seed: int = 0,
             players: int | None = None, random_share: float = 0.25, opening: int = 2, student=None,
-            student_share: float = 0.0, verbose: int = 0) -> dict:  # fmt: skip
+            student_share: float = 0.0, against=None, against_share: float = 0.0, verbose: int = 0) -> dict:  # fmt: skip
     """Play ``games`` games and return the teacher's decisions: ``obs``
     (int8, the mover's view), ``masks`` (int8), ``actions``, ``policy``
     (float16, the search's policy; only from a teacher with
     ``search_policy``), ``returns`` (the mover's final reward), ``seat`` (the mover) and ``game`` (which game
     each sample is from, numbered from 0 in the order the games started);
     and per game: ``random_seat`` (-1: none), ``opening`` (its random
-    decisions) and ``student_game``.  ``games`` is at most ``MAX_GAMES``
+    decisions), ``student_game`` and, when ``against_share`` > 0,
+    ``learner_seat`` (-1: none).  ``games`` is at most ``MAX_GAMES``
     (100,000: every decision stays in memory until the fit; play more as
     several samples files and fit them together).
 
@@ -88,7 +89,15 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     of the games, its most likely action; the teacher still labels every one
     of its decisions.  So the samples also hold the positions the student's
     own mistakes lead to, which the teacher's games never reach (DAgger,
-    Ross, Gordon & Bagnell, 2011)."""
+    Ross, Gordon & Bagnell, 2011).
+
+    ``against`` (an opponent name or object) plays every seat but one,
+    drawn, in ``against_share`` of the games; its decisions are not
+    recorded, and the one seat is the teacher's (or the student's).  So the
+    samples hold the positions reached against the opponent a model is to
+    beat: with ``against="greedy"`` and a search teacher, what the search
+    plays against ``greedy`` where the student's own games go.  Those games
+    have no random seat."""
     from boardenvs.api import make_vec
     from boardenvs.opponents import make_opponent
     from boardenvs.wrappers.selfplay import make_player
@@ -101,12 +110,16 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     if games > MAX_GAMES:
         raise ValueError(f"games must be at most {MAX_GAMES:_} (the samples are kept in memory: play more as "
                          f"several samples files, other seeds, fitted together with add_samples), got {games!r}")  # fmt: skip
-    for label, value in (("random_share", random_share), ("student_share", student_share)):
+    for label, value in (("random_share", random_share), ("student_share", student_share),
+                         ("against_share", against_share)):  # fmt: skip
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
             raise ValueError(f"{label} must be in [0, 1], got {value!r}")
     if student_share > 0 and student is None:
         raise ValueError("student_share > 0 needs a student (a model or an opponent name)")
+    if against_share > 0 and against is None:
+        raise ValueError("against_share > 0 needs an opponent to play against (against, e.g. 'greedy')")
     player = None if student is None else make_player(student, deterministic=True)
+    rival = None if against_share == 0 else make_opponent(against)
     options = game_options(env_id, players)
     expert = make_opponent(teacher)
     num_envs = min(int(num_envs), int(games))
@@ -121,14 +134,19 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     random_seat = np.zeros(num_envs, np.int64)
     opening_left = np.zeros(num_envs, np.int64)
     student_row = np.zeros(num_envs, bool)
+    learner_seat = np.full(num_envs, -1, np.int64)  # the one seat `against` leaves, in its games (-1: not one)
     per_game = {"random_seat": [], "opening": [], "student_game": []}
+    if rival is not None:
+        per_game["learner_seat"] = []
 
     def new_game(i):
         game_ids[i] = len(per_game["opening"])
-        random_seat[i] = rng.integers(n_players) if rng.random() < random_share else -1
+        # the draw only where there is an opponent: the games of a seed without one stay as they were
+        learner_seat[i] = rng.integers(n_players) if rival is not None and rng.random() < against_share else -1
+        random_seat[i] = rng.integers(n_players) if learner_seat[i] < 0 and rng.random() < random_share else -1
         opening_left[i] = rng.integers(opening + 1)
         student_row[i] = player is not None and rng.random() < student_share
-        for key, value in zip(per_game, (random_seat[i], opening_left[i], student_row[i])):
+        for key, value in zip(per_game, (random_seat[i], opening_left[i], student_row[i], learner_seat[i])):
             per_game[key].append(value)
 
     for i in range(num_envs):
@@ -141,7 +159,8 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     t0 = time.perf_counter()
     while finished < games:
         movers = vec.to_move
-        by_teacher = np.flatnonzero(live & (opening_left == 0) & (movers != random_seat))
+        opposed = (learner_seat >= 0) & (movers != learner_seat)
+        by_teacher = np.flatnonzero(live & (opening_left == 0) & (movers != random_seat) & ~opposed)
         actions = vec.random_actions()
         labels, probs = _teacher(expert, vec, by_teacher, rng)
         masks = vec.action_masks()
@@ -152,6 +171,9 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         by_student = by_teacher[student_row[by_teacher]]
         if by_student.size:
             actions[by_student] = _actions(player, vec, by_student, rng)
+        by_rival = np.flatnonzero(live & (opening_left == 0) & opposed)
+        if by_rival.size:
+            actions[by_rival] = _actions(rival, vec, by_rival, rng)
         obs = vec.observations()["observation"]
         for j, (i, label) in enumerate(zip(by_teacher, labels)):
             pending[i].append((obs[i].copy(), masks[i].copy(), int(label), int(movers[i]),
@@ -183,6 +205,7 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         "game": np.array(out["game"], np.int64),
         "random_seat": np.array(per_game["random_seat"], np.int64), "opening": np.array(per_game["opening"], np.int64),
         "student_game": np.array(per_game["student_game"], bool),
+        **({"learner_seat": np.array(per_game["learner_seat"], np.int64)} if rival is not None else {}),
     }  # fmt: skip
 
 
@@ -282,6 +305,9 @@ def join_samples(*parts: dict) -> dict:
     previous sets'."""
     if len({"policy" in part for part in parts}) > 1:
         raise ValueError("samples with and without the search's policy cannot be fitted together")
+    if any("learner_seat" in part for part in parts):  # games played without an opponent: -1, as collect writes
+        parts = [part if "learner_seat" in part else {**part, "learner_seat": np.full(len(part["opening"]), -1, np.int64)}
+                 for part in parts]  # fmt: skip
     shifts, offset = [], 0
     for part in parts:
         shifts.append(offset)
@@ -294,7 +320,8 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
             players: int | None = None, num_envs: int = 64, seed: int = 0, random_share: float = 0.25,
             opening: int = 2, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, samples: str | Path | None = None,
             extractor_kwargs: dict | None = None, init: str | Path | None = None, student_share: float = 0.0,
-            targets: str | None = None, add_samples=(), extractor: str | None = None, verbose: int = 1) -> dict:  # fmt: skip
+            targets: str | None = None, add_samples=(), extractor: str | None = None, against=None,
+            against_share: float = 0.0, verbose: int = 1) -> dict:  # fmt: skip
     """Collect the teacher's decisions, fit a fresh policy on them and save
     it (``<out>.pt``/``<out>.json``); returns its config.  ``samples``: an
     ``.npz`` file to keep the teacher's decisions in (``.npz`` added to a
@@ -306,7 +333,9 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     game's options that it also takes, such as ``hex`` and ``layers``, are
     kept).  ``init``: a saved model (``<path>.pt/.json``) to start from
     (its network) instead of a fresh policy; it is also the student of
-    :func:`collect` in ``student_share`` of the games.
+    :func:`collect` in ``student_share`` of the games.  ``against``,
+    ``against_share``: an opponent that plays every seat but the teacher's
+    (or student's) in that share of the games, :func:`collect`'s.
     ``targets``: what the policy is fitted to, :func:`fit`'s (default: the
     search's visits when the teacher is a search, else its action).
     ``add_samples``: more ``samples`` files (of other seeds or game counts;
@@ -372,6 +401,9 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     settings = {"env_id": env_id, "options": options, "teacher": teacher_name, "games": games, "seed": seed,
                 "random_share": random_share, "opening": opening, "student": None if init is None else str(init),
                 "student_share": student_share, "num_envs": num_envs}  # fmt: skip
+    if against_share:  # only then: the files played without one keep the settings they were written with
+        settings.update(against=against if isinstance(against, str) else getattr(against, "name", repr(against)),
+                        against_share=against_share)  # fmt: skip
     c0, t0 = time.process_time(), time.perf_counter()
     data = None
     read_back = samples is not None and samples.is_file()
@@ -381,7 +413,8 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
             raise ValueError(f"{samples} holds samples played with {json.dumps(played)}, not {json.dumps(settings)}")
     if data is None:
         data = collect(env_id, teacher, games, num_envs=num_envs, seed=seed, players=players, random_share=random_share,
-                       opening=opening, student=student, student_share=student_share, verbose=verbose)  # fmt: skip
+                       opening=opening, student=student, student_share=student_share, against=against,
+                       against_share=against_share, verbose=verbose)  # fmt: skip
         if samples is not None:
             np.savez_compressed(samples, settings=json.dumps(settings), **data)
     collect_s = time.perf_counter() - t0
@@ -393,6 +426,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         config["distilled"] = {
             "teacher": teacher_name, "games": total_games, "samples": int(len(data["actions"])), "random_share": random_share,
             "opening": opening, "student_share": student_share, "epochs": epochs,
+            **({k: settings[k] for k in ("against", "against_share")} if against_share else {}),
             "batch_size": batch_size, "lr": lr, "collect_wall_s": round(collect_s),
             "samples_file": None if samples is None else str(samples), "samples_read_back": read_back,
             "added_samples": [{"file": str(path), "games": extra["games"], "seed": extra["seed"]}
@@ -442,6 +476,10 @@ def main(argv=None) -> int:
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json), also the student")
     ap.add_argument("--student-share", type=float, default=0.0,
                     help="share of games the --init model plays instead of the teacher, labelled by it (default 0)")
+    ap.add_argument("--against", default=None,
+                    help="an opponent (e.g. greedy) that plays every seat but the teacher's in --against-share of the games")
+    ap.add_argument("--against-share", type=float, default=0.0,
+                    help="share of games against --against, its moves not recorded (default 0)")
     ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: a new run folder, "
                     "runs/<name>-<date>-<time>/<name>; the package's committed models are never overwritten)")  # fmt: skip
     args = ap.parse_args(argv)
@@ -464,7 +502,7 @@ def main(argv=None) -> int:
                 epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, samples=args.samples,
                 extractor_kwargs=network or None, init=args.init,
                 student_share=args.student_share, targets=args.targets, add_samples=args.add_samples,
-                extractor=args.extractor)  # fmt: skip
+                extractor=args.extractor, against=args.against, against_share=args.against_share)  # fmt: skip
     except ValueError as exc:
         ap.error(str(exc))
     return 0

@@ -86,6 +86,49 @@ def test_a_student_plays_and_the_teacher_labels():
         collect("quagmire_v0", Lowest(), games=2, student=Highest(), student_share=2)
 
 
+def test_against_plays_every_other_seat_and_only_the_learner_is_recorded():
+    """against="..." (here the highest legal action) plays every seat but one,
+    drawn per game; only that seat's decisions are samples, labelled by the
+    teacher, and with a student its moves are the student's."""
+    data = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=6, random_share=1.0, opening=0,
+                   against=Highest(), against_share=1.0)  # fmt: skip
+    assert set(data["learner_seat"]) == {0, 1} and (data["random_seat"] == -1).all()  # no random seat in those games
+    assert (data["actions"] == data["masks"].argmax(axis=1)).all()
+    for g in range(8):
+        rows = data["game"] == g
+        assert (data["seat"][rows] == data["learner_seat"][g]).all()
+        pos, recorded = boardenvs.position("quagmire_v0"), iter(data["obs"][rows])
+        while not pos.is_terminal:
+            legal = np.flatnonzero(pos.action_mask())
+            if pos.to_move == data["learner_seat"][g]:  # the teacher's seat: recorded, the lowest action played
+                assert (next(recorded) == pos.observation(pos.to_move)).all()
+                pos = pos.play(int(legal[0]))
+            else:  # against's seat: the highest, not recorded
+                pos = pos.play(int(legal[-1]))
+        assert next(recorded, None) is None
+    # a student in the learner's seat: its moves played, the teacher's labels recorded
+    dagger = collect("quagmire_v0", Lowest(), games=4, num_envs=2, seed=7, random_share=0.0, opening=0,
+                     student=Highest(), student_share=1.0, against=Lowest(), against_share=1.0)  # fmt: skip
+    assert (dagger["actions"] == dagger["masks"].argmax(axis=1)).all()
+    for g in range(4):
+        rows, pos = dagger["game"] == g, boardenvs.position("quagmire_v0")
+        while not pos.is_terminal:
+            legal = np.flatnonzero(pos.action_mask())
+            pos = pos.play(int(legal[-1] if pos.to_move == dagger["learner_seat"][g] else legal[0]))
+        assert (dagger["seat"][rows] == dagger["learner_seat"][g]).all()
+    # a share of the games: the others as without an opponent, and the same games as without one at share 0
+    part = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=2, random_share=0.5, opening=2,
+                   against=Highest(), against_share=0.5)  # fmt: skip
+    assert (part["learner_seat"] >= 0).any() and (part["learner_seat"] == -1).any()
+    assert ((part["learner_seat"] == -1) | (part["random_seat"] == -1)).all()
+    plain = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=2, random_share=0.5, opening=2)
+    assert "learner_seat" not in plain
+    with pytest.raises(ValueError, match="needs an opponent to play against"):
+        collect("quagmire_v0", Lowest(), games=2, against_share=0.5)
+    with pytest.raises(ValueError, match="against_share must be in"):
+        collect("quagmire_v0", Lowest(), games=2, against=Highest(), against_share=1.5)
+
+
 def test_collect_random_seats_and_openings_are_left_out():
     full = collect("quagmire_v0", Lowest(), games=8, num_envs=8, seed=2, random_share=0.0, opening=0)
     part = collect("quagmire_v0", Lowest(), games=8, num_envs=8, seed=2, random_share=1.0, opening=3)
@@ -285,6 +328,19 @@ def test_distill_fits_several_sample_files_together(tmp_path):
     assert sorted(set(joined["game"])) == [0, 1, 2, 3, 4] and len(joined["opening"]) == 5
     three = join_samples(da, db, db)  # several files in one go: each after the ones before
     assert sorted(set(three["game"])) == list(range(7)) and (three["game"][-len(db["game"]):] == db["game"] + 5).all()
+    # a file played against an opponent: its settings say so, and it fits with the others (their games: -1)
+    c = tmp_path / "c.npz"
+    versus = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "mc", num_envs=2, seed=3, epochs=1, samples=c,
+                     against="random", against_share=1.0, add_samples=[a], extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    assert versus["distilled"]["against"] == "random" and versus["distilled"]["against_share"] == 1.0
+    with pytest.raises(ValueError, match="holds samples played with"):  # read back only with the same opponent
+        distill("quagmire_v0", "greedy", games=2, out=tmp_path / "md", num_envs=2, seed=3, epochs=1, samples=c,
+                extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    with np.load(c) as fc:
+        dc = {k: fc[k] for k in fc.files if k != "settings"}
+    mixed = join_samples(da, dc)
+    assert list(mixed["learner_seat"]) == [-1, -1, -1] + list(dc["learner_seat"]) and (dc["learner_seat"] >= 0).all()
+    assert list(join_samples(dc, da)["learner_seat"]) == list(dc["learner_seat"]) + [-1, -1, -1]
     with pytest.raises(ValueError, match="played by greedy, not quagmire_v0 {} by random"):
         distill("quagmire_v0", "random", games=2, out=tmp_path / "x", add_samples=[b], verbose=0)
     with pytest.raises(ValueError, match="no samples file"):
