@@ -66,6 +66,11 @@ def _teacher(opponent, vec, rows, rng) -> tuple[np.ndarray, np.ndarray | None]:
     return _actions(opponent, vec, rows, rng), None
 
 
+def _label(opponent) -> str:
+    """How the samples' settings name an opponent: its name as given, or the object's ``name``."""
+    return opponent if isinstance(opponent, str) else getattr(opponent, "name", repr(opponent))
+
+
 def _actions(opponent, vec, rows, rng) -> np.ndarray:
     return decide(opponent, row_batch(vec, rows, rng))
 
@@ -390,7 +395,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         policy.load_state_dict(student.policy.state_dict())
     if samples is not None:
         samples.parent.mkdir(parents=True, exist_ok=True)
-    teacher_name = teacher if isinstance(teacher, str) else getattr(teacher, "name", repr(teacher))
+    teacher_name = _label(teacher)
     more = []  # read before any game is played: a wrong file fails fast
     for path in add_samples:
         extra, extra_data = _read_samples(Path(path))
@@ -402,8 +407,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
                 "random_share": random_share, "opening": opening, "student": None if init is None else str(init),
                 "student_share": student_share, "num_envs": num_envs}  # fmt: skip
     if against_share:  # only then: the files played without one keep the settings they were written with
-        settings.update(against=against if isinstance(against, str) else getattr(against, "name", repr(against)),
-                        against_share=against_share)  # fmt: skip
+        settings.update(against=_label(against), against_share=against_share)
     c0, t0 = time.process_time(), time.perf_counter()
     data = None
     read_back = samples is not None and samples.is_file()
@@ -426,7 +430,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         config["distilled"] = {
             "teacher": teacher_name, "games": total_games, "samples": int(len(data["actions"])), "random_share": random_share,
             "opening": opening, "student_share": student_share, "epochs": epochs,
-            **({k: settings[k] for k in ("against", "against_share")} if against_share else {}),
+            **{k: settings[k] for k in ("against", "against_share") if k in settings},
             "batch_size": batch_size, "lr": lr, "collect_wall_s": round(collect_s),
             "samples_file": None if samples is None else str(samples), "samples_read_back": read_back,
             "added_samples": [{"file": str(path), "games": extra["games"], "seed": extra["seed"]}

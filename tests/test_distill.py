@@ -122,7 +122,11 @@ def test_against_plays_every_other_seat_and_only_the_learner_is_recorded():
     assert (part["learner_seat"] >= 0).any() and (part["learner_seat"] == -1).any()
     assert ((part["learner_seat"] == -1) | (part["random_seat"] == -1)).all()
     plain = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=2, random_share=0.5, opening=2)
-    assert "learner_seat" not in plain
+    zero = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=2, random_share=0.5, opening=2,
+                   against=Highest(), against_share=0.0)  # fmt: skip
+    assert "learner_seat" not in plain and "learner_seat" not in zero
+    for key in ("obs", "actions", "game", "seat", "random_seat", "opening"):  # no draw for an opponent: the same games
+        assert (zero[key] == plain[key]).all()
     with pytest.raises(ValueError, match="needs an opponent to play against"):
         collect("quagmire_v0", Lowest(), games=2, against_share=0.5)
     with pytest.raises(ValueError, match="against_share must be in"):
