@@ -321,6 +321,29 @@ def join_samples(*parts: dict) -> dict:
             for k in parts[0]}  # fmt: skip
 
 
+def _uncounted_decisions(init: dict | None, samples, own: int, added) -> int:
+    """The budget's steps for a fit: its own ``own`` decisions (played now,
+    or read back from ``samples``, which records the same ``init``: never a
+    file a model before it fitted) and those of the ``added`` files
+    (``(path, decisions)`` each) that no model along the ``init`` chain
+    counted already.  So a DAgger round that refits the earlier rounds'
+    files adds only its own games' decisions.  Files are known by the path
+    the runs were given."""
+    counted = set()
+    while init:
+        d = init.get("distilled") or {}
+        counted.update([d["samples_file"]] if d.get("samples_file") else [])
+        counted.update(a["file"] for a in d.get("added_samples", ()))
+        init = init.get("init")
+    counted.update([str(samples)] if samples is not None else [])
+    steps = own
+    for path, n in added:
+        if str(path) not in counted:
+            counted.add(str(path))
+            steps += n
+    return steps
+
+
 def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str | Path | None = None,
             players: int | None = None, num_envs: int = 64, seed: int = 0, random_share: float = 0.25,
             opening: int = 2, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, samples: str | Path | None = None,
@@ -423,6 +446,8 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
             np.savez_compressed(samples, settings=json.dumps(settings), **data)
     collect_s = time.perf_counter() - t0
     total_games = games + sum(extra["games"] for extra, _ in more)
+    new_decisions = _uncounted_decisions(config.get("init"), samples, len(data["actions"]),
+                                         [(path, len(extra_data["actions"])) for path, (_, extra_data) in zip(add_samples, more)])  # fmt: skip
     if more:
         data = join_samples(data, *(extra_data for _, extra_data in more))
 
@@ -438,7 +463,7 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
             **result,
         }  # fmt: skip
         config["history"] = []
-        save_model(policy, config, out, len(data["actions"]), time.perf_counter() - t0, time.process_time() - c0, final,
+        save_model(policy, config, out, new_decisions, time.perf_counter() - t0, time.process_time() - c0, final,
                    "distill")  # fmt: skip
 
     out.parent.mkdir(parents=True, exist_ok=True)  # once the samples are in: a refused run makes no folder

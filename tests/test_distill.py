@@ -350,3 +350,34 @@ def test_distill_fits_several_sample_files_together(tmp_path):
     with pytest.raises(ValueError, match="no samples file"):
         distill("quagmire_v0", "greedy", games=2, out=tmp_path / "x", add_samples=[tmp_path / "none.npz"], verbose=0)
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_budget_counts_each_samples_file_once_along_the_init_chain(tmp_path):
+    """A DAgger round refits the earlier rounds' files (add_samples) from the
+    model they made: its budget adds only the decisions no model before it
+    counted (was: every decision fitted, again each round)."""
+    a, b, c = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "c.npz"
+    kw = dict(num_envs=2, epochs=1, verbose=0)
+    first = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m1", seed=1, samples=a,
+                    extractor_kwargs={"layers": 1}, **kw)  # fmt: skip
+    n_a = first["distilled"]["samples"]
+    assert first["budget"]["steps"] == first["budget"]["this_run_steps"] == n_a
+    second = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m2", seed=2, samples=b, add_samples=[a],
+                     init=tmp_path / "m1", **kw)  # fmt: skip
+    n_b = second["distilled"]["samples"] - n_a
+    assert n_b > 0 and second["budget"]["this_run_steps"] == n_b and second["budget"]["steps"] == n_a + n_b
+    # b read back (from the same init, as its settings require) with a added twice: a counted once
+    again = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m3", seed=2, samples=b, add_samples=[a, a],
+                    init=tmp_path / "m1", **kw)  # fmt: skip
+    assert again["distilled"]["samples_read_back"] and again["budget"]["this_run_steps"] == n_b
+    assert again["budget"]["steps"] == n_a + n_b
+    # c played, a and b added along the chain m1 -> m2: only c is new
+    third = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m4", seed=3, samples=c, add_samples=[a, b],
+                    init=tmp_path / "m2", **kw)  # fmt: skip
+    n_c = third["distilled"]["samples"] - n_a - n_b
+    assert n_c > 0 and third["budget"]["this_run_steps"] == n_c and third["budget"]["steps"] == n_a + n_b + n_c
+    # a model off the chain: every file's decisions are new to it
+    fresh = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m5", seed=4, samples=tmp_path / "d.npz",
+                    add_samples=[b, c], extractor_kwargs={"layers": 1}, **kw)  # fmt: skip
+    assert fresh["budget"]["steps"] == fresh["budget"]["this_run_steps"] == fresh["distilled"]["samples"]
+    assert fresh["distilled"]["samples"] > n_b + n_c
