@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -328,18 +329,19 @@ def _uncounted_decisions(init: dict | None, samples, own: int, added) -> int:
     (``(path, decisions)`` each) that no model along the ``init`` chain
     counted already.  So a DAgger round that refits the earlier rounds'
     files adds only its own games' decisions.  Files are known by the path
-    the runs were given."""
+    the runs were given (normalised: ``./a.npz`` is ``a.npz``)."""
+    key = os.path.normpath
     counted = set()
     while init:
         d = init.get("distilled") or {}
-        counted.update([d["samples_file"]] if d.get("samples_file") else [])
-        counted.update(a["file"] for a in d.get("added_samples", ()))
+        counted.update([key(d["samples_file"])] if d.get("samples_file") else [])
+        counted.update(key(a["file"]) for a in d.get("added_samples", ()))
         init = init.get("init")
-    counted.update([str(samples)] if samples is not None else [])
+    counted.update([key(samples)] if samples is not None else [])
     steps = own
     for path, n in added:
-        if str(path) not in counted:
-            counted.add(str(path))
+        if key(path) not in counted:
+            counted.add(key(path))
             steps += n
     return steps
 

@@ -371,8 +371,9 @@ def test_budget_counts_each_samples_file_once_along_the_init_chain(tmp_path):
                     init=tmp_path / "m1", **kw)  # fmt: skip
     assert again["distilled"]["samples_read_back"] and again["budget"]["this_run_steps"] == n_b
     assert again["budget"]["steps"] == n_a + n_b
-    # c played, a and b added along the chain m1 -> m2: only c is new
-    third = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m4", seed=3, samples=c, add_samples=[a, b],
+    # c played, a and b added along the chain m1 -> m2 (b spelt another way): only c is new
+    third = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m4", seed=3, samples=c,
+                    add_samples=[a, f"{tmp_path}/./b.npz"],
                     init=tmp_path / "m2", **kw)  # fmt: skip
     n_c = third["distilled"]["samples"] - n_a - n_b
     assert n_c > 0 and third["budget"]["this_run_steps"] == n_c and third["budget"]["steps"] == n_a + n_b + n_c
