@@ -152,8 +152,10 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         random_seat[i] = rng.integers(n_players) if learner_seat[i] < 0 and rng.random() < random_share else -1
         opening_left[i] = rng.integers(opening + 1)
         student_row[i] = player is not None and rng.random() < student_share
-        for key, value in zip(per_game, (random_seat[i], opening_left[i], student_row[i], learner_seat[i])):
-            per_game[key].append(value)
+        drawn = {"random_seat": random_seat[i], "opening": opening_left[i], "student_game": student_row[i],
+                 "learner_seat": learner_seat[i]}  # fmt: skip
+        for key, values in per_game.items():  # learner_seat only where per_game keeps it (games with an opponent)
+            values.append(drawn[key])
 
     for i in range(num_envs):
         new_game(i)
@@ -334,10 +336,12 @@ def _uncounted_decisions(init: dict | None, samples, own: int, added) -> int:
     counted = set()
     while init:
         d = init.get("distilled") or {}
-        counted.update([key(d["samples_file"])] if d.get("samples_file") else [])
+        if d.get("samples_file"):
+            counted.add(key(d["samples_file"]))
         counted.update(key(a["file"]) for a in d.get("added_samples", ()))
         init = init.get("init")
-    counted.update([key(samples)] if samples is not None else [])
+    if samples is not None:
+        counted.add(key(samples))
     steps = own
     for path, n in added:
         if key(path) not in counted:
