@@ -17,7 +17,8 @@ Importing this package registers its opponents with the core's registry
 (:mod:`boardenvs.opponents`, which loads it by name on first need):
 ``"greedy"``, ``"mcts"``, ``"mcts:<simulations>"``, ``"baseline:<model>"``
 ``"search:<simulations>:<model>"`` (:mod:`.search`: PUCT guided by a
-model) and the path of a saved model (a ``.pt`` from :mod:`.train`, an SB3 ``.zip``).
+model), ``"search-greedy:<simulations>:<model>"`` (the same search, the
+other seats played by ``greedy`` in its simulations) and the path of a saved model (a ``.pt`` from :mod:`.train`, an SB3 ``.zip``).
 
 The committed models live in ``models/``: ``<name>.pt`` (the policy's
 weights) beside ``<name>.json`` (game, options, network, budget, the
@@ -225,20 +226,27 @@ def _mcts(arg=None):
     return MCTSOpponent(int(arg))
 
 
-def _search(arg):
+def _search(arg, others=None):
     """The opponent of ``"search:<arg>"``: ``<simulations>:<model>`` or
     ``<model>`` (200 simulations), the model a committed baseline's name
-    or a saved model's path (:mod:`.search`)."""
+    or a saved model's path (:mod:`.search`); ``others="greedy"``: the one
+    of ``"search-greedy:<arg>"``, whose simulations play the other seats'
+    decisions as ``greedy`` does."""
     from .search import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, SearchOpponent
 
+    prefix = "search" if others is None else f"search-{others}"
     sims, sep, model = arg.partition(":")
     if not (sep and sims.isascii() and sims.isdigit()):
         sims, model = str(DEFAULT_SIMULATIONS), arg
     if not model:
-        raise ValueError("search:<simulations>:<model> needs a model (a committed baseline or a saved model's path)")
+        raise ValueError(f"{prefix}:<simulations>:<model> needs a model (a committed baseline or a saved model's path)")
     if len(sims) > 9 or int(sims) < 1 or int(sims) > MAX_SIMULATIONS:
-        raise ValueError(f"search:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations, got {sims!r}")
-    return SearchOpponent(load(model), int(sims), name=f"search:{int(sims)}:{model}")
+        raise ValueError(f"{prefix}:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations, got {sims!r}")
+    return SearchOpponent(load(model), int(sims), name=f"{prefix}:{int(sims)}:{model}", others=others)
+
+
+def _search_greedy(arg):
+    return _search(arg, others="greedy")
 
 
 register_opponent("greedy", _greedy, help="one-ply greedy: immediate wins, no immediate losses, else the game's heuristic",
@@ -247,5 +255,8 @@ register_opponent("mcts", _mcts, help="UCT, random rollouts, 100 simulations per
 register_opponent("mcts", _mcts, prefix=True, help="<simulations>", replace=True)
 register_opponent("search", _search, prefix=True,
                   help="<simulations>:<model>: PUCT guided by a committed model or a saved model's path", replace=True)  # fmt: skip
+register_opponent("search-greedy", _search_greedy, prefix=True,
+                  help="<simulations>:<model>: that search with the other seats played by greedy in its simulations "
+                       "(a best response to greedy)", replace=True)  # fmt: skip
 register_opponent("baseline", opponent, prefix=True, help="<committed model, e.g. quess_v0>", replace=True)
 register_resolver(opponent_from_path)

@@ -51,6 +51,19 @@ def no_heuristic(state, params, seat, mask):
 def greedy_driver(game_cls):
     """The compiled ``greedy(states, params, seeds, out, mask_size)`` of a game
     class (its kernels and heuristic), built once per process."""
+    return _drivers(game_cls)[0]
+
+
+def greedy_rows_driver(game_cls):
+    """The compiled ``greedy_rows(states, params, seeds, out, mask_size,
+    s_rows, mask_rows)`` of a game class: :func:`greedy_driver`'s work on
+    scratch rows the caller owns (``(2, width)`` int64, ``(2, mask_size)``
+    int8), callable from other compiled code (the search that models the
+    other seats as greedy, :mod:`.search`)."""
+    return _drivers(game_cls)[1]
+
+
+def _drivers(game_cls):
     if game_cls in _DRIVERS:
         return _DRIVERS[game_cls]
     legal, apply = game_cls.kernels.legal, game_cls.kernels.apply
@@ -152,8 +165,8 @@ def greedy_driver(game_cls):
                             pick = a
             out[i] = pick
 
-    _DRIVERS[game_cls] = greedy
-    return greedy
+    _DRIVERS[game_cls] = (greedy, greedy_rows)
+    return _DRIVERS[game_cls]
 
 
 class GreedyOpponent(Opponent):

@@ -55,21 +55,48 @@ SKIP, NEW, TERMINAL, AGAIN = 0, 1, 2, 3
 _DRIVERS: dict = {}
 
 
-def search_driver(game_cls, parallel: bool = False):
+def search_driver(game_cls, parallel: bool = False, others: str | None = None):
     """The compiled ``(select, expand)`` of a game class, built once per
-    process (see :class:`GuidedSearch` for the arrays they share)."""
-    key = (game_cls, parallel)
+    process (see :class:`GuidedSearch` for the arrays they share);
+    ``others="greedy"``: the other seats' decisions are played by the
+    ``greedy`` opponent inside the simulation, not searched."""
+    key = (game_cls, parallel, others)
     if key in _DRIVERS:
         return _DRIVERS[key]
     legal, apply, observe = game_cls.kernels.legal, game_cls.kernels.apply, game_cls.kernels.observe
     settle = settler(game_cls.kernels)  # the chance nodes, as the mcts opponent plays them
+    if others is None:
+
+        @njit
+        def reply(s, params, rng, seat, probs, g_state, g_seed, g_out, g_rows, g_masks):
+            pass
+
+    elif others == "greedy":
+        from .greedy import greedy_rows_driver
+
+        greedy_rows = greedy_rows_driver(game_cls)
+
+        @njit
+        def reply(s, params, rng, seat, probs, g_state, g_seed, g_out, g_rows, g_masks):
+            """The other seats' decisions, ``greedy``'s (ties from the
+            simulation's generator), until ``seat`` is to act or the game is over."""
+            while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] != seat:
+                g_state[0, :] = s
+                g_seed[0] = np.int64(E.rand_u64(rng) >> np.uint64(1))
+                greedy_rows(g_state, params, g_seed, g_out, g_masks.shape[1], g_rows, g_masks)
+                apply(s, params, g_out[0])
+                settle(s, params, probs)
+
+    else:
+        raise ValueError(f"search: others is None or 'greedy', got {others!r}")
 
     @njit
     def select_row(root, params, c, rng, s, mask, obs, probs, start, count, node_n, node_u,
-                   e_action, e_prior, e_n, e_w, e_child, path, movers):  # fmt: skip
+                   e_action, e_prior, e_n, e_w, e_child, path, movers, g_state, g_seed, g_out, g_rows, g_masks):  # fmt: skip
         """Walk row ``i``'s tree from ``root`` (in ``s``) to a leaf; returns (kind, path length)."""
         E.copy_row(s, root)
         s[E.H_RNG] = np.int64(E.rand_u64(rng))  # this simulation's dice
+        seat = root[E.H_CURRENT]
         node, plen = 0, 0
         while True:
             if s[E.H_STATUS] != E.PLAYING:
@@ -91,6 +118,7 @@ def search_driver(game_cls, parallel: bool = False):
             plen += 1
             apply(s, params, e_action[best])
             settle(s, params, probs)
+            reply(s, params, rng, seat, probs, g_state, g_seed, g_out, g_rows, g_masks)
             if e_child[best] < 0:
                 if s[E.H_STATUS] != E.PLAYING:
                     return TERMINAL, plen
@@ -106,11 +134,14 @@ def search_driver(game_cls, parallel: bool = False):
                 kinds[i] = SKIP
                 continue
             probs = np.zeros(max(num_outcomes, 1), np.float64)
+            g_state, g_rows = np.zeros((1, roots.shape[1]), np.int64), np.zeros((2, roots.shape[1]), np.int64)
+            g_seed, g_out, g_masks = np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros((2, masks.shape[1]), np.int8)
             # the rows the kernels work on, borrowed (E.row_view: no reference counts in the kernels' views)
             kinds[i], plens[i] = select_row(E.row_view(roots, i), params, c, E.row_view(rngs, i), E.row_view(leaves, i),
                                             E.row_view(masks, i), E.row_view(obs, i), probs,
                                             start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
-                                            e_n[i], e_w[i], e_child[i], paths[i], movers[i])  # fmt: skip
+                                            e_n[i], e_w[i], e_child[i], paths[i], movers[i],
+                                            g_state, g_seed, g_out, g_rows, g_masks)  # fmt: skip
 
     def expand(leaves, masks, priors, values, kinds, plens, nodes, edges, start, count, node_n, node_u,
                e_action, e_prior, e_n, e_w, e_child, paths, movers):  # fmt: skip
@@ -190,7 +221,8 @@ class GuidedSearch:
     grows by doubling (a node adds one edge per legal action)."""
 
     def __init__(self, game, states, evaluate, simulations: int, c: float = PUCT_C,
-                 root_noise: tuple[float, float] | None = None, rng=None, parallel: bool | None = None):  # fmt: skip
+                 root_noise: tuple[float, float] | None = None, rng=None, parallel: bool | None = None,
+                 others: str | None = None):  # fmt: skip
         self.game, self.evaluate, self.sims, self.c = game, evaluate, int(simulations), float(c)
         self.roots = np.array(states, np.int64, ndmin=2)
         k, width = self.roots.shape
@@ -201,7 +233,7 @@ class GuidedSearch:
         self.rngs = np.zeros((k, E.H_RNG + 1), np.int64)  # each row's own generator (its dice)
         self.rngs[:, E.H_RNG] = self.rng.integers(0, 2**63 - 1, size=k, dtype=np.int64)
         self.parallel = k >= 32 if parallel is None else bool(parallel)
-        self.select, self.expand_fn = search_driver(type(game), self.parallel)
+        self.select, self.expand_fn = search_driver(type(game), self.parallel, others)
         n = self.sims + 2
         self.leaves = np.zeros((k, width), np.int64)
         self.masks = np.zeros((k, A), np.int8)
@@ -300,7 +332,8 @@ class SearchOpponent(Opponent):
     noise at the root (off), ``parallel`` as in ``mcts``."""
 
     def __init__(self, model, simulations: int = DEFAULT_SIMULATIONS, c: float = PUCT_C, name: str | None = None,
-                 root_noise: tuple[float, float] | None = None, parallel: bool | None = None):  # fmt: skip
+                 root_noise: tuple[float, float] | None = None, parallel: bool | None = None,
+                 others: str | None = None):  # fmt: skip
         from boardenvs.spec import is_int
 
         if not is_int(simulations) or simulations < 1:
@@ -323,7 +356,10 @@ class SearchOpponent(Opponent):
         else:
             raise ValueError(f"search: the model must be a Baseline, an SB3 model or policy with a value head, or "
                              f"an evaluate(obs, masks) -> (priors, values) callable; got {type(model).__name__}")  # fmt: skip
+        if others not in (None, "greedy"):
+            raise ValueError(f"search: others is None (searched) or 'greedy' (played by greedy), got {others!r}")
         self.simulations, self.c, self.root_noise, self.parallel = int(simulations), float(c), root_noise, parallel
+        self.others = others
         self.name = name or f"search:{self.simulations}"
 
     def _check_game(self, game) -> None:
@@ -351,6 +387,6 @@ class SearchOpponent(Opponent):
         if len(states) == 0:
             return np.zeros(0, np.int64), np.zeros((0, game.mask_size))
         tree = GuidedSearch(game, states, self.evaluate, self.simulations, self.c, root_noise=self.root_noise,
-                            rng=batch.rng, parallel=self.parallel)  # fmt: skip
+                            rng=batch.rng, parallel=self.parallel, others=self.others)  # fmt: skip
         visits = tree.run()
         return tree.decisions(visits), visits / visits.sum(axis=1, keepdims=True)

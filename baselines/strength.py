@@ -10,8 +10,10 @@ Each committed model plays, seats split evenly, seeded
   ``greedy`` and against ``mcts:400``; its guided search
   (``search:200:<model>``, :mod:`.search`) against the same two;
 * more seats: its raw policy in one seat against ``greedy`` in all the
-  others, and, for scale, ``greedy`` and ``mcts`` (100 simulations) in its
-  place.
+  others; its guided search with the other seats modelled as ``greedy``
+  (``search-greedy:50:<model>``: a best response to the opponents it
+  faces, whose simulations play greedy's one-ply decisions); and, for
+  scale, ``greedy`` and ``mcts`` (100 simulations) in its place.
 
 Every row has its win rate with a 95% Wilson interval and, where the
 issue sets one, its target: met when the rate reaches it (and, for the raw
@@ -37,7 +39,7 @@ def goal(env_id: str, players: int, agent: str, opponent: str) -> tuple[float, b
     """The issue's target for a row: ``(rate, lower bound must clear 50%)``, or None."""
     tryasina = env_id.startswith("tryasina")
     if players > 2:
-        if agent.startswith("baseline:"):
+        if agent.startswith(("baseline:", "search-greedy:")):
             return (0.40, False) if tryasina else (0.50, False)
         return None
     if agent.startswith("search:"):
@@ -47,16 +49,18 @@ def goal(env_id: str, players: int, agent: str, opponent: str) -> tuple[float, b
     return 0.55, True
 
 
-def pairs(name: str, players: int, simulations: int = 200, mcts: int = 400) -> list[tuple[str, str]]:
+def pairs(name: str, players: int, simulations: int = 200, mcts: int = 400,
+          greedy_simulations: int = 50) -> list[tuple[str, str]]:  # fmt: skip
     """The (agent, opponent) rows of one model (module docstring)."""
     if players > 2:
-        return [(f"baseline:{name}", "greedy"), ("greedy", "greedy"), ("mcts", "greedy")]
+        return [(f"baseline:{name}", "greedy"), (f"search-greedy:{greedy_simulations}:{name}", "greedy"),
+                ("greedy", "greedy"), ("mcts", "greedy")]  # fmt: skip
     raw, search = f"baseline:{name}", f"search:{simulations}:{name}"
     return [(raw, "greedy"), (raw, f"mcts:{mcts}"), (search, "greedy"), (search, f"mcts:{mcts}")]
 
 
 def measure(name: str, games: int = 400, seed: int = 0, simulations: int = 200, mcts: int = 400,
-            search_games: int | None = None, verbose: bool = True) -> list[dict]:  # fmt: skip
+            search_games: int | None = None, verbose: bool = True, greedy_simulations: int = 50) -> list[dict]:  # fmt: skip
     """The rows of model ``name``: counts, rate, interval, target;
     ``search_games`` for the guided search's rows (default ``games``: its
     network runs once per simulation, so on a CPU its games cost 10-100x
@@ -69,9 +73,9 @@ def measure(name: str, games: int = 400, seed: int = 0, simulations: int = 200, 
 
     players = make_game(agent.env_id, **agent.options).num_players
     rows = []
-    for a, b in pairs(name, players, simulations, mcts):
+    for a, b in pairs(name, players, simulations, mcts, greedy_simulations):
         t0 = time.perf_counter()
-        n = search_games if a.startswith("search:") and search_games else games
+        n = search_games if a.startswith("search") and search_games else games
         r = play(a, b, agent.env_id, agent.options, n, seed)
         rate = (r["wins"] + r["draws"] / players) / r["games"]
         low, high = wilson(r["wins"] + r["draws"] / players, r["games"])
@@ -114,6 +118,8 @@ def main(argv=None) -> int:
     ap.add_argument("--search-games", type=int, default=None,
                     help="games per row of the guided search (default: --games; its network runs every simulation)")
     ap.add_argument("--simulations", type=int, default=200, help="the guided search's simulations (default 200)")
+    ap.add_argument("--greedy-simulations", type=int, default=50,
+                    help="more seats: the simulations of search-greedy (default 50; each plays greedy's decisions)")
     ap.add_argument("--mcts", type=int, default=400, help="the mcts opponent's simulations (default 400)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(OUT), help="writes <out>.json and <out>.md (default baselines/strength)")
@@ -124,7 +130,7 @@ def main(argv=None) -> int:
     unknown = sorted(set(names) - set(available()))
     if unknown:
         ap.error(f"no committed model {unknown[0]!r}: one of {', '.join(available())}")
-    for flag in ("games", "simulations", "mcts", "search_games"):
+    for flag in ("games", "simulations", "mcts", "search_games", "greedy_simulations"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             ap.error(f"--{flag.replace('_', '-')} must be a positive int, got {getattr(args, flag)}")
     load_start = os.getloadavg()
@@ -135,7 +141,8 @@ def main(argv=None) -> int:
         before = json.loads(out.with_suffix(".json").read_text())
         before["rows"] = [r for r in before["rows"] if r["model"] not in names]
     for name in names:  # written after each model: a long run stopped early keeps what it measured
-        rows += measure(name, args.games, args.seed, args.simulations, args.mcts, args.search_games)
+        rows += measure(name, args.games, args.seed, args.simulations, args.mcts, args.search_games,
+                        greedy_simulations=args.greedy_simulations)  # fmt: skip
         command = "python -m boardenvs.baselines.strength " + " ".join(sys.argv[1:] if argv is None else argv)
         run = {"command": "; ".join(c for c in (before["run"]["command"], command) if c),
                "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",

@@ -122,6 +122,9 @@ def test_strength_targets_follow_the_issue():
     assert goal("tryasina_v0", 2, "baseline:tryasina_v0", "mcts:400") is None  # dice-bound: greedy only
     assert goal("tryasina_v0", 4, "baseline:tryasina_v0_4p", "greedy") == (0.40, False)
     assert goal("hex_quoridor_v0", 4, "greedy", "greedy") is None  # the scale rows have no target
+    assert goal("hex_quoridor_v0", 4, "search-greedy:50:hex_quoridor_v0_4p", "greedy") == (0.50, False)
+    assert pairs("hex_quoridor_v0_4p", 4, greedy_simulations=30)[:2] == [
+        ("baseline:hex_quoridor_v0_4p", "greedy"), ("search-greedy:30:hex_quoridor_v0_4p", "greedy")]
     assert pairs("quess_v0", 2)[-1] == ("search:200:quess_v0", "mcts:400")
     row = {"model": "m", "agent": "a", "opponent": "b", "games": 10, "wins": 6, "draws": 0, "losses": 4, "rate": 0.6,
            "interval": [0.31, 0.83], "target": 0.55, "met": False}  # fmt: skip
@@ -139,9 +142,11 @@ def test_strength_command_writes_its_table(tmp_path):
     assert [r["games"] for r in saved["rows"]] == [2, 2, 4, 4]  # the search's rows play --search-games
     assert all(r["wins"] + r["draws"] + r["losses"] == r["games"] for r in saved["rows"])
     assert out.with_suffix(".md").read_text().count("| quicksand_v0 |") == 4
-    assert strength.main(["tryasina_v0_4p", "--games", "4", "--out", str(out), "--append"]) == 0
+    assert strength.main(["tryasina_v0_4p", "--games", "4", "--greedy-simulations", "4", "--out", str(out),
+                          "--append"]) == 0  # fmt: skip
     both = json.loads(out.with_suffix(".json").read_text())
-    assert [r["model"] for r in both["rows"]] == ["quicksand_v0"] * 4 + ["tryasina_v0_4p"] * 3
+    assert [r["model"] for r in both["rows"]] == ["quicksand_v0"] * 4 + ["tryasina_v0_4p"] * 4
+    assert both["rows"][5]["agent"] == "search-greedy:4:tryasina_v0_4p" and both["rows"][5]["target"] == 0.40
     assert both["run"]["command"].count("python -m boardenvs.baselines.strength") == 2
     with pytest.raises(SystemExit):
         strength.main(["no_such_model"])

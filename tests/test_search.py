@@ -41,9 +41,26 @@ def uniform_evaluator(obs, masks):
     return masks / masks.sum(axis=1, keepdims=True), np.zeros(len(masks))
 
 
-def reference_visits(game, root, evaluate, sims, c=1.25):
+def reference_visits(game, root, evaluate, sims, c=1.25, others=None, seed=None):
     """PUCT written plainly over the game's kernels (deterministic games):
-    the root's visits per action after ``sims`` simulations."""
+    the root's visits per action after ``sims`` simulations.  ``others``
+    ("greedy"): after each of the root seat's decisions the other seats'
+    decisions are played by the greedy opponent's driver, its ties drawn as
+    the compiled search draws them (``seed``: the row's generator)."""
+    if others == "greedy":
+        from boardenvs.baselines.greedy import greedy_driver
+
+        greedy = greedy_driver(type(game))
+        carrier = np.zeros(E.H_RNG + 1, np.int64)
+        carrier[E.H_RNG] = seed
+        seat = int(root[E.H_CURRENT])
+
+    def reply(s):
+        while others == "greedy" and s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] != seat:
+            out = np.zeros(1, np.int64)
+            greedy(s[None].copy(), game.params, np.array([int(E.rand_u64(carrier)) >> 1], np.int64), out,
+                   game.mask_size)  # fmt: skip
+            game.kernels.apply(s, game.params, int(out[0]))
 
     def leaf(s):
         mask = game.legal_mask(s).astype(bool)
@@ -61,23 +78,32 @@ def reference_visits(game, root, evaluate, sims, c=1.25):
         return [0.5 * (float(s[E.H_RET + p]) + 1.0) for p in range(int(s[E.H_NUM_PLAYERS]))]
 
     root_node, _ = leaf(root)
+    if len(root_node["edges"]) == 1:  # a forced decision: 1 on its action, searched no further
+        return np.eye(game.mask_size)[root_node["edges"][0]["a"]]
     root_node["n"] += 1.0
     for _ in range(sims):
         s, node, path = root.copy(), root_node, []
+        if others == "greedy":
+            E.rand_u64(carrier)  # the simulation's dice, drawn first (none in these games)
         while True:
             if s[E.H_STATUS] != E.PLAYING:
                 values = terminal(s)
                 break
             mover = int(s[E.H_CURRENT])
             sqrt_n = math.sqrt(node["n"])
+            legal = game.legal_mask(s)  # greedy's ties may lead a node to another state: its legal edges compete
             best, best_v = None, -math.inf
             for e in node["edges"]:
                 q = e["w"] / e["n"] if e["n"] > 0 else node["u"]
                 v = q + c * e["p"] * sqrt_n / (1.0 + e["n"])
-                if v > best_v:
+                if legal[e["a"]] and v > best_v:
                     best, best_v = e, v
+            if best is None:  # none is: the state is evaluated, nothing expanded
+                values = leaf(s)[1]
+                break
             path.append((best, mover))
             game.kernels.apply(s, game.params, best["a"])
+            reply(s)
             if best["child"] is None:
                 if s[E.H_STATUS] != E.PLAYING:
                     values = terminal(s)
@@ -129,6 +155,34 @@ def test_compiled_search_matches_the_reference_puct(env_id, options, parallel):
         assert visits[i].sum() == 60
 
 
+@pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("hex_quoridor_v0", {"num_players": 4})])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_search_greedy_plays_the_other_seats_as_greedy(env_id, options, parallel):
+    """``others="greedy"`` (``search-greedy:<n>:<model>``): every tree edge
+    is the root seat's decision, the other seats' decisions in between are
+    greedy's (ties from the row's generator); visit counts equal a plain
+    Python PUCT doing the same, and differ from the ordinary search's."""
+    positions = random_positions(env_id, 4, 12, seed=4, **options)
+    game = positions[0].game
+    evaluate_fn = projection_evaluator(game)
+    states = np.stack([p.state for p in positions])
+    tree = GuidedSearch(game, states, evaluate_fn, simulations=40, parallel=parallel, rng=np.random.default_rng(7),
+                        others="greedy")  # fmt: skip
+    visits = tree.run()
+    seeds = np.random.default_rng(7).integers(0, 2**63 - 1, size=len(positions), dtype=np.int64)
+    plain = GuidedSearch(game, states, evaluate_fn, simulations=40, rng=np.random.default_rng(7)).run()
+    searched = 0
+    for i, pos in enumerate(positions):
+        expected = reference_visits(game, pos.state.copy(), evaluate_fn, 40, others="greedy", seed=int(seeds[i]))
+        assert np.array_equal(visits[i], expected), (i, np.flatnonzero(visits[i] != expected))
+        if len(pos.legal_actions()) > 1:  # the last simulation's path: the root seat's decisions only
+            searched += 1
+            assert visits[i].sum() == 40 and tree.plens[i] > 0
+            assert (tree.movers[i, : tree.plens[i]] == pos.state[E.H_CURRENT]).all()
+    assert searched >= 3
+    assert not np.array_equal(visits, plain)
+
+
 @pytest.mark.parametrize("text", [QUAGMIRE_WIN, QUESS_WIN], ids=["quagmire", "quess"])
 def test_finds_an_immediate_win_from_uniform_priors(text):
     pos = Position.from_text(text)
@@ -156,7 +210,13 @@ def test_forced_decisions_and_root_noise():
 def test_names_and_errors():
     opp = make_opponent("search:16:quess_v0")
     assert isinstance(opp, SearchOpponent) and opp.simulations == 16 and opp.name == "search:16:quess_v0"
-    assert make_opponent("search:quess_v0").simulations == 200
+    assert make_opponent("search:quess_v0").simulations == 200 and make_opponent("search:quess_v0").others is None
+    opp = make_opponent("search-greedy:16:quess_v0")
+    assert opp.others == "greedy" and opp.simulations == 16 and opp.name == "search-greedy:16:quess_v0"
+    with pytest.raises(ValueError, match="search-greedy:<simulations>:<model> takes"):
+        make_opponent("search-greedy:0:quess_v0")
+    with pytest.raises(ValueError, match="others is None"):
+        SearchOpponent(uniform_evaluator, others="mcts")
     for bad, words in [("search:0:quess_v0", "simulations"), ("search:16:", "needs a model"),
                        ("search:16:no_such_model", "no baseline"), ("search:", "needs an argument")]:  # fmt: skip
         with pytest.raises(ValueError, match=words):
