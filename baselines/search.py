@@ -34,6 +34,15 @@ visited edge, and :meth:`SearchOpponent.search_policy` also returns the
 root's visit shares (the policy target of
 :mod:`boardenvs.baselines.expert_iteration`).  ``root_noise=(alpha, eps)``
 mixes Dirichlet noise into the root's priors (self-play's exploration).
+
+``others="greedy"`` (the opponent ``"search-greedy:<simulations>:<model>"``)
+models the other seats as the ``greedy`` opponent: in each simulation,
+after every decision of the root's seat (and its chance nodes), the other
+seats' decisions are greedy's, played by its compiled driver with ties
+drawn from the row's generator, until the root's seat is to act again or
+the game is over.  The tree then holds the root seat's decisions only, and
+the search is a best response to ``greedy`` (as the 4-player targets'
+opponents are), open-loop over greedy's ties as over dice.
 """
 from __future__ import annotations
 

@@ -18,7 +18,8 @@ by the vector view's kernel instead, from each row's own generator.
 **Names.**  :func:`make_opponent` turns what users pass as ``opponent=`` into
 an Opponent: a registered name (:func:`register_opponent`: ``"random"``
 here; the reference opponents ``"greedy"``, ``"mcts"``, ``"mcts:<n>"``,
-``"search:<n>:<model>"``, ``"baseline:<model>"`` and saved-model paths registered by
+``"search:<n>:<model>"``, ``"search-greedy:<n>:<model>"``,
+``"baseline:<model>"`` and saved-model paths registered by
 :mod:`boardenvs.baselines`, which is loaded by name on first need, as
 gymnasium loads entry points), an Opponent, an object an upper layer
 registered an adapter for (:func:`register_adapter`: SB3 models, in

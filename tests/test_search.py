@@ -257,15 +257,17 @@ def test_plays_wherever_an_opponent_is_named():
 
 
 @pytest.mark.parametrize("model", ["tryasina_v0", "tryasina_v0_4p", "hex_quoridor_v0_4p"])
-def test_chance_and_four_players(model):
+@pytest.mark.parametrize("kind", ["search", "search-greedy"])
+def test_chance_and_four_players(model, kind):
     """Open-loop over dice (Tryasina) and one value per mover with four
-    seats: legal decisions, the same games for the same seed."""
+    seats, or greedy's replies between the mover's decisions: legal
+    decisions, the same games for the same seed."""
     from boardenvs import baselines
 
     agent = baselines.load(model)
     kw = dict(games=4, opponent="random", seed=5, **agent.options)
-    first = evaluate(f"search:12:{model}", agent.env_id, **kw)
-    assert first == evaluate(f"search:12:{model}", agent.env_id, **kw)
+    first = evaluate(f"{kind}:12:{model}", agent.env_id, **kw)
+    assert first == evaluate(f"{kind}:12:{model}", agent.env_id, **kw) and first["games"] == 4
 
 
 def test_boardenvs_play_vs_a_search(monkeypatch, tmp_path, capsys):
