@@ -77,7 +77,7 @@ def search_driver(game_cls, parallel: bool = False, others: str | None = None):
     if others is None:
 
         @njit
-        def reply(s, params, rng, seat, probs, g_state, g_seed, g_out, g_rows, g_masks):
+        def reply(s, params, rng, seat, probs, i, g_rows, g_masks, g_io):
             pass
 
     elif others == "greedy":
@@ -86,14 +86,18 @@ def search_driver(game_cls, parallel: bool = False, others: str | None = None):
         greedy_rows = greedy_rows_driver(game_cls)
 
         @njit
-        def reply(s, params, rng, seat, probs, g_state, g_seed, g_out, g_rows, g_masks):
+        def reply(s, params, rng, seat, probs, i, g_rows, g_masks, g_io):
             """The other seats' decisions, ``greedy``'s (ties from the
-            simulation's generator), until ``seat`` is to act or the game is over."""
+            simulation's generator), until ``seat`` is to act or the game is
+            over; row ``i``'s scratch: ``g_rows[3i]`` the state greedy reads,
+            ``g_rows[3i+1:3i+3]`` and ``g_masks[2i:2i+2]`` its own rows,
+            ``g_io[i]`` its seed and its decision."""
             while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] != seat:
-                g_state[0, :] = s
-                g_seed[0] = np.int64(E.rand_u64(rng) >> np.uint64(1))
-                greedy_rows(g_state, params, g_seed, g_out, g_masks.shape[1], g_rows, g_masks)
-                apply(s, params, g_out[0])
+                g_rows[3 * i, :] = s
+                g_io[i, 0] = np.int64(E.rand_u64(rng) >> np.uint64(1))
+                greedy_rows(g_rows[3 * i : 3 * i + 1], params, g_io[i, 0:1], g_io[i, 1:2], g_masks.shape[1],
+                            g_rows[3 * i + 1 : 3 * i + 3], g_masks[2 * i : 2 * i + 2])  # fmt: skip
+                apply(s, params, g_io[i, 1])
                 settle(s, params, probs)
 
     else:
@@ -101,7 +105,7 @@ def search_driver(game_cls, parallel: bool = False, others: str | None = None):
 
     @njit
     def select_row(root, params, c, rng, s, mask, obs, probs, start, count, node_n, node_u,
-                   e_action, e_prior, e_n, e_w, e_child, path, movers, g_state, g_seed, g_out, g_rows, g_masks):  # fmt: skip
+                   e_action, e_prior, e_n, e_w, e_child, path, movers, i, g_rows, g_masks, g_io):  # fmt: skip
         """Walk row ``i``'s tree from ``root`` (in ``s``) to a leaf; returns (kind, path length)."""
         E.copy_row(s, root)
         s[E.H_RNG] = np.int64(E.rand_u64(rng))  # this simulation's dice
@@ -127,7 +131,7 @@ def search_driver(game_cls, parallel: bool = False, others: str | None = None):
             plen += 1
             apply(s, params, e_action[best])
             settle(s, params, probs)
-            reply(s, params, rng, seat, probs, g_state, g_seed, g_out, g_rows, g_masks)
+            reply(s, params, rng, seat, probs, i, g_rows, g_masks, g_io)
             if e_child[best] < 0:
                 if s[E.H_STATUS] != E.PLAYING:
                     return TERMINAL, plen
@@ -137,20 +141,17 @@ def search_driver(game_cls, parallel: bool = False, others: str | None = None):
             node = e_child[best]
 
     def select(roots, params, c, rngs, leaves, masks, obs, kinds, plens, active, start, count, node_n, node_u,
-               e_action, e_prior, e_n, e_w, e_child, paths, movers, num_outcomes):  # fmt: skip
+               e_action, e_prior, e_n, e_w, e_child, paths, movers, num_outcomes, g_rows, g_masks, g_io):  # fmt: skip
         for i in prange(roots.shape[0]):
             if not active[i]:
                 kinds[i] = SKIP
                 continue
             probs = np.zeros(max(num_outcomes, 1), np.float64)
-            g_state, g_rows = np.zeros((1, roots.shape[1]), np.int64), np.zeros((2, roots.shape[1]), np.int64)
-            g_seed, g_out, g_masks = np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros((2, masks.shape[1]), np.int8)
             # the rows the kernels work on, borrowed (E.row_view: no reference counts in the kernels' views)
             kinds[i], plens[i] = select_row(E.row_view(roots, i), params, c, E.row_view(rngs, i), E.row_view(leaves, i),
                                             E.row_view(masks, i), E.row_view(obs, i), probs,
                                             start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
-                                            e_n[i], e_w[i], e_child[i], paths[i], movers[i],
-                                            g_state, g_seed, g_out, g_rows, g_masks)  # fmt: skip
+                                            e_n[i], e_w[i], e_child[i], paths[i], movers[i], i, g_rows, g_masks, g_io)  # fmt: skip
 
     def expand(leaves, masks, priors, values, kinds, plens, nodes, edges, start, count, node_n, node_u,
                e_action, e_prior, e_n, e_w, e_child, paths, movers):  # fmt: skip
@@ -256,6 +257,11 @@ class GuidedSearch:
         self.e_action, self.e_child = np.zeros((k, cap), np.int32), np.zeros((k, cap), np.int32)
         self.e_prior, self.e_n, self.e_w = np.zeros((k, cap), np.float32), np.zeros((k, cap), np.int32), np.zeros((k, cap))
         self.priors, self.values = np.zeros((k, A), np.float32), np.zeros(k, np.float64)
+        # the greedy replies' scratch (others="greedy"; empty otherwise), allocated once: per row three state
+        # rows, two mask rows, a seed and a decision
+        w, a = (width, A) if others else (0, 0)
+        self.g_rows, self.g_masks = np.zeros((3 * k, w), np.int64), np.zeros((2 * k, a), np.int8)
+        self.g_io = np.zeros((k, 2), np.int64)
 
     def _room(self) -> None:
         """Grow the edge pool so every row can add a node of ``mask_size`` edges."""
@@ -310,7 +316,7 @@ class GuidedSearch:
             self.select(self.roots, game.params, self.c, self.rngs, self.leaves, self.masks, self.obs, self.kinds,
                         self.plens, active, self.start, self.count, self.node_n, self.node_u, self.e_action,
                         self.e_prior, self.e_n, self.e_w, self.e_child, self.paths, self.movers,
-                        game.num_chance_outcomes)  # fmt: skip
+                        game.num_chance_outcomes, self.g_rows, self.g_masks, self.g_io)  # fmt: skip
             self._evaluate_leaves()
             self._expand()
         visits = np.zeros((k, self.A), np.float64)
