@@ -77,27 +77,29 @@ def _token_of(typingctx, args):
 # arguments; False, having done nothing, when they are not of those types.
 # Chunk ``c`` of ``n`` rows is rows ``c * n // chunks`` up to ``(c + 1) * n // chunks``
 @njit(cache=True, parallel=True)
-def reset_n(addr, token, chunks, states, params, seeds, probs, obs, masks, out_masks):
-    if _token_of((states, params, seeds, probs, obs, masks, out_masks)) != token:
+def reset_n(addr, token, chunks, states, params, seeds, probs, obs, masks, out_masks, to_move):
+    if _token_of((states, params, seeds, probs, obs, masks, out_masks, to_move)) != token:
         return False
     n = states.shape[0]
     for c in prange(chunks):
         a, b = c * n // chunks, (c + 1) * n // chunks
-        _call_at(addr, (states[a:b], params, seeds[a:b], probs[a:b], obs[a:b], masks[a:b], out_masks[a:b]))
+        _call_at(addr, (states[a:b], params, seeds[a:b], probs[a:b], obs[a:b], masks[a:b], out_masks[a:b],
+                        to_move[a:b]))  # fmt: skip
     return True
 
 
 @njit(cache=True, parallel=True)
 def step_n(addr, token, chunks, states, params, actions, probs, obs, masks, out_masks, rewards, terminated,
-           truncated, reasons, lengths):  # fmt: skip
+           truncated, reasons, lengths, to_move, illegal, random_illegal):  # fmt: skip
     if _token_of((states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons,
-                  lengths)) != token:  # fmt: skip
+                  lengths, to_move, illegal, random_illegal)) != token:  # fmt: skip
         return False
     n = states.shape[0]
     for c in prange(chunks):
         a, b = c * n // chunks, (c + 1) * n // chunks
         _call_at(addr, (states[a:b], params, actions[a:b], probs[a:b], obs[a:b], masks[a:b], out_masks[a:b],
-                        rewards[a:b], terminated[a:b], truncated[a:b], reasons[a:b], lengths[a:b]))  # fmt: skip
+                        rewards[a:b], terminated[a:b], truncated[a:b], reasons[a:b], lengths[a:b], to_move[a:b],
+                        illegal[a:b], random_illegal))  # fmt: skip
     return True
 
 

@@ -198,6 +198,7 @@ def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run
     masks = np.zeros((3, game.info.mask_size), np.int8)
     out = np.zeros((3, game.num_actions), np.int8)
     probs = np.zeros((3, max(1, game.info.num_chance_outcomes)), np.float64)
-    drivers.serial.reset(states, game.params, np.arange(1, 4, dtype=np.int64), probs, obs, masks, out)
+    drivers.serial.reset(states, game.params, np.arange(1, 4, dtype=np.int64), probs, obs, masks, out,
+                          np.zeros(3, np.int64))  # fmt: skip
     assert (out.sum(axis=1) > 0).all() and not any(p.name.startswith(drivers.serial.step.py_func.__module__)
                                                    for p in E.drivers_dir().glob("*.py"))  # fmt: skip

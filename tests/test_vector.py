@@ -102,6 +102,50 @@ def test_illegal_action_lose_forfeits_only_that_row():
     assert not vec.step(vec.random_actions())[4]["illegal_action"].any()
 
 
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_step_checks_actions_in_the_driver(parallel):
+    """C-6 in "lose" / "random" mode: step's driver checks each action
+    against the row's mask (no check in Python first).  Masked out, past the
+    range, -1, RANDOM (no learner's action in step) and a uint64 past
+    int64's range are all illegal: flagged in infos, warned about once with
+    the caller's values; "lose" forfeits exactly those rows, "random" plays
+    the draw the row API's RANDOM plays, from the same generators."""
+    n = 200 if parallel else 8
+    make = lambda mode: boardenvs.make_vec("quess_v0", num_envs=n, first_player=0, illegal_action=mode,  # noqa: E731
+                                           parallel=parallel)  # fmt: skip
+    lose, rand, twin = make("lose"), make("random"), make("random")
+    for v in (lose, rand, twin):
+        v.reset(seed=4)
+    actions = lose.random_actions().astype(np.uint64)
+    rand.random_actions(), twin.random_actions()
+    bad = [1, 2, 3, 4, 6]
+    actions[1] = np.flatnonzero(lose.action_masks()[1] == 0)[0]
+    actions[2], actions[3], actions[4], actions[6] = 1296, 2**64 - 1, 2**64 - 2, 2**63 + 5  # -1, RANDOM as int64
+    flagged = np.zeros(n, np.bool_)
+    flagged[bad] = True
+    with pytest.warns(UserWarning, match=r"5 action\(s\) outside 0..1295 .*row 3: 18446744073709551615.*forfeits"):
+        _, rewards, term, _, infos = lose.step(actions)
+    np.testing.assert_array_equal(infos["illegal_action"], flagged)
+    np.testing.assert_array_equal(term, flagged)
+    assert (rewards[bad, 0] == -1.0).all() and (infos["end_reason"][bad] == "illegal_action").all()
+    with pytest.warns(UserWarning, match="plays a random legal action"):
+        _, _, term, _, infos = rand.step(actions)
+    np.testing.assert_array_equal(infos["illegal_action"], flagged)
+    assert not term.any()
+    replaced = actions.astype(np.int64)
+    replaced[bad] = twin.RANDOM
+    twin.act_rows(np.arange(n), replaced)
+    np.testing.assert_array_equal(rand.states, twin.states)
+    # once per env: the next illegal step flags its rows without a warning
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, _, term, _, infos = lose.step(np.full(n, -1))
+    assert term.all() and infos["illegal_action"].all()
+    assert not lose.step(lose.random_actions())[4]["illegal_action"].any()
+
 def test_integer_arrays_of_any_width_are_accepted():
     a, b = _vec(), _vec()
     acts = a.random_actions()
@@ -177,6 +221,34 @@ def test_ended_rows_report_and_restart():
         assert (infos["end_reason_code"][~(term | trunc)] == 0).all()
         assert all(r is None for r in infos["end_reason"][~(term | trunc)])
     assert seen > 16
+
+
+
+@pytest.mark.parametrize("env_id,options", [("quess_v0", {}), ("tryasina_v0", {"num_players": 3}),
+                                            ("hex_quoridor_v0", {"num_players": 4})])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_infos_to_move_and_end_reason_are_every_rows_own(env_id, options, parallel):
+    """infos["to_move"] is written by the drivers as each row is stepped (not
+    read from the rows afterwards), whatever the caller wrote into the last
+    step's; infos["end_reason"] is rewritten only in the rows that ended at
+    the last step or this one (so it is read-only): both must be every row's
+    own at every step, serial and threaded, with chance (Tryasina)."""
+    vec = boardenvs.make_vec(env_id, num_envs=64, parallel=parallel, **options)
+    _, infos = vec.reset(seed=11)
+    assert (infos["to_move"] == vec.states[:, E.H_CURRENT]).all() and all(r is None for r in infos["end_reason"])
+    ended = 0
+    for _ in range(600):  # Tryasina's 3-player games last some 300 steps
+        infos["to_move"][:] = -7  # the caller's writes into the handed-out buffer
+        with pytest.raises(ValueError, match="read-only"):
+            infos["end_reason"][:] = "stale"
+        _, _, term, trunc, infos = vec.step(vec.random_actions())
+        np.testing.assert_array_equal(infos["to_move"], vec.states[:, E.H_CURRENT])
+        assert (infos["to_move"] >= 0).all()  # a seat, never the chance player
+        names = [vec.reason_name(c) if c else None for c in infos["end_reason_code"]]
+        assert infos["end_reason"].tolist() == names
+        assert ((infos["end_reason_code"] != 0) == (term | trunc)).all()
+        ended += int((term | trunc).sum())
+    assert ended > 0
 
 
 # --- processes ---------------------------------------------------------------------
