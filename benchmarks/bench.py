@@ -106,6 +106,7 @@ ENVPOOL_GAMES = ("ConnectFour-v1", "Othello-v1", "Hex-v1", "Backgammon-v1", "Go9
 ENVPOOL_API = "C++ thread pool"
 ENVPOOL_NUMPY = "C++ thread pool, numpy sampler"
 SB3_DIRECT = "SB3VecEnv, masks by action_masks()"
+VEC_FUSED = "make_vec, step_random()"  # the random action drawn in the step's own pass
 # targets (ratios in the same run), each with the basis it is read on
 TARGET_VS_PGX = 1.0  # per CPU-second
 TARGET_VS_ENVPOOL = 10.0  # per CPU-second, the game's closest EnvPool game at the same N
@@ -244,8 +245,11 @@ def openspiel_stepper(name: str, seed: int = 0, chunk: int = 64) -> Callable[[],
     return _chunked(play(), chunk)
 
 
-def vec_stepper(env_id: str, n: int, options: dict, num_threads=None) -> Callable[[], int]:
-    """``make_vec`` steps with in-kernel random actions, after the warm-up."""
+def vec_stepper(env_id: str, n: int, options: dict, num_threads=None, fused: bool = False) -> Callable[[], int]:
+    """``make_vec`` steps with in-kernel random actions, after the warm-up:
+    ``vec.step(vec.random_actions())`` (the actions handed out, then
+    stepped), or with ``fused`` ``vec.step_random()`` (drawn in the step's
+    own pass, as Pgx's row draws inside its jitted step)."""
     vec = boardenvs.make_vec(env_id, num_envs=n, num_threads=num_threads, **options)
     vec.reset(seed=12345)
     for _ in range(max(1, boardenvs.game_class(env_id).bench.warmup)):
@@ -253,8 +257,12 @@ def vec_stepper(env_id: str, n: int, options: dict, num_threads=None) -> Callabl
     k = max(1, 1024 // n)
 
     def chunk():
-        for _ in range(k):
-            vec.step(vec.random_actions())
+        if fused:
+            for _ in range(k):
+                vec.step_random()
+        else:
+            for _ in range(k):
+                vec.step(vec.random_actions())
         return k * n
 
     return chunk
@@ -487,6 +495,8 @@ def boardenvs_rows(env_ids, sizes, sb3: bool = True, threads_row: bool = True) -
                 rows.append(Row("boardenvs", label, "make_vec", n, env_id=env_id, options=options,
                                 setup=lambda e=env_id, n=n, o=options: vec_stepper(e, n, o)))  # fmt: skip
             big = max(sizes)
+            rows.append(Row("boardenvs", label, VEC_FUSED, big, env_id=env_id, options=options,
+                            setup=lambda e=env_id, n=big, o=options: vec_stepper(e, n, o, fused=True)))  # fmt: skip
             if threads_row and numba.config.NUMBA_NUM_THREADS > 1 and big >= parallel_from():
                 rows.append(Row("boardenvs", label, "make_vec", big, threads=1, env_id=env_id, options=options,
                                 setup=lambda e=env_id, n=big, o=options: vec_stepper(e, n, o, num_threads=1)))  # fmt: skip
@@ -655,6 +665,10 @@ def comparisons(row: Row, rows: list[Row], big: int) -> list[dict]:
             add(find(rows, "EnvPool", ep_name, ENVPOOL_NUMPY, row.n), f"EnvPool {ep_name}@{row.n} with numpy sampling", None)
         if row.n == PGX_ANCHOR[1]:
             add(find(rows, "Pgx (CPU)", PGX_ANCHOR[0], "jit+vmap", PGX_ANCHOR[1]), "Pgx connect_four@4096", TARGET_VS_PGX, "cpu")
+    elif row.system == "boardenvs" and row.api == VEC_FUSED:
+        add(find(rows, "boardenvs", row.game, "make_vec", row.n), "step(random_actions())", None)
+        if row.n == PGX_ANCHOR[1]:  # like for like: Pgx's row draws inside its jitted step too (no target here)
+            add(find(rows, "Pgx (CPU)", PGX_ANCHOR[0], "jit+vmap", PGX_ANCHOR[1]), "Pgx connect_four@4096", None, "cpu")
     elif row.system == "boardenvs" and row.api == "make_vec":
         default = find(rows, "boardenvs", row.game, "make_vec", row.n)
         if default is not None and default.samples:

@@ -58,7 +58,7 @@ def reset_n(states, params, seeds, probs, obs, masks, out_masks, to_move):
         to_move[i] = s[H_CURRENT]
 
 def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons, lengths,
-           to_move, illegal, random_illegal):  # fmt: skip
+           to_move, illegal, draw):  # fmt: skip
     """Apply one action per row; rows that end are reset in place (their
     final returns in ``rewards``, end reason and length in turns in
     ``reasons`` / ``lengths``); then the observation and mask of the seat
@@ -66,18 +66,23 @@ def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, termi
     that seat (``to_move``, as ``reset_n``).
     A row whose action is not legal in ``masks`` (any value, -1 or
     ``RANDOM_ACTION`` too) is flagged in ``illegal`` and forfeited by its
-    mover (never half-applied), or with ``random_illegal`` plays a uniformly
-    random legal action drawn from the row's generator instead.  (Checked
-    here, where the row's mask is read anyway: a check of the N actions
-    before the call took 5% of a step at N = 4096.)"""
+    mover (never half-applied), or with ``draw`` 1 plays a uniformly random
+    legal action drawn from the row's generator instead.  (Checked here,
+    where the row's mask is read anyway: a check of the N actions before
+    the call took 5% of a step at N = 4096.)  With ``draw`` 2 every row
+    plays such a random action (``actions`` unread): ``random_actions_n``'s
+    draw, from the same generator state, so the same games as that pass
+    and a step, without the pass."""
     na = out_masks.shape[1]
     for i in range(states.shape[0]):
         s, mask, prob = row_view(states, i), row_view(masks, i), row_view(probs, i)
         a = actions[i]
         seat = s[H_CURRENT]
+        if draw == 2:
+            a = sample_mask(s, mask)
         ok = a >= 0 and a < na and mask[a] == 1
         illegal[i] = not ok
-        if not ok and random_illegal:
+        if not ok and draw == 1:
             a = sample_mask(s, mask)
             ok = mask[a] == 1  # a live row has a legal action
         if ok:

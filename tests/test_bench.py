@@ -49,7 +49,8 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     keys = {(r["system"], r["api"], r["n"], r["threads"]) for r in results["rows"]}
     assert keys == {("no-op", "AEC", 1, None), ("no-op", "AEC, boardenvs wrapper", 1, None), ("boardenvs", "AEC", 1, None),
                     ("boardenvs", "make_vec", 1, None),
-                    ("boardenvs", "make_vec", 4, None), ("boardenvs", "SB3VecEnv", 4, None),
+                    ("boardenvs", "make_vec", 4, None), ("boardenvs", "make_vec, step_random()", 4, None),
+                    ("boardenvs", "SB3VecEnv", 4, None),
                     ("boardenvs", "SB3VecEnv, masks by action_masks()", 4, None)}  # fmt: skip
     for row in results["rows"]:
         assert len(row["samples"]) == 2 and row["min"] <= row["median"] <= row["max"] and row["median"] > 0
@@ -60,6 +61,9 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     table = (tmp_path / "results.md").read_text()
     assert table.strip() in out
     assert "| quagmire_v0 | make_vec | 4 |" in table and "0.8x no-op AEC" in table
+    # the fused row, beside make_vec's at the largest N: compared with it, no target of its own
+    (fused,) = [c for c in results["comparisons"] if c["row"].startswith("boardenvs quagmire_v0 make_vec, step_random()")]
+    assert fused["anchor"] == "step(random_actions())" and fused["target"] is None and fused["wall"] > 0
     assert "Scaling:" in table and "arXiv:2303.17503" in table
     # the SB3VecEnv row is marked against make_vec at its N
     (sb3,) = [t for t in results["targets"] if t["row"].startswith("quagmire_v0, radius=2 SB3VecEnv") or

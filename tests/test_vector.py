@@ -146,6 +146,30 @@ def test_step_checks_actions_in_the_driver(parallel):
     assert term.all() and infos["illegal_action"].all()
     assert not lose.step(lose.random_actions())[4]["illegal_action"].any()
 
+
+@pytest.mark.parametrize("env_id,options", [("quess_v0", {}), ("tryasina_v0", {"num_players": 3})])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_step_random_plays_the_games_of_step_random_actions(env_id, options, parallel):
+    """step_random() draws in the step's driver what random_actions() would
+    have drawn from the same generators: the same games move for move
+    (observations, masks, rewards, ends, every row's state), chance included."""
+    a, b = (boardenvs.make_vec(env_id, num_envs=150, parallel=parallel, **options) for _ in range(2))
+    with pytest.raises(ResetNeededError, match="step_random"):
+        b.step_random()
+    a.reset(seed=21), b.reset(seed=21)
+    ended = 0
+    for _ in range(300):
+        obs_a, rew_a, term_a, trunc_a, inf_a = a.step(a.random_actions())
+        obs_b, rew_b, term_b, trunc_b, inf_b = b.step_random()
+        np.testing.assert_array_equal(b.states, a.states)
+        for x, y in ((obs_a["observation"], obs_b["observation"]), (obs_a["action_mask"], obs_b["action_mask"]),
+                     (rew_a, rew_b), (term_a, term_b), (trunc_a, trunc_b), (inf_a["to_move"], inf_b["to_move"]),
+                     (inf_a["end_reason_code"], inf_b["end_reason_code"]), (inf_a["length"], inf_b["length"])):  # fmt: skip
+            np.testing.assert_array_equal(x, y)
+        assert not inf_b["illegal_action"].any()
+        ended += int(term_b.sum() + trunc_b.sum())
+    assert ended > 0
+
 def test_integer_arrays_of_any_width_are_accepted():
     a, b = _vec(), _vec()
     acts = a.random_actions()
