@@ -76,15 +76,13 @@ def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, termi
     na = out_masks.shape[1]
     for i in range(states.shape[0]):
         s, mask, prob = row_view(states, i), row_view(masks, i), row_view(probs, i)
-        a = actions[i]
         seat = s[H_CURRENT]
-        if draw == 2:
-            a = sample_mask(s, mask)
+        a = sample_mask(s, mask) if draw == 2 else actions[i]
         ok = a >= 0 and a < na and mask[a] == 1
         illegal[i] = not ok
         if not ok and draw == 1:
             a = sample_mask(s, mask)
-            ok = mask[a] == 1  # a live row has a legal action
+            ok = a >= 0 and a < na and mask[a] == 1  # a live row has a legal action
         if ok:
             apply(s, params, a)
         else:

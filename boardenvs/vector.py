@@ -6,7 +6,9 @@
 
 The games are rows of one ``(N, state_size)`` int64 array, stepped by the
 engine's drivers (:func:`boardenvs.engine.batched`).  The env owns every
-buffer; every input is checked in Python before a kernel runs.  Rows that
+buffer; every input is checked before it changes a row (in Python; an
+action's legality in the step's driver, as it reads the row's mask, except
+in ``"raise"`` mode, where Python checks every action first).  Rows that
 end are reset in place (auto-reset): the observation returned is the new
 game's, the ended game's returns are that step's ``rewards`` (one column per
 seat), its end reason and length are in ``infos``.  Chance nodes are resolved
@@ -234,6 +236,8 @@ class VectorEnv:
         return state
 
     def __setstate__(self, state):
+        if "_to_move" not in state:  # pickled before the drivers wrote it (0.3's first releases)
+            state["_to_move"] = state["_states"][:, E.H_CURRENT].copy()
         self.__dict__.update(state)
         self._setup()
 
@@ -273,8 +277,9 @@ class VectorEnv:
                 self._out_masks, self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
                 self._to_move, self._illegal, 1 if self.illegal_action == "random" else 0,
             )  # fmt: skip
-            self._warn_illegal(actions)
-            return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
+            out = self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
+            self._warn_illegal(actions)  # after the step, which is applied (a warning turned into an error included)
+            return out
 
     def step_random(self):
         """``step(random_actions())`` in one pass of the rows: every row plays

@@ -121,7 +121,7 @@ def test_step_checks_actions_in_the_driver(parallel):
     rand.random_actions(), twin.random_actions()
     bad = [1, 2, 3, 4, 6]
     actions[1] = np.flatnonzero(lose.action_masks()[1] == 0)[0]
-    actions[2], actions[3], actions[4], actions[6] = 1296, 2**64 - 1, 2**64 - 2, 2**63 + 5  # -1, RANDOM as int64
+    actions[2], actions[3], actions[4], actions[6] = 1296, 2**64 - 1, 2**64 - 2, 2**63 + 5  # past int64: -1
     flagged = np.zeros(n, np.bool_)
     flagged[bad] = True
     with pytest.warns(UserWarning, match=r"5 action\(s\) outside 0..1295 .*row 3: 18446744073709551615.*forfeits"):
@@ -145,6 +145,19 @@ def test_step_checks_actions_in_the_driver(parallel):
         _, _, term, _, infos = lose.step(np.full(n, -1))
     assert term.all() and infos["illegal_action"].all()
     assert not lose.step(lose.random_actions())[4]["illegal_action"].any()
+    # RANDOM itself (-2, int64: the uint64 values above reach the driver as -1) and a strided array
+    wide = np.repeat(lose.random_actions(), 2)
+    wide[2 * 3] = lose.RANDOM
+    _, _, term, _, infos = lose.step(wide[::2])
+    np.testing.assert_array_equal(infos["illegal_action"], np.arange(n) == 3)
+    np.testing.assert_array_equal(term, np.arange(n) == 3)
+    actions = rand.random_actions()
+    twin.random_actions()
+    actions[3] = rand.RANDOM
+    _, _, term, _, infos = rand.step(actions)
+    np.testing.assert_array_equal(infos["illegal_action"], np.arange(n) == 3)
+    twin.act_rows(np.arange(n), actions)
+    np.testing.assert_array_equal(rand.states, twin.states)
 
 
 @pytest.mark.parametrize("env_id,options", [("quess_v0", {}), ("tryasina_v0", {"num_players": 3})])
