@@ -615,13 +615,17 @@ class VectorEnv:
         env, naming the rows the driver flagged (``actions``: the caller's)."""
         if self._warned_illegal or self.illegal_action == "raise" or not self._illegal.any():
             return
-        self._warned_illegal = True
-        what = self._illegal_what(np.flatnonzero(self._illegal), actions, None)
-        gymnasium.logger.warn(
-            f"{self.env_id} make_vec: {what}: illegal_action={self.illegal_action!r} "
-            + ("forfeits those rows' games" if self.illegal_action == "lose" else "plays a random legal action")
-            + ' (infos["illegal_action"] marks them; this warning is shown once per env)'
-        )
+        self._warn_once(self._illegal_what(np.flatnonzero(self._illegal), actions, None), self.illegal_action)
+
+    def _warn_once(self, what: str, mode: str) -> None:
+        """The illegal-action warning (``what``: :meth:`_illegal_what`'s), once per env."""
+        if not self._warned_illegal:
+            self._warned_illegal = True
+            gymnasium.logger.warn(
+                f"{self.env_id} make_vec: {what}: illegal_action={mode!r} "
+                + ("forfeits those rows' games" if mode == "lose" else "plays a random legal action")
+                + ' (infos["illegal_action"] marks them; this warning is shown once per env)'
+            )
 
     def _illegal_what(self, bad, actions, rows) -> str:
         """The illegal actions at positions ``bad``, in words (the first five)."""
@@ -677,13 +681,7 @@ class VectorEnv:
         what = self._illegal_what(np.flatnonzero(~legal), actions, rows)
         if mode == "raise":
             raise IllegalActionError(f"{self.env_id} make_vec: {what}; no row was stepped. {ILLEGAL_ACTION_HELP}")
-        if not self._warned_illegal:
-            self._warned_illegal = True
-            gymnasium.logger.warn(
-                f"{self.env_id} make_vec: {what}: illegal_action={mode!r} "
-                + ("forfeits those rows' games" if mode == "lose" else "plays a random legal action")
-                + ' (infos["illegal_action"] marks them; this warning is shown once per env)'
-            )
+        self._warn_once(what, mode)
         return np.where(legal, arr, -1 if mode == "lose" else E.RANDOM_ACTION), ~legal
 
     def _observations(self) -> dict:
