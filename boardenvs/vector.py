@@ -271,13 +271,7 @@ class VectorEnv:
         terminations, truncations, infos`` (see the module docstring)."""
         with self._lock:
             self._require_reset("step")
-            checked = self._check_actions(actions)
-            self._run(
-                self._drivers.step, self._states, self.game.params, checked, self._probs, self._obs, self._masks,
-                self._out_masks, self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
-                self._to_move, self._illegal, 1 if self.illegal_action == "random" else 0,
-            )  # fmt: skip
-            out = self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
+            out = self._step(self._check_actions(actions), 1 if self.illegal_action == "random" else 0)
             self._warn_illegal(actions)  # after the step, which is applied (a warning turned into an error included)
             return out
 
@@ -292,12 +286,17 @@ class VectorEnv:
         :meth:`step` returns."""
         with self._lock:
             self._require_reset("step_random")
-            self._run(
-                self._drivers.step, self._states, self.game.params, self._actions, self._probs, self._obs, self._masks,
-                self._out_masks, self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
-                self._to_move, self._illegal, 2,
-            )  # fmt: skip
-            return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
+            return self._step(self._actions, 2)  # the actions unread
+
+    def _step(self, actions, draw: int):
+        """The step's driver on every row (``draw``: its ``step_n``'s), then
+        what :meth:`step` returns."""
+        self._run(
+            self._drivers.step, self._states, self.game.params, actions, self._probs, self._obs, self._masks,
+            self._out_masks, self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
+            self._to_move, self._illegal, draw,
+        )  # fmt: skip
+        return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per row, drawn in the kernel from
