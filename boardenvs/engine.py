@@ -363,6 +363,17 @@ def nonzero_bits32(mask, start):
     return bits
 
 
+def store8(a, at, value):
+    """``a[at:at + 8]`` = the eight bytes of ``value`` (an integer, its low
+    byte first) for a 1-D int8 array ``a`` (plain Python; compiled, for a
+    C-contiguous ``a``: one 8-byte store at any alignment, see
+    :func:`_store8_ir`).  Eight observation planes of a cell in one go."""
+    v = int(value) & 0xFFFFFFFFFFFFFFFF
+    for j in range(8):
+        b = (v >> (8 * j)) & 0xFF
+        a[at + j] = b - 256 if b > 127 else b
+
+
 @intrinsic
 def _ctpop(typingctx, x):
     if not isinstance(x, nbtypes.Integer):
@@ -393,6 +404,31 @@ def _nonzero_bits32_ir(typingctx, mask, start):
     return nbtypes.uint64(mask, start), codegen
 
 
+@intrinsic
+def _store8_ir(typingctx, a, at, value):
+    """:func:`store8` as LLVM IR: an ``i64`` store with alignment 1 (x86 and
+    ARM64 store unaligned words at full speed); ``0 <= at <= len(a) - 8``
+    checked under ``NUMBA_BOUNDSCHECK`` like an index."""
+    if not (isinstance(a, nbtypes.Array) and a.ndim == 1 and a.dtype == nbtypes.int8 and a.layout == "C"
+            and isinstance(at, nbtypes.Integer) and isinstance(value, nbtypes.Integer)):  # fmt: skip
+        return None
+
+    def codegen(context, builder, signature, args):
+        arr = context.make_array(signature.args[0])(context, builder, args[0])
+        index = context.cast(builder, args[1], signature.args[1], nbtypes.intp)
+        if context.enable_boundscheck:
+            (length,) = cgutils.unpack_tuple(builder, arr.shape)
+            last = builder.add(index, ir.Constant(index.type, 7))
+            cgutils.do_boundscheck(context, builder, index, length, 0)
+            cgutils.do_boundscheck(context, builder, last, length, 0)
+        word = context.cast(builder, args[2], signature.args[2], nbtypes.uint64)
+        ptr = builder.bitcast(builder.gep(arr.data, [index]), ir.IntType(64).as_pointer())
+        builder.store(word, ptr, align=1)
+        return context.get_dummy_value()
+
+    return nbtypes.none(a, at, value), codegen
+
+
 @overload(popcount)
 def _popcount_compiled(x):
     return lambda x: _ctpop(x)
@@ -414,6 +450,19 @@ def _nonzero_bits32_compiled(mask, start):
             if mask[start + j] != 0:
                 bits |= np.uint64(1) << np.uint64(j)
         return bits
+
+    return strided
+
+
+@overload(store8)
+def _store8_compiled(a, at, value):
+    if isinstance(a, nbtypes.Array) and a.layout == "C" and a.ndim == 1 and a.dtype == nbtypes.int8:
+        return lambda a, at, value: _store8_ir(a, at, value)
+
+    def strided(a, at, value):
+        v = np.uint64(value)
+        for j in range(8):
+            a[at + j] = np.int64((v >> np.uint64(8 * j)) & np.uint64(0xFF))  # the int8 store keeps the low byte
 
     return strided
 

@@ -556,7 +556,7 @@ def sample_runs() -> dict:
     """A small fixed sample through Position (Quess, Quagmire and the toy
     game) and make_vec; JSON-able, so a NUMBA_DISABLE_JIT=1 process can
     compare."""
-    out = {"quess": [], "quagmire": [], "toy": [], "batched": None}
+    out = {"quess": [], "quagmire": [], "quicksand": [], "toy": [], "batched": None}
     for seed in range(3):
         rng = np.random.default_rng(seed)
         pos = boardenvs.position("quess_v0", max_turns=30, first_player=seed % 2)
@@ -571,6 +571,16 @@ def sample_runs() -> dict:
             pos = pos.play(int(rng.choice(pos.legal_actions())))
             trace.append(pos.observation(0).tolist())
         out["quagmire"].append([pos.to_text(), list(pos.returns)])
+    for seed in range(2):  # cell sets and eight planes at a time (engine.store8)
+        rng = np.random.default_rng(seed)
+        pos = boardenvs.position("quicksand_v0", first_player=seed)
+        trace = []
+        for _ in range(150):
+            if pos.is_terminal:
+                break
+            pos = pos.play(int(rng.choice(pos.legal_actions())))
+            trace.append([pos.observation(0).tolist(), pos.observation(1).tolist(), pos.legal_actions()])
+        out["quicksand"].append([pos.to_text(), list(pos.returns), trace])
     for seed, opts in enumerate(({"num_players": 2}, {"num_players": 5}, {"num_players": 6, "teams": 3})):
         end = random_playout(start(**opts), np.random.default_rng(seed))[-1][2]
         out["toy"].append([end.to_text(), list(end.returns)])
@@ -604,6 +614,7 @@ def test_plain_python_path_runs_the_same_code():
     plain = json.loads(proc.stdout.strip().splitlines()[-1])
     assert plain["quess"] == jitted["quess"]
     assert plain["quagmire"] == jitted["quagmire"]
+    assert plain["quicksand"] == jitted["quicksand"]
     assert plain["toy"] == jitted["toy"]
     assert plain["batched"] == jitted["batched"]
     assert plain["sample_mask"] == jitted["sample_mask"]
@@ -678,6 +689,54 @@ def test_row_view_checks_its_index_under_boundscheck():
         "        pass\n"
         "    else:\n"
         "        raise SystemExit(f'row {i} of 3 read')\n"
+        "print('ok')\n"
+    )
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:] + proc.stdout
+
+
+@pytest.mark.parametrize("layout", ["C", "strided"])
+def test_store8_writes_eight_bytes_low_byte_first_at_any_offset(layout):
+    """``store8`` (the observation writers' eight planes at a time): compiled
+    (one unaligned store in a C-contiguous array, byte by byte in a strided
+    one) and plain Python write the same eight bytes, the low byte first, at
+    every offset, and nothing beside them."""
+    from numba import njit
+
+    @njit
+    def put(a, at, value):
+        E.store8(a, at, value)
+
+    value = np.int64(-0x7EDCBA9876543211)  # every byte differs, the top one's sign bit set
+    for at in range(0, 13):
+        base = np.full(2 * 21, 7, np.int8)
+        a = base[:21] if layout == "C" else base[::2]
+        plain = a.copy()
+        E.store8(plain, at, int(value))
+        put(a, at, value)
+        assert (a == plain).all()
+        assert (a[at : at + 8].view(np.uint8) == np.frombuffer(value.tobytes(), np.uint8)).all()  # little-endian
+        assert (a[:at] == 7).all() and (a[at + 8 :] == 7).all()
+
+
+def test_store8_checks_its_range_under_boundscheck():
+    """With ``NUMBA_BOUNDSCHECK=1`` a store whose eight bytes do not all lie
+    in the array raises IndexError and writes nothing past it."""
+    code = (
+        "import numpy as np; from numba import njit; from boardenvs.engine import store8\n"
+        "f = njit(lambda a, i: store8(a, i, np.int64(-1)))\n"
+        "a = np.zeros(24, np.int8)\n"
+        "f(a[:16], 8)\n"
+        "assert (a[8:16] == -1).all() and (a[16:] == 0).all()\n"
+        "for i in (9, 15, -1, 100):\n"
+        "    try:\n"
+        "        f(a[:16], i)\n"
+        "    except IndexError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        raise SystemExit(f'store at {i} of 16')\n"
+        "assert (a[16:] == 0).all()\n"
         "print('ok')\n"
     )
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}

@@ -21,8 +21,8 @@ drawn (rank 6 at the top)::
 Tables: ``RAYS[c, d, j]`` the cell ``j`` steps (0..4) from ``c`` in direction
 ``d``, 36 off the board (flat: ``RAY_FLAT[40 c + 5 d + j]``); ``CYCLES[q, 0 /
 1]`` the corner and edge 4-cycles of a quarter turn of quadrant ``q`` (0..3
-for Q1..Q4); ``NEIGHBOURS[c]`` the eight neighbours as a bit mask;
-``OBS_CELL[c]`` the observation grid index (row 0 = rank 6, column 0 = file
+for Q1..Q4); ``STEP_*[d]`` a step of a whole cell set (bit ``c`` = cell
+``c``) in direction ``d``; ``OBS_CELL[c]`` the observation grid index (row 0 = rank 6, column 0 = file
 ``a``).  Actions: ``36 * size + i`` place (size 0 S, 1 M, 2 L),
 ``SELECT0 + i`` (108) the jumper, ``HOP0 + 3 d + (k - 1)`` (144) hop over
 ``k`` = 1..3, ``STOP`` (168), ``ROT0 + 3 q + (deg / 90 - 1)`` (169) rotate
@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from ... import engine as E
+from ...engine import lowest_bit as _lowest_bit  # the processor's trailing-zero count, compiled
 
 SMALL, MEDIUM, LARGE = 0, 1, 2
 SIZE_CHARS = "SML"
@@ -159,11 +160,22 @@ CYCLES = _cycles()
 QUADRANT_OF = np.zeros(NCELLS, np.int64)
 for _q in range(4):
     QUADRANT_OF[_quadrant_cells(_q)] = _q
-# the eight neighbours of each cell as a bit mask (a jumper needs one occupied)
-NEIGHBOURS = np.array([sum(1 << int(RAYS[c, d, 1]) for d in range(8) if RAYS[c, d, 1] != SENTINEL) for c in range(NCELLS)],
-                      np.int64)  # fmt: skip
 # observation grid index of each cell: row 0 = rank 6
 OBS_CELL = np.array([(5 - c // 6) * 6 + c % 6 for c in range(NCELLS)], np.int64)
+# cell sets as 36-bit words (bit c = cell c): a step in direction d moves
+# cell c to c + 6 * rank step + file step; STEP_IN[d] is the cells that have a
+# neighbour in direction d, and a set X taken one step back, the cells whose
+# neighbour in direction d is in X, is ((X >> STEP_SHR[d]) << STEP_SHL[d]) & STEP_IN[d]
+_OFFSETS = [df + 6 * dr for df, dr in DIRECTIONS]
+STEP_SHR = np.array([max(o, 0) for o in _OFFSETS], np.int64)
+STEP_SHL = np.array([max(-o, 0) for o in _OFFSETS], np.int64)
+# planes 0-5 of a cell as an 8-byte word (plane p in byte p), per seat and cell code
+CELL_PLANES = np.zeros((2, 8), np.int64)
+for _seat in (0, 1):
+    for _size in range(3):
+        CELL_PLANES[_seat, 1 + 3 * _seat + _size] = 1 << (8 * _size)  # own S/M/L: planes 0-2
+        CELL_PLANES[_seat, 1 + 3 * (1 - _seat) + _size] = 1 << (8 * (3 + _size))  # the opponent's: planes 3-5
+STEP_IN = np.array([sum(1 << c for c in range(NCELLS) if RAYS[c, d, 1] != SENTINEL) for d in range(8)], np.int64)
 
 
 # --- kernels -----------------------------------------------------------------
@@ -225,22 +237,71 @@ def _any_hop(state, jmask, c, size, count):
 
 
 @njit(cache=True)
+def _back(x, d):
+    """The cells whose neighbour in direction ``d`` is in the cell set ``x``."""
+    return ((x >> STEP_SHR[d]) << STEP_SHL[d]) & STEP_IN[d]
+
+
+@njit(cache=True)
+def _boards(state, seat):
+    """The board as cell sets: the pyramids, the empty cells, and ``seat``'s
+    small, medium and large pyramids."""
+    pyramids = empty = small = medium = large = np.int64(0)
+    own = 1 + 3 * seat
+    for i in range(NCELLS):
+        v = state[Q_CELLS + i]
+        bit = np.int64(1) << i
+        if v == EMPTY:
+            empty |= bit
+        else:
+            pyramids |= bit
+            if v == own:
+                small |= bit
+            elif v == own + 1:
+                medium |= bit
+            elif v == own + 2:
+                large |= bit
+    return pyramids, empty, small, medium, large
+
+
+@njit(cache=True)
+def _jumpers(pyramids, empty, small, medium, large):
+    """QS-5..QS-8 at the start of a turn, for every cell at once: the cells
+    of ``small``, ``medium`` and ``large`` whose pyramid can complete a jump
+    (what :func:`_any_hop` finds cell by cell).  A hop over k pyramids from
+    c in direction d needs c + d .. c + kd pyramids and c + (k + 1)d empty;
+    a small takes k = 1, a large k = 1, 2 or 3; a medium k = 2, or k = 1 to
+    a landing L from which a second one-pyramid hop exists (QS-8).  That
+    second hop may not go back over the first pyramid, nor land on c (left
+    empty), and both would be the one direction back, whose landing c holds
+    the jumper on the board as it is: so L's hops on this board are the
+    ones to count, the cells ``one`` below."""
+    one = np.int64(0)  # cells with a one-pyramid hop, in any direction
+    two = np.int64(0)  # cells with a two-pyramid hop
+    three = np.int64(0)
+    for d in range(8):
+        p1 = _back(pyramids, d)
+        p2 = _back(p1, d)
+        e2 = _back(_back(empty, d), d)
+        e3 = _back(e2, d)
+        one |= p1 & e2
+        two |= p1 & p2 & e3
+        three |= p1 & p2 & _back(p2, d) & _back(e3, d)
+    medium_ok = two
+    for d in range(8):
+        hop = _back(pyramids, d) & _back(_back(empty, d), d)
+        medium_ok |= hop & _back(_back(one, d), d)
+    return (small & one) | (medium & medium_ok) | (large & (one | two | three))
+
+
+@njit(cache=True)
 def _can_move(state, seat):
     """QS-11: can ``seat`` place (a pyramid in reserve and an empty cell) or jump?"""
     reserve = state[Q_RESERVE + 3 * seat] + state[Q_RESERVE + 3 * seat + 1] + state[Q_RESERVE + 3 * seat + 2]
-    empty = False
-    for i in range(NCELLS):
-        if state[Q_CELLS + i] == EMPTY:
-            empty = True
-            break
+    pyramids, empty, small, medium, large = _boards(state, seat)
     if reserve > 0 and empty:
         return True
-    for i in range(NCELLS):
-        v = state[Q_CELLS + i] - 1 - 3 * seat
-        # np.int64: literal zeros would compile another copy of _any_hop (numba specialises on literals)
-        if 0 <= v <= 2 and _any_hop(state, np.int64(0), i, v, np.int64(0)):
-            return True
-    return False
+    return _jumpers(pyramids, empty, small, medium, large) != 0
 
 
 @njit(cache=True)
@@ -273,29 +334,20 @@ def legal(state, params, mask):
     if phase == PH_FIRST:
         # QS-3: place one pyramid from the reserve on an empty cell, or jump
         # with an own pyramid that can complete a jump (QS-8)
-        has0 = state[Q_RESERVE + 3 * seat] > 0
-        has1 = state[Q_RESERVE + 3 * seat + 1] > 0
-        has2 = state[Q_RESERVE + 3 * seat + 2] > 0
-        sizes = np.int64(has0) + np.int64(has1) + np.int64(has2)
-        own = 1 + 3 * seat
-        occupied = np.int64(0)
-        mine = np.int64(0)
-        for i in range(NCELLS):
-            u = np.uint64(i)
-            v = state[Q_CELLS + i]
-            free = v == EMPTY
-            mask[u] = free & has0
-            mask[u + np.uint64(36)] = free & has1
-            mask[u + np.uint64(72)] = free & has2
-            count += np.int64(free) * sizes
-            occupied |= np.int64(not free) << i
-            mine |= np.int64(own <= v <= own + 2) << i
-        # a jumper needs an occupied neighbour (QS-5): most pyramids fail that cheap test
-        for i in range(NCELLS):
-            if (mine >> i) & 1 and occupied & NEIGHBOURS[i]:
-                if _any_hop(state, np.int64(0), i, state[Q_CELLS + i] - own, np.int64(0)):
-                    mask[np.uint64(i + SELECT0)] = 1
+        pyramids, empty, small, medium, large = _boards(state, seat)
+        for size in range(3):
+            if state[Q_RESERVE + 3 * seat + size] > 0:
+                base = 36 * size
+                x = empty
+                while x:
+                    mask[np.uint64(base + _lowest_bit(x))] = 1
+                    x &= x - 1
                     count += 1
+        x = _jumpers(pyramids, empty, small, medium, large)
+        while x:
+            mask[np.uint64(SELECT0 + _lowest_bit(x))] = 1
+            x &= x - 1
+            count += 1
     elif phase == PH_HOP:
         size = state[Q_TURN + R_SIZE]
         jumped = state[Q_JCOUNT]
@@ -420,37 +472,27 @@ def apply(state, params, action):
 
 @njit(cache=True)
 def observe(state, params, seat, obs):
+    """A cell's 19 planes are 19 bytes in a row: planes 0-7 (pyramids, the
+    jumper, jumped) one 8-byte word per cell from ``CELL_PLANES``, planes
+    8-15 (decision kind, reserves) one word the same for every cell, then
+    three bytes (reserve, scores): two unaligned stores and three bytes a
+    cell (:func:`boardenvs.engine.store8`) where there were 19 bytes."""
     other = 1 - seat
     phase = state[Q_PHASE]
     jumper = -1
     if phase == PH_HOP:
         jumper = state[Q_TURN + R_CELLS + state[Q_TURN + R_N] - 1]
     jmask = state[Q_JMASK]
-    # the constant planes' values: decision kind, reserves, scores
-    r0, r1, r2 = state[Q_RESERVE + 3 * seat], state[Q_RESERVE + 3 * seat + 1], state[Q_RESERVE + 3 * seat + 2]
-    o0, o1, o2 = state[Q_RESERVE + 3 * other], state[Q_RESERVE + 3 * other + 1], state[Q_RESERVE + 3 * other + 2]
-    own_score, opp_score = state[Q_SCORE + seat], state[Q_SCORE + other]
-    own = 1 + 3 * seat
-    opp = 1 + 3 * other
+    r, o = Q_RESERVE + 3 * seat, Q_RESERVE + 3 * other
+    # planes 8-15: the decision kind (8-10), own reserve (11-13), the opponent's S and M (14-15)
+    middle = (np.int64(1) << (8 * phase)) | (state[r] << 24) | (state[r + 1] << 32) | (state[r + 2] << 40)
+    middle |= (state[o] << 48) | (state[o + 1] << 56)
+    o2, own_score, opp_score = state[o + 2], state[Q_SCORE + seat], state[Q_SCORE + other]
     for i in range(NCELLS):
-        g = np.uint64(OBS_CELL[i] * OBS_PLANES)
-        v = state[Q_CELLS + i]
-        obs[g] = v == own
-        obs[g + np.uint64(1)] = v == own + 1
-        obs[g + np.uint64(2)] = v == own + 2
-        obs[g + np.uint64(3)] = v == opp
-        obs[g + np.uint64(4)] = v == opp + 1
-        obs[g + np.uint64(5)] = v == opp + 2
-        obs[g + np.uint64(6)] = i == jumper
-        obs[g + np.uint64(7)] = (jmask >> i) & 1
-        obs[g + np.uint64(8)] = phase == PH_FIRST
-        obs[g + np.uint64(9)] = phase == PH_HOP
-        obs[g + np.uint64(10)] = phase == PH_ROTATE
-        obs[g + np.uint64(11)] = r0
-        obs[g + np.uint64(12)] = r1
-        obs[g + np.uint64(13)] = r2
-        obs[g + np.uint64(14)] = o0
-        obs[g + np.uint64(15)] = o1
+        g = np.uint64(OBS_CELL[i] * OBS_PLANES)  # unsigned: no negative-index checks
+        word = CELL_PLANES[seat, state[Q_CELLS + i]] | (np.int64(i == jumper) << 48) | (((jmask >> i) & 1) << 56)
+        E.store8(obs, g, word)
+        E.store8(obs, g + np.uint64(8), middle)
         obs[g + np.uint64(16)] = o2
         obs[g + np.uint64(17)] = own_score
         obs[g + np.uint64(18)] = opp_score
