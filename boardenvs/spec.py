@@ -372,10 +372,13 @@ class BenchHints:
     and why (None: none), its closest EnvPool board game (one of EnvPool's
     ports of Pgx's games: ConnectFour-v1, Othello-v1, Hex-v1, Backgammon-v1,
     Go9x9-v1) and why, and how many random steps each ``make_vec`` row plays
-    before timing (a batch spread over every phase of a game)."""
+    before timing: enough for a batch spread over every phase of a game
+    (a batch stepped from ``reset`` moves in step, every row at its first
+    move: ``benchmarks/breakdown.py`` timed Quicksand's opening, 265 ns a
+    step, where games take 618)."""
 
     closest: tuple | None = None  # (OpenSpiel game, why)
-    warmup: int = 0
+    warmup: int = 300
     envpool: tuple | None = None  # (EnvPool task id, why)
 
 

@@ -135,7 +135,7 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
     rule_prefix = "HQ"
     # the hex CNN plus each pawn's goal distances and shortest paths (baselines' "hexpaths"); shaping: goal distances
     training = TrainingDefaults(extractor="hexpaths", extractor_kwargs={"hex": True, "layers": 6}, shaping_scale=4.0)
-    bench = BenchHints(closest=("quoridor", "the same idea, walls and a path check, on a hex board"), warmup=300,
+    bench = BenchHints(closest=("quoridor", "the same idea, walls and a path check, on a hex board"),
                        envpool=("Hex-v1", "a hex board and a connection check"))
     doc_picture = DocPicture()
     rules_file = "hex_quoridor.md"
