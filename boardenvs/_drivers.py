@@ -8,6 +8,7 @@ seconds per game).  Every name below the block is the engine's or the game's
 kernels'.  The drivers are serial; ``boardenvs/_threaded.py`` runs them in
 threads, a chunk of rows each.
 """
+import numpy as np
 from numba import njit
 
 from boardenvs.engine import (  # noqa: F401
@@ -23,13 +24,13 @@ CACHE = False
 
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, inline="always")
 def settle_chance(s, params, probs):
     while s[H_STATUS] == PLAYING and s[H_CURRENT] == CHANCE:
         chance_probs(s, params, probs)
         apply(s, params, sample_probs(s, probs))
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, inline="always")
 def fresh_game(s, params, probs):
     """A new game in row ``s`` (from its generator), up to its first
     decision.  A game that chance alone ends before anyone decides (turns
@@ -194,7 +195,8 @@ def learner_out(s, seat):
 def opponents_move(s, params, seat, probs, mask):
     """Random opponents play until ``seat`` is to act or its episode is over."""
     while not learner_out(s, seat) and s[H_CURRENT] != seat:
-        play_row(s, params, RANDOM_ACTION, probs, mask)
+        # np.int64: a literal would compile a second play_row (numba specialises a call on literals)
+        play_row(s, params, np.int64(RANDOM_ACTION), probs, mask)
 
 @njit(cache=CACHE)
 def learner_episode(s, params, seat, draw, probs, mask):
