@@ -480,10 +480,11 @@ class VectorEnv:
                 if arr.shape not in ((n,), playing.shape):
                     raise IllegalActionError(f"{where}actions must have shape ({n},) (or ({playing.shape[0]},): the rows "
                                              f"not pending), got {_describe(actions)}")  # fmt: skip
-                part, flags = self._checked_actions(arr[playing] if arr.shape == (n,) else arr, playing,
-                                                    self.illegal_action, allow_random=False)  # fmt: skip
                 checked, illegal = np.zeros(n, np.int64), np.zeros(n, np.bool_)
-                checked[playing], illegal[playing] = part, flags
+                if playing.size:  # (every row pending, as a single-agent view's reset: no action to check)
+                    part, flags = self._checked_actions(arr[playing] if arr.shape == (n,) else arr, playing,
+                                                        self.illegal_action, allow_random=False)  # fmt: skip
+                    checked[playing], illegal[playing] = part, flags
             else:
                 checked, illegal = self._checked_actions(actions, None, self.illegal_action)
             buf = self.__dict__.get("_learner_buffers")

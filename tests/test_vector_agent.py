@@ -482,6 +482,14 @@ def _same_outputs(a, b, where):
             assert np.array_equal(x, y), (where, key)
 
 
+def _same_reset(a, b):
+    """Two ``reset()`` results (observations, infos) hold the same arrays."""
+    obs_a, obs_b = (a[0], b[0]) if isinstance(a[0], dict) else ({"obs": a[0]}, {"obs": b[0]})
+    assert set(obs_a) == set(obs_b) and set(a[1]) == set(b[1])
+    for x, y in [*zip(obs_a.values(), obs_b.values()), *((a[1][k], b[1][k]) for k in a[1])]:
+        assert x.dtype == y.dtype and np.array_equal(x, y)
+
+
 @pytest.mark.parametrize("env_id, n, options", [
     ("quess_v0", 24, {}),
     ("quagmire_v0", 300, {"radius": 3, "autoreset_mode": "next_step", "seat": 1, "parallel": True}),  # threaded drivers
@@ -501,6 +509,8 @@ def test_the_random_opponents_one_call_step_plays_the_row_api_games(env_id, n, o
     b = _row_api_twin(SingleAgentVectorEnv(env_id, num_envs=n, **options))
     assert a._all_in_kernel() and not b._all_in_kernel()
     ra, rb = a.reset(seed=5), b.reset(seed=5)
+    _same_reset(ra, rb)  # a's reset: one agent_step call with every row pending; b's: the row API's rounds
+    assert np.array_equal(a.vec.states, b.vec.states) and np.array_equal(a.seats, b.seats)
     rng = np.random.default_rng(1)
     ended = 0
     for t in range(90):

@@ -177,9 +177,12 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             self._rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(seed).spawn(1)[0])
         self._illegal = np.zeros(self.num_envs, np.bool_)
         self._pending[:] = False
-        self._reset_rows(self._rows)
+        if self._all_in_kernel():
+            self._deal_in_kernel()
+        else:
+            self._reset_rows(self._rows)
+            self._observe_all()
         self._lengths[:] = 0
-        self._observe_all()
         return self._observations(), self._infos()
 
     def step(self, actions):
@@ -316,6 +319,26 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 return
             rows = rows[gone]
         raise RuntimeError(f"{self.env_id}: 64 new games in a row ended before the learner's first decision")
+
+    def _deal_in_kernel(self):
+        """:meth:`reset` against the random opponent: every row's first
+        episode in one call of the engine (``play_learners`` with every row
+        pending), the games :meth:`_reset_rows` deals through the row API,
+        move for move; so a first reset compiles no driver but the step's."""
+        if not self._opp_list:
+            self._opp_id(self.opponents.opponent)
+        draw = self.seat_option == "random"
+        if not draw:
+            self._seats[:] = int(self.seat_option)
+        obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
+        try:
+            self.vec.play_learners(np.zeros(0, np.int64), self._seats, draw_seats=draw,
+                                   pending=np.ones(self.num_envs, np.bool_), out=(obs, masks))  # fmt: skip
+        except RuntimeError as e:  # as _reset_rows': the rows are no learner's episodes
+            self._rng = None
+            raise RuntimeError(f"{self.env_id}: 64 new games in a row ended before the learner's first decision; "
+                               "call reset()") from e  # fmt: skip
+        self._obs_all, self._bool_masks = obs, masks
 
     def _opp_id(self, opponent) -> int:
         key = id(opponent)
