@@ -335,6 +335,40 @@ def _row_view_compiled(a, i):
     return lambda a, i: _row_view_ir(a, i)
 
 
+def no_mask(state):
+    """An empty int8 mask: for move generators that write a mask of legal
+    actions when given one and only look for the first otherwise (plain
+    Python: a new empty array; compiled, see :func:`_no_mask_ir`)."""
+    return np.zeros(0, np.int8)
+
+
+@intrinsic
+def _no_mask_ir(typingctx, state):
+    """:func:`no_mask` compiled: a zero-length int8 view of ``state``'s
+    memory that holds no reference (nothing to allocate or count), typed
+    like a row of the drivers' masks, so a generator called with a mask and
+    with none compiles once."""
+    if not (isinstance(state, nbtypes.Array) and state.ndim == 1):
+        return None
+    out_type = nbtypes.Array(nbtypes.int8, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(signature.args[0])(context, builder, args[0])
+        out = context.make_array(out_type)(context, builder)
+        zero = context.get_constant(nbtypes.intp, 0)
+        one = context.get_constant(nbtypes.intp, 1)
+        populate_array(out, data=builder.bitcast(src.data, out.data.type), shape=[zero], strides=[one],
+                       itemsize=one, meminfo=None)  # fmt: skip
+        return out._getvalue()
+
+    return out_type(state), codegen
+
+
+@overload(no_mask)
+def _no_mask_compiled(state):
+    return lambda state: _no_mask_ir(state)
+
+
 # --- bits: the processor's instructions in compiled code, plain Python otherwise --
 
 

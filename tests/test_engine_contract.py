@@ -720,11 +720,42 @@ def test_store8_writes_eight_bytes_low_byte_first_at_any_offset(layout):
         assert (a[:at] == 7).all() and (a[at + 8 :] == 7).all()
 
 
-def test_store8_checks_its_range_under_boundscheck():
+def test_no_mask_is_an_empty_int8_mask_over_nothing():
+    """``no_mask(state)``: the empty int8 mask a move generator is given to
+    look for a first legal move only; compiled, a zero-length view that
+    neither allocates nor holds a reference, typed like a driver's mask row."""
+    from numba import njit, typeof
+
+    @njit
+    def probe(state):
+        m = E.no_mask(state)
+        return m.shape[0], m.size
+
+    state = np.arange(5, dtype=np.int64)
+    assert probe(state) == (0, 0) and (state == np.arange(5)).all()
+    assert E.no_mask(state).shape == (0,) and E.no_mask(state).dtype == np.int8  # plain Python
+    typed = njit(lambda s: E.no_mask(s))  # compiled for its type only: never called
+    typed.compile((typeof(state),))
+    assert typed.nopython_signatures[0].return_type == typeof(np.zeros((2, 3), np.int8)[0])
+
+
+def test_store8_and_no_mask_check_their_range_under_boundscheck():
     """With ``NUMBA_BOUNDSCHECK=1`` a store whose eight bytes do not all lie
-    in the array raises IndexError and writes nothing past it."""
+    in the array raises IndexError and writes nothing past it; so does a
+    write into :func:`no_mask`'s empty mask (it would land on the state)."""
     code = (
-        "import numpy as np; from numba import njit; from boardenvs.engine import store8\n"
+        "import numpy as np; from numba import njit; from boardenvs.engine import store8, no_mask\n"
+        "def put(s):\n"
+        "    m = no_mask(s)\n"
+        "    m[0] = 1\n"
+        "g = njit(put)\n"
+        "s = np.zeros(3, np.int64)\n"
+        "try:\n"
+        "    g(s)\n"
+        "except IndexError:\n"
+        "    assert (s == 0).all()\n"
+        "else:\n"
+        "    raise SystemExit('no_mask written')\n"
         "f = njit(lambda a, i: store8(a, i, np.int64(-1)))\n"
         "a = np.zeros(24, np.int8)\n"
         "f(a[:16], 8)\n"

@@ -334,7 +334,7 @@ def _fence_moves(state, params, seat, mask, write):
 @njit(cache=True)
 def _has_legal(state, params, seat):
     """HQ-13: has ``seat`` any legal action?"""
-    none = np.zeros(0, np.int8)
+    none = E.no_mask(state)  # (no allocation)
     # False, but not a literal: a literal False would compile a second copy of
     # the move generators beside legal's (numba specialises a call on literals)
     write = none.shape[0] > 0

@@ -127,7 +127,7 @@ for _seat in (LIGHT, DARK):
         _e = _i if _seat == LIGHT else 35 - _i
         ZONE_OBS[_seat, _e * OBS_PLANES + 6] = ZONE[_seat, _i]
         ZONE_OBS[_seat, _e * OBS_PLANES + 7] = ZONE[1 - _seat, _i]
-ZONE_OBS_WORDS = ZONE_OBS.view(np.uint64).copy()  # the same, eight planes per word
+ZONE_OBS_WORDS = ZONE_OBS.view(np.int64).copy()  # the same, eight planes per word
 
 
 # --- kernels -----------------------------------------------------------------
@@ -223,8 +223,10 @@ def _rook_targets(i, occ):
 
 
 @njit(cache=True)
-def _moves(state, seat, mask, first_only):
-    """Count (and, if ``mask`` is non-empty, mark) the legal moves of ``seat``."""
+def _moves(state, seat, mask):
+    """Mark the legal moves of ``seat`` in ``mask`` and count them; with an
+    empty mask (:func:`boardenvs.engine.no_mask`), 1 at the first legal move
+    found (0 if none)."""
     own = state[Q_BB + 3 * seat] | state[Q_BB + 3 * seat + 1] | state[Q_BB + 3 * seat + 2]
     other = 3 * (1 - seat)
     opp = state[Q_BB + other] | state[Q_BB + other + 1] | state[Q_BB + other + 2]
@@ -254,10 +256,9 @@ def _moves(state, seat, mask, first_only):
                 # board; a quiet move must not recreate one (QU-8)
                 if (caps >> j) & 1 or not _seen(state, h ^ ZOBRIST[i, code] ^ ZOBRIST[j, code]):
                     count += 1
-                    if write:
-                        mask[np.uint64(_frame(i, seat) * 36 + _frame(j, seat))] = 1
-                    if first_only:
+                    if not write:
                         return count
+                    mask[np.uint64(_frame(i, seat) * 36 + _frame(j, seat))] = 1
     return count
 
 
@@ -277,7 +278,7 @@ def init(state, params, first_seat):
 @njit(cache=True)
 def legal(state, params, mask):
     mask[:] = 0
-    return _moves(state, state[E.H_CURRENT], mask, False)
+    return _moves(state, state[E.H_CURRENT], mask)
 
 
 @njit(cache=True)
@@ -294,7 +295,8 @@ def apply(state, params, action):
         state[Q_BB + t - 1] ^= np.int64(1) << j
         h ^= ZOBRIST[j, t]
         state[Q_HLEN] = 1
-        state[Q_BLOOM : Q_BLOOM + BLOOM_WORDS] = 0
+        for w in range(Q_BLOOM, Q_BLOOM + BLOOM_WORDS):  # (a loop: numba's slice fill is slower)
+            state[w] = 0
     else:
         _set_move(state, state[Q_HLEN] - 1, (c - 1) * 1296 + i * 36 + j)
         state[Q_HLEN] += 1
@@ -307,8 +309,7 @@ def apply(state, params, action):
         E.win_seat(state, seat, REASON_ZONE)
     elif _popcount(mine) == 1 and _popcount(theirs) == 1:  # QU-10
         E.draw(state, REASON_ONE_EACH)
-    # QU-11; the empty slice is a "no mask" that costs no allocation
-    elif _moves(state, opp, state[0:0], True) == 0:
+    elif _moves(state, opp, E.no_mask(state)) == 0:  # QU-11
         E.win_seat(state, seat, REASON_NO_MOVE)
     E.end_turn(state, params, opp)
     if state[E.H_STATUS] == E.PLAYING and state[Q_HLEN] >= params[P_HIST_CAP]:
@@ -318,10 +319,8 @@ def apply(state, params, action):
 @njit(cache=True)
 def observe(state, params, seat, obs):
     # copied a word (one square's eight planes) at a time: 2.5x faster than bytes
-    words = obs.view(np.uint64)
-    zone = ZONE_OBS_WORDS[seat]
-    for w in range(zone.shape[0]):
-        words[w] = zone[w]
+    for w in range(36):
+        E.store8(obs, 8 * w, ZONE_OBS_WORDS[seat, w])
     for k in range(6):
         plane = k % 3 + (0 if k // 3 == seat else 3)
         bb = state[Q_BB + k]

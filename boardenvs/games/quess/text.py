@@ -10,9 +10,9 @@ import numpy as np
 from ... import engine as E
 from ...errors import NotationError
 from .rules import (
-    DARK, INITIAL_BOARD, LIGHT, NUM_ACTIONS, P_HIST_CAP, PIECE_CHARS, Q_BB, Q_HLEN, REASON_MEMORY, REASON_NO_MOVE,
-    REASON_ONE_EACH, REASON_ZONE, ZOBRIST, ZONE_BB, _frame, _get_move, _moves, _popcount, _remember, square_index,
-    square_name,
+    DARK, INITIAL_BOARD, LIGHT, NUM_ACTIONS, P_HIST_CAP, PIECE_CHARS, Q_BB, Q_HLEN, REASON_MEMORY,
+    REASON_NO_MOVE, REASON_ONE_EACH, REASON_ZONE, ZOBRIST, ZONE_BB, _frame, _get_move, _moves, _popcount, _remember,
+    square_index, square_name,
 )
 
 _MOVE_RE = re.compile(r"^([A-Fa-f][1-6])-([A-Fa-f][1-6])$")
@@ -136,7 +136,7 @@ class QuessText:
             seat = int(replay[E.H_CURRENT])
             action = _frame(i, seat) * 36 + _frame(j, seat)
             mask = np.zeros(NUM_ACTIONS, np.int8)
-            if replay[E.H_STATUS] != E.PLAYING or not (_moves(replay, seat, mask, False) and mask[action]):
+            if replay[E.H_STATUS] != E.PLAYING or not (_moves(replay, seat, mask) and mask[action]):
                 raise NotationError(
                     f"{self.env_id}: since_capture move {k + 1} ({square_name(i)}-{square_name(j)}) "
                     f"is not a legal move for player_{seat} there"
@@ -155,7 +155,7 @@ class QuessText:
             return REASON_ZONE, last
         if pieces == [1, 1]:  # QU-10
             return REASON_ONE_EACH, None
-        if _moves(state, mover, state[0:0], True) == 0:  # QU-11
+        if _moves(state, mover, E.no_mask(state)) == 0:  # QU-11
             return REASON_NO_MOVE, last
         return None
 
