@@ -26,7 +26,6 @@ say whether a game is bound by its rules' compute or by memory traffic.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import numpy as np
@@ -36,6 +35,7 @@ import boardenvs
 from boardenvs import engine as E
 
 PARTS = ("legal", "sample", "apply", "observe", "mask copy", "driver and the rest")
+STEPS_TIMED = 32  # consecutive make_vec steps per timed run of the whole step
 
 
 def _timers(kernels):
@@ -101,8 +101,13 @@ def breakdown(env_id: str, options: dict, n: int = 4096, reps: int = 7) -> dict:
     vec.reset(seed=7)
     for _ in range(max(1, game.bench.warmup)):
         vec.step(vec.random_actions())
-    # whole steps first (the batch moves on; the parts below use a fixed sample of rows)
-    step_s = statistics.median(_best(lambda: vec.step(vec.random_actions()), 3) for _ in range(3))
+    # whole steps first (the batch moves on; the parts below use a fixed sample of rows): runs of
+    # STEPS_TIMED steps, the best of three (a single step's time swung 1.5-2x on a shared machine)
+    def steps():
+        for _ in range(STEPS_TIMED):
+            vec.step(vec.random_actions())
+
+    step_s = _best(steps, 3) / STEPS_TIMED
     states = np.array(vec.states)  # a writable copy of the rows
     playing = states[:, E.H_STATUS] == E.PLAYING
     states = np.ascontiguousarray(states[playing])
