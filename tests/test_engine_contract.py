@@ -674,6 +674,13 @@ def test_row_view_is_the_row_itself(order):
     assert E.row_view(a, 2) is not None and (E.row_view(a, 2) == expected[2]).all()  # plain Python: a[i]
 
 
+def _prints_ok_under_boundscheck(code: str) -> None:
+    """``code`` run in a fresh process with ``NUMBA_BOUNDSCHECK=1`` ends by printing ok."""
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:] + proc.stdout
+
+
 def test_row_view_checks_its_index_under_boundscheck():
     """With ``NUMBA_BOUNDSCHECK=1`` a row past the end (or before the start)
     raises IndexError like ``a[i]`` does, instead of reading another row."""
@@ -691,9 +698,7 @@ def test_row_view_checks_its_index_under_boundscheck():
         "        raise SystemExit(f'row {i} of 3 read')\n"
         "print('ok')\n"
     )
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:] + proc.stdout
+    _prints_ok_under_boundscheck(code)
 
 
 @pytest.mark.parametrize("layout", ["C", "strided"])
@@ -770,6 +775,4 @@ def test_store8_and_no_mask_check_their_range_under_boundscheck():
         "assert (a[16:] == 0).all()\n"
         "print('ok')\n"
     )
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:] + proc.stdout
+    _prints_ok_under_boundscheck(code)

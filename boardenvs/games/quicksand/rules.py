@@ -22,8 +22,8 @@ Tables: ``RAYS[c, d, j]`` the cell ``j`` steps (0..4) from ``c`` in direction
 ``d``, 36 off the board (flat: ``RAY_FLAT[40 c + 5 d + j]``); ``CYCLES[q, 0 /
 1]`` the corner and edge 4-cycles of a quarter turn of quadrant ``q`` (0..3
 for Q1..Q4); ``STEP_*[d]`` a step of a whole cell set (bit ``c`` = cell
-``c``) in direction ``d``; ``OBS_CELL[c]`` the observation grid index (row 0 = rank 6, column 0 = file
-``a``).  Actions: ``36 * size + i`` place (size 0 S, 1 M, 2 L),
+``c``) in direction ``d``; ``OBS_CELL[c]`` the observation grid index (row
+0 = rank 6, column 0 = file ``a``).  Actions: ``36 * size + i`` place (size 0 S, 1 M, 2 L),
 ``SELECT0 + i`` (108) the jumper, ``HOP0 + 3 d + (k - 1)`` (144) hop over
 ``k`` = 1..3, ``STOP`` (168), ``ROT0 + 3 q + (deg / 90 - 1)`` (169) rotate
 quadrant ``q`` clockwise by ``deg``.  A cell's code in the state row is 0
@@ -169,13 +169,13 @@ OBS_CELL = np.array([(5 - c // 6) * 6 + c % 6 for c in range(NCELLS)], np.int64)
 _OFFSETS = [df + 6 * dr for df, dr in DIRECTIONS]
 STEP_SHR = np.array([max(o, 0) for o in _OFFSETS], np.int64)
 STEP_SHL = np.array([max(-o, 0) for o in _OFFSETS], np.int64)
+STEP_IN = np.array([sum(1 << c for c in range(NCELLS) if RAYS[c, d, 1] != SENTINEL) for d in range(8)], np.int64)
 # planes 0-5 of a cell as an 8-byte word (plane p in byte p), per seat and cell code
 CELL_PLANES = np.zeros((2, 8), np.int64)
 for _seat in (0, 1):
     for _size in range(3):
         CELL_PLANES[_seat, 1 + 3 * _seat + _size] = 1 << (8 * _size)  # own S/M/L: planes 0-2
         CELL_PLANES[_seat, 1 + 3 * (1 - _seat) + _size] = 1 << (8 * (3 + _size))  # the opponent's: planes 3-5
-STEP_IN = np.array([sum(1 << c for c in range(NCELLS) if RAYS[c, d, 1] != SENTINEL) for d in range(8)], np.int64)
 
 
 # --- kernels -----------------------------------------------------------------
@@ -288,7 +288,7 @@ def _jumpers(pyramids, empty, small, medium, large):
         two |= p1 & p2 & e3
         three |= p1 & p2 & _back(p2, d) & _back(e3, d)
     medium_ok = two
-    for d in range(8):
+    for d in range(8):  # (each direction's one-pyramid hops again: keeping eight sets would allocate)
         hop = _back(pyramids, d) & _back(_back(empty, d), d)
         medium_ok |= hop & _back(_back(one, d), d)
     return (small & one) | (medium & medium_ok) | (large & (one | two | three))
@@ -297,11 +297,11 @@ def _jumpers(pyramids, empty, small, medium, large):
 @njit(cache=True)
 def _can_move(state, seat):
     """QS-11: can ``seat`` place (a pyramid in reserve and an empty cell) or jump?"""
-    reserve = state[Q_RESERVE + 3 * seat] + state[Q_RESERVE + 3 * seat + 1] + state[Q_RESERVE + 3 * seat + 2]
-    pyramids, empty, small, medium, large = _boards(state, seat)
-    if reserve > 0 and empty:
-        return True
-    return _jumpers(pyramids, empty, small, medium, large) != 0
+    if state[Q_RESERVE + 3 * seat] + state[Q_RESERVE + 3 * seat + 1] + state[Q_RESERVE + 3 * seat + 2] > 0:
+        for i in range(NCELLS):
+            if state[Q_CELLS + i] == EMPTY:
+                return True
+    return _jumpers(*_boards(state, seat)) != 0
 
 
 @njit(cache=True)
