@@ -553,8 +553,8 @@ TESTS_DIR = Path(__file__).resolve().parent
 
 
 def sample_runs() -> dict:
-    """A small fixed sample through Position (Quess, Quagmire and the toy
-    game) and make_vec; JSON-able, so a NUMBA_DISABLE_JIT=1 process can
+    """A small fixed sample through Position (Quess, Quagmire, Quicksand and
+    the toy game) and make_vec; JSON-able, so a NUMBA_DISABLE_JIT=1 process can
     compare."""
     out = {"quess": [], "quagmire": [], "quicksand": [], "toy": [], "batched": None}
     for seed in range(3):
