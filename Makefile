@@ -13,7 +13,7 @@ RLLIB_VENV ?= .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RLLIB_PIP := $(RLLIB_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-nojit bench install clean pictures docs
+.PHONY: demo test test-nojit bench install clean pictures docs playthroughs
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ bench: $(BENCH_STAMP)
 # each game's picture beside its rules (boardenvs/rules/<game>.png) and the README's GIF
 pictures: $(STAMP)
 	$(BIN)/python -c "from boardenvs.cli import doc_pictures; print(*doc_pictures(), sep='\n')"
+
+# the golden playthroughs (tests/playthroughs/: one seeded game per id, variant and dice variant, which
+# tests/test_playthroughs.py replays on every face): rewritten after a rules change, their diff reviewed
+playthroughs: $(STAMP)
+	cd tests && ../$(BIN)/python playthrough.py
 
 # the documentation site into site/ (mkdocs.yml; docs/hooks.py generates the cards, rules, API and result pages)
 docs: $(STAMP)
