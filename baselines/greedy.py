@@ -6,7 +6,7 @@ and the result is ranked, in this order:
 
 1. an action after which the game is over and the mover won (an immediate win);
 2. an action after which the game goes on with the mover in it, ranked by the
-   game's own evaluation ``Game.heuristic(state, params, seat, mask)`` of the
+   game's own evaluation ``heuristic(state, params, seat, mask)`` (its module's ``TOOLS["greedy"]``, :func:`heuristic_of`) of the
    resulting state for the mover (higher is better; see each game's
    ``heuristic`` and the docs' Opponents page);
 3. an action that ends the game in a draw or a truncation;
@@ -48,6 +48,22 @@ def no_heuristic(state, params, seat, mask):
     return 0.0
 
 
+def heuristic_of(game):
+    """The game's evaluation for greedy (a Game class, instance or env id):
+    ``TOOLS["greedy"]["heuristic"]`` in its module, a numba function
+    ``heuristic(state, params, seat, mask) -> float`` (higher is better for
+    ``seat``; ``mask`` an int8 scratch of ``mask_size`` it may overwrite),
+    called on the state a decision leaves while the game goes on; None when
+    the game has none (every such state ranks the same)."""
+    from boardenvs.registry import tool_settings
+
+    settings = tool_settings(game, "greedy") or {}
+    unknown = set(settings) - {"heuristic"}
+    if unknown:
+        raise TypeError(f"TOOLS['greedy'] of {game}: unknown keys {sorted(unknown)} (it takes 'heuristic')")
+    return settings.get("heuristic")
+
+
 def greedy_driver(game_cls):
     """The compiled ``greedy(states, params, seeds, out, mask_size)`` of a game
     class (its kernels and heuristic), built once per process."""
@@ -67,7 +83,7 @@ def _drivers(game_cls):
     if game_cls in _DRIVERS:
         return _DRIVERS[game_cls]
     legal, apply = game_cls.kernels.legal, game_cls.kernels.apply
-    heuristic = game_cls.heuristic or no_heuristic
+    heuristic = heuristic_of(game_cls) or no_heuristic
 
     @njit
     def lost(s, mover):

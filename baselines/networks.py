@@ -1,32 +1,61 @@
 """What a baseline model is: its game's network and defaults, its config.
 
-Each game declares its features extractor and its options and the default
-training budget (``Game.training``, :func:`training_defaults`); :func:`model_config` starts every saved model's
+Each game's module declares its features extractor and its options and the
+default training budget (``TOOLS["training"]``, :class:`TrainingDefaults`,
+:func:`training_defaults`); :func:`model_config` starts every saved model's
 config (name, game, options, network) and :func:`new_policy` builds the
 untrained ``MaskableActorCriticPolicy`` of a config, what training starts
 from and :func:`boardenvs.baselines.load` fills with a model's weights.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class TrainingDefaults:
+    """How :mod:`boardenvs.baselines.train` trains a policy for a game by
+    default: the features extractor (``"cnn"`` on board planes, ``"mlp"``)
+    and its options, the budget in steps, and for ``--shaping`` the size of a
+    typical difference of the game's heuristic (None: no shaping).  A game's
+    module sets them in ``TOOLS["training"]`` (:func:`boardenvs.registry.tool_settings`);
+    a game without that entry has no baseline."""
+
+    extractor: str = "mlp"
+    extractor_kwargs: dict = field(default_factory=dict)
+    steps: int = 300_000
+    shaping_scale: float | None = None
+
+
+def _declared(env_id: str) -> TrainingDefaults | None:
+    from boardenvs.registry import tool_settings
+
+    settings = tool_settings(env_id, "training")
+    if settings is None:
+        return None
+    try:
+        return TrainingDefaults(**settings)
+    except TypeError as exc:
+        raise TypeError(f"TOOLS['training'] of {env_id}: {exc}") from None
+
+
 def trainable_ids() -> list[str]:
     """The registered games that declare how a baseline trains on them
-    (``Game.training``: the features extractor and its options, the default
-    budget, the heuristic's scale for ``--shaping``).  Each committed model's
-    .json records the budget and hyperparameters it was actually trained
-    with (some runs were continued with --init)."""
-    from boardenvs.registry import game_class, registered_ids
+    (``TOOLS["training"]``: the features extractor and its options, the
+    default budget, the heuristic's scale for ``--shaping``).  Each committed
+    model's .json records the budget and hyperparameters it was actually
+    trained with (some runs were continued with --init)."""
+    from boardenvs.registry import registered_ids
 
-    return [env_id for env_id in registered_ids() if game_class(env_id).training is not None]
+    return [env_id for env_id in registered_ids() if _declared(env_id) is not None]
 
 
-def training_defaults(env_id: str):
-    """The game's :class:`boardenvs.spec.TrainingDefaults` (ValueError naming
-    the games that have some, for another id)."""
+def training_defaults(env_id: str) -> TrainingDefaults:
+    """The game's :class:`TrainingDefaults` (ValueError naming the games that
+    have some, for another id)."""
     if env_id not in trainable_ids():
         raise ValueError(f"unknown game {env_id!r}: one of {', '.join(trainable_ids())}")
-    from boardenvs.registry import game_class
-
-    return game_class(env_id).training
+    return _declared(env_id)
 
 
 def model_name(env_id: str, players: int | None = None) -> str:

@@ -404,7 +404,9 @@ def method(config: dict) -> str:
 
 def _target(entry: dict, opponent: str, rate: float, low: float, chance: float) -> str:
     """The issue's strength targets, met or missed (on the point estimate)."""
-    deterministic = not entry["env_id"].startswith("tryasina")
+    from boardenvs.registry import make_game
+
+    deterministic = make_game(entry["env_id"]).num_chance_outcomes == 0  # no chance nodes (its declaration says)
     if entry["num_players"] > 2:
         goal = 2 * chance if opponent == "random" else None
     elif opponent == "random":

@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
+from .greedy import heuristic_of
 from .networks import (SIZE_OPTIONS, check_extractor_kwargs, game_options, model_config, model_name,  # noqa: F401
                        new_policy, policy_kwargs, same_game, trainable_ids, training_defaults)
 
@@ -85,9 +86,10 @@ class ShapedRewards(VecEnvWrapper):
         inner = venv.venv  # SB3VecEnv -> SingleAgentVectorEnv
         self.inner, self.coef, self.scale, self.gamma = inner, float(coef), float(scale), float(gamma)
         game = inner.game
-        if game.heuristic is None:
+        heuristic = heuristic_of(game)
+        if heuristic is None:
             raise ValueError(f"{inner.env_id} has no heuristic to shape rewards with")
-        self.heuristic, self.params = game.heuristic, game.params
+        self.heuristic, self.params = heuristic, game.params
         self.scratch = np.zeros(game.mask_size, np.int8)
         self.phi = np.zeros(venv.num_envs)
 

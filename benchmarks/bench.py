@@ -10,7 +10,7 @@ docs``).
 What is timed (every row: a random legal action, then observation and mask,
 every step; ended games restart):
 
-* boardenvs, for every game and player count (``Game.bench_variants()``):
+* boardenvs, for every game and player count (``hints.bench_variants``):
   AEC (PettingZoo's own loop, ``agent_iter``/``last``/``step``, dead steps
   counted), next to a no-op AEC env with the same spaces, agent count and
   wrapper (PettingZoo's ``OrderEnforcingWrapper``; the target), and under
@@ -71,6 +71,9 @@ from pettingzoo.utils import wrappers
 import boardenvs
 from boardenvs import engine as E
 from boardenvs.registry import registered_ids
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # this folder's modules, however this one is loaded
+from hints import bench_hints, bench_variants  # noqa: E402
 from boardenvs.vector import parallel_from
 from boardenvs.aec import OrderEnforcing
 
@@ -83,19 +86,19 @@ SB3_N = 1024
 # the option sets whose throughput differs: the player counts (other variants,
 # such as a smaller board or a shorter turn limit, are not timed)
 # what each game is timed in and compared with comes from its declaration:
-# Game.bench_variants() (every player count), Game.bench (the closest OpenSpiel
+# hints.bench_variants (every player count), the game module's TOOLS["bench"] (the closest OpenSpiel
 # game and why; the warm-up steps every make_vec row plays first, so a batch is
 # spread over every phase of a game, e.g. Hex Quoridor's fence-placing openings)
 
 
 def closest(env_id: str):
     """The game's closest OpenSpiel game and why, ``(name, why)``, or None."""
-    return boardenvs.game_class(env_id).bench.closest
+    return bench_hints(env_id).closest
 
 
 def closest_envpool(env_id: str):
     """The game's closest EnvPool game and why, ``(task id, why)``, or None."""
-    return boardenvs.game_class(env_id).bench.envpool
+    return bench_hints(env_id).envpool
 
 
 OPENSPIEL_GAMES = ("quoridor", "amazons", "breakthrough", "backgammon", "hex", "connect_four")
@@ -252,7 +255,7 @@ def vec_stepper(env_id: str, n: int, options: dict, num_threads=None, fused: boo
     own pass, as Pgx's row draws inside its jitted step)."""
     vec = boardenvs.make_vec(env_id, num_envs=n, num_threads=num_threads, **options)
     vec.reset(seed=12345)
-    for _ in range(max(1, boardenvs.game_class(env_id).bench.warmup)):
+    for _ in range(max(1, bench_hints(env_id).warmup)):
         vec.step(vec.random_actions())
     k = max(1, 1024 // n)
 
@@ -467,7 +470,7 @@ def run_interleaved(rows: list[Row], seconds: float, repeats: int, log=print) ->
 
 def variants(env_id: str) -> tuple:
     """The option sets of ``env_id`` timed (its declared player counts)."""
-    return boardenvs.game_class(env_id).bench_variants()
+    return bench_variants(env_id)
 
 
 def variant_label(env_id: str, options: dict) -> str:

@@ -26,13 +26,18 @@ say whether a game is bound by its rules' compute or by memory traffic.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 import boardenvs
 from boardenvs import engine as E
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # this folder's modules, however this one is loaded
+from hints import bench_hints, bench_variants  # noqa: E402
 
 PARTS = ("legal", "sample", "apply", "observe", "mask copy", "driver and the rest")
 STEPS_TIMED = 32  # consecutive make_vec steps per timed run of the whole step
@@ -99,7 +104,7 @@ def breakdown(env_id: str, options: dict, n: int = 4096, reps: int = 7) -> dict:
     game = boardenvs.make_game(env_id, **options)
     vec = boardenvs.make_vec(env_id, num_envs=n, num_threads=1, parallel=False, **options)
     vec.reset(seed=7)
-    for _ in range(max(1, game.bench.warmup)):
+    for _ in range(max(1, bench_hints(env_id).warmup)):
         vec.step(vec.random_actions())
     # whole steps first (the batch moves on; the parts below use a fixed sample of rows): runs of
     # STEPS_TIMED steps, the best of three (a single step's time swung 1.5-2x on a shared machine)
@@ -181,7 +186,7 @@ def table(results: list[dict], bandwidth: float) -> list[str]:
 
 def run(env_ids=None, n: int = 4096) -> tuple[list[dict], float]:
     ids = [e for e in boardenvs.ENV_IDS if env_ids is None or e in env_ids]
-    results = [breakdown(e, o, n) for e in ids for o in boardenvs.game_class(e).bench_variants()]
+    results = [breakdown(e, o, n) for e in ids for o in bench_variants(e)]
     return results, copy_bandwidth()
 
 

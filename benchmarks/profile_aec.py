@@ -28,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench import NoopEnv, aec_stepper  # noqa: E402
+from hints import bench_variants  # noqa: E402
 from pettingzoo.utils import wrappers  # noqa: E402
 
 import boardenvs  # noqa: E402
@@ -44,8 +45,8 @@ def aec_steps_per_second(make_env, seconds: float) -> float:
     return steps / (time.perf_counter() - t0)
 
 
-# every package game and player count the benchmark times (Game.bench_variants)
-CASES = tuple((env_id, dict(v)) for env_id in boardenvs.ENV_IDS for v in boardenvs.game_class(env_id).bench_variants())
+# every package game and player count the benchmark times (hints.bench_variants)
+CASES = tuple((env_id, dict(v)) for env_id in boardenvs.ENV_IDS for v in bench_variants(env_id))
 
 
 def noop_maker(env_id, options, wrapper=wrappers.OrderEnforcingWrapper):

@@ -15,6 +15,9 @@ from .registry import game_class, make_game
 _blas_probe.install()  # numba's BLAS probe without importing scipy.linalg (see the module)
 for _game in GAMES:
     register(_game)
+# the gymnasium ids: the layer that holds their entry points registers them, for these
+# games and every one registered later (the package's entry, not the core, imports it)
+from .wrappers import registration as _gym_ids  # noqa: E402,F401
 
 ENV_IDS = tuple(g.env_id for g in GAMES)
 """The ids of the games this version ships (``boardenvs.catalog``), in the

@@ -4,32 +4,26 @@ games per call), :func:`position` (python-chess-like).
 
 Registering a game stores its class (:mod:`boardenvs.registry`, the leaf
 store) and makes its PettingZoo module ``boardenvs.<env id>`` (``env()`` /
-``raw_env()`` / ``parallel_env()``, documented by the game's env card) and
-its gymnasium id ``boardenvs/<Name>-v<N>``.  The gymnasium entry points are
-the single-agent view and its vector view, which live a layer above the
-core (:mod:`boardenvs.wrappers`): they are named by string here, as
-gymnasium names every entry point, and loaded only when gymnasium builds one.
+``raw_env()`` / ``parallel_env()``, documented by the game's env card).  Its
+gymnasium id ``boardenvs/<Name>-v<N>`` is registered by the layer that holds
+its entry points, the single-agent view and its vector view
+(:mod:`boardenvs.wrappers.registration`, through
+:func:`boardenvs.registry.on_register`): the core names nothing above it.
 """
 from __future__ import annotations
 
-import importlib
 import sys
 import time
 import types
-
-import gymnasium
 
 from . import engine as E
 from . import registry
 from .aec import BoardEnv, turn_based_parallel, wrap
 from .clock import ChessClock
 from .position import Position
-from .registry import game_class, gym_id_of, make_game
+from .registry import game_class, make_game
 from .vector import VectorEnv
 
-# the gymnasium views of an id (boardenvs.wrappers), loaded when gymnasium builds one
-SINGLE_AGENT_VIEW = "boardenvs.wrappers.single_agent:SingleAgentEnv"
-VECTOR_VIEW = "boardenvs.wrappers.vector:SingleAgentVectorEnv"
 _PACKAGE = __package__
 
 
@@ -40,24 +34,15 @@ def register(game_cls) -> types.ModuleType:
     something that is no game, ValueError naming what is wrong with a
     game's declaration: its id, its gymnasium name, taken by another game,
     its kernels, options or variants); a refused game registers nothing."""
-    gym_id = registry.check_registration(game_cls)
+    registry.check_registration(game_cls)
     env_id = game_cls.env_id
     module = _env_module(game_cls)
     previous = registry.entry(env_id)
     package = sys.modules[_PACKAGE]
     try:
-        registry.add(game_cls)
         sys.modules[module.__name__] = module
         setattr(package, env_id, module)
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(
-                gym_id,
-                # the id's own entry points (its PettingZoo module's), which fix the game: a
-                # gymnasium.make(id, env_id=<another game>) is refused (see _GymEntry)
-                entry_point=f"{module.__name__}:gym_env",
-                vector_entry_point=f"{module.__name__}:gym_vector_env",
-                kwargs={"env_id": env_id},
-            )
+        registry.add(game_cls)  # (and the layers above add their faces: registry.on_register)
     except BaseException:
         if previous is None:
             registry.unregister(env_id)
@@ -83,40 +68,6 @@ def position(env_id: str, **options) -> Position:
     game = make_game(env_id, **options)
     first = int(game.params[E.P_FIRST])
     return Position(game, game.new_state(max(first, 0)))
-
-
-class _GymEntry:
-    """The gymnasium entry point of one id: the single-agent view
-    (:data:`SINGLE_AGENT_VIEW`), or with ``vector=True`` the vector view
-    (:data:`VECTOR_VIEW`), of the id's game only.  The id fixes the game: an
-    ``env_id`` keyword naming another game is a ValueError (gymnasium merges
-    the caller's keywords over the id's ``kwargs={"env_id": ...}``)."""
-
-    def __init__(self, env_id: str, vector: bool = False):
-        self.env_id, self.vector = env_id, vector
-
-    def _checked(self, kwargs: dict) -> dict:
-        given = kwargs.pop("env_id", self.env_id)
-        if not (isinstance(given, str) and given == self.env_id):
-            gym_id = gym_id_of(game_class(self.env_id))
-            known = isinstance(given, str) and registry.entry(given) is not None
-            other = f"gymnasium.make({gym_id_of(registry.entry(given))!r})" if known else "that game's own id"
-            raise ValueError(f"{gym_id} is {self.env_id}: env_id={given!r} cannot change its game (use {other})")
-        return kwargs
-
-    @property
-    def metadata(self) -> dict:  # gymnasium reads the render modes here, as from the class
-        return self._cls().metadata
-
-    def _cls(self):
-        module, _, name = (VECTOR_VIEW if self.vector else SINGLE_AGENT_VIEW).partition(":")
-        return getattr(importlib.import_module(module), name)
-
-    def __call__(self, *args, **kwargs):
-        return self._cls()(self.env_id, *args, **self._checked(kwargs))
-
-    def __repr__(self) -> str:
-        return f"<{'vector ' if self.vector else ''}gymnasium entry point of {self.env_id}>"
 
 
 class _EnvModule(types.ModuleType):
@@ -165,6 +116,5 @@ def _env_module(game_cls) -> types.ModuleType:
         fn.__module__ = module.__name__
         fn.__qualname__ = fn.__name__
         setattr(module, fn.__name__, fn)
-    module.gym_env, module.gym_vector_env = _GymEntry(env_id), _GymEntry(env_id, vector=True)
     module.__all__ = ["env", "parallel_env", "raw_env"]
     return module

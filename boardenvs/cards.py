@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass, field
 
 from .game import GENERIC_REASONS
+from .registry import tool_settings
 from .registry import game_class, gym_id_of
 
 __all__ = ["env_card", "notes_markdown"]
@@ -104,6 +106,28 @@ def notes_markdown(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
 
 
+@dataclass(frozen=True)
+class DocPicture:
+    """The position a game's docs show (its env card, its rules page, the
+    home page's table, ``make pictures``): the game's options, the seeded
+    random decisions played from the start, and the seed.  A game's module
+    sets them in ``TOOLS["doc_picture"]`` (:func:`boardenvs.registry.tool_settings`)."""
+
+    options: dict = field(default_factory=dict)
+    decisions: int = 12
+    seed: int = 0
+
+
+def doc_picture(game) -> DocPicture:
+    """The :class:`DocPicture` of a game (class, instance or env id);
+    TypeError naming the game for a key its ``TOOLS`` should not have."""
+    settings = tool_settings(game, "doc_picture") or {}
+    try:
+        return DocPicture(**settings)
+    except TypeError as exc:
+        raise TypeError(f"TOOLS['doc_picture'] of {game}: {exc}") from None
+
+
 def env_card(env_id: str, *, picture: str | None = None, rules: str | None = None) -> str:
     """The Markdown env card of ``env_id`` (see the module docstring).
 
@@ -119,7 +143,7 @@ def env_card(env_id: str, *, picture: str | None = None, rules: str | None = Non
     summary = " ".join(_inline(summary).split())
     summary = re.sub(rf"^{re.escape(cls.title)} — `{re.escape(env_id)}`: ", "", summary)
     lines += [summary[:1].upper() + summary[1:] if summary else cls.title, ""]
-    shown = cls.doc_picture
+    shown = doc_picture(cls)
     if picture:
         lines += [f"![{cls.title}: {_variant_label(shown.options).replace('`', '')} after {shown.decisions} "
                   f"seeded random decisions]({picture}){{ width=440 }}", ""]  # fmt: skip

@@ -187,12 +187,13 @@ def doc_pictures(folder="boardenvs/rules") -> list:
 
     from PIL import Image
 
+    from .cards import doc_picture
     from .wrappers.recording import record_game
 
     folder = Path(folder)
     written = []
     for env_id in ENV_IDS:
-        shown = game_class(env_id).doc_picture  # the position the game's docs show (Game.doc_picture)
+        shown = doc_picture(env_id)  # the position the game's docs show (its TOOLS["doc_picture"])
         _, pos = random_moves(position(env_id, **shown.options), shown.decisions, shown.seed)
         path = folder / (Path(game_class(env_id).rules_file).stem + ".png")
         Image.fromarray(pos.render("rgb_array")).save(path, optimize=True)

@@ -10,7 +10,7 @@ arrives after the flag fell is not played: the agent loses (its clock reads
 in a game with eliminations the flagged agent is taken out and the others
 play on (``Game.eliminate_seat``); a game without them ends as a forfeit (the
 flagged agent -1, the others 0).  A draw whose end reason the game lists in
-``Game.clock_decided_reasons`` goes to the agent with the most time left
+``TOOLS["clock"]["decided_reasons"]`` in the game's module (:func:`decided_reasons`) goes to the agent with the most time left
 (Quess' one-each draw, QU-10 with QU-12; equal times stay a draw).
 
 The time left is in ``infos[agent]["time_left"]`` (seconds, for every agent
@@ -36,6 +36,19 @@ import numbers
 import time
 
 from pettingzoo.utils.wrappers import BaseWrapper
+
+from .registry import tool_settings
+
+
+def decided_reasons(game) -> frozenset:
+    """The end reasons (names) of the draws a chess clock decides for a game:
+    ``TOOLS["clock"]["decided_reasons"]`` in its module (Quess' one-each draw,
+    QU-10 with QU-12); none by default."""
+    settings = tool_settings(game, "clock") or {}
+    unknown = set(settings) - {"decided_reasons"}
+    if unknown:
+        raise TypeError(f"TOOLS['clock'] of {game}: unknown keys {sorted(unknown)} (it takes 'decided_reasons')")
+    return frozenset(settings.get("decided_reasons", ()))
 
 
 def format_seconds(t: float) -> str:
@@ -77,7 +90,7 @@ class ChessClock(BaseWrapper):
         self._started = 0.0
         self._last = None  # the latest reading of the time source (they never go back)
         self._noted = False
-        self.decides = frozenset(getattr(self.unwrapped.game, "clock_decided_reasons", ()))
+        self.decides = decided_reasons(self.unwrapped.game)
 
     # -- the time source -------------------------------------------------------
     def _read(self) -> float:

@@ -17,13 +17,13 @@ in the kernels.
 from __future__ import annotations
 
 import re
+import sys
 
 import numpy as np
 
 from . import engine as E
 from .errors import IllegalMoveError, NotationError
-from .spec import (BenchHints, Config, DocPicture, GameInfo, Layout, Option, TrainingDefaults, check_options, is_int,
-                   obs_bounds)
+from .spec import Config, GameInfo, Layout, Option, check_options, is_int, obs_bounds
 
 STATUS_NAMES = {E.PLAYING: "playing", E.TERMINATED: "terminated", E.TRUNCATED: "truncated"}
 GENERIC_REASONS = {
@@ -75,12 +75,6 @@ class Game:
     render_modes: tuple = ("ansi", "rgb_array")
     # rules files shipped with the package (boardenvs/rules/<name>)
     rules_file: str = ""
-    # optional: the reference opponent "greedy"'s evaluation of a state for
-    # ``seat``, a numba function ``heuristic(state, params, seat, mask) ->
-    # float`` (higher is better; ``mask`` an int8 scratch of mask_size it may
-    # overwrite), called on the state a decision leaves while the game goes
-    # on (boardenvs/baselines/greedy.py); None ranks every such state the same
-    heuristic = None
     # optional: a compiled ``settle_chance(state, params)`` that plays chance
     # outcomes exactly as a :meth:`draw_chance` loop on the row's generator
     # would, in one call (the AEC env rolls many times per decision)
@@ -96,18 +90,12 @@ class Game:
     # how each seat's pieces are written in the text board, where the label
     # does not say it (Quess: "T C S" / "t c s"); the ANSI legend shows them
     seat_symbols: tuple = ()
-    # end reasons (names) of draws that a chess clock decides: the seat with
-    # more time left wins instead (Quess' one-each draw, QU-10 with QU-12)
-    clock_decided_reasons: frozenset = frozenset()
 
     # the prefix of its rule ids ("QU" for QU-1..QU-13): tests and docs cite them
     rule_prefix: str = ""
-    # how the baselines train it (boardenvs.baselines.train; None: no
-    # baseline), what make bench compares it with, the position its docs
-    # picture shows
-    training: TrainingDefaults | None = None
-    bench: BenchHints = BenchHints()
-    doc_picture: DocPicture = DocPicture()
+    # (what tools above the core read of a game, how the baselines train it,
+    # what make bench compares it with, ..., is no part of the declaration:
+    # the game's module holds it, see tool_settings)
 
     # {option: default}, derived from option_specs
     defaults: dict = {}
@@ -123,7 +111,6 @@ class Game:
         """The game's rules file: ``rules_file`` in the package's rules folder
         (``boardenvs/rules/``), an absolute path, or a path relative to the
         folder of the module that defines the game."""
-        import sys
         from pathlib import Path
 
         name = Path(cls.rules_file)
@@ -143,14 +130,6 @@ class Game:
             if opt.name == "num_players":
                 return tuple(opt.choices) or tuple(range(opt.low, opt.high + 1))
         return (2,)
-
-    @classmethod
-    def bench_variants(cls) -> tuple:
-        """The variants ``make bench`` times: those that set the number of
-        players and nothing else (the option sets that change a game's size
-        in players), else the default options."""
-        by_players = tuple(v for v in cls.variants if set(v) == {"num_players"})
-        return by_players or ({},)
 
     def __init__(self, **options):
         self.options = check_options(self.option_specs, options, self.env_id)
@@ -532,9 +511,6 @@ def _check_game_class(cls) -> None:
                        "a path relative to the game's module, or an absolute path)")  # fmt: skip
     if cls.render_rgb is Game.render_rgb or "rgb_array" not in cls.render_modes:
         missing.append('colour picture (render_rgb, and "rgb_array" in render_modes)')
-    for name, kind in (("training", (TrainingDefaults, type(None))), ("bench", (BenchHints,)), ("doc_picture", (DocPicture,))):
-        if not isinstance(getattr(cls, name), kind):
-            missing.append(f"{name} of type boardenvs.spec.{kind[0].__name__}")
     if missing:
         raise TypeError(f"game {where} declares no " + "; no ".join(missing))
 

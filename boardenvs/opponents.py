@@ -19,26 +19,40 @@ by the vector view's kernel instead, from each row's own generator.
 an Opponent: a registered name (:func:`register_opponent`: ``"random"``
 here; the reference opponents ``"greedy"``, ``"mcts"``, ``"mcts:<n>"``,
 ``"search:<n>:<model>"``, ``"search-greedy:<n>:<model>"``,
-``"baseline:<model>"`` and saved-model paths registered by
-:mod:`boardenvs.baselines`, which is loaded by name on first need, as
-gymnasium loads entry points), an Opponent, an object an upper layer
+``"baseline:<model>"`` and saved-model paths registered by the reference
+opponents' package), an Opponent, an object an upper layer
 registered an adapter for (:func:`register_adapter`: SB3 models, in
 :mod:`boardenvs.wrappers.selfplay`), or a batched policy
 ``policy(observations, action_masks) -> actions``.
+
+**Plugins.**  The packages that register opponents are found by their
+distribution's entry points, group ``boardenvs.opponents`` (the core names
+none of them): each is imported on first need, in the order of the entry
+points' names.  This distribution declares its reference opponents
+(``baselines``) and its RLlib integration (``rllib``, which adds nothing
+without Ray); another package adds its own opponents the same way::
+
+    [project.entry-points."boardenvs.opponents"]
+    myagents = "mypackage.opponents"      # imported once an unknown name is asked for
 """
 from __future__ import annotations
 
 import importlib
+from importlib import metadata
 from typing import Callable
 
 import numpy as np
 
 from .errors import IllegalActionError
 
-# the layers above that register opponents, loaded by name on first need, in
-# this order: the reference opponents and saved models, then (if Ray RLlib is
-# installed) RLlib policies and checkpoint folders
-PLUGINS = ("boardenvs.baselines", "boardenvs.rllib")
+PLUGIN_GROUP = "boardenvs.opponents"  # the entry points of the packages that register opponents
+
+
+def plugins() -> tuple:
+    """The modules that register opponents, by their entry points (group
+    :data:`PLUGIN_GROUP`), in the order of the entry points' names."""
+    found = {(ep.name, ep.value) for ep in metadata.entry_points(group=PLUGIN_GROUP)}
+    return tuple(value for _, value in sorted(found))
 
 
 class Batch:
@@ -216,7 +230,7 @@ def _load_next_plugin() -> bool:
     """Import the next plugin not tried yet (its names and resolvers
     register); False once every plugin was tried.  A plugin whose extra is
     not installed (ImportError) adds nothing."""
-    for name in PLUGINS:
+    for name in plugins():
         if name not in _loaded:
             _loaded.append(name)
             try:

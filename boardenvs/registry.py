@@ -16,6 +16,7 @@ import gymnasium
 
 
 _GAMES: dict = {}  # env id -> Game class, or the catalog's LazyGame until first use
+_HOOKS: list = []  # what the layers above do for each registered game (on_register)
 
 
 class LazyGame:
@@ -156,10 +157,44 @@ def make_game(env_id: str, **options):
 
 
 def add(game_cls) -> None:
-    """Store ``game_cls`` (checked by :func:`check_registration` first)."""
+    """Store ``game_cls`` (checked by :func:`check_registration` first) and
+    run the registration hooks on it (:func:`on_register`)."""
     _GAMES[game_cls.env_id] = game_cls
+    for hook in _HOOKS:
+        hook(game_cls)
+
+
+def on_register(hook) -> None:
+    """Call ``hook(game_cls)`` (a Game class or a :class:`LazyGame`) for every
+    game registered from now on, and now for every game already registered.
+    How a layer above the core adds its own face of every game without the
+    core naming it: ``boardenvs.wrappers.registration`` registers each
+    game's gymnasium id this way.  A hook that raises refuses the game
+    (:func:`boardenvs.register` then registers nothing)."""
+    if hook not in _HOOKS:
+        _HOOKS.append(hook)
+        for game_cls in list(_GAMES.values()):
+            hook(game_cls)
 
 
 def entry(env_id: str):
     """What the store holds for ``env_id`` (a Game class or a LazyGame), or None."""
     return _GAMES.get(env_id)
+
+
+def tool_settings(game, tool: str) -> dict | None:
+    """What a tool above the core reads of a game: ``TOOLS[tool]`` in the
+    module that defines the game's class (a copy; None when the module
+    declares nothing for that tool).  The core reads none of it; each tool checks its own
+    keys and gives its defaults (the baselines' ``"training"``, the
+    benchmark's ``"bench"``, greedy's ``"greedy"``, the docs'
+    ``"doc_picture"``, the chess clock's ``"clock"``)::
+
+        TOOLS = {"training": {"extractor": "cnn"}, "greedy": {"heuristic": heuristic}}
+
+    ``game`` is a Game class or instance, or a registered env id."""
+    if isinstance(game, str):
+        game = game_class(game)
+    cls = game if isinstance(game, type) else type(game)
+    tools = getattr(sys.modules.get(cls.__module__), "TOOLS", None) or {}
+    return None if tools.get(tool) is None else dict(tools[tool])

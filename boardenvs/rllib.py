@@ -64,6 +64,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 
 from . import engine as E
 from .errors import ILLEGAL_ACTION_HELP, IllegalActionError
+from .registry import tool_settings
 from .opponents import Batch, Opponent, make_opponent, register_adapter, register_resolver
 from .registry import game_class, gym_id_of, make_game, registered_ids
 from .spaces import LegalDiscrete, LegalOf
@@ -279,10 +280,10 @@ class MaskedBoardModule(TorchRLModule, ValueFunctionAPI):
 def module_spec(env_id: str, **options) -> "RLModuleSpec":
     """The :class:`MaskedBoardModule` spec of a game (its planes, bounds and board kind)."""
     game = make_game(env_id, **options)
-    training = type(game).training
+    training = tool_settings(game, "training") or {}
     return RLModuleSpec(module_class=MaskedBoardModule, model_config={
         "plane_shape": list(game.obs_shape), "high": game.info.obs_high.reshape(-1).tolist(),
-        "hex": bool(training and training.extractor_kwargs.get("hex")),
+        "hex": bool(training.get("extractor_kwargs", {}).get("hex")),
     })  # fmt: skip
 
 

@@ -77,9 +77,10 @@ def _picture(cls) -> tuple[str, bytes | None]:
     from PIL import Image
 
     import boardenvs
+    from boardenvs.cards import doc_picture
     from boardenvs.cli import random_moves
 
-    shown = cls.doc_picture
+    shown = doc_picture(cls)
     _, pos = random_moves(boardenvs.position(cls.env_id, **shown.options), shown.decisions, shown.seed)
     buf = io.BytesIO()
     Image.fromarray(pos.render("rgb_array")).save(buf, format="PNG")

@@ -16,7 +16,8 @@ from boardenvs import baselines
 from boardenvs.baselines import tournament as ev
 from boardenvs.baselines.extractors import HEX_STEPS, BoardCNN, HexConv2d, HexPathsCNN, TrackMLP
 from boardenvs.registry import gym_id_of
-from boardenvs.baselines.networks import trainable_ids
+from boardenvs.baselines.greedy import heuristic_of
+from boardenvs.baselines.networks import trainable_ids, training_defaults
 from boardenvs.baselines.train import OpponentMix, ShapedRewards, game_options, model_name, train
 from boardenvs.wrappers import SelfPlayPool, evaluate
 
@@ -173,7 +174,7 @@ def test_extractor_fits_every_game(env_id):
 
     game = boardenvs.make_game(env_id)
     space = gymnasium.spaces.Box(game.info.obs_low, game.info.obs_high, game.info.obs_low.shape, np.int8)
-    defaults = boardenvs.game_class(env_id).training
+    defaults = training_defaults(env_id)
     cls = EXTRACTORS[defaults.extractor]
     net = cls(space, **{**defaults.extractor_kwargs, "features_dim": 16})
     out = net(torch.as_tensor(np.stack([space.sample(), space.high]), dtype=torch.float32))
@@ -307,7 +308,7 @@ def test_shaped_rewards_are_potential_differences_that_telescope(env_id, options
     game, inner = shaped.inner.game, shaped.inner
 
     def phi():
-        h = [game.heuristic(inner.vec.states[i], game.params, int(inner.seats[i]), np.zeros(game.mask_size, np.int8))
+        h = [heuristic_of(game)(inner.vec.states[i], game.params, int(inner.seats[i]), np.zeros(game.mask_size, np.int8))
              for i in range(6)]  # fmt: skip
         return 0.25 * np.tanh(np.array(h) / 7.0)
 

@@ -503,7 +503,6 @@ UNDEFINABLE = {
     "no rules at all": (lambda: _bad_game("NoRulesAtAll", rules_file=""), "rules file"),
     "no rule prefix": (lambda: _bad_game("NoPrefix", rule_prefix=""), "rule_prefix"),
     "no colour picture": (lambda: _bad_game("NoPicture", render_modes=("ansi",)), "colour picture"),
-    "a dict for training": (lambda: _bad_game("DictTraining", training={"extractor": "mlp"}), "training of type"),
 }  # fmt: skip
 
 

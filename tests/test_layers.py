@@ -3,15 +3,19 @@ statement, the ones inside functions included):
 
     command line  (boardenvs.cli, boardenvs.interactive)        may use everything below
                   and integrations (boardenvs.rllib)
+    package entry (boardenvs/__init__.py: registers the catalog's games and
+                  imports the layer that adds their gymnasium ids)
     baselines     (boardenvs.baselines: training, evaluation, greedy/mcts, models)
     wrappers      (boardenvs.wrappers: gymnasium views, SB3, self-play, dice, recording)
     core          (every other boardenvs module: spec, engine, game, games, position,
                    aec, vector, registry, api, opponents, records, clock, render, ...)
 
 * no import cycle anywhere, lazy imports included;
-* the core imports nothing of wrappers or baselines (what it names above
-  itself, gymnasium's entry points and the opponents' plugin, it names by
-  string); wrappers import nothing of baselines;
+* the core imports nothing of wrappers or baselines, and names nothing above
+  it even by string (the gymnasium ids are registered by the wrappers'
+  ``registration`` module, the opponents' plugins are found by their entry
+  points; tests/test_core_boundaries.py reads the strings); wrappers import
+  nothing of baselines;
 * wrappers/, baselines/ and benchmarks/ use no other module's underscore
   members: no ``from x import _name``, no private module, no ``obj._attr``
   on an object of another module.
@@ -88,6 +92,8 @@ GRAPH = {name: _imports(name, path) for name, path in FILES.items()}
 
 
 def _layer(name: str) -> str:
+    if name == "boardenvs":
+        return "package entry"
     if name in COMMAND_LINE:
         return "command line"
     if name.startswith("boardenvs.baselines"):
@@ -134,7 +140,7 @@ def test_no_import_cycles_lazy_imports_included():
 
 
 def test_each_layer_imports_only_the_layers_below():
-    order = ["core", "wrappers", "baselines", "command line"]
+    order = ["core", "wrappers", "baselines", "package entry", "command line"]
     wrong = [(a, b) for a, deps in GRAPH.items() for b in deps if order.index(_layer(b)) > order.index(_layer(a))]
     assert not wrong, f"imports of a layer above: {sorted(wrong)}"
 

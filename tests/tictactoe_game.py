@@ -23,7 +23,7 @@ from numba import njit
 from boardenvs import engine as E
 from boardenvs.errors import NotationError
 from boardenvs.game import Game
-from boardenvs.spec import BenchHints, Config, DocPicture, TrainingDefaults, first_player_option, max_turns_option
+from boardenvs.spec import Config, first_player_option, max_turns_option
 
 LAYOUT = E.HEADER_LAYOUT.extend("tictactoe_v0")
 T_BOARD = LAYOUT.add("board", 9, "0 empty, 1 + seat of the mark")
@@ -83,9 +83,6 @@ class TicTacToeGame(Game):
     gym_name = "TicTacToe"
     rule_prefix = "TT"
     rules_file = "tictactoe.md"  # beside this module
-    training = TrainingDefaults(extractor="mlp", steps=20_000)
-    bench = BenchHints(closest=("connect_four", "lines of marks on a small grid"))
-    doc_picture = DocPicture({"first_player": 0}, decisions=4, seed=1)
     kernels = KERNELS
     layout = LAYOUT
     option_specs = (first_player_option(0), max_turns_option(9))
@@ -140,4 +137,14 @@ class TicTacToeGame(Game):
 
     def last_move(self, state) -> str:
         return NAMES[int(state[E.H_LAST_ACTION])] if state[E.H_LAST_ACTION] >= 0 else ""
+
+
+# what the tools above the core read of this game (boardenvs.registry.tool_settings): how the
+# baselines train it, what make bench compares it with, the position its docs show, greedy's
+# evaluation, the chess clock's decided draws; not part of the game's declaration
+TOOLS = {
+    "training": {"extractor": "mlp", "steps": 20_000},
+    "bench": {"closest": ("connect_four", "lines of marks on a small grid")},
+    "doc_picture": {"options": {"first_player": 0}, "decisions": 4, "seed": 1},
+}
 

@@ -104,7 +104,7 @@ from ... import engine as E
 from ...errors import OptionError
 from ...game import Game
 from ...hexboard import MAX_RADIUS
-from ...spec import BenchHints, Config, DocPicture, Option, TrainingDefaults, first_player_option, max_turns_option, num_players_option
+from ...spec import Config, Option, first_player_option, max_turns_option, num_players_option
 from .geometry import *  # noqa: F403 - the geometry's names, importable from here as before the split
 from .geometry import Geometry
 from .picture import HexQuoridorPicture
@@ -134,10 +134,6 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
     title = "Hex Quoridor"
     rule_prefix = "HQ"
     # the hex CNN plus each pawn's goal distances and shortest paths (baselines' "hexpaths"); shaping: goal distances
-    training = TrainingDefaults(extractor="hexpaths", extractor_kwargs={"hex": True, "layers": 6}, shaping_scale=4.0)
-    bench = BenchHints(closest=("quoridor", "the same idea, walls and a path check, on a hex board"),
-                       envpool=("Hex-v1", "a hex board and a connection check"))
-    doc_picture = DocPicture()
     rules_file = "hex_quoridor.md"
     kernels = KERNELS
     layout = LAYOUT
@@ -154,7 +150,6 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
     reason_names = {REASON_GOAL: "goal", REASON_STUCK: "no_legal_move"}
     eliminations = True
     action_class_names = ("move", "fence")
-    heuristic = staticmethod(heuristic)
     variants = (
         {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
         {"num_players": 4, "teams": "2v2"}, {"num_players": 6, "teams": "3x2"}, {"num_players": 6, "teams": "2x3"},
@@ -241,3 +236,14 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
         classes = np.full(self.num_actions, FENCE, np.int64)
         classes[: self.num_cells] = MOVE
         return classes
+
+
+# what the tools above the core read of this game (boardenvs.registry.tool_settings): how the
+# baselines train it, what make bench compares it with, the position its docs show, greedy's
+# evaluation, the chess clock's decided draws; not part of the game's declaration
+TOOLS = {
+    "training": {"extractor": "hexpaths", "extractor_kwargs": {"hex": True, "layers": 6}, "shaping_scale": 4.0},
+    "bench": {"closest": ("quoridor", "the same idea, walls and a path check, on a hex board"),
+              "envpool": ("Hex-v1", "a hex board and a connection check")},
+    "greedy": {"heuristic": heuristic},
+}

@@ -61,7 +61,7 @@ import numpy as np
 from ... import engine as E
 from ...game import Game
 from ...hexboard import MAX_RADIUS, hex_board
-from ...spec import BenchHints, Config, DocPicture, Option, TrainingDefaults, first_player_option, max_turns_option
+from ...spec import Config, Option, first_player_option, max_turns_option
 from .picture import QuagmirePicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
@@ -77,13 +77,6 @@ class QuagmireGame(QuagmireText, QuagmirePicture, Game):
     env_id = "quagmire_v0"
     title = "Quagmire"
     rule_prefix = "QM"
-    training = TrainingDefaults(
-        # its actions name the mover's pieces by reading order: split the own-pieces plane (2) and
-        # give each piece its own view of the board (BoardCNN's around)
-        extractor="cnn", extractor_kwargs={"hex": True, "split": [2], "around": True}, shaping_scale=20.0)
-    bench = BenchHints(closest=("amazons", "move a piece, then block a cell, on a shrinking board (OpenSpiel splits the move in 3 decisions)"),
-                       envpool=("Hex-v1", "a hex board that fills up"))
-    doc_picture = DocPicture({}, decisions=9, seed=1)
     rules_file = "quagmire.md"
     kernels = KERNELS
     layout = LAYOUT
@@ -96,7 +89,6 @@ class QuagmireGame(QuagmireText, QuagmirePicture, Game):
     reason_names = {REASON_TRAPPED: "no_legal_move"}
     seat_labels = ("x", "o")
     variants = ({}, {"radius": 2}, {"radius": 4})
-    heuristic = staticmethod(heuristic)
 
     def configure(self, o):
         self.board = board = hex_board(o["radius"])
@@ -128,3 +120,17 @@ class QuagmireGame(QuagmireText, QuagmirePicture, Game):
         k = np.arange(2 * MOVES_PER_PIECE) % PER_DIRECTION
         classes[self.num_cells :] = np.where(k == 0, 0, np.where(k == PER_DIRECTION - 1, 2, 1))
         return classes
+
+
+# what the tools above the core read of this game (boardenvs.registry.tool_settings): how the
+# baselines train it, what make bench compares it with, the position its docs show, greedy's
+# evaluation, the chess clock's decided draws; not part of the game's declaration
+TOOLS = {
+    # its actions name the mover's pieces by reading order: split the own-pieces plane (2) and
+    # give each piece its own view of the board (BoardCNN's around)
+    "training": {"extractor": "cnn", "extractor_kwargs": {"hex": True, "split": [2], "around": True}, "shaping_scale": 20.0},
+    "bench": {"closest": ("amazons", "move a piece, then block a cell, on a shrinking board (OpenSpiel splits the move in 3 decisions)"),
+              "envpool": ("Hex-v1", "a hex board that fills up")},
+    "doc_picture": {"options": {}, "decisions": 9, "seed": 1},
+    "greedy": {"heuristic": heuristic},
+}

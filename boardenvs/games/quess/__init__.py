@@ -43,7 +43,7 @@ import numpy as np
 
 from ... import engine as E
 from ...game import Game
-from ...spec import BenchHints, Config, DocPicture, Option, TrainingDefaults, first_player_option, max_turns_option
+from ...spec import Config, Option, first_player_option, max_turns_option
 from .picture import QuessPicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
@@ -61,10 +61,6 @@ class QuessGame(QuessText, QuessPicture, Game):
     env_id = "quess_v0"
     title = "Quess"
     rule_prefix = "QU"
-    training = TrainingDefaults(extractor="cnn")
-    bench = BenchHints(closest=("breakthrough", "two armies on a small square board, moving and capturing, no drops"),
-                       envpool=("Go9x9-v1", "captures on a small square board with a superko rule"))
-    doc_picture = DocPicture({"first_player": 0}, decisions=14, seed=3)
     rules_file = "quess.md"
     kernels = KERNELS
     layout = LAYOUT
@@ -81,9 +77,7 @@ class QuessGame(QuessText, QuessPicture, Game):
     truncation_reasons = frozenset({REASON_MEMORY})
     seat_labels = ("Light", "Dark")
     seat_symbols = ("T C S", "t c s")  # triangles, circles, squares in the text form
-    clock_decided_reasons = frozenset({"one_each"})  # QU-10 with QU-12
     variants = ({}, {"max_turns": 40, "superko_memory": 16})
-    heuristic = staticmethod(heuristic)
 
     def configure(self, o):
         # every board since the last capture: at most one per turn plus the initial one
@@ -102,3 +96,16 @@ class QuessGame(QuessText, QuessPicture, Game):
         code = cells[frm] - 1 - 3 * seat
         shape = np.where((code >= 0) & (code < 3), code, -1)
         return np.repeat(shape, 36)
+
+
+# what the tools above the core read of this game (boardenvs.registry.tool_settings): how the
+# baselines train it, what make bench compares it with, the position its docs show, greedy's
+# evaluation, the chess clock's decided draws; not part of the game's declaration
+TOOLS = {
+    "training": {"extractor": "cnn"},
+    "bench": {"closest": ("breakthrough", "two armies on a small square board, moving and capturing, no drops"),
+              "envpool": ("Go9x9-v1", "captures on a small square board with a superko rule")},
+    "doc_picture": {"options": {"first_player": 0}, "decisions": 14, "seed": 3},
+    "greedy": {"heuristic": heuristic},
+    "clock": {"decided_reasons": frozenset({"one_each"})},  # QU-10 with QU-12
+}

@@ -91,7 +91,7 @@ import numpy as np
 
 from ... import engine as E
 from ...game import Game
-from ...spec import BenchHints, Config, DocPicture, TrainingDefaults, first_player_option, max_turns_option
+from ...spec import Config, first_player_option, max_turns_option
 from .picture import QuicksandPicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
@@ -107,10 +107,6 @@ class QuicksandGame(QuicksandText, QuicksandPicture, Game):
     env_id = "quicksand_v0"
     title = "Quicksand"
     rule_prefix = "QS"
-    training = TrainingDefaults(extractor="cnn")
-    bench = BenchHints(closest=("amazons", "turns are chains of decisions on a board that fills up; steps count decisions, like OpenSpiel's amazons"),
-                       envpool=("Othello-v1", "placements on a square board that fills up"))
-    doc_picture = DocPicture()
     rules_file = "quicksand.md"
     kernels = KERNELS
     layout = LAYOUT
@@ -125,7 +121,6 @@ class QuicksandGame(QuicksandText, QuicksandPicture, Game):
     seat_symbols = ("S M L", "s m l")  # small, medium, large in the text form
     action_class_names = ("small", "medium", "large")
     variants = ({}, {"max_turns": 20})
-    heuristic = staticmethod(heuristic)
 
     def configure(self, o):
         return Config(num_actions=NUM_ACTIONS, obs_shape=(6, 6, OBS_PLANES), obs_high_per_plane=OBS_HIGH)
@@ -168,3 +163,14 @@ class QuicksandGame(QuicksandText, QuicksandPicture, Game):
         own = (cells - 1) // 3 == seat
         classes[SELECT0:HOP0] = np.where((cells > 0) & own, (cells - 1) % 3, -1)
         return classes
+
+
+# what the tools above the core read of this game (boardenvs.registry.tool_settings): how the
+# baselines train it, what make bench compares it with, the position its docs show, greedy's
+# evaluation, the chess clock's decided draws; not part of the game's declaration
+TOOLS = {
+    "training": {"extractor": "cnn"},
+    "bench": {"closest": ("amazons", "turns are chains of decisions on a board that fills up; steps count decisions, like OpenSpiel's amazons"),
+              "envpool": ("Othello-v1", "placements on a square board that fills up")},
+    "greedy": {"heuristic": heuristic},
+}

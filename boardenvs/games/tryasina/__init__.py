@@ -70,7 +70,7 @@ instead.
 from __future__ import annotations
 
 from ...game import Game
-from ...spec import BenchHints, Config, DocPicture, TrainingDefaults, first_player_option, max_turns_option, num_players_option
+from ...spec import Config, first_player_option, max_turns_option, num_players_option
 from .picture import TryasinaPicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
@@ -86,10 +86,6 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
     env_id = "tryasina_v0"
     title = "Tryasina"
     rule_prefix = "TR"
-    training = TrainingDefaults(extractor="mlp", shaping_scale=50.0)  # shaping: a typical difference in track steps
-    bench = BenchHints(closest=("backgammon", "dice rolled inside the step, race and hits; steps count decisions"),
-                       envpool=("Backgammon-v1", "the dice race with hits"))
-    doc_picture = DocPicture({"num_players": 4}, decisions=200, seed=30)
     rules_file = "tryasina.md"
     kernels = KERNELS
     layout = LAYOUT
@@ -105,7 +101,6 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
     # asked once per turn (no forced pass without a decision)
     forced_passes = False
     variants = ({"num_players": 2}, {"num_players": 3}, {"num_players": 4})
-    heuristic = staticmethod(heuristic)
 
     def configure(self, o):
         n = o["num_players"]
@@ -119,5 +114,17 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
 
     def pawn_locations(self, state, seat: int) -> list[int]:
         return [int(v) for v in state[T_PAWNS + PAWNS * seat : T_PAWNS + PAWNS * (seat + 1)]]
+
+
+# what the tools above the core read of this game (boardenvs.registry.tool_settings): how the
+# baselines train it, what make bench compares it with, the position its docs show, greedy's
+# evaluation, the chess clock's decided draws; not part of the game's declaration
+TOOLS = {
+    "training": {"extractor": "mlp", "shaping_scale": 50.0},  # shaping: a typical difference in track steps
+    "bench": {"closest": ("backgammon", "dice rolled inside the step, race and hits; steps count decisions"),
+              "envpool": ("Backgammon-v1", "the dice race with hits")},
+    "doc_picture": {"options": {"num_players": 4}, "decisions": 200, "seed": 30},
+    "greedy": {"heuristic": heuristic},
+}
 
     # -- the dice variant and actions by class: none (Tryasina has its own die)
