@@ -1,48 +1,44 @@
-"""The N-row drivers of :func:`boardenvs.engine.batched`, as source.
-
-This file is not imported as it is: ``batched`` writes a copy per game with
-the block between the markers replaced by that game's kernels, and imports
-the copy, so numba caches the compiled drivers on disk beside it like any
-kernel (a closure over the kernels would compile again in every process:
-seconds per game).  Every name below the block is the engine's or the game's
-kernels'.  The drivers are serial; ``boardenvs/_threaded.py`` runs them in
-threads, a chunk of rows each.
+"""The N-row drivers of ``make_vec`` (:func:`boardenvs.engine.batched`),
+written once for every game: each takes the game's kernels as its first
+argument ``g`` (a :class:`boardenvs.bind.Bound`) and calls them through
+:mod:`boardenvs.bind` (``apply(g, s, params, a)``), so numba compiles it
+once per game with that game's kernels linked in, and caches it (see
+:mod:`boardenvs.bind`).  The drivers are serial; ``boardenvs/_threaded.py``
+runs them in threads, a chunk of rows each.
 """
 import numpy as np
 from numba import njit
 
+from boardenvs.bind import apply, chance_probs, init, legal, observe
 from boardenvs.engine import (  # noqa: F401
     CHANCE, H_ALIVE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, PLAYING, RANDOM_ACTION,
     REASON_ILLEGAL, TERMINATED, TRUNCATED, copy_row, first_seat_of, forfeit, rand_below, row_view, sample_mask,
     sample_probs,
 )
 
-# --- kernels: begin (replaced in each copy) ---
-init = legal = apply = observe = chance_probs = None
-CACHE = False
-# --- kernels: end ---
 
-
-
-@njit(cache=CACHE, inline="always")
-def settle_chance(s, params, probs):
+@njit(cache=True, inline="always")
+def settle_chance(g, s, params, probs):
     while s[H_STATUS] == PLAYING and s[H_CURRENT] == CHANCE:
-        chance_probs(s, params, probs)
-        apply(s, params, sample_probs(s, probs))
+        chance_probs(g, s, params, probs)
+        apply(g, s, params, sample_probs(s, probs))
 
-@njit(cache=CACHE, inline="always")
-def fresh_game(s, params, probs):
+
+@njit(cache=True, inline="always")
+def fresh_game(g, s, params, probs):
     """A new game in row ``s`` (from its generator), up to its first
     decision.  A game that chance alone ends before anyone decides (turns
     passed by rolls no pawn can use, up to ``max_turns``) is no game for
     the batch: it is dealt again (at most 64 times)."""
     for _ in range(64):
-        init(s, params, first_seat_of(s, params))
-        settle_chance(s, params, probs)
+        init(g, s, params, first_seat_of(s, params))
+        settle_chance(g, s, params, probs)
         if s[H_STATUS] == PLAYING:
             return
 
-def reset_n(states, params, seeds, probs, obs, masks, out_masks, to_move):
+
+@njit(cache=True)
+def reset_n(g, states, params, seeds, probs, obs, masks, out_masks, to_move):
     """A new game in every row, each with its own seed; then the
     observation and mask of the seat to act: the mask in ``masks`` (the
     engine's own, which ``step_n`` trusts) and its first
@@ -52,13 +48,15 @@ def reset_n(states, params, seeds, probs, obs, masks, out_masks, to_move):
     for i in range(states.shape[0]):
         s, mask = row_view(states, i), row_view(masks, i)
         s[H_RNG] = seeds[i]  # init's new_game zeroes the rest
-        fresh_game(s, params, row_view(probs, i))
-        observe(s, params, s[H_CURRENT], row_view(obs, i))
-        legal(s, params, mask)
+        fresh_game(g, s, params, row_view(probs, i))
+        observe(g, s, params, s[H_CURRENT], row_view(obs, i))
+        legal(g, s, params, mask)
         copy_row(row_view(out_masks, i), mask)
         to_move[i] = s[H_CURRENT]
 
-def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons, lengths,
+
+@njit(cache=True)
+def step_n(g, states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons, lengths,
            to_move, illegal, draw):  # fmt: skip
     """Apply one action per row; rows that end are reset in place (their
     final returns in ``rewards``, end reason and length in turns in
@@ -85,10 +83,10 @@ def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, termi
             a = sample_mask(s, mask)
             ok = a >= 0 and a < na and mask[a] == 1  # a live row has a legal action
         if ok:
-            apply(s, params, a)
+            apply(g, s, params, a)
         else:
             forfeit(s, seat, REASON_ILLEGAL)
-        settle_chance(s, params, prob)
+        settle_chance(g, s, params, prob)
         n = s[H_NUM_PLAYERS]
         for p in range(rewards.shape[1]):
             rewards[i, p] = 0.0
@@ -101,13 +99,15 @@ def step_n(states, params, actions, probs, obs, masks, out_masks, rewards, termi
                 rewards[i, p] = s[H_RET + p]
             reasons[i] = s[H_REASON]
             lengths[i] = s[H_TURN]
-            fresh_game(s, params, prob)
-        observe(s, params, s[H_CURRENT], row_view(obs, i))
-        legal(s, params, mask)
+            fresh_game(g, s, params, prob)
+        observe(g, s, params, s[H_CURRENT], row_view(obs, i))
+        legal(g, s, params, mask)
         copy_row(row_view(out_masks, i), mask)
         to_move[i] = s[H_CURRENT]
 
-def random_actions_n(states, masks, out):
+
+@njit(cache=True)
+def random_actions_n(g, states, masks, out):
     """A uniformly random legal action per row, from the row's generator."""
     for i in range(states.shape[0]):
         out[i] = sample_mask(row_view(states, i), row_view(masks, i))
@@ -117,8 +117,8 @@ def random_actions_n(states, masks, out):
 # current for every row (the legal mask of the seat to act, zeros once
 # the game is over), so an action is checked against it in the kernel too.
 # Each is a loop over one row's step below, which agent_step shares
-@njit(cache=CACHE)
-def play_row(s, params, a, probs, mask):
+@njit(cache=True)
+def play_row(g, s, params, a, probs, mask):
     """Row ``s`` plays ``a``: ``RANDOM_ACTION`` draws a legal one from the
     row's generator; an action ``mask`` does not allow (-1 on purpose)
     forfeits the mover.  Then chance is resolved and the mask refreshed."""
@@ -126,59 +126,67 @@ def play_row(s, params, a, probs, mask):
         a = sample_mask(s, mask)
     if s[H_STATUS] == PLAYING:
         if a >= 0 and a < mask.shape[0] and mask[a] == 1:
-            apply(s, params, a)
+            apply(g, s, params, a)
         else:
             forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
-        settle_chance(s, params, probs)
+        settle_chance(g, s, params, probs)
     if s[H_STATUS] == PLAYING:
-        legal(s, params, mask)
+        legal(g, s, params, mask)
     else:
         mask[:] = 0
 
-@njit(cache=CACHE)
-def observe_row(s, params, seat, mask, obs, out_mask):
+
+@njit(cache=True)
+def observe_row(g, s, params, seat, mask, obs, out_mask):
     """Row ``s`` as ``seat`` sees it, in ``obs``; its mask in ``out_mask``
     (from the engine's ``mask``) when that seat is to act in a live game,
     else zeros."""
-    observe(s, params, seat, obs)
+    observe(g, s, params, seat, obs)
     if s[H_STATUS] == PLAYING and s[H_CURRENT] == seat:
         copy_row(out_mask, mask)
     else:
         out_mask[:] = 0
 
-@njit(cache=CACHE)
-def deal_row(s, params, seat, draw, probs, mask):
+
+@njit(cache=True)
+def deal_row(g, s, params, seat, draw, probs, mask):
     """A new game in row ``s`` (from its generator), its mask refreshed;
     returns ``seat``, or with ``draw`` a seat drawn from the generator (a
     learner's)."""
-    init(s, params, first_seat_of(s, params))
+    init(g, s, params, first_seat_of(s, params))
     if draw:
         seat = rand_below(s, s[H_NUM_PLAYERS])
-    settle_chance(s, params, probs)
+    settle_chance(g, s, params, probs)
     if s[H_STATUS] == PLAYING:
-        legal(s, params, mask)
+        legal(g, s, params, mask)
     else:
         mask[:] = 0
     return seat
 
-def act_rows(states, params, rows, actions, probs, masks):
+
+@njit(cache=True)
+def act_rows(g, states, params, rows, actions, probs, masks):
     """Row ``rows[k]`` plays ``actions[k]`` (:func:`play_row`).  No auto-reset."""
     for k in range(rows.shape[0]):
         r = rows[k]
-        play_row(row_view(states, r), params, actions[k], row_view(probs, r), row_view(masks, r))
+        play_row(g, row_view(states, r), params, actions[k], row_view(probs, r), row_view(masks, r))
 
-def observe_rows(states, params, rows, seats, obs, masks, out_masks):
+
+@njit(cache=True)
+def observe_rows(g, states, params, rows, seats, obs, masks, out_masks):
     """Row ``rows[k]`` as seat ``seats[k]`` sees it (:func:`observe_row`)."""
     for k in range(rows.shape[0]):
         r = rows[k]
-        observe_row(row_view(states, r), params, seats[k], row_view(masks, r), row_view(obs, k), row_view(out_masks, k))
+        observe_row(g, row_view(states, r), params, seats[k], row_view(masks, r), row_view(obs, k), row_view(out_masks, k))
 
-def reset_rows(states, params, rows, probs, seats, draw, masks):
+
+@njit(cache=True)
+def reset_rows(g, states, params, rows, probs, seats, draw, masks):
     """A new game in each listed row (:func:`deal_row`); with ``draw``,
     ``seats[k]`` is drawn from it too (the learner's seat)."""
     for k in range(rows.shape[0]):
         r = rows[k]
-        seats[k] = deal_row(row_view(states, r), params, seats[k], draw, row_view(probs, r), row_view(masks, r))
+        seats[k] = deal_row(g, row_view(states, r), params, seats[k], draw, row_view(probs, r), row_view(masks, r))
 
 # the single-agent views' step with the random opponent: the learner's
 # move, the opponents' until the learner is to act again, the end of the
@@ -186,33 +194,37 @@ def reset_rows(states, params, rows, probs, seats, draw, masks):
 # through the row API above, in one call, move for move the same (each row
 # draws from its own generator in the same order, so the games are the
 # same games; tests/test_vector_agent.py plays both)
-@njit(cache=CACHE)
+@njit(cache=True)
 def learner_out(s, seat):
     """The learner's episode is over: the game ended, or ``seat`` is out of it."""
     return s[H_STATUS] != PLAYING or (s[H_ALIVE] >> seat) & 1 == 0
 
-@njit(cache=CACHE)
-def opponents_move(s, params, seat, probs, mask):
+
+@njit(cache=True)
+def opponents_move(g, s, params, seat, probs, mask):
     """Random opponents play until ``seat`` is to act or its episode is over."""
     while not learner_out(s, seat) and s[H_CURRENT] != seat:
         # np.int64: a literal would compile a second play_row (numba specialises a call on literals)
-        play_row(s, params, np.int64(RANDOM_ACTION), probs, mask)
+        play_row(g, s, params, np.int64(RANDOM_ACTION), probs, mask)
 
-@njit(cache=CACHE)
-def learner_episode(s, params, seat, draw, probs, mask):
+
+@njit(cache=True)
+def learner_episode(g, s, params, seat, draw, probs, mask):
     """A new game in row ``s`` up to the learner's first decision (its seat
     drawn from the row's generator with ``draw``); a game whose learner's
     episode is over before it (the game ended, or the learner is out) is
     dealt again, at most 64 times.  Returns the seat of the last deal (see
     :func:`learner_out` for whether it got there)."""
     for _ in range(64):
-        seat = deal_row(s, params, seat, draw, probs, mask)
-        opponents_move(s, params, seat, probs, mask)
+        seat = deal_row(g, s, params, seat, draw, probs, mask)
+        opponents_move(g, s, params, seat, probs, mask)
         if not learner_out(s, seat):
             break
     return seat
 
-def agent_step(states, params, actions, seats, draw, same_step, pending, probs, masks, obs, out_masks, final_obs,
+
+@njit(cache=True)
+def agent_step(g, states, params, actions, seats, draw, same_step, pending, probs, masks, obs, out_masks, final_obs,
                final_masks, rewards, ends, reasons, lengths):  # fmt: skip
     """The learner in seat ``seats[i]`` plays ``actions[i]`` (checked: -1
     forfeits, ``RANDOM_ACTION`` draws), random opponents reply until it is
@@ -235,12 +247,12 @@ def agent_step(states, params, actions, seats, draw, same_step, pending, probs, 
         reasons[i] = 0
         lengths[i] = 0
         if pending[i]:
-            seat = seats[i] = learner_episode(s, params, seat, draw, prob, mask)
+            seat = seats[i] = learner_episode(g, s, params, seat, draw, prob, mask)
             if learner_out(s, seat):
                 ends[i] = -1  # 64 deals ended the learner's episode first: observed as it is
         else:
-            play_row(s, params, actions[i], prob, mask)
-            opponents_move(s, params, seat, prob, mask)
+            play_row(g, s, params, actions[i], prob, mask)
+            opponents_move(g, s, params, seat, prob, mask)
             if learner_out(s, seat):
                 alive = (s[H_ALIVE] >> seat) & 1 == 1
                 rewards[i] = s[H_RET + seat]
@@ -248,14 +260,14 @@ def agent_step(states, params, actions, seats, draw, same_step, pending, probs, 
                 reasons[i] = s[H_REASON]
                 lengths[i] = s[H_TURN]
                 if same_step:
-                    observe_row(s, params, seat, mask, row_view(final_obs, i), row_view(final_masks, i))
-                    seat = seats[i] = learner_episode(s, params, seat, draw, prob, mask)
+                    observe_row(g, s, params, seat, mask, row_view(final_obs, i), row_view(final_masks, i))
+                    seat = seats[i] = learner_episode(g, s, params, seat, draw, prob, mask)
                     if learner_out(s, seat):
                         ends[i] = -1  # 64 deals ended the learner's episode first: observed as it is
-        observe_row(s, params, seat, mask, row_view(obs, i), row_view(out_masks, i))
+        observe_row(g, s, params, seat, mask, row_view(obs, i), row_view(out_masks, i))
 
 
 NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step")
-if init is not None:  # a copy: compile the drivers (lazily, on first call)
-    for _name in NAMES:
-        globals()[_name] = njit(cache=CACHE)(globals()[_name])
+# every compiled function here (boardenvs.bind.uncached copies them for kernels no import reaches)
+COMPILED = ("settle_chance", "fresh_game", "play_row", "observe_row", "deal_row", "learner_out", "opponents_move",
+            "learner_episode", *NAMES)

@@ -176,14 +176,18 @@ CHUNKS_PER_THREAD = 16  # numba's scheduler balances rows of uneven cost (games 
 
 class ThreadedDriver:
     """A game's serial driver run in numba's threads, chunk by chunk (see the
-    module docstring); called with the serial driver's arguments.  One is
-    shared by every ``make_vec`` of its game, so the address and its token
-    are one attribute, read once per call and replaced whole."""
+    module docstring); called with the serial driver's arguments but its
+    first, the game's kernels ``g`` (a :class:`boardenvs.bind.Bound`, given
+    here once).  A ``Bound`` adds no parameter to compiled code, so the
+    serial driver compiled for ``(g, *args)`` is called by address with
+    ``args`` alone.  One is shared by every ``make_vec`` of its game, so the
+    address and its token are one attribute, read once per call and
+    replaced whole."""
 
-    __slots__ = ("serial", "generic", "rows_arg", "_bound")
+    __slots__ = ("serial", "generic", "rows_arg", "g", "_bound")
 
-    def __init__(self, serial, name: str):
-        self.serial = serial
+    def __init__(self, serial, name: str, g):
+        self.serial, self.g = serial, g
         self.generic, self.rows_arg = GENERIC[name]
         self._bound = (0, 0)  # (address, token): token 0 matches no types
 
@@ -194,11 +198,12 @@ class ThreadedDriver:
             if type(a) is np.ndarray and not a.flags.c_contiguous:  # its chunks would be typed otherwise
                 raise ValueError(f"{self.serial.__name__}: the threaded drivers take C-contiguous arrays")
         sig = tuple(numba.typeof(a) for a in args)
-        self.serial.compile(sig)
-        cres = self.serial.overloads[sig]
+        full = (numba.typeof(self.g), *sig)
+        self.serial.compile(full)
+        cres = self.serial.overloads[full]
         addr = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
         if not addr:
-            raise RuntimeError(f"{self.serial.__name__}: no compiled code for {sig}")
+            raise RuntimeError(f"{self.serial.__name__}: no compiled code for {full}")
         bound = self._bound = (addr, types_token(sig))
         return bound
 

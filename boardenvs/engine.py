@@ -57,17 +57,10 @@ What the contract carries for all five games:
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.util
-import os
-import sys
-import types
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 from llvmlite import ir
-from numba import __version__ as numba_version
 from numba import config, njit
 from numba.core import cgutils
 from numba.core import types as nbtypes
@@ -591,107 +584,27 @@ RANDOM_ACTION = -2
 
 
 def batched(k: Kernels) -> Batched:
-    """Build the N-row drivers for one game's kernels (the engine of
+    """The N-row drivers of one game's kernels (the engine of
     :func:`boardenvs.make_vec`, which owns the buffers and checks every input).
 
-    The drivers' source is ``boardenvs/_drivers.py``; each game gets a copy
-    that imports its kernels by name, written once to :func:`drivers_dir`
-    and imported from there, so numba caches the compiled drivers on disk
-    like the kernels (compiled as closures they took seconds per game in
-    every process).  Kernels that cannot be imported by name (defined in
-    ``__main__`` or in a function), or a cache folder that cannot be
-    written, get an uncached copy.  The threaded drivers are one set for
-    every game (:mod:`boardenvs._threaded`) calling these by address, so
-    nothing is compiled per game for threads.  Chance nodes are resolved
-    in-kernel from each row's own generator, so a batch only ever stops at
-    decisions.
+    The drivers (``boardenvs/_drivers.py``) are written once for every game
+    and take the game's kernels as a first argument, a
+    :class:`boardenvs.bind.Bound`: numba compiles them once per game and
+    caches them on disk through its own cache (see :mod:`boardenvs.bind`);
+    kernels that no import reaches get uncached copies.  The ``Drivers``
+    here are those drivers with the ``Bound`` already given.  The threaded
+    drivers are one set for every game (:mod:`boardenvs._threaded`) calling
+    these by address, so nothing is compiled per game for threads.  Chance
+    nodes are resolved in-kernel from each row's own generator, so a batch
+    only ever stops at decisions.
     """
-    from . import _threaded
+    from . import _drivers, _threaded
+    from .bind import bound, uncached
 
-    refs = [_importable(fn) for fn in k]
-    cached = all(refs) and not config.DISABLE_JIT
-    if cached:
-        bind = [f"from {module} import {name} as {alias}" for (module, name), alias in zip(refs, Kernels._fields)]
-    else:
-        bind = [", ".join(Kernels._fields) + " = _KERNELS"]
-    source = _DRIVER_SOURCE.read_text()
-    files = hashlib.sha1()  # the engine's and the kernels' packages, each folder once
-    for folder in sorted(({_package_dir(m) for m, _ in (refs if cached else ())} | {_package_dir(__name__)}) - {None}):
-        for f in sorted(folder.glob("*.py")):
-            files.update(f.name.encode() + f.read_bytes())
-    text = source.replace(_between(source), "\n".join([*bind, f"CACHE = {cached}",
-                                                       f"# numba {numba_version}, NUMBA_BOUNDSCHECK={config.BOUNDSCHECK}"]))  # fmt: skip
-    files.update(text.encode())
-    module = _load_copy(f"_boardenvs_drivers_{files.hexdigest()[:20]}", text, k if not cached else None)
-    serial = Drivers(*(getattr(module, f) for f in module.NAMES))
+    g = bound(k)
+    module = _drivers if g.cached and not config.DISABLE_JIT else uncached(_drivers)
+    compiled = [getattr(module, name) for name in _drivers.NAMES]
+    serial = Drivers(*(functools.partial(fn, g) for fn in compiled))
     if config.DISABLE_JIT:
         return Batched(serial, serial)
-    return Batched(serial, Drivers(*(_threaded.ThreadedDriver(fn, f) for fn, f in zip(serial, module.NAMES))))
-
-
-_DRIVER_SOURCE = Path(__file__).with_name("_drivers.py")
-_BEGIN, _END = "# --- kernels: begin (replaced in each copy) ---\n", "# --- kernels: end ---\n"
-
-
-def _between(text: str) -> str:
-    """The kernels block of the drivers' source, markers included."""
-    i, j = text.index(_BEGIN), text.index(_END)
-    return text[i : j + len(_END)]
-
-
-def _importable(fn):
-    """``(module, name)`` of a module-level kernel that importing by name
-    gives back, else None."""
-    py = getattr(fn, "py_func", fn)
-    module, name = getattr(py, "__module__", None), getattr(py, "__qualname__", "")
-    if not module or module == "__main__" or not name.isidentifier():
-        return None
-    return (module, name) if getattr(sys.modules.get(module), name, None) is fn else None
-
-
-def _package_dir(module: str):
-    """The folder of ``module``'s file, whose sources name a drivers' copy: a
-    copy is compiled anew when any file beside the kernels changes (numba's
-    own cache would keep a driver compiled against an older kernel)."""
-    path = getattr(sys.modules.get(module), "__file__", None)
-    return Path(path).parent if path else None
-
-
-def drivers_dir() -> Path:
-    """Where the drivers' copies are written: ``$NUMBA_CACHE_DIR/boardenvs-drivers``
-    when numba's cache folder is set, else ``$XDG_CACHE_HOME/boardenvs/drivers``
-    (``~/.cache``)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return Path(os.environ["NUMBA_CACHE_DIR"]) / "boardenvs-drivers"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "boardenvs" / "drivers"
-
-
-def _load_copy(name: str, text: str, kernels):
-    """Import the drivers' copy ``name``: from its file (written if absent,
-    atomically), or, for ``kernels`` given or no writable folder, from the
-    text with the kernels put in its namespace (not cached)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    module = None
-    if kernels is None:
-        try:
-            folder = drivers_dir()
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"{name}.py"
-            if not path.exists() or path.read_text() != text:
-                tmp = folder / f".{name}.{os.getpid()}.tmp"
-                tmp.write_text(text)
-                os.replace(tmp, path)
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module  # numba's cache finds the module by name
-            spec.loader.exec_module(module)
-            return module
-        except OSError:
-            sys.modules.pop(name, None)
-            text = text.replace("\nCACHE = True", "\nCACHE = False")
-    module = types.ModuleType(name)
-    module._KERNELS = kernels  # (None when the copy imports them itself)
-    exec(compile(text, str(_DRIVER_SOURCE), "exec"), module.__dict__)
-    sys.modules[name] = module
-    return module
+    return Batched(serial, Drivers(*(_threaded.ThreadedDriver(fn, name, g) for fn, name in zip(compiled, _drivers.NAMES))))

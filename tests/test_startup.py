@@ -123,16 +123,16 @@ def test_a_catalog_line_that_disagrees_with_its_class_fails_when_it_loads():
 
 
 def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
-    """make_vec's serial drivers are compiled once, into a copy of
-    ``boardenvs/_drivers.py`` per game beside numba's cache, and a second
-    interpreter loads them from there instead of compiling (they were
-    closures compiled in every process: 2-7 s per game).  The threaded ones
-    are one set for every game (``boardenvs/_threaded.py``): a second game
+    """make_vec's serial drivers (``boardenvs/_drivers.py``, one module for
+    every game, each driver taking the game's kernels as a ``Bound``) are
+    compiled once per game into numba's own cache, and a second interpreter
+    loads them from there instead of compiling; nothing is written but
+    numba's cache (no copy of the drivers anywhere).  The threaded ones are
+    one set for every game (``boardenvs/_threaded.py``): a second game
     compiles nothing for threads, and they load from the cache too."""
     code = """
         import json, os, sys, time
         import boardenvs
-        from boardenvs import engine as E
         from boardenvs.vector import drivers_for
         t = time.perf_counter()
         for env_id in ("quagmire_v0", "quess_v0"):
@@ -141,64 +141,71 @@ def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
                 v.reset(seed=0)
                 v.step(v.random_actions())
         b = drivers_for(v.game.kernels)
-        used = [b.serial.step, b.serial.reset, b.parallel.step.generic, b.parallel.reset.generic]
+        used = [b.serial.step.func, b.serial.reset.func, b.parallel.step.generic, b.parallel.reset.generic]
         stats = [(sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values())) for d in used]
-        copies = sorted(p.name for p in E.drivers_dir().glob("_boardenvs_drivers_*.py"))
-        print(json.dumps({"stats": stats, "copies": copies, "dir": str(E.drivers_dir()), "s": time.perf_counter() - t,
-                          "module": b.serial.step.py_func.__module__,
+        print(json.dumps({"stats": stats, "s": time.perf_counter() - t, "module": b.serial.step.func.py_func.__module__,
+                          "step_overloads": len(b.serial.step.func.overloads),
                           "threaded_overloads": len(b.parallel.step.generic.overloads)}))
         """
     import os
 
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
     first = _fresh(code, env)
     second = _fresh(code, env)
-    assert first["dir"] == str(tmp_path / "boardenvs-drivers")
-    assert len(first["copies"]) == 2 and first["copies"] == second["copies"]  # one per game, written once
+    assert first["module"] == second["module"] == "boardenvs._drivers"
+    assert first["step_overloads"] == 2  # quagmire's and quess's: one driver, specialised per game
     assert first["threaded_overloads"] == 1  # quagmire's threaded step served quess's
     serial, threaded = first["stats"][:2], first["stats"][2:]
-    assert all(hits == 0 for hits, _ in serial)  # quess's serial drivers compiled the first time...
+    assert all(hits == 0 and misses == 2 for hits, misses in serial)  # compiled for each game the first time...
     assert all(hits + misses == 1 for hits, misses in threaded)  # (the threaded ones once, for quagmire)
-    assert all(hits == 1 and misses == 0 for hits, misses in second["stats"]), second  # ...all loaded the second
-    assert second["module"].startswith("_boardenvs_drivers_") and second["s"] < first["s"]
+    assert second["stats"] == [[2, 0], [2, 0], [1, 0], [1, 0]], second  # ...all loaded the second time
+    assert second["s"] < first["s"]
+    assert not any(home.rglob("*")), sorted(home.rglob("*"))  # nothing written under the home folder
 
 
 def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run(tmp_path, monkeypatch):
-    """The copy's name hashes the game's package files (numba's cache alone
-    would keep drivers compiled against an older kernel); kernels defined
-    where no import reaches them get drivers compiled in the process."""
+    """A game's key hashes its package's files (numba's cache alone would
+    keep drivers compiled against an older kernel); kernels defined where
+    no import reaches them get drivers compiled in the process, uncached."""
+    from boardenvs import bind
     from boardenvs import engine as E
 
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     game = boardenvs.make_game("quagmire_v0", radius=2)
-    name = lambda: E.batched(game.kernels).serial.step.py_func.__module__  # noqa: E731
-    before = name()
-    assert name() == before  # the same files, the same copy
+    k = game.kernels
+    key = lambda kernels: (bind._BOUND.clear(), bind.bound(kernels).key)[1]  # noqa: E731
+    before = key(k)
+    assert key(k) == before  # the same files, the same key
     package = tmp_path / "package"  # the game's folder, as a copy we can edit
     package.mkdir()
-    for f in E._package_dir(game.kernels.legal.py_func.__module__).glob("*.py"):
+    for f in bind.package_dir(k.legal.py_func.__module__).glob("*.py"):
         (package / f.name).write_bytes(f.read_bytes())
-    real = E._package_dir
-    monkeypatch.setattr(E, "_package_dir", lambda module: package if module.startswith("boardenvs.games.") else real(module))
-    copied = name()
+    real = bind.package_dir
+    monkeypatch.setattr(bind, "package_dir", lambda module: package if module.startswith("boardenvs.games.") else real(module))
+    copied = key(k)
+    assert key(k) == copied
     (package / "rules.py").write_text((package / "rules.py").read_text() + "\n# edited\n")
-    assert name() != copied
-    k = game.kernels
+    assert key(k) != copied
+    monkeypatch.undo()
+    bind._BOUND.clear()
     inner = k.legal
 
     @E.njit
     def legal_here(state, params, mask):  # defined in a function: no import reaches it
-        inner(state, params, mask)
+        return inner(state, params, mask)
 
     local = k._replace(legal=legal_here)
     drivers = E.batched(local)
-    assert E._importable(local.legal) is None and E._importable(k.legal) == ("boardenvs.games.quagmire.rules", "legal")
+    assert bind._importable(local.legal) is None and bind._importable(k.legal) == ("boardenvs.games.quagmire.rules", "legal")
+    assert not bind.bound(local).cached and bind.bound(k).cached
+    step = drivers.serial.reset.func
+    assert step is not E.batched(k).serial.reset.func and step._cache.__class__.__name__ == "NullCache"
     states = np.zeros((3, game.info.state_size), np.int64)
     obs = np.zeros((3, game.info.obs_size), np.int8)
     masks = np.zeros((3, game.info.mask_size), np.int8)
     out = np.zeros((3, game.num_actions), np.int8)
     probs = np.zeros((3, max(1, game.info.num_chance_outcomes)), np.float64)
     drivers.serial.reset(states, game.params, np.arange(1, 4, dtype=np.int64), probs, obs, masks, out,
-                          np.zeros(3, np.int64))  # fmt: skip
-    assert (out.sum(axis=1) > 0).all() and not any(p.name.startswith(drivers.serial.step.py_func.__module__)
-                                                   for p in E.drivers_dir().glob("*.py"))  # fmt: skip
+                         np.zeros(3, np.int64))  # fmt: skip
+    assert (out.sum(axis=1) > 0).all()

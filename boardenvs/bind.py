@@ -1,0 +1,226 @@
+"""Binding a game's kernels into compiled code: one way, for every driver.
+
+The compiled loops over rows (``make_vec``'s drivers in
+:mod:`boardenvs._drivers`; the reference opponents' in ``boardenvs.baselines``)
+are written once, for any game: each takes, as its first argument, a
+:class:`Bound` -- a game's kernels as a value -- and calls the kernels
+through it::
+
+    from boardenvs.bind import apply, legal
+
+    @njit(cache=True)
+    def play(g, state, params, action, mask):
+        apply(g, state, params, action)
+        legal(g, state, params, mask)
+
+    play(bound(game.kernels), state, game.params, action, mask)
+
+numba types each ``Bound`` as a type of its own, ``Bound[<key>]`` (an empty
+struct: nothing is passed at run time), so ``play`` is compiled once per
+game, with that game's kernels linked in and optimised together with it as
+if it had called them by name, and cached on disk by numba's own cache
+(``cache=True``; it follows ``NUMBA_CACHE_DIR``) under that type: nothing
+else is written anywhere.  The key names the kernels (module and name) and
+hashes the sources of their package and of this package, so an edited game
+gets new compiled code (numba's cache alone checks the driver's own file).
+
+Kernels that no import reaches (defined in a function or in ``__main__``)
+get a key of their own in this process, and :func:`uncached` copies of the
+drivers for them (numba would otherwise write entries no later process can
+use).  With ``NUMBA_DISABLE_JIT=1`` the calls below call the kernels
+directly: the same code runs as plain Python.
+"""
+from __future__ import annotations
+
+import hashlib
+import sys
+import types as pytypes
+from pathlib import Path
+
+from numba import njit
+from numba.core import cgutils, types
+from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
+
+from . import engine as E
+
+_KERNELS: dict = {}  # key -> the Kernels (or extra functions) it names, for the compiler
+
+
+class Bound:
+    """A game's kernels (a :class:`boardenvs.engine.Kernels`, plus any extra
+    compiled functions a driver calls through :func:`extra`) as a value that
+    compiled code is specialised on (see the module docstring).  Build it
+    with :func:`bound`."""
+
+    __slots__ = ("key", "kernels", "extras", "cached")
+
+    def __init__(self, key: str, kernels: E.Kernels, extras: tuple = (), cached: bool = True):
+        self.key, self.kernels, self.extras, self.cached = key, kernels, tuple(extras), cached
+
+    def __repr__(self) -> str:
+        return f"<Bound {self.key}>"
+
+    def __reduce__(self):  # a copy or a pickle binds the same kernels again
+        return bound, (self.kernels, self.extras)
+
+
+class BoundType(types.Type):
+    """The numba type of a :class:`Bound`: one per key."""
+
+    def __init__(self, key: str):
+        self.bound_key = key
+        super().__init__(name=f"Bound[{key}]")
+
+
+@typeof_impl.register(Bound)
+def _typeof_bound(value, context):
+    _KERNELS.setdefault(value.key, (value.kernels, value.extras))
+    return BoundType(value.key)
+
+
+@register_model(BoundType)
+class _BoundModel(models.StructModel):
+    """No members: a ``Bound`` argument adds no parameter to compiled code
+    (so a driver compiled for one is called by address without it,
+    :mod:`boardenvs._threaded`)."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [])
+
+
+@unbox(BoundType)
+def _unbox_bound(typ, obj, c):
+    return NativeValue(cgutils.get_null_value(c.context.get_value_type(typ)))
+
+
+_BOUND: dict = {}  # id(kernels), extras -> Bound (the kernels kept alive with it)
+
+
+def bound(kernels: E.Kernels, extras: tuple = ()) -> Bound:
+    """The :class:`Bound` of ``kernels`` (and ``extras``: more compiled
+    functions, e.g. greedy's heuristic), one per process."""
+    extras = tuple(extras)
+    slot = (id(kernels), tuple(id(f) for f in extras))
+    found = _BOUND.get(slot)
+    if found is None or found.kernels is not kernels:
+        refs = [_importable(fn) for fn in (*kernels, *extras)]
+        cached = all(refs)
+        if cached:
+            names = ",".join(f"{m}:{n}" for m, n in refs)
+            key = f"{refs[1][0]}.{hashlib.sha1((names + _sources(refs)).encode()).hexdigest()[:16]}"
+        else:
+            key = f"unimported.{id(kernels):x}.{len(_BOUND)}"  # this process only
+        found = _BOUND[slot] = Bound(key, kernels, extras, cached)
+    return found
+
+
+def _importable(fn):
+    """``(module, name)`` of a module-level kernel that importing by name
+    gives back, else None."""
+    py = getattr(fn, "py_func", fn)
+    module, name = getattr(py, "__module__", None), getattr(py, "__qualname__", "")
+    if not module or module == "__main__" or not name.isidentifier():
+        return None
+    return (module, name) if getattr(sys.modules.get(module), name, None) is fn else None
+
+
+def package_dir(module: str):
+    """The folder of ``module``'s file, whose sources a key hashes."""
+    path = getattr(sys.modules.get(module), "__file__", None)
+    return Path(path).parent if path else None
+
+
+def _sources(refs) -> str:
+    """A digest of the sources of the kernels' packages and of this one
+    (each folder once)."""
+    digest = hashlib.sha1()
+    for folder in sorted({package_dir(m) for m, _ in refs} | {package_dir(__name__)} - {None}):
+        for f in sorted(folder.glob("*.py")):
+            digest.update(f.name.encode() + f.read_bytes())
+    return digest.hexdigest()
+
+
+def uncached(module) -> pytypes.SimpleNamespace:
+    """The compiled functions of ``module`` (its ``COMPILED`` names, each a
+    plain function there) compiled without numba's cache, for kernels no
+    import reaches: each function is rebuilt over a namespace of its own, so
+    the functions they call are the uncached copies too."""
+    space = dict(vars(module))
+    out = {}
+    for name in module.COMPILED:
+        fn = getattr(module, name)
+        py = getattr(fn, "py_func", fn)
+        copy = pytypes.FunctionType(py.__code__, space, py.__name__, py.__defaults__, py.__closure__)
+        out[name] = space[name] = njit(cache=False)(copy) if hasattr(fn, "py_func") else copy
+    return pytypes.SimpleNamespace(**out)
+
+
+# --- the calls: the game's kernels through its Bound ---------------------------------------------------------------
+
+
+def init(g, state, params, first_seat):
+    g.kernels.init(state, params, first_seat)
+
+
+def legal(g, state, params, mask):
+    return g.kernels.legal(state, params, mask)
+
+
+def apply(g, state, params, action):
+    g.kernels.apply(state, params, action)
+
+
+def observe(g, state, params, seat, obs):
+    g.kernels.observe(state, params, seat, obs)
+
+
+def chance_probs(g, state, params, probs):
+    g.kernels.chance_probs(state, params, probs)
+
+
+def call_extra(g, k, *args):
+    """Call the ``k``-th extra function bound with the kernels (``k`` a
+    constant): ``call_extra(g, 0, state, params, seat, mask)``."""
+    return g.extras[k](*args)
+
+
+def _kernel(g, index):
+    return _KERNELS[g.bound_key][0][index]
+
+
+@overload(init)
+def _init(g, state, params, first_seat):
+    fn = _kernel(g, 0)
+    return lambda g, state, params, first_seat: fn(state, params, first_seat)
+
+
+@overload(legal)
+def _legal(g, state, params, mask):
+    fn = _kernel(g, 1)
+    return lambda g, state, params, mask: fn(state, params, mask)
+
+
+@overload(apply)
+def _apply(g, state, params, action):
+    fn = _kernel(g, 2)
+    return lambda g, state, params, action: fn(state, params, action)
+
+
+@overload(observe)
+def _observe(g, state, params, seat, obs):
+    fn = _kernel(g, 3)
+    return lambda g, state, params, seat, obs: fn(state, params, seat, obs)
+
+
+@overload(chance_probs)
+def _chance_probs(g, state, params, probs):
+    fn = _kernel(g, 4)
+    return lambda g, state, params, probs: fn(state, params, probs)
+
+
+@overload(call_extra, prefer_literal=True)
+def _call_extra(g, k, *args):
+    if not isinstance(k, types.IntegerLiteral):
+        return None
+    fn = _KERNELS[g.bound_key][1][k.literal_value]
+    return lambda g, k, *args: fn(*args)
