@@ -11,9 +11,9 @@ from numba import njit
 
 from boardenvs.bind import apply, chance_probs, init, legal, observe
 from boardenvs.engine import (  # noqa: F401
-    CHANCE, H_ALIVE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, PLAYING, RANDOM_ACTION,
-    REASON_ILLEGAL, TERMINATED, TRUNCATED, copy_row, first_seat_of, forfeit, rand_below, row_view, sample_mask,
-    sample_probs,
+    CHANCE, H_ALIVE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, ILLEGAL_LOSE, ILLEGAL_RANDOM,
+    ILLEGAL_REFUSE, PLAYING, RANDOM_ACTION, REASON_ILLEGAL, STEP_ILLEGAL, STEP_PLAYED, STEP_REFUSED, TERMINATED,
+    TRUNCATED, copy_row, first_seat_of, forfeit, rand_below, row_view, sample_mask, sample_probs,
 )
 
 
@@ -35,6 +35,70 @@ def fresh_game(g, s, params, probs):
         settle_chance(g, s, params, probs)
         if s[H_STATUS] == PLAYING:
             return
+
+
+@njit(cache=True)
+def step_row(g, s, params, a, mode, settle, probs, mask):
+    """The one step of a game, every face's (``make_vec``'s drivers on N
+    rows; the AEC env, ``Position``, the single-agent and RLlib envs on
+    one): row ``s`` plays action ``a``, checked against ``mask``, the legal
+    mask of whoever acts in ``s`` (chance outcomes at a chance node; the
+    caller's engine-owned buffer, which this step keeps current).
+
+    * ``RANDOM_ACTION``: a uniformly random legal action, drawn from the
+      row's generator (``sample_mask``);
+    * an action the mask does not allow (any value; -1 on purpose) is
+      illegal: ``mode`` ``ILLEGAL_LOSE`` forfeits the mover's game (C-6;
+      never half-applied), ``ILLEGAL_RANDOM`` plays a random legal action
+      from the row's generator instead, ``ILLEGAL_REFUSE`` changes nothing;
+      a wrong chance outcome is always refused (no one forfeits for chance);
+    * then, with ``settle``, chance nodes are resolved by the seeded die
+      (the row's generator, ``sample_probs``) until a seat is to act or the
+      game is over; without, the step stops at a chance node (the raw AEC
+      env's chance agent, ``Position``);
+    * and ``mask`` is refreshed for whoever acts next (zeros once the game
+      is over).
+
+    Returns ``STEP_PLAYED``, ``STEP_ILLEGAL`` (forfeited, or a random
+    action played) or ``STEP_REFUSED`` (nothing changed; also in a row
+    whose game is over)."""
+    if s[H_STATUS] != PLAYING:
+        return STEP_REFUSED
+    flag = STEP_PLAYED
+    if a == RANDOM_ACTION:
+        a = sample_mask(s, mask)
+    elif not (a >= 0 and a < mask.shape[0] and mask[a] == 1):
+        if mode == ILLEGAL_REFUSE or s[H_CURRENT] == CHANCE:
+            return STEP_REFUSED
+        flag = STEP_ILLEGAL
+        a = sample_mask(s, mask) if mode == ILLEGAL_RANDOM else -1
+    if a >= 0:
+        apply(g, s, params, a)
+    else:
+        forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
+    if settle:
+        settle_chance(g, s, params, probs)
+    if s[H_STATUS] == PLAYING:
+        legal(g, s, params, mask)
+    else:
+        for j in range(mask.shape[0]):
+            mask[j] = 0
+    return flag
+
+
+@njit(cache=True)
+def settle_row(g, s, params, settle, probs, mask):
+    """Row ``s`` as a step leaves it, after a face changed it otherwise (a
+    new game, an out-of-rules ending): with ``settle``, chance resolved by
+    the seeded die; ``mask`` the legal mask of whoever acts next (zeros
+    once the game is over)."""
+    if settle:
+        settle_chance(g, s, params, probs)
+    if s[H_STATUS] == PLAYING:
+        legal(g, s, params, mask)
+    else:
+        for j in range(mask.shape[0]):
+            mask[j] = 0
 
 
 @njit(cache=True)
@@ -72,21 +136,13 @@ def step_n(g, states, params, actions, probs, obs, masks, out_masks, rewards, te
     plays such a random action (``actions`` unread): ``random_actions_n``'s
     draw, from the same generator state, so the same games as that pass
     and a step, without the pass."""
-    na = out_masks.shape[1]
+    mode = ILLEGAL_RANDOM if draw == 1 else ILLEGAL_LOSE
     for i in range(states.shape[0]):
         s, mask, prob = row_view(states, i), row_view(masks, i), row_view(probs, i)
-        seat = s[H_CURRENT]
-        a = sample_mask(s, mask) if draw == 2 else actions[i]
-        ok = a >= 0 and a < na and mask[a] == 1
-        illegal[i] = not ok
-        if not ok and draw == 1:
-            a = sample_mask(s, mask)
-            ok = a >= 0 and a < na and mask[a] == 1  # a live row has a legal action
-        if ok:
-            apply(g, s, params, a)
-        else:
-            forfeit(s, seat, REASON_ILLEGAL)
-        settle_chance(g, s, params, prob)
+        a = RANDOM_ACTION if draw == 2 else actions[i]
+        if draw != 2 and a == RANDOM_ACTION:
+            a = -1  # the row API's code is no action here: illegal like any other value
+        illegal[i] = step_row(g, s, params, a, mode, True, prob, mask) == STEP_ILLEGAL
         n = s[H_NUM_PLAYERS]
         for p in range(rewards.shape[1]):
             rewards[i, p] = 0.0
@@ -100,8 +156,8 @@ def step_n(g, states, params, actions, probs, obs, masks, out_masks, rewards, te
             reasons[i] = s[H_REASON]
             lengths[i] = s[H_TURN]
             fresh_game(g, s, params, prob)
+            legal(g, s, params, mask)  # (the step refreshed the mask of a row that goes on)
         observe(g, s, params, s[H_CURRENT], row_view(obs, i))
-        legal(g, s, params, mask)
         copy_row(row_view(out_masks, i), mask)
         to_move[i] = s[H_CURRENT]
 
@@ -119,21 +175,10 @@ def random_actions_n(g, states, masks, out):
 # Each is a loop over one row's step below, which agent_step shares
 @njit(cache=True)
 def play_row(g, s, params, a, probs, mask):
-    """Row ``s`` plays ``a``: ``RANDOM_ACTION`` draws a legal one from the
-    row's generator; an action ``mask`` does not allow (-1 on purpose)
-    forfeits the mover.  Then chance is resolved and the mask refreshed."""
-    if a == RANDOM_ACTION:
-        a = sample_mask(s, mask)
-    if s[H_STATUS] == PLAYING:
-        if a >= 0 and a < mask.shape[0] and mask[a] == 1:
-            apply(g, s, params, a)
-        else:
-            forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
-        settle_chance(g, s, params, probs)
-    if s[H_STATUS] == PLAYING:
-        legal(g, s, params, mask)
-    else:
-        mask[:] = 0
+    """Row ``s`` plays ``a`` (:func:`step_row`: ``RANDOM_ACTION`` draws a
+    legal one from the row's generator; an action ``mask`` does not allow,
+    -1 on purpose, forfeits the mover; chance resolved, the mask refreshed)."""
+    step_row(g, s, params, a, ILLEGAL_LOSE, True, probs, mask)
 
 
 @njit(cache=True)
@@ -269,5 +314,5 @@ def agent_step(g, states, params, actions, seats, draw, same_step, pending, prob
 
 NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step")
 # every compiled function here (boardenvs.bind.uncached copies them for kernels no import reaches)
-COMPILED = ("settle_chance", "fresh_game", "play_row", "observe_row", "deal_row", "learner_out", "opponents_move",
+COMPILED = ("settle_chance", "fresh_game", "step_row", "settle_row", "play_row", "observe_row", "deal_row", "learner_out", "opponents_move",
             "learner_episode", *NAMES)

@@ -132,22 +132,23 @@ class BoardEnv(AECEnv):
 
     # what is derived, not copied: kernel handles, the mask buffer's views
     # (a copy must validate against its own buffer), the human window
-    _DERIVED = ("_params", "_legal", "_apply", "_observe", "_obs_size", "_obs_shape", "_mask_actions",
-                "_mask_chance", "_mask", "_resolve", "_window")
+    _DERIVED = ("_params", "_step_row", "_settle_row", "_probs", "_observe", "_obs_size", "_obs_shape",
+                "_mask_actions", "_mask_chance", "_mask", "_window")
 
     def _setup(self) -> None:
-        """The hot path's handles: the kernels and the params, the views of
-        the mask buffer for the agents and for chance, and chance resolved
-        here only by games that have it."""
+        """The hot path's handles: the engine's one step on this game's row
+        (:meth:`boardenvs.game.Game.one_row`, what ``make_vec`` runs on
+        every row), the params, the observation kernel, the views of the
+        mask buffer for the agents and for chance."""
         game = self.game
         self._params = game.params
-        self._legal = game.kernels.legal
-        self._apply = game.kernels.apply
+        one = game.one_row()
+        self._step_row, self._settle_row = one.step, one.settle
+        self._probs = np.zeros(max(game.num_chance_outcomes, 1), np.float64)  # the die's scratch
         self._observe = game.kernels.observe
         self._obs_size, self._obs_shape = game.obs_size, game.obs_shape
         self._mask_actions = self._mask_buffer[: game.num_actions]
         self._mask_chance = self._mask_buffer[: game.num_chance_outcomes]
-        self._resolve = game.resolve_chance if game.num_chance_outcomes and not self.chance_agent else None
         self._window = None
         self._select_mask()
 
@@ -205,7 +206,7 @@ class BoardEnv(AECEnv):
         self._alive = int(self._state[E.H_ALIVE])
         self._asked = [0] * (self.game.num_players + 1)  # the last slot: chance (seat -1)
         self._decisions = 0
-        self._settle()
+        self._refresh()
         if self.render_mode == "human":
             self.render()
 
@@ -251,7 +252,9 @@ class BoardEnv(AECEnv):
         if type(action) is int and 0 <= action < mask.shape[0] and mask[action]:
             if "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
                 self.infos[agent] = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
-            self._apply(self._state, self._params, action)
+            # the engine's one step: apply, the seeded die (unless the chance agent rolls), the next mask
+            self._step_row(self._state, self._params, action, E.ILLEGAL_LOSE, not self.chance_agent, self._probs,
+                           self._mask_buffer)  # fmt: skip
             self._asked[seat] += 1
             self._decisions += 1
         else:
@@ -284,11 +287,13 @@ class BoardEnv(AECEnv):
                 info["illegal_action"] = True
                 self.warn_illegal(f"{agent} sent {action!r}: {problem}")
             self.infos[agent] = info
-        if problem and self.illegal_action == "lose":
-            E.forfeit(self._state, seat, E.REASON_ILLEGAL)
+        if problem and self.illegal_action == "lose":  # the engine's step forfeits the mover (-1: no action)
+            self._step_row(self._state, self._params, -1, E.ILLEGAL_LOSE, False, self._probs, self._mask_buffer)
         else:
+            # "random" draws from the env's generator (its seeded games), then the engine's step plays it
             played = int(self.np_random.choice(np.flatnonzero(self._mask))) if problem else int(action)
-            self._apply(self._state, self._params, played)
+            self._step_row(self._state, self._params, played, E.ILLEGAL_LOSE, not self.chance_agent, self._probs,
+                           self._mask_buffer)  # fmt: skip
             self._asked[seat] += 1
             self._decisions += 1
 
@@ -324,23 +329,27 @@ class BoardEnv(AECEnv):
     def _done(self, agent) -> bool:
         return self.terminations[agent] or self.truncations[agent]
 
+    def _refresh(self, resolve: bool | None = None) -> bool:
+        """After the row changed otherwise than by the engine's step (a new
+        game, an out-of-rules ending): chance resolved (unless the chance
+        agent rolls), the mask refreshed, then :meth:`_settle`."""
+        resolve = not self.chance_agent if resolve is None else resolve
+        self._settle_row(self._state, self._params, resolve, self._probs, self._mask_buffer)
+        return self._settle()
+
     def _settle(self) -> bool:
-        """After the state changed: resolve chance, refresh the mask, and hand
-        the ended agents their rewards and flags.  True if some agent's
-        episode ended (then the rewards are set)."""
+        """After the engine's step (or ``_settle_row``) changed the state
+        (chance resolved, the mask refreshed: the mask buffer spans the
+        chance outcomes too, which may outnumber the actions): the
+        ``max_cycles`` limit, and the ended agents' rewards and flags.
+        True if some agent's episode ended (then the rewards are set)."""
         state = self._state
-        if self._resolve is not None:
-            self._resolve(state)  # the seeded die: the row's generator, seeded at reset
         if self._limited and state[E.H_STATUS] == E.PLAYING and (
             (self.max_cycles and self._asked[state[E.H_CURRENT]] >= self.max_cycles)
             or (self.max_decisions and self._decisions >= self.max_decisions)
         ):
             E.truncate(state, E.REASON_MAX_CYCLES)
         current, status, _, _, alive = state[:5].tolist()  # the header's first fields (asserted below)
-        if status == E.PLAYING:
-            # the kernels' mask also spans the chance outcomes, which may
-            # outnumber the actions (a die with more faces than moves)
-            self._legal(state, self._params, self._mask_buffer)
         self._select_mask()
         self.agent_selection = self.possible_agents[current]
         if status == E.PLAYING and alive == self._alive:
@@ -383,7 +392,7 @@ class BoardEnv(AECEnv):
             self.terminations[agent] = False
             self.truncations[agent] = False
         self._alive = -1  # force the end-of-game bookkeeping
-        self._settle()
+        self._refresh(resolve=False)
         for agent in self.agents:
             self._cumulative_rewards[agent] = self.rewards[agent]
 
@@ -404,7 +413,7 @@ class BoardEnv(AECEnv):
             E.forfeit(self._state, seat, code)
         self._cumulative_rewards[agent] = 0.0
         self._alive = -1  # force the end-of-episode bookkeeping
-        self._settle()
+        self._refresh()  # the game may go on without the agent: chance resolved, the next mover's mask
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

@@ -52,10 +52,13 @@ class Bound:
     compiled code is specialised on (see the module docstring).  Build it
     with :func:`bound`."""
 
-    __slots__ = ("key", "kernels", "extras", "cached")
+    __slots__ = ("key", "kernels", "extras", "cached", "_numba_type_")
 
     def __init__(self, key: str, kernels: E.Kernels, extras: tuple = (), cached: bool = True):
         self.key, self.kernels, self.extras, self.cached = key, kernels, tuple(extras), cached
+        _KERNELS.setdefault(key, (kernels, self.extras))
+        # numba reads the type here (a call from Python types it in about 0.1 us; through typeof_impl, 2 us)
+        self._numba_type_ = BoundType(key)
 
     def __repr__(self) -> str:
         return f"<Bound {self.key}>"

@@ -556,12 +556,26 @@ def first_seat_of(state, params):
 
 
 class Batched(NamedTuple):
-    """N-row versions of the kernels (see :func:`batched`): ``serial``, and
-    ``parallel``, the same drivers run in numba's threads a chunk of rows
-    at a time (:mod:`boardenvs._threaded`)."""
+    """The compiled drivers of one game's kernels (see :func:`batched`):
+    ``serial`` (N rows), ``parallel`` (the same drivers run in numba's
+    threads a chunk of rows at a time, :mod:`boardenvs._threaded`) and
+    ``one`` (the one step on a single row, what the faces over one game
+    call: :class:`OneRow`)."""
 
     serial: "Drivers"
     parallel: "Drivers"
+    one: "OneRow"
+
+
+class OneRow(NamedTuple):
+    """The engine on one row, bound to a game's kernels: ``step(state,
+    params, action, mode, settle, probs, mask) -> flag`` is
+    ``boardenvs._drivers.step_row`` (the one step, every face's), and
+    ``settle(state, params, settle, probs, mask)`` is ``settle_row`` (a row
+    a face changed otherwise: a new game, an adjudicated end)."""
+
+    step: object
+    settle: object
 
 
 class Drivers(NamedTuple):
@@ -577,6 +591,17 @@ class Drivers(NamedTuple):
     # API's moves for a learner in every row, in one call)
     agent_step: object
 
+
+# the illegal_action modes of the one step (boardenvs._drivers.step_row): what
+# an action the mask does not allow does
+ILLEGAL_LOSE = 0  # the mover forfeits (C-6, PettingZoo classic's and Pgx's convention)
+ILLEGAL_RANDOM = 1  # a uniformly random legal action, from the row's generator, instead
+ILLEGAL_REFUSE = 2  # nothing changes (the face raises)
+ILLEGAL_MODES = {"lose": ILLEGAL_LOSE, "random": ILLEGAL_RANDOM, "raise": ILLEGAL_REFUSE}
+# what the one step did
+STEP_PLAYED = 0
+STEP_ILLEGAL = 1  # the action was not legal: forfeited, or a random one played
+STEP_REFUSED = 2  # nothing changed (refused, or the game was already over)
 
 # an action code of ``act_rows``: a uniformly random legal action, drawn in
 # the kernel from the row's generator (-1 forfeits the mover)
@@ -601,10 +626,19 @@ def batched(k: Kernels) -> Batched:
     from . import _drivers, _threaded
     from .bind import bound, uncached
 
+    if k in _BATCHED:
+        return _BATCHED[k]
     g = bound(k)
     module = _drivers if g.cached and not config.DISABLE_JIT else uncached(_drivers)
     compiled = [getattr(module, name) for name in _drivers.NAMES]
     serial = Drivers(*(functools.partial(fn, g) for fn in compiled))
+    one = OneRow(functools.partial(module.step_row, g), functools.partial(module.settle_row, g))
     if config.DISABLE_JIT:
-        return Batched(serial, serial)
-    return Batched(serial, Drivers(*(_threaded.ThreadedDriver(fn, name, g) for fn, name in zip(compiled, _drivers.NAMES))))
+        parallel = serial
+    else:
+        parallel = Drivers(*(_threaded.ThreadedDriver(fn, name, g) for fn, name in zip(compiled, _drivers.NAMES)))
+    _BATCHED[k] = found = Batched(serial, parallel, one)
+    return found
+
+
+_BATCHED: dict = {}  # kernels -> Batched, built once per process

@@ -75,10 +75,6 @@ class Game:
     render_modes: tuple = ("ansi", "rgb_array")
     # rules files shipped with the package (boardenvs/rules/<name>)
     rules_file: str = ""
-    # optional: a compiled ``settle_chance(state, params)`` that plays chance
-    # outcomes exactly as a :meth:`draw_chance` loop on the row's generator
-    # would, in one call (the AEC env rolls many times per decision)
-    settle_chance = None
     # the dice variant's action classes (wrappers' dice wrapper): names of the
     # classes a die roll picks from before a turn (Quess: the shapes; Quagmire:
     # walk/run/jump, ...); () = the game has no dice variant.  See
@@ -231,13 +227,43 @@ class Game:
         return int(rng.choice(len(probs), p=probs))
 
     def resolve_chance(self, state, rng=None) -> None:
-        """Play chance outcomes (:meth:`draw_chance`) until a seat is to act
-        or the game is over."""
-        if rng is None and self.settle_chance is not None:
-            self.settle_chance(state, self.params)  # the same draws, in one compiled call
+        """Play chance outcomes until a seat is to act or the game is over:
+        the seeded die (:meth:`draw_chance` on the row's generator, in the
+        engine: :meth:`settle`), or with ``rng`` outcomes drawn from that
+        numpy generator instead."""
+        if rng is None:
+            self.settle(state, np.empty(self.mask_size, np.int8))
             return
+        mask = np.empty(self.mask_size, np.int8)
         while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
-            self.kernels.apply(state, self.params, self.draw_chance(state, rng))
+            self.settle(state, mask, resolve=False)
+            self.step(state, self.draw_chance(state, rng), mask, settle=False)
+
+    # -- the engine on one row: every face over one game steps through here ---------------
+    def one_row(self) -> E.OneRow:
+        """The engine on one row, bound to this game's kernels (compiled once
+        per game, cached): :meth:`step` and :meth:`settle` call it; a face
+        on its hot path holds it."""
+        return E.batched(self.kernels).one
+
+    def step(self, state, action: int, mask, *, mode: int = E.ILLEGAL_LOSE, settle: bool = True) -> int:
+        """The one step of the engine (``boardenvs._drivers.step_row``, what
+        ``make_vec`` runs on every row) on the row ``state``: ``action`` (an
+        int; ``E.RANDOM_ACTION`` draws one from the row's generator) checked
+        against ``mask`` (int8 of ``mask_size``: the legal mask of whoever
+        acts in ``state``, which the step keeps current), an illegal one
+        handled by ``mode`` (``E.ILLEGAL_LOSE`` / ``ILLEGAL_RANDOM`` /
+        ``ILLEGAL_REFUSE``), chance resolved by the seeded die with
+        ``settle``.  Returns ``E.STEP_PLAYED``, ``STEP_ILLEGAL`` or
+        ``STEP_REFUSED``."""
+        return self.one_row().step(state, self.params, action, mode, settle, self._chance_buffer, mask)
+
+    def settle(self, state, mask, *, resolve: bool = True) -> None:
+        """A row a face changed otherwise than by a step (a new game, an
+        out-of-rules ending) as a step leaves it: chance resolved by the
+        seeded die (with ``resolve``), ``mask`` the legal mask of whoever
+        acts next (zeros once over)."""
+        self.one_row().settle(state, self.params, resolve, self._chance_buffer, mask)
 
     def describe_action(self, state, action) -> str:
         """``F3-E3 (action 75)`` if ``action`` decodes here, else why not
@@ -289,9 +315,11 @@ class Game:
             return self.action_to_move(state, actions[0])
         parts = []
         s = state.copy()
+        mask = self.legal_mask(s)
         for a in actions:
             parts.append(self.action_to_move(s, a))
-            self.kernels.apply(s, self.params, a)
+            if self.step(s, int(a), mask, mode=E.ILLEGAL_REFUSE, settle=False) == E.STEP_REFUSED:
+                raise IllegalMoveError(f"{self.env_id}: {self.describe_action(s, int(a))} is not legal in this chain")
         return self.decision_separator.join(parts)
 
     def body_to_text(self, state) -> list[str]:

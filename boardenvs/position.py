@@ -127,9 +127,10 @@ class Position:
         chains: list[list[int]] = []
 
         def walk(state, chain):
-            for a in np.flatnonzero(game.legal_mask(state)):
+            mask = game.legal_mask(state)
+            for a in np.flatnonzero(mask):
                 after = state.copy()
-                game.kernels.apply(after, game.params, int(a))
+                game.step(after, int(a), mask.copy(), mode=E.ILLEGAL_REFUSE, settle=False)  # the engine's step
                 if turn_over(start, after):
                     chains.append(chain + [int(a)])
                 else:
@@ -186,15 +187,17 @@ class Position:
         if self.is_terminal:
             raise IllegalMoveError(f"{env_id}: illegal move {move!r}: the game is over")
         state = self._state.copy()
+        mask = self.game.legal_mask(state)  # kept current by the engine's step
         for k, action in enumerate(actions):
             if state[E.H_STATUS] != E.PLAYING or (k and turn_over(self._state, state)):
                 raise IllegalMoveError(f"{env_id}: illegal move {move!r}: the turn is over after {k} decision(s)")
-            mask = self.game.legal_mask(state)
-            if not (0 <= action < mask.shape[0] and mask[action]):
+            refused = not 0 <= action < mask.shape[0]
+            if not refused:  # the engine's one step, refusing an illegal action (nothing changes then)
+                refused = self.game.step(state, action, mask, mode=E.ILLEGAL_REFUSE, settle=False) == E.STEP_REFUSED
+            if refused:
                 who = "chance" if state[E.H_CURRENT] == E.CHANCE else f"player_{int(state[E.H_CURRENT])}"
                 step = f" (decision {k + 1})" if len(actions) > 1 else ""
                 raise IllegalMoveError(f"{env_id}: illegal move {move!r}{step} for {who}")
-            self.game.kernels.apply(state, self.game.params, action)
         if whole_turn and not turn_over(self._state, state):
             raise IllegalMoveError(
                 f"{env_id}: {move!r} is not a whole turn: player_{int(state[E.H_CURRENT])} still has to decide"

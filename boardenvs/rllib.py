@@ -105,6 +105,7 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: LegalDiscrete(info.num_actions, LegalOf(self, a)) for a in self.possible_agents}
         self._state = None
+        self._mask = np.zeros(game.mask_size, np.int8)  # the engine's mask of the row, kept current by its step
         self._done: set = set()
         self.np_random = np.random.default_rng()
 
@@ -117,7 +118,7 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         if first < 0:
             first = int(self.np_random.integers(game.num_players))
         self._state = game.new_state(first, rng_seed=int(self.np_random.integers(2**62)))
-        game.resolve_chance(self._state)
+        game.settle(self._state, self._mask)  # the seeded die, the mask of whoever acts
         self.agents = list(self.possible_agents)
         self._done = set()
         return self._observe(), {a: {} for a in self._observe()}
@@ -131,22 +132,17 @@ class BoardMultiAgentEnv(MultiAgentEnv):
             raise IllegalActionError(f"{self.env_id}: step() takes the action of the agent to act, {agent!r}; got "
                                      f"{sorted(action_dict)}")  # fmt: skip
         action = action_dict[agent]
-        mask = game.legal_mask(state)[: game.num_actions]
+        mask = self._mask[: game.num_actions]
         legal = isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= int(action) < mask.shape[0] \
             and mask[int(action)]  # fmt: skip
-        seat = int(state[E.H_CURRENT])
         infos = {}
         if not legal:
             if self.illegal_action == "raise":
                 raise IllegalActionError(f"{self.env_id}: {agent} sent {action!r}: not a legal action now. {ILLEGAL_ACTION_HELP}")
             infos[agent] = {"illegal_action": True}
-            if self.illegal_action == "lose":
-                E.forfeit(state, seat, E.REASON_ILLEGAL)
-            else:
-                game.kernels.apply(state, game.params, int(self.np_random.choice(np.flatnonzero(mask))))
-        else:
-            game.kernels.apply(state, game.params, int(action))
-        game.resolve_chance(state)
+            # the engine's step: -1 forfeits the mover ("lose"); "random" plays a draw of the env's generator
+            action = -1 if self.illegal_action == "lose" else int(self.np_random.choice(np.flatnonzero(mask)))
+        game.step(state, int(action), self._mask)  # the engine's one step (chance by the seeded die)
         rewards, terminateds, truncateds = {agent: 0.0}, {}, {}  # the actor's step reward (RLlib wants one per action)
         over = state[E.H_STATUS] != E.PLAYING
         for s, a in enumerate(self.possible_agents):
@@ -179,7 +175,7 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         """The int8 mask of ``agent`` if it is to act, else None (``action_space(agent).sample()``)."""
         if agent != self._to_act():
             return None
-        return self.game.legal_mask(self._state)[: self.game.num_actions]
+        return self._mask[: self.game.num_actions].copy()
 
     def _observe(self, last=()) -> dict:
         """The agent to act's observation, and the last one (an empty mask)

@@ -211,3 +211,34 @@ def test_the_wheel_holds_every_module(tmp_path):
     assert {"boardenvs/rules/quess.md", "boardenvs/baselines/models/quess_v0.pt"} <= names
     entry_points = next(zipfile.ZipFile(wheel).read(n).decode() for n in names if n.endswith("entry_points.txt"))
     assert "[boardenvs.opponents]" in entry_points and "baselines = boardenvs.baselines" in entry_points
+
+
+def _applies(path: Path) -> list:
+    """Where ``path`` reaches a game's ``apply`` kernel (``x.kernels.apply``, ``kernels.apply``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr == "apply":
+            base = node.value
+            name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
+            if name in ("kernels", "k") or name.endswith("kernels"):
+                found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_face_steps_a_game_s_kernels_itself():
+    """Stepping a game (the action check under each illegal_action mode,
+    apply, chance, the next mask) is the engine's one step
+    (``boardenvs._drivers.step_row``): Position, the AEC env, make_vec's
+    drivers, the single-agent and RLlib envs call it; no other module of
+    the core, the wrappers or the command line applies a kernel."""
+    engine = {"engine.py", "_drivers.py", "bind.py"}
+    files = [f for f in (REPO / "boardenvs").glob("*.py") if f.name not in engine] + sorted((REPO / "wrappers").glob("*.py"))
+    found = [a for f in files for a in _applies(f)]
+    assert not found, f"modules that apply a game's kernel themselves: {found}"
+    assert _applies(REPO / "boardenvs" / "_drivers.py") == [] and "apply(g, s, params, a)" in (REPO / "boardenvs" / "_drivers.py").read_text()
+
+
+def test_the_apply_check_can_fail(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f(game, s):\n    game.kernels.apply(s, game.params, 0)\n    k.apply(s, p, 1)\n    x.apply(1)\n")
+    assert len(_applies(probe)) == 2

@@ -776,3 +776,101 @@ def test_store8_and_no_mask_check_their_range_under_boundscheck():
         "print('ok')\n"
     )
     _prints_ok_under_boundscheck(code)
+
+
+# --- the one step (boardenvs._drivers.step_row): what every face calls -------------------------------------------
+
+
+def _at_decision(game, seed=3):
+    state = game.new_state(0, rng_seed=seed)
+    mask = np.zeros(game.mask_size, np.int8)
+    game.settle(state, mask)
+    assert state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] >= 0
+    return state, mask
+
+
+def test_the_one_step_plays_a_legal_action_settles_chance_and_refreshes_the_mask():
+    game = boardenvs.make_game("contract_race_v0", num_players=3)
+    state, mask = _at_decision(game)
+    a = int(np.flatnonzero(mask)[0])
+    expected = state.copy()
+    game.kernels.apply(expected, game.params, a)
+    assert game.step(state, a, mask, settle=False) == E.STEP_PLAYED
+    assert np.array_equal(state, expected)  # the kernel's move, nothing else
+    assert np.array_equal(mask, game.legal_mask(state))  # the mask of whoever acts now (chance: the outcomes)
+    while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] != E.CHANCE:
+        assert game.step(state, int(np.flatnonzero(mask)[0]), mask, settle=False) == E.STEP_PLAYED
+    assert state[E.H_CURRENT] == E.CHANCE  # without settle the step stops at the roll (CR-3)...
+    rolled = state.copy()
+    game.resolve_chance(rolled)  # ...with it, the seeded die rolls: the engine's draws (the row's generator)
+    shadow = state.copy()
+    while shadow[E.H_STATUS] == E.PLAYING and shadow[E.H_CURRENT] == E.CHANCE:
+        probs = game.chance_probs(shadow)
+        game.kernels.apply(shadow, game.params, int(E.sample_probs(shadow, probs)))
+    assert np.array_equal(rolled, shadow)
+
+
+def test_the_one_step_handles_an_illegal_action_by_its_mode():
+    """C-6 on the engine's step: "lose" forfeits the mover (-1, others 0),
+    "random" plays a legal action drawn from the row's generator, "raise"
+    (refuse) changes nothing; the flag says which."""
+    game = boardenvs.make_game("contract_race_v0", num_players=3)
+    state, mask = _at_decision(game)
+    seat = int(state[E.H_CURRENT])
+    bad = int(np.flatnonzero(mask == 0)[0])
+    for action in (bad, -1, game.mask_size, 2**40):
+        s, m = state.copy(), mask.copy()
+        assert game.step(s, action, m, mode=E.ILLEGAL_REFUSE) == E.STEP_REFUSED
+        assert np.array_equal(s, state) and np.array_equal(m, mask)
+    s, m = state.copy(), mask.copy()
+    assert game.step(s, bad, m, mode=E.ILLEGAL_LOSE) == E.STEP_ILLEGAL
+    assert s[E.H_STATUS] == E.TERMINATED and game.end_reason(s) == "illegal_action"
+    assert s[E.H_RET + seat] == -1 and sorted(s[E.H_RET : E.H_RET + 3]) == [-1, 0, 0] and not m.any()
+    s, m = state.copy(), mask.copy()
+    assert game.step(s, bad, m, mode=E.ILLEGAL_RANDOM) == E.STEP_ILLEGAL
+    drawn = state.copy()
+    pick = int(E.sample_mask(drawn, mask))  # the row's generator draws the replacement
+    assert mask[pick] == 1
+    expected, m2 = drawn.copy(), mask.copy()
+    assert game.step(expected, pick, m2) == E.STEP_PLAYED
+    assert np.array_equal(s, expected) and np.array_equal(m, m2)
+    s, m = state.copy(), mask.copy()
+    assert game.step(s, E.RANDOM_ACTION, m) == E.STEP_PLAYED  # the row API's code: a draw, not illegal
+    assert np.array_equal(s, expected)  # the same draw as "random"'s replacement, played
+
+
+def test_the_one_step_refuses_a_wrong_roll_and_an_ended_game():
+    game = boardenvs.make_game("contract_race_v0", num_players=2)
+    state = game.new_state(0, rng_seed=5)
+    mask = game.legal_mask(state)
+    assert state[E.H_CURRENT] == E.CHANCE
+    impossible = [a for a in range(game.mask_size) if not mask[a]]
+    for action in impossible + [-1]:
+        s = state.copy()
+        # no one forfeits for chance: a wrong outcome is refused whatever the mode
+        assert game.step(s, action, mask.copy(), mode=E.ILLEGAL_LOSE, settle=False) == E.STEP_REFUSED
+        assert np.array_equal(s, state)
+    E.forfeit(state, 0, E.REASON_ILLEGAL)
+    ended = state.copy()
+    assert game.step(state, 0, mask.copy()) == E.STEP_REFUSED and np.array_equal(state, ended)
+
+
+def test_make_vec_rows_step_as_the_one_step_steps_one_row():
+    """make_vec's step is the one step on each row: a row stepped by
+    Game.step with the same actions and generator gives the same row."""
+    game = boardenvs.make_game("contract_race_v0", num_players=4)
+    vec = boardenvs.make_vec("contract_race_v0", num_envs=5, num_players=4)
+    obs, infos = vec.reset(seed=9)
+    rows = np.array(vec.states)
+    masks = [game.legal_mask(r) for r in rows]
+    for _ in range(40):
+        actions = vec.random_actions()  # (drawn from each row's generator, which moves on)
+        rows[:, E.H_RNG] = vec.states[:, E.H_RNG]
+        obs, rewards, terms, truncs, infos = vec.step(actions)
+        for i in range(5):
+            if terms[i] or truncs[i]:
+                rows[i] = vec.states[i]
+                masks[i] = game.legal_mask(rows[i])
+                continue
+            game.step(rows[i], int(actions[i]), masks[i])
+            assert np.array_equal(rows[i], vec.states[i]) and np.array_equal(masks[i][: game.num_actions], obs["action_mask"][i])

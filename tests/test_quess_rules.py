@@ -638,7 +638,7 @@ def _load(env, pos: Position) -> None:
     raw = env.unwrapped
     assert raw._state.shape == pos.state.shape
     raw._state[:] = pos.state
-    raw._settle()
+    raw._refresh()
 
 
 # --- QU-12: speed variant ---------------------------------------------------------------

@@ -89,6 +89,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.action_space = LegalDiscrete(info.num_actions, self.legal_mask)
         self.seat = 0 if seat == "random" else int(seat)
         self._state = None
+        self._mask = np.zeros(game.mask_size, np.int8)  # the engine's mask of the row, kept current by its step
         self._steps = 0
         self._warned_illegal = False
 
@@ -101,7 +102,7 @@ class SingleAgentEnv(gymnasium.Env):
     def legal_mask(self):
         """The learner's int8 mask while its episode goes on, else None
         (``action_space.sample()``)."""
-        return None if self._over() else self.game.legal_mask(self._state)[: self.game.num_actions]
+        return None if self._over() else self._mask[: self.game.num_actions].copy()
 
     # -- gymnasium API ----------------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -119,6 +120,7 @@ class SingleAgentEnv(gymnasium.Env):
             if first < 0:
                 first = int(rng.integers(n))
             self._state = game.new_state(first, rng_seed=int(rng.integers(2**62)))
+            game.settle(self._state, self._mask)  # the seeded die, the mask of whoever acts
             self.opponent = self.opponents.pick(rng)
             self._steps = 0
             self._play_others()
@@ -150,17 +152,17 @@ class SingleAgentEnv(gymnasium.Env):
                 gymnasium.logger.warn(f"{self.env_id}: {note}; illegal_action={self.illegal_action!r}: {outcome} "
                                       '(info["illegal_action"] is True; this warning is shown once per env)')  # fmt: skip
         if note and self.illegal_action == "lose":
-            E.forfeit(self._state, self.seat, E.REASON_ILLEGAL)
+            self.game.step(self._state, -1, self._mask)  # the engine's step: -1 forfeits the learner's game
         else:
             played = int(self.np_random.choice(np.flatnonzero(mask))) if note else action
-            before = self._state.copy(), self.np_random.bit_generator.state
-            self.game.kernels.apply(self._state, self.game.params, played)
+            before = self._state.copy(), self._mask.copy(), self.np_random.bit_generator.state
+            self.game.step(self._state, played, self._mask)  # the engine's step (chance by the seeded die)
             try:
                 self._play_others()
             except BaseException:
                 # an opponent failed: the learner's move is taken back, nothing changed
-                self._state[:] = before[0]
-                self.np_random.bit_generator.state = before[1]
+                self._state[:], self._mask[:] = before[0], before[1]
+                self.np_random.bit_generator.state = before[2]
                 raise
         self._steps += 1
         terminated = self._over() and (self._state[E.H_STATUS] == E.TERMINATED or not self._alive())
@@ -177,7 +179,7 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's mask (all zeros once the episode is over), as bools."""
         if self._over():
             return np.zeros(self.game.num_actions, np.bool_)
-        return self.game.legal_mask(self._state)[: self.game.num_actions].astype(np.bool_)
+        return self._mask[: self.game.num_actions].astype(np.bool_)
 
     def render(self):
         if self.render_mode is None or self._state is None:
@@ -212,21 +214,20 @@ class SingleAgentEnv(gymnasium.Env):
         return self._state is None or self._state[E.H_STATUS] != E.PLAYING or not self._alive()
 
     def _play_others(self):
-        """Chance and opponents until the learner is to act or its episode is over."""
+        """Opponents until the learner is to act or its episode is over (the
+        engine's step resolves chance with the seeded die: the row's
+        generator, seeded at reset)."""
         game, state, rng = self.game, self._state, self.np_random
         while not self._over():
             mover = int(state[E.H_CURRENT])
-            if mover == E.CHANCE:
-                game.resolve_chance(state)  # the seeded die (the row's generator, seeded at reset)
-                continue
             if mover == self.seat:
                 return
-            mask = game.legal_mask(state)[: game.num_actions]
+            mask = self._mask[: game.num_actions]
             obs = game.observe(state, mover)
             batch = Batch(game, mask[None], rng, seats=[mover], observations=(obs.ravel() if self.flatten else obs)[None],
                           states=lambda: state[None].copy())  # fmt: skip
-            action = int(decide(self.opponent, batch)[0])
-            game.kernels.apply(state, game.params, action)
+            action = int(decide(self.opponent, batch)[0])  # (checked against the mask: legal)
+            game.step(state, action, self._mask)
 
     def _obs(self) -> np.ndarray:
         obs = self.game.observe(self._state, self.seat)

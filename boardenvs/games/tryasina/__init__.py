@@ -75,7 +75,7 @@ from .picture import TryasinaPicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
     KERNELS, LAYOUT, NUM_ACTIONS, NUM_CELLS, NUM_FACES, O_TURN, OBS_WIDTH, P_SIDES, PAWNS, REASON_HOME, SIDES_OF, T_PAWNS,
-    heuristic, settle_chance,
+    heuristic,
 )
 from .text import LOC_NAMES, TryasinaText, loc_name  # noqa: F401 - the notation's names, as before the split
 
@@ -95,7 +95,6 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
         max_turns_option(3000),  # TR-16: see the module docstring (random play's game lengths)
     )
     reason_names = {REASON_HOME: "all_home"}
-    settle_chance = staticmethod(settle_chance)
     # TR-7: a roll no pawn can use passes the turn, as the roller's one legal
     # action "pass" (OpenSpiel's backgammon convention), so every seat is
     # asked once per turn (no forced pass without a decision)

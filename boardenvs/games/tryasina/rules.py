@@ -470,12 +470,3 @@ def heuristic(state, params, seat, mask):
         if s != seat:
             best = max(best, _progress(state, s))
     return float(_progress(state, seat) - best)
-DIE = np.full(NUM_FACES, 1.0 / NUM_FACES)
-
-
-@njit(cache=True)
-def settle_chance(state, params):
-    """Roll (``engine.sample_probs`` on the row's generator, as
-    ``Game.draw_chance`` does) until a seat is to move or the game is over."""
-    while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
-        apply(state, params, E.sample_probs(state, DIE))
