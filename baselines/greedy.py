@@ -1,7 +1,8 @@
 """The ``"greedy"`` reference opponent: one ply, one decision at a time.
 
 For the seat to act, every legal action is tried on a scratch copy of the
-state row (one compiled call for all the rows asked, :func:`greedy_driver`)
+state row (one compiled call for all the rows asked, :func:`greedy`, written once
+for every game: the game's kernels and heuristic come bound, :mod:`boardenvs.bind`)
 and the result is ranked, in this order:
 
 1. an action after which the game is over and the mover won (an immediate win);
@@ -29,13 +30,18 @@ action the same (wins first, losses last, random otherwise).
 """
 from __future__ import annotations
 
+import functools
+import sys
+
 import numpy as np
 from numba import njit
 
 from boardenvs import engine as E
+from boardenvs.bind import apply, bound, call_extra, legal, uncached
 from boardenvs.opponents import Opponent
 
 _DRIVERS: dict = {}
+_BOUND: dict = {}  # kernels -> their Bound with the game's heuristic
 
 WIN, GOES_ON, DRAW, LOSS = 3.0, 2.0, 1.0, 0.0
 _TIER = 1e12  # the heuristics stay far below this
@@ -64,125 +70,149 @@ def heuristic_of(game):
     return settings.get("heuristic")
 
 
+def bound_for(game_cls):
+    """The game's kernels bound with its heuristic (:func:`boardenvs.bind.bound`):
+    what greedy's compiled functions below take first."""
+    key = game_cls.kernels
+    if key not in _BOUND:
+        _BOUND[key] = bound(game_cls.kernels, (heuristic_of(game_cls) or no_heuristic,))
+    return _BOUND[key]
+
+
 def greedy_driver(game_cls):
     """The compiled ``greedy(states, params, seeds, out, mask_size)`` of a game
-    class (its kernels and heuristic), built once per process."""
-    return _drivers(game_cls)[0]
+    class (its kernels and heuristic): :func:`greedy` with the game's kernels
+    bound (compiled once per game, cached by numba)."""
+    g = bound_for(game_cls)
+    return functools.partial(_compiled(g).greedy, g)
 
 
 def greedy_rows_driver(game_cls):
-    """The compiled ``greedy_rows(states, params, seeds, out, mask_size,
-    s_rows, mask_rows)`` of a game class: :func:`greedy_driver`'s work on
-    scratch rows the caller owns (``(2, width)`` int64, ``(2, mask_size)``
-    int8), callable from other compiled code (the search that models the
-    other seats as greedy, :mod:`.search`)."""
-    return _drivers(game_cls)[1]
+    """``(greedy_rows, g)``: the compiled :func:`greedy_rows` and the game's
+    bound kernels, for other compiled code to call as ``greedy_rows(g,
+    states, params, seeds, out, mask_size, s_rows, mask_rows)`` (the search
+    that models the other seats as greedy, :mod:`.search`)."""
+    g = bound_for(game_cls)
+    return _compiled(g).greedy_rows, g
 
 
-def _drivers(game_cls):
-    if game_cls in _DRIVERS:
-        return _DRIVERS[game_cls]
-    legal, apply = game_cls.kernels.legal, game_cls.kernels.apply
-    heuristic = heuristic_of(game_cls) or no_heuristic
+def _compiled(g):
+    """This module's compiled functions for ``g``: cached, or uncached copies
+    for kernels no import reaches (:func:`boardenvs.bind.uncached`)."""
+    if g.cached:
+        return sys.modules[__name__]
+    if "uncached" not in _DRIVERS:
+        _DRIVERS["uncached"] = uncached(sys.modules[__name__])
+    return _DRIVERS["uncached"]
 
-    @njit
-    def lost(s, mover):
-        """Has ``mover`` lost in ``s`` (a finished game with its loss, or out)?"""
-        if (s[E.H_ALIVE] >> mover) & 1 == 0:
-            return True
-        return s[E.H_STATUS] == E.TERMINATED and s[E.H_RET + mover] < 0
 
-    @njit
-    def threatened(s, params, mover, mask, s2):
-        """Can the next decision in ``s`` (another seat's, not chance) make
-        ``mover`` lose at once?"""
-        nxt = s[E.H_CURRENT]
-        if s[E.H_STATUS] != E.PLAYING or nxt == E.CHANCE or nxt == mover:
-            return False
-        legal(s, params, mask)
-        for r in range(mask.shape[0]):
-            if mask[r]:
-                s2[:] = s
-                apply(s2, params, r)
-                if lost(s2, mover):
-                    return True
+@njit(cache=True)
+def lost(s, mover):
+    """Has ``mover`` lost in ``s`` (a finished game with its loss, or out)?"""
+    if (s[E.H_ALIVE] >> mover) & 1 == 0:
+        return True
+    return s[E.H_STATUS] == E.TERMINATED and s[E.H_RET + mover] < 0
+
+
+@njit(cache=True)
+def threatened(g, s, params, mover, mask, s2):
+    """Can the next decision in ``s`` (another seat's, not chance) make
+    ``mover`` lose at once?"""
+    nxt = s[E.H_CURRENT]
+    if s[E.H_STATUS] != E.PLAYING or nxt == E.CHANCE or nxt == mover:
         return False
+    legal(g, s, params, mask)
+    for r in range(mask.shape[0]):
+        if mask[r]:
+            s2[:] = s
+            apply(g, s2, params, r)
+            if lost(s2, mover):
+                return True
+    return False
 
-    @njit
-    def greedy(states, params, seeds, out, mask_size):
-        # the rows the kernels work on, allocated here and borrowed below
-        # (E.row_view: no reference counting in the kernels' own views)
-        greedy_rows(states, params, seeds, out, mask_size, np.zeros((2, states.shape[1]), np.int64),
-                    np.zeros((2, mask_size), np.int8))  # fmt: skip
 
-    @njit
-    def greedy_rows(states, params, seeds, out, mask_size, s_rows, mask_rows):
-        k = states.shape[0]
-        mask, scratch_mask = E.row_view(mask_rows, 0), E.row_view(mask_rows, 1)
-        scores = np.zeros(mask_size, np.float64)
-        flags = np.zeros(mask_size, np.int64)
-        s, s2 = E.row_view(s_rows, 0), E.row_view(s_rows, 1)
-        rng = np.zeros(E.H_RNG + 1, np.int64)  # a row-sized carrier of a splitmix64 state
-        for i in range(k):
-            root = E.row_view(states, i)
-            rng[E.H_RNG] = seeds[i]
-            mover = root[E.H_CURRENT]
-            legal(root, params, mask)
-            # one ply: every legal action's tier and evaluation
+@njit(cache=True)
+def greedy(g, states, params, seeds, out, mask_size):
+    """Greedy's decision in every row of ``states`` (see the module
+    docstring), ties from ``seeds``; the game's kernels and heuristic in
+    ``g`` (:func:`bound_for`)."""
+    # the rows the kernels work on, allocated here and borrowed below
+    # (E.row_view: no reference counting in the kernels' own views)
+    greedy_rows(g, states, params, seeds, out, mask_size, np.zeros((2, states.shape[1]), np.int64),
+                np.zeros((2, mask_size), np.int8))  # fmt: skip
+
+
+@njit(cache=True)
+def greedy_rows(g, states, params, seeds, out, mask_size, s_rows, mask_rows):
+    """:func:`greedy` on scratch rows the caller owns (``(2, width)``
+    int64, ``(2, mask_size)`` int8)."""
+    k = states.shape[0]
+    mask, scratch_mask = E.row_view(mask_rows, 0), E.row_view(mask_rows, 1)
+    scores = np.zeros(mask_size, np.float64)
+    flags = np.zeros(mask_size, np.int64)
+    s, s2 = E.row_view(s_rows, 0), E.row_view(s_rows, 1)
+    rng = np.zeros(E.H_RNG + 1, np.int64)  # a row-sized carrier of a splitmix64 state
+    for i in range(k):
+        root = E.row_view(states, i)
+        rng[E.H_RNG] = seeds[i]
+        mover = root[E.H_CURRENT]
+        legal(g, root, params, mask)
+        # one ply: every legal action's tier and evaluation
+        for a in range(mask_size):
+            flags[a] = UNCHECKED
+            if mask[a] == 0:
+                scores[a] = -np.inf
+                continue
+            s[:] = root
+            apply(g, s, params, a)
+            if lost(s, mover):
+                scores[a] = LOSS * _TIER
+            elif s[E.H_STATUS] != E.PLAYING:
+                scores[a] = (WIN if s[E.H_STATUS] == E.TERMINATED and s[E.H_RET + mover] > 0 else DRAW) * _TIER
+            else:
+                scores[a] = GOES_ON * _TIER + call_extra(g, 0, s, params, mover, scratch_mask)
+        # the best level whose actions leave no immediate loss to the next seat
+        pick = -1
+        while pick < 0:
+            best = -np.inf
             for a in range(mask_size):
-                flags[a] = UNCHECKED
-                if mask[a] == 0:
-                    scores[a] = -np.inf
-                    continue
-                s[:] = root
-                apply(s, params, a)
-                if lost(s, mover):
-                    scores[a] = LOSS * _TIER
-                elif s[E.H_STATUS] != E.PLAYING:
-                    scores[a] = (WIN if s[E.H_STATUS] == E.TERMINATED and s[E.H_RET + mover] > 0 else DRAW) * _TIER
-                else:
-                    scores[a] = GOES_ON * _TIER + heuristic(s, params, mover, scratch_mask)
-            # the best level whose actions leave no immediate loss to the next seat
-            pick = -1
-            while pick < 0:
-                best = -np.inf
-                for a in range(mask_size):
-                    if flags[a] == UNCHECKED and scores[a] >= DRAW * _TIER and scores[a] > best:
-                        best = scores[a]
-                if best == -np.inf:
-                    break
-                ties = 0
-                for a in range(mask_size):
-                    if flags[a] == UNCHECKED and scores[a] == best:
-                        flags[a] = SAFE
-                        if best < WIN * _TIER:
-                            s[:] = root
-                            apply(s, params, a)
-                            if threatened(s, params, mover, scratch_mask, s2):
-                                flags[a] = THREATENED
-                                continue
-                        ties += 1
-                        if E.rand_below(rng, ties) == 0:  # reservoir: each tied action equally likely
-                            pick = a
-            if pick < 0:  # every action loses at once or lets the next seat win: the best of those
-                best = -np.inf
-                ties = 0
-                for a in range(mask_size):
-                    if mask[a] == 0:
-                        continue
-                    v = scores[a] + (_TIER if flags[a] == THREATENED else 0.0)  # threatened above lost
-                    if v > best:
-                        best = v
-                        ties = 1
+                if flags[a] == UNCHECKED and scores[a] >= DRAW * _TIER and scores[a] > best:
+                    best = scores[a]
+            if best == -np.inf:
+                break
+            ties = 0
+            for a in range(mask_size):
+                if flags[a] == UNCHECKED and scores[a] == best:
+                    flags[a] = SAFE
+                    if best < WIN * _TIER:
+                        s[:] = root
+                        apply(g, s, params, a)
+                        if threatened(g, s, params, mover, scratch_mask, s2):
+                            flags[a] = THREATENED
+                            continue
+                    ties += 1
+                    if E.rand_below(rng, ties) == 0:  # reservoir: each tied action equally likely
                         pick = a
-                    elif v == best:
-                        ties += 1
-                        if E.rand_below(rng, ties) == 0:
-                            pick = a
-            out[i] = pick
+        if pick < 0:  # every action loses at once or lets the next seat win: the best of those
+            best = -np.inf
+            ties = 0
+            for a in range(mask_size):
+                if mask[a] == 0:
+                    continue
+                v = scores[a] + (_TIER if flags[a] == THREATENED else 0.0)  # threatened above lost
+                if v > best:
+                    best = v
+                    ties = 1
+                    pick = a
+                elif v == best:
+                    ties += 1
+                    if E.rand_below(rng, ties) == 0:
+                        pick = a
+        out[i] = pick
 
-    _DRIVERS[game_cls] = (greedy, greedy_rows)
-    return _DRIVERS[game_cls]
+
+# every compiled function here (boardenvs.bind.uncached copies them)
+COMPILED = ("no_heuristic", "lost", "threatened", "greedy", "greedy_rows")
 
 
 class GreedyOpponent(Opponent):

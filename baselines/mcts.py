@@ -33,12 +33,15 @@ per simulation.
 """
 from __future__ import annotations
 
+import functools
 import math
+import sys
 
 import numpy as np
 from numba import njit, prange
 
 from boardenvs import engine as E
+from boardenvs.bind import apply, bound, chance_probs, legal, uncached
 from boardenvs.opponents import Opponent
 
 DEFAULT_SIMULATIONS = 100
@@ -51,158 +54,187 @@ _DRIVERS: dict = {}
 
 
 def settler(kernels):
-    """``settle(s, params, probs)``, compiled for a game's kernels: play the
-    chance nodes of row ``s`` from its own generator until a seat is to act
-    or the game is over (``probs`` a scratch of the outcomes' size)."""
-    chance_probs, apply = kernels.chance_probs, kernels.apply
+    """``settle(s, params, probs)`` for a game's kernels, callable from other
+    compiled code (:func:`settle` with them bound): play the chance nodes of
+    row ``s`` from its own generator until a seat is to act or the game is
+    over (``probs`` a scratch of the outcomes' size)."""
+    g = bound(kernels)
 
     @njit
-    def settle(s, params, probs):
-        while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] == E.CHANCE:
-            chance_probs(s, params, probs)
-            apply(s, params, E.sample_probs(s, probs))
+    def settle_bound(s, params, probs):
+        settle(g, s, params, probs)
 
-    return settle
+    return settle_bound
+
+
+@njit(cache=True)
+def settle(g, s, params, probs):
+    """The chance nodes of row ``s``, rolled by the seeded die (the row's
+    generator), until a seat is to act or the game is over."""
+    while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] == E.CHANCE:
+        chance_probs(g, s, params, probs)
+        apply(g, s, params, E.sample_probs(s, probs))
 
 
 def mcts_driver(game_cls, parallel: bool = False):
     """The compiled ``search(states, params, sims, c, cap, seeds, out, counts,
-    mask_size, num_outcomes)`` of a game class, built once per process:
-    ``out[i]`` the decision of row ``i``, ``counts[i, a]`` the root's visits
-    to action ``a`` (a forced decision: 1 on its action)."""
-    key = (game_cls, parallel)
-    if key in _DRIVERS:
-        return _DRIVERS[key]
-    legal, apply = game_cls.kernels.legal, game_cls.kernels.apply
-    settle = settler(game_cls.kernels)
+    mask_size, num_outcomes)`` of a game class: :func:`search` (or, with
+    ``parallel``, :func:`search_threads`) with the game's kernels bound
+    (compiled once per game, cached by numba): ``out[i]`` the decision of row
+    ``i``, ``counts[i, a]`` the root's visits to action ``a`` (a forced
+    decision: 1 on its action)."""
+    g = bound(game_cls.kernels)
+    if g.cached:
+        module = sys.modules[__name__]
+    else:
+        if "uncached" not in _DRIVERS:
+            _DRIVERS["uncached"] = uncached(sys.modules[__name__])
+        module = _DRIVERS["uncached"]
+    return functools.partial(module.search_threads if parallel else module.search, g)
 
-    @njit
-    def search_row(root, params, sims, c, cap, seed, counts, mask_size, s_rows, mask_rows, probs_rows):
-        # the rows the kernels work on, borrowed from the caller's 1-row
-        # arrays (E.row_view): no reference counting in the kernels' own
-        # views of them, a third to a half of a simulation in some games
-        s, mask, probs = E.row_view(s_rows, 0), E.row_view(mask_rows, 0), E.row_view(probs_rows, 0)
-        n_players = root[E.H_NUM_PLAYERS]
-        tried = np.zeros(mask_size, np.int8)
-        rng = np.zeros(E.H_RNG + 1, np.int64)
-        rng[E.H_RNG] = seed
-        values = np.zeros(E.MAX_PLAYERS, np.float64)
-        size = sims + 2
-        act = np.full(size, -1, np.int64)
-        who = np.full(size, -1, np.int64)
-        visits = np.zeros(size, np.float64)
-        total = np.zeros(size, np.float64)
-        first = np.full(size, -1, np.int64)
-        sibling = np.full(size, -1, np.int64)
-        path = np.zeros(size, np.int64)
-        nodes = 1
-        count = legal(root, params, mask)
-        if count <= 1:  # a forced decision: nothing to search
+
+@njit(cache=True)
+def search_row(g, root, params, sims, c, cap, seed, counts, mask_size, s_rows, mask_rows, probs_rows):
+    # the rows the kernels work on, borrowed from the caller's 1-row
+    # arrays (E.row_view): no reference counting in the kernels' own
+    # views of them, a third to a half of a simulation in some games
+    s, mask, probs = E.row_view(s_rows, 0), E.row_view(mask_rows, 0), E.row_view(probs_rows, 0)
+    n_players = root[E.H_NUM_PLAYERS]
+    tried = np.zeros(mask_size, np.int8)
+    rng = np.zeros(E.H_RNG + 1, np.int64)
+    rng[E.H_RNG] = seed
+    values = np.zeros(E.MAX_PLAYERS, np.float64)
+    size = sims + 2
+    act = np.full(size, -1, np.int64)
+    who = np.full(size, -1, np.int64)
+    visits = np.zeros(size, np.float64)
+    total = np.zeros(size, np.float64)
+    first = np.full(size, -1, np.int64)
+    sibling = np.full(size, -1, np.int64)
+    path = np.zeros(size, np.int64)
+    nodes = 1
+    count = legal(g, root, params, mask)
+    if count <= 1:  # a forced decision: nothing to search
+        for a in range(mask_size):
+            if mask[a]:
+                counts[a] = 1.0
+                return a
+        return -1
+    for _ in range(sims):
+        s[:] = root
+        s[E.H_RNG] = np.int64(E.rand_u64(rng))  # this simulation's dice and rollout
+        node = 0
+        plen = 1
+        path[0] = 0
+        # selection and expansion
+        while s[E.H_STATUS] == E.PLAYING:
+            mover = s[E.H_CURRENT]
+            legal(g, s, params, mask)
+            ch = first[node]
+            while ch >= 0:
+                tried[act[ch]] = 1
+                ch = sibling[ch]
+            untried = 0
             for a in range(mask_size):
-                if mask[a]:
-                    counts[a] = 1.0
-                    return a
-            return -1
-        for _ in range(sims):
-            s[:] = root
-            s[E.H_RNG] = np.int64(E.rand_u64(rng))  # this simulation's dice and rollout
-            node = 0
-            plen = 1
-            path[0] = 0
-            # selection and expansion
-            while s[E.H_STATUS] == E.PLAYING:
-                mover = s[E.H_CURRENT]
-                legal(s, params, mask)
-                ch = first[node]
-                while ch >= 0:
-                    tried[act[ch]] = 1
-                    ch = sibling[ch]
-                untried = 0
+                untried += mask[a] & (1 - tried[a])
+            pick = -1
+            if untried > 0:
+                r = E.rand_below(rng, untried)
                 for a in range(mask_size):
-                    untried += mask[a] & (1 - tried[a])
-                pick = -1
-                if untried > 0:
-                    r = E.rand_below(rng, untried)
-                    for a in range(mask_size):
-                        if mask[a] and not tried[a]:
-                            if r == 0:
-                                pick = a
-                                break
-                            r -= 1
-                ch = first[node]
-                while ch >= 0:
-                    tried[act[ch]] = 0
-                    ch = sibling[ch]
-                if pick >= 0:  # expand
-                    nc = nodes
-                    nodes += 1
-                    act[nc] = pick
-                    who[nc] = mover
-                    sibling[nc] = first[node]
-                    first[node] = nc
-                    apply(s, params, pick)
-                    settle(s, params, probs)
-                    path[plen] = nc
-                    plen += 1
-                    break
-                log_n = math.log(visits[node])
-                best = -1
-                best_v = -np.inf
-                ch = first[node]
-                while ch >= 0:
-                    if mask[act[ch]]:
-                        v = total[ch] / visits[ch] + c * math.sqrt(log_n / visits[ch])
-                        if v > best_v:
-                            best_v = v
-                            best = ch
-                    ch = sibling[ch]
-                apply(s, params, act[best])
-                settle(s, params, probs)
-                node = best
-                path[plen] = node
+                    if mask[a] and not tried[a]:
+                        if r == 0:
+                            pick = a
+                            break
+                        r -= 1
+            ch = first[node]
+            while ch >= 0:
+                tried[act[ch]] = 0
+                ch = sibling[ch]
+            if pick >= 0:  # expand
+                nc = nodes
+                nodes += 1
+                act[nc] = pick
+                who[nc] = mover
+                sibling[nc] = first[node]
+                first[node] = nc
+                apply(g, s, params, pick)
+                settle(g, s, params, probs)
+                path[plen] = nc
                 plen += 1
-            # rollout
-            steps = 0
-            while s[E.H_STATUS] == E.PLAYING and steps < cap:
-                legal(s, params, mask)
-                apply(s, params, E.sample_mask(s, mask))
-                settle(s, params, probs)
-                steps += 1
-            if s[E.H_STATUS] == E.PLAYING:
-                for p in range(n_players):
-                    values[p] = 0.5
-            else:
-                for p in range(n_players):
-                    values[p] = 0.5 * (s[E.H_RET + p] + 1.0)
-            # backup
-            for j in range(plen):
-                nd = path[j]
-                visits[nd] += 1.0
-                if nd != 0:
-                    total[nd] += values[who[nd]]
-        # the most visited root child (ties: the better mean)
-        best = -1
-        ch = first[0]
-        while ch >= 0:
-            counts[act[ch]] = visits[ch]
-            if best < 0 or visits[ch] > visits[best] or (
-                visits[ch] == visits[best] and total[ch] > total[best]
-            ):
-                best = ch
-            ch = sibling[ch]
-        return act[best]
+                break
+            log_n = math.log(visits[node])
+            best = -1
+            best_v = -np.inf
+            ch = first[node]
+            while ch >= 0:
+                if mask[act[ch]]:
+                    v = total[ch] / visits[ch] + c * math.sqrt(log_n / visits[ch])
+                    if v > best_v:
+                        best_v = v
+                        best = ch
+                ch = sibling[ch]
+            apply(g, s, params, act[best])
+            settle(g, s, params, probs)
+            node = best
+            path[plen] = node
+            plen += 1
+        # rollout
+        steps = 0
+        while s[E.H_STATUS] == E.PLAYING and steps < cap:
+            legal(g, s, params, mask)
+            apply(g, s, params, E.sample_mask(s, mask))
+            settle(g, s, params, probs)
+            steps += 1
+        if s[E.H_STATUS] == E.PLAYING:
+            for p in range(n_players):
+                values[p] = 0.5
+        else:
+            for p in range(n_players):
+                values[p] = 0.5 * (s[E.H_RET + p] + 1.0)
+        # backup
+        for j in range(plen):
+            nd = path[j]
+            visits[nd] += 1.0
+            if nd != 0:
+                total[nd] += values[who[nd]]
+    # the most visited root child (ties: the better mean)
+    best = -1
+    ch = first[0]
+    while ch >= 0:
+        counts[act[ch]] = visits[ch]
+        if best < 0 or visits[ch] > visits[best] or (
+            visits[ch] == visits[best] and total[ch] > total[best]
+        ):
+            best = ch
+        ch = sibling[ch]
+    return act[best]
 
-    def search(states, params, sims, c, cap, seeds, out, counts, mask_size, num_outcomes):
-        for i in prange(states.shape[0]):
-            s_rows = np.zeros((1, states.shape[1]), np.int64)  # each row's own (threads), alive through the call
-            mask_rows = np.zeros((1, mask_size), np.int8)
-            probs_rows = np.zeros((1, max(num_outcomes, 1)), np.float64)
-            out[i] = search_row(states[i], params, sims, c, cap, seeds[i], counts[i], mask_size, s_rows, mask_rows,
-                                probs_rows)  # fmt: skip
 
-    fn = njit(parallel=True)(search) if parallel else njit(search)
-    _DRIVERS[key] = fn
-    return fn
+
+@njit(cache=True)
+def search(g, states, params, sims, c, cap, seeds, out, counts, mask_size, num_outcomes):
+    """UCT from every row of ``states`` (see the module docstring)."""
+    for i in range(states.shape[0]):
+        s_rows = np.zeros((1, states.shape[1]), np.int64)  # each row's own, alive through the call
+        mask_rows = np.zeros((1, mask_size), np.int8)
+        probs_rows = np.zeros((1, max(num_outcomes, 1)), np.float64)
+        out[i] = search_row(g, states[i], params, sims, c, cap, seeds[i], counts[i], mask_size, s_rows, mask_rows,
+                            probs_rows)  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def search_threads(g, states, params, sims, c, cap, seeds, out, counts, mask_size, num_outcomes):
+    """:func:`search` with the rows spread over numba's threads."""
+    for i in prange(states.shape[0]):
+        s_rows = np.zeros((1, states.shape[1]), np.int64)  # each row's own (threads), alive through the call
+        mask_rows = np.zeros((1, mask_size), np.int8)
+        probs_rows = np.zeros((1, max(num_outcomes, 1)), np.float64)
+        out[i] = search_row(g, states[i], params, sims, c, cap, seeds[i], counts[i], mask_size, s_rows, mask_rows,
+                            probs_rows)  # fmt: skip
+
+
+# every compiled function here (boardenvs.bind.uncached copies them)
+COMPILED = ("settle", "search_row", "search", "search_threads")
 
 
 class MCTSOpponent(Opponent):

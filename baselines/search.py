@@ -83,7 +83,7 @@ def search_driver(game_cls, parallel: bool = False, others: str | None = None):
     elif others == "greedy":
         from .greedy import greedy_rows_driver
 
-        greedy_rows = greedy_rows_driver(game_cls)
+        greedy_rows, greedy_g = greedy_rows_driver(game_cls)
 
         @njit
         def reply(s, params, rng, seat, probs, i, g_rows, g_masks, g_io):
@@ -95,7 +95,7 @@ def search_driver(game_cls, parallel: bool = False, others: str | None = None):
             while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] != seat:
                 g_rows[3 * i, :] = s
                 g_io[i, 0] = np.int64(E.rand_u64(rng) >> np.uint64(1))
-                greedy_rows(g_rows[3 * i : 3 * i + 1], params, g_io[i, 0:1], g_io[i, 1:2], g_masks.shape[1],
+                greedy_rows(greedy_g, g_rows[3 * i : 3 * i + 1], params, g_io[i, 0:1], g_io[i, 1:2], g_masks.shape[1],
                             g_rows[3 * i + 1 : 3 * i + 3], g_masks[2 * i : 2 * i + 2])  # fmt: skip
                 apply(s, params, g_io[i, 1])
                 settle(s, params, probs)

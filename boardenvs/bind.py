@@ -39,6 +39,7 @@ from pathlib import Path
 
 from numba import njit
 from numba.core import cgutils, types
+from numba.core.imputils import lower_constant
 from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
 
 from . import engine as E
@@ -94,6 +95,12 @@ class _BoundModel(models.StructModel):
 @unbox(BoundType)
 def _unbox_bound(typ, obj, c):
     return NativeValue(cgutils.get_null_value(c.context.get_value_type(typ)))
+
+
+@lower_constant(BoundType)
+def _constant_bound(context, builder, ty, pyval):
+    """A ``Bound`` a compiled closure captures (it holds nothing at run time)."""
+    return cgutils.get_null_value(context.get_value_type(ty))
 
 
 _BOUND: dict = {}  # id(kernels), extras -> Bound (the kernels kept alive with it)
