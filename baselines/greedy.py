@@ -37,10 +37,9 @@ import numpy as np
 from numba import njit
 
 from boardenvs import engine as E
-from boardenvs.bind import apply, bound, call_extra, legal, uncached
+from boardenvs.bind import apply, bound, call_extra, compiled_for, legal
 from boardenvs.opponents import Opponent
 
-_DRIVERS: dict = {}
 _BOUND: dict = {}  # kernels -> their Bound with the game's heuristic
 
 WIN, GOES_ON, DRAW, LOSS = 3.0, 2.0, 1.0, 0.0
@@ -84,7 +83,7 @@ def greedy_driver(game_cls):
     class (its kernels and heuristic): :func:`greedy` with the game's kernels
     bound (compiled once per game, cached by numba)."""
     g = bound_for(game_cls)
-    return functools.partial(_compiled(g).greedy, g)
+    return functools.partial(compiled_for(sys.modules[__name__], g).greedy, g)
 
 
 def greedy_rows_driver(game_cls):
@@ -93,17 +92,7 @@ def greedy_rows_driver(game_cls):
     states, params, seeds, out, mask_size, s_rows, mask_rows)`` (the search
     that models the other seats as greedy, :mod:`.search`)."""
     g = bound_for(game_cls)
-    return _compiled(g).greedy_rows, g
-
-
-def _compiled(g):
-    """This module's compiled functions for ``g``: cached, or uncached copies
-    for kernels no import reaches (:func:`boardenvs.bind.uncached`)."""
-    if g.cached:
-        return sys.modules[__name__]
-    if "uncached" not in _DRIVERS:
-        _DRIVERS["uncached"] = uncached(sys.modules[__name__])
-    return _DRIVERS["uncached"]
+    return compiled_for(sys.modules[__name__], g).greedy_rows, g
 
 
 @njit(cache=True)

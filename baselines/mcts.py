@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from boardenvs import engine as E
-from boardenvs.bind import apply, bound, chance_probs, legal, uncached
+from boardenvs.bind import apply, bound, chance_probs, compiled_for, legal
 from boardenvs.opponents import Opponent
 
 DEFAULT_SIMULATIONS = 100
@@ -50,7 +50,6 @@ DEFAULT_SIMULATIONS = 100
 # parallel), and a million simulations already take minutes per decision
 MAX_SIMULATIONS = 10**6
 UCT_C = math.sqrt(2.0)
-_DRIVERS: dict = {}
 
 
 def settler(kernels):
@@ -84,12 +83,7 @@ def mcts_driver(game_cls, parallel: bool = False):
     ``i``, ``counts[i, a]`` the root's visits to action ``a`` (a forced
     decision: 1 on its action)."""
     g = bound(game_cls.kernels)
-    if g.cached:
-        module = sys.modules[__name__]
-    else:
-        if "uncached" not in _DRIVERS:
-            _DRIVERS["uncached"] = uncached(sys.modules[__name__])
-        module = _DRIVERS["uncached"]
+    module = compiled_for(sys.modules[__name__], g)
     return functools.partial(module.search_threads if parallel else module.search, g)
 
 

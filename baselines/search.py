@@ -46,156 +46,225 @@ opponents are), open-loop over greedy's ties as over dice.
 """
 from __future__ import annotations
 
+import functools
 import math
+import sys
 
 import numpy as np
 from numba import njit, prange
 
 from boardenvs import engine as E
+from boardenvs.bind import apply, compiled_for, legal, observe
 from boardenvs.opponents import Opponent
 
-from .mcts import settler
+from .greedy import bound_for, greedy_rows
+from .mcts import settle as mcts_settle
 
 DEFAULT_SIMULATIONS = 200
 MAX_SIMULATIONS = 100_000  # each simulation is a node per row and a forward pass of the model
 PUCT_C = 1.25
 # what select() found at the end of a row's path
 SKIP, NEW, TERMINAL, AGAIN = 0, 1, 2, 3
-_DRIVERS: dict = {}
+
+
+OTHERS_SEARCHED, OTHERS_GREEDY = 0, 1  # what plays the other seats in a simulation (search's ``others``)
 
 
 def search_driver(game_cls, parallel: bool = False, others: str | None = None):
-    """The compiled ``(select, expand)`` of a game class, built once per
-    process (see :class:`GuidedSearch` for the arrays they share);
-    ``others="greedy"``: the other seats' decisions are played by the
-    ``greedy`` opponent inside the simulation, not searched."""
-    key = (game_cls, parallel, others)
-    if key in _DRIVERS:
-        return _DRIVERS[key]
-    legal, apply, observe = game_cls.kernels.legal, game_cls.kernels.apply, game_cls.kernels.observe
-    settle = settler(game_cls.kernels)  # the chance nodes, as the mcts opponent plays them
-    if others is None:
-
-        @njit
-        def reply(s, params, rng, seat, probs, i, g_rows, g_masks, g_io):
-            pass
-
-    elif others == "greedy":
-        from .greedy import greedy_rows_driver
-
-        greedy_rows, greedy_g = greedy_rows_driver(game_cls)
-
-        @njit
-        def reply(s, params, rng, seat, probs, i, g_rows, g_masks, g_io):
-            """The other seats' decisions, ``greedy``'s (ties from the
-            simulation's generator), until ``seat`` is to act or the game is
-            over; row ``i``'s scratch: ``g_rows[3i]`` the state greedy reads,
-            ``g_rows[3i+1:3i+3]`` and ``g_masks[2i:2i+2]`` its own rows,
-            ``g_io[i]`` its seed and its decision."""
-            while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] != seat:
-                g_rows[3 * i, :] = s
-                g_io[i, 0] = np.int64(E.rand_u64(rng) >> np.uint64(1))
-                greedy_rows(greedy_g, g_rows[3 * i : 3 * i + 1], params, g_io[i, 0:1], g_io[i, 1:2], g_masks.shape[1],
-                            g_rows[3 * i + 1 : 3 * i + 3], g_masks[2 * i : 2 * i + 2])  # fmt: skip
-                apply(s, params, g_io[i, 1])
-                settle(s, params, probs)
-
-    else:
+    """The compiled ``(select, expand)`` of a game class (see
+    :class:`GuidedSearch` for the arrays they share): :func:`select` and
+    :func:`expand` (or, with ``parallel``, their threaded forms) with the
+    game's kernels and greedy's heuristic bound (compiled once per game,
+    cached by numba); ``others="greedy"``: the other seats' decisions are
+    played by the ``greedy`` opponent inside the simulation, not searched."""
+    if others not in (None, "greedy"):
         raise ValueError(f"search: others is None or 'greedy', got {others!r}")
+    g = bound_for(game_cls)  # the kernels and the heuristic greedy's replies need
+    module = compiled_for(sys.modules[__name__], g)
+    flag = OTHERS_GREEDY if others == "greedy" else OTHERS_SEARCHED
+    select = module.select_threads if parallel else module.select
+    expand = module.expand_threads if parallel else module.expand
+    return functools.partial(select, g, flag), functools.partial(expand, g)
 
-    @njit
-    def select_row(root, params, c, rng, s, mask, obs, probs, start, count, node_n, node_u,
-                   e_action, e_prior, e_n, e_w, e_child, path, movers, i, g_rows, g_masks, g_io):  # fmt: skip
-        """Walk row ``i``'s tree from ``root`` (in ``s``) to a leaf; returns (kind, path length)."""
-        E.copy_row(s, root)
-        s[E.H_RNG] = np.int64(E.rand_u64(rng))  # this simulation's dice
-        seat = root[E.H_CURRENT]
-        node, plen = 0, 0
-        while True:
+
+@njit(cache=True)
+def settle(g, s, params, probs):
+    """The chance nodes, as the mcts opponent plays them (the row's generator)."""
+    mcts_settle(g, s, params, probs)
+
+
+@njit(cache=True)
+def reply(g, others, s, params, rng, seat, probs, i, g_rows, g_masks, g_io):
+    """The other seats' decisions, ``greedy``'s (ties from the
+    simulation's generator), until ``seat`` is to act or the game is
+    over; row ``i``'s scratch: ``g_rows[3i]`` the state greedy reads,
+    ``g_rows[3i+1:3i+3]`` and ``g_masks[2i:2i+2]`` its own rows,
+    ``g_io[i]`` its seed and its decision."""
+    if others != OTHERS_GREEDY:
+        return
+    while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] != seat:
+        g_rows[3 * i, :] = s
+        g_io[i, 0] = np.int64(E.rand_u64(rng) >> np.uint64(1))
+        greedy_rows(g, g_rows[3 * i : 3 * i + 1], params, g_io[i, 0:1], g_io[i, 1:2], g_masks.shape[1],
+                    g_rows[3 * i + 1 : 3 * i + 3], g_masks[2 * i : 2 * i + 2])  # fmt: skip
+        apply(g, s, params, g_io[i, 1])
+        settle(g, s, params, probs)
+
+
+@njit(cache=True)
+def select_row(g, others, root, params, c, rng, s, mask, obs, probs, start, count, node_n, node_u,
+               e_action, e_prior, e_n, e_w, e_child, path, movers, i, g_rows, g_masks, g_io):  # fmt: skip
+    """Walk row ``i``'s tree from ``root`` (in ``s``) to a leaf; returns (kind, path length)."""
+    E.copy_row(s, root)
+    s[E.H_RNG] = np.int64(E.rand_u64(rng))  # this simulation's dice
+    seat = root[E.H_CURRENT]
+    node, plen = 0, 0
+    while True:
+        if s[E.H_STATUS] != E.PLAYING:
+            return TERMINAL, plen
+        legal(g, s, params, mask)
+        mover = s[E.H_CURRENT]
+        sqrt_n = math.sqrt(node_n[node])
+        best, best_v = -1, -np.inf
+        for e in range(start[node], start[node] + count[node]):
+            if mask[e_action[e]]:
+                q = e_w[e] / e_n[e] if e_n[e] > 0 else node_u[node]
+                v = q + c * e_prior[e] * sqrt_n / (1.0 + e_n[e])
+                if v > best_v:
+                    best_v, best = v, e
+        if best < 0:  # none of the node's edges is legal under these dice
+            observe(g, s, params, mover, obs)
+            return AGAIN, plen
+        path[plen], movers[plen] = best, mover
+        plen += 1
+        apply(g, s, params, e_action[best])
+        settle(g, s, params, probs)
+        reply(g, others, s, params, rng, seat, probs, i, g_rows, g_masks, g_io)
+        if e_child[best] < 0:
             if s[E.H_STATUS] != E.PLAYING:
                 return TERMINAL, plen
-            legal(s, params, mask)
+            legal(g, s, params, mask)
+            observe(g, s, params, s[E.H_CURRENT], obs)
+            return NEW, plen
+        node = e_child[best]
+
+
+@njit(cache=True)
+def select(g, others, roots, params, c, rngs, leaves, masks, obs, kinds, plens, active, start, count, node_n, node_u,
+           e_action, e_prior, e_n, e_w, e_child, paths, movers, num_outcomes, g_rows, g_masks, g_io):  # fmt: skip
+    for i in range(roots.shape[0]):
+        if not active[i]:
+            kinds[i] = SKIP
+            continue
+        probs = np.zeros(max(num_outcomes, 1), np.float64)
+        # the rows the kernels work on, borrowed (E.row_view: no reference counts in the kernels' views)
+        kinds[i], plens[i] = select_row(g, others, E.row_view(roots, i), params, c, E.row_view(rngs, i), E.row_view(leaves, i),
+                                        E.row_view(masks, i), E.row_view(obs, i), probs,
+                                        start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
+                                        e_n[i], e_w[i], e_child[i], paths[i], movers[i], i, g_rows, g_masks, g_io)  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def select_threads(g, others, roots, params, c, rngs, leaves, masks, obs, kinds, plens, active, start, count, node_n, node_u,
+           e_action, e_prior, e_n, e_w, e_child, paths, movers, num_outcomes, g_rows, g_masks, g_io):  # fmt: skip
+    for i in prange(roots.shape[0]):
+        if not active[i]:
+            kinds[i] = SKIP
+            continue
+        probs = np.zeros(max(num_outcomes, 1), np.float64)
+        # the rows the kernels work on, borrowed (E.row_view: no reference counts in the kernels' views)
+        kinds[i], plens[i] = select_row(g, others, E.row_view(roots, i), params, c, E.row_view(rngs, i), E.row_view(leaves, i),
+                                        E.row_view(masks, i), E.row_view(obs, i), probs,
+                                        start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
+                                        e_n[i], e_w[i], e_child[i], paths[i], movers[i], i, g_rows, g_masks, g_io)  # fmt: skip
+
+
+@njit(cache=True)
+def expand(g, leaves, masks, priors, values, kinds, plens, nodes, edges, start, count, node_n, node_u,
+           e_action, e_prior, e_n, e_w, e_child, paths, movers):  # fmt: skip
+    for i in range(leaves.shape[0]):
+        kind = kinds[i]
+        if kind == SKIP:
+            continue
+        s = leaves[i]
+        n_players = s[E.H_NUM_PLAYERS]
+        seat_values = np.zeros(E.MAX_PLAYERS, np.float64)
+        if kind == TERMINAL:
+            for p in range(n_players):
+                seat_values[p] = 0.5 * (s[E.H_RET + p] + 1.0)
+        else:
+            u = 0.5 * (min(max(values[i], -1.0), 1.0) + 1.0)
             mover = s[E.H_CURRENT]
-            sqrt_n = math.sqrt(node_n[node])
-            best, best_v = -1, -np.inf
-            for e in range(start[node], start[node] + count[node]):
-                if mask[e_action[e]]:
-                    q = e_w[e] / e_n[e] if e_n[e] > 0 else node_u[node]
-                    v = q + c * e_prior[e] * sqrt_n / (1.0 + e_n[e])
-                    if v > best_v:
-                        best_v, best = v, e
-            if best < 0:  # none of the node's edges is legal under these dice
-                observe(s, params, mover, obs)
-                return AGAIN, plen
-            path[plen], movers[plen] = best, mover
-            plen += 1
-            apply(s, params, e_action[best])
-            settle(s, params, probs)
-            reply(s, params, rng, seat, probs, i, g_rows, g_masks, g_io)
-            if e_child[best] < 0:
-                if s[E.H_STATUS] != E.PLAYING:
-                    return TERMINAL, plen
-                legal(s, params, mask)
-                observe(s, params, s[E.H_CURRENT], obs)
-                return NEW, plen
-            node = e_child[best]
+            for p in range(n_players):
+                seat_values[p] = u if p == mover else (1.0 - u) / (n_players - 1)
+            if kind == NEW:
+                nd = nodes[i]
+                nodes[i] += 1
+                first = edges[i]
+                k = 0
+                for a in range(masks.shape[1]):
+                    if masks[i, a]:
+                        e = first + k
+                        e_action[i, e], e_prior[i, e] = a, priors[i, a]
+                        e_n[i, e], e_w[i, e], e_child[i, e] = 0, 0.0, -1
+                        k += 1
+                edges[i] += k
+                start[i, nd], count[i, nd], node_u[i, nd], node_n[i, nd] = first, k, u, 0.0
+                if plens[i] > 0:
+                    e_child[i, paths[i, plens[i] - 1]] = nd
+        node_n[i, 0] += 1.0
+        for d in range(plens[i]):
+            e = paths[i, d]
+            e_n[i, e] += 1
+            e_w[i, e] += seat_values[movers[i, d]]
+            if e_child[i, e] >= 0:
+                node_n[i, e_child[i, e]] += 1.0
 
-    def select(roots, params, c, rngs, leaves, masks, obs, kinds, plens, active, start, count, node_n, node_u,
-               e_action, e_prior, e_n, e_w, e_child, paths, movers, num_outcomes, g_rows, g_masks, g_io):  # fmt: skip
-        for i in prange(roots.shape[0]):
-            if not active[i]:
-                kinds[i] = SKIP
-                continue
-            probs = np.zeros(max(num_outcomes, 1), np.float64)
-            # the rows the kernels work on, borrowed (E.row_view: no reference counts in the kernels' views)
-            kinds[i], plens[i] = select_row(E.row_view(roots, i), params, c, E.row_view(rngs, i), E.row_view(leaves, i),
-                                            E.row_view(masks, i), E.row_view(obs, i), probs,
-                                            start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
-                                            e_n[i], e_w[i], e_child[i], paths[i], movers[i], i, g_rows, g_masks, g_io)  # fmt: skip
 
-    def expand(leaves, masks, priors, values, kinds, plens, nodes, edges, start, count, node_n, node_u,
-               e_action, e_prior, e_n, e_w, e_child, paths, movers):  # fmt: skip
-        for i in prange(leaves.shape[0]):
-            kind = kinds[i]
-            if kind == SKIP:
-                continue
-            s = leaves[i]
-            n_players = s[E.H_NUM_PLAYERS]
-            seat_values = np.zeros(E.MAX_PLAYERS, np.float64)
-            if kind == TERMINAL:
-                for p in range(n_players):
-                    seat_values[p] = 0.5 * (s[E.H_RET + p] + 1.0)
-            else:
-                u = 0.5 * (min(max(values[i], -1.0), 1.0) + 1.0)
-                mover = s[E.H_CURRENT]
-                for p in range(n_players):
-                    seat_values[p] = u if p == mover else (1.0 - u) / (n_players - 1)
-                if kind == NEW:
-                    nd = nodes[i]
-                    nodes[i] += 1
-                    first = edges[i]
-                    k = 0
-                    for a in range(masks.shape[1]):
-                        if masks[i, a]:
-                            e = first + k
-                            e_action[i, e], e_prior[i, e] = a, priors[i, a]
-                            e_n[i, e], e_w[i, e], e_child[i, e] = 0, 0.0, -1
-                            k += 1
-                    edges[i] += k
-                    start[i, nd], count[i, nd], node_u[i, nd], node_n[i, nd] = first, k, u, 0.0
-                    if plens[i] > 0:
-                        e_child[i, paths[i, plens[i] - 1]] = nd
-            node_n[i, 0] += 1.0
-            for d in range(plens[i]):
-                e = paths[i, d]
-                e_n[i, e] += 1
-                e_w[i, e] += seat_values[movers[i, d]]
-                if e_child[i, e] >= 0:
-                    node_n[i, e_child[i, e]] += 1.0
+@njit(cache=True, parallel=True)
+def expand_threads(g, leaves, masks, priors, values, kinds, plens, nodes, edges, start, count, node_n, node_u,
+           e_action, e_prior, e_n, e_w, e_child, paths, movers):  # fmt: skip
+    for i in prange(leaves.shape[0]):
+        kind = kinds[i]
+        if kind == SKIP:
+            continue
+        s = leaves[i]
+        n_players = s[E.H_NUM_PLAYERS]
+        seat_values = np.zeros(E.MAX_PLAYERS, np.float64)
+        if kind == TERMINAL:
+            for p in range(n_players):
+                seat_values[p] = 0.5 * (s[E.H_RET + p] + 1.0)
+        else:
+            u = 0.5 * (min(max(values[i], -1.0), 1.0) + 1.0)
+            mover = s[E.H_CURRENT]
+            for p in range(n_players):
+                seat_values[p] = u if p == mover else (1.0 - u) / (n_players - 1)
+            if kind == NEW:
+                nd = nodes[i]
+                nodes[i] += 1
+                first = edges[i]
+                k = 0
+                for a in range(masks.shape[1]):
+                    if masks[i, a]:
+                        e = first + k
+                        e_action[i, e], e_prior[i, e] = a, priors[i, a]
+                        e_n[i, e], e_w[i, e], e_child[i, e] = 0, 0.0, -1
+                        k += 1
+                edges[i] += k
+                start[i, nd], count[i, nd], node_u[i, nd], node_n[i, nd] = first, k, u, 0.0
+                if plens[i] > 0:
+                    e_child[i, paths[i, plens[i] - 1]] = nd
+        node_n[i, 0] += 1.0
+        for d in range(plens[i]):
+            e = paths[i, d]
+            e_n[i, e] += 1
+            e_w[i, e] += seat_values[movers[i, d]]
+            if e_child[i, e] >= 0:
+                node_n[i, e_child[i, e]] += 1.0
 
-    fns = tuple(njit(parallel=True)(f) if parallel else njit(f) for f in (select, expand))
-    _DRIVERS[key] = fns
-    return fns
+
+# every compiled function here (boardenvs.bind.uncached copies them)
+COMPILED = ("settle", "reply", "select_row", "select", "select_threads", "expand", "expand_threads")
 
 
 def model_evaluator(policy):

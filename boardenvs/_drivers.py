@@ -1,4 +1,5 @@
-"""The N-row drivers of ``make_vec`` (:func:`boardenvs.engine.batched`),
+"""The compiled engine: the one step of a row (:func:`step_row`) and the
+N-row drivers of ``make_vec`` (:func:`batched`),
 written once for every game: each takes the game's kernels as its first
 argument ``g`` (a :class:`boardenvs.bind.Bound`) and calls them through
 :mod:`boardenvs.bind` (``apply(g, s, params, a)``), so numba compiles it
@@ -6,10 +7,17 @@ once per game with that game's kernels linked in, and caches it (see
 :mod:`boardenvs.bind`).  The drivers are serial; ``boardenvs/_threaded.py``
 runs them in threads, a chunk of rows each.
 """
-import numpy as np
-from numba import njit
+from __future__ import annotations
 
-from boardenvs.bind import apply, chance_probs, init, legal, observe
+import functools
+import sys
+from typing import NamedTuple
+
+import numpy as np
+from numba import config, njit
+
+from boardenvs import _threaded
+from boardenvs.bind import apply, bound, chance_probs, compiled_for, init, legal, observe
 from boardenvs.engine import (  # noqa: F401
     CHANCE, H_ALIVE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, ILLEGAL_LOSE, ILLEGAL_RANDOM,
     ILLEGAL_REFUSE, PLAYING, RANDOM_ACTION, REASON_ILLEGAL, STEP_ILLEGAL, STEP_PLAYED, STEP_REFUSED, TERMINATED,
@@ -316,3 +324,76 @@ NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "r
 # every compiled function here (boardenvs.bind.uncached copies them for kernels no import reaches)
 COMPILED = ("settle_chance", "fresh_game", "step_row", "settle_row", "play_row", "observe_row", "deal_row", "learner_out", "opponents_move",
             "learner_episode", *NAMES)
+
+
+# --- bound to a game: what the faces call --------------------------------------------------------------------------
+
+
+class Batched(NamedTuple):
+    """The compiled drivers of one game's kernels (see :func:`batched`):
+    ``serial`` (N rows), ``parallel`` (the same drivers run in numba's
+    threads a chunk of rows at a time, :mod:`boardenvs._threaded`) and
+    ``one`` (the one step on a single row, what the faces over one game
+    call: :class:`OneRow`)."""
+
+    serial: "Drivers"
+    parallel: "Drivers"
+    one: "OneRow"
+
+
+class OneRow(NamedTuple):
+    """The engine on one row, bound to a game's kernels: ``step(state,
+    params, action, mode, settle, probs, mask) -> flag`` is
+    ``boardenvs._drivers.step_row`` (the one step, every face's), and
+    ``settle(state, params, settle, probs, mask)`` is ``settle_row`` (a row
+    a face changed otherwise: a new game, an adjudicated end)."""
+
+    step: object
+    settle: object
+
+
+class Drivers(NamedTuple):
+    reset: object  # a new game in every row, then the rows' observations and masks
+    step: object
+    random_actions: object
+    # the row API's (VectorEnv.act_rows / observe_rows / reset_rows): listed
+    # rows only, no auto-reset, observations for a given seat
+    act_rows: object
+    observe_rows: object
+    reset_rows: object
+    # the single-agent views' step against the random opponent (the row
+    # API's moves for a learner in every row, in one call)
+    agent_step: object
+
+
+def batched(k) -> Batched:
+    """The N-row drivers of one game's kernels (the engine of
+    :func:`boardenvs.make_vec`, which owns the buffers and checks every input).
+
+    The drivers (this module's) are written once for every game
+    and take the game's kernels as a first argument, a
+    :class:`boardenvs.bind.Bound`: numba compiles them once per game and
+    caches them on disk through its own cache (see :mod:`boardenvs.bind`);
+    kernels that no import reaches get uncached copies.  The ``Drivers``
+    here are those drivers with the ``Bound`` already given.  The threaded
+    drivers are one set for every game (:mod:`boardenvs._threaded`) calling
+    these by address, so nothing is compiled per game for threads.  Chance
+    nodes are resolved in-kernel from each row's own generator, so a batch
+    only ever stops at decisions.
+    """
+    if k in _BATCHED:
+        return _BATCHED[k]
+    g = bound(k)
+    module = compiled_for(sys.modules[__name__], g)
+    compiled = [getattr(module, name) for name in NAMES]
+    serial = Drivers(*(functools.partial(fn, g) for fn in compiled))
+    one = OneRow(functools.partial(module.step_row, g), functools.partial(module.settle_row, g))
+    if config.DISABLE_JIT:
+        parallel = serial
+    else:
+        parallel = Drivers(*(_threaded.ThreadedDriver(fn, name, g) for fn, name in zip(compiled, NAMES)))
+    _BATCHED[k] = found = Batched(serial, parallel, one)
+    return found
+
+
+_BATCHED: dict = {}  # kernels -> Batched, built once per process

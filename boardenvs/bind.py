@@ -37,12 +37,10 @@ import sys
 import types as pytypes
 from pathlib import Path
 
-from numba import njit
+from numba import config, njit
 from numba.core import cgutils, types
 from numba.core.imputils import lower_constant
 from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
-
-from . import engine as E
 
 _KERNELS: dict = {}  # key -> the Kernels (or extra functions) it names, for the compiler
 
@@ -55,7 +53,7 @@ class Bound:
 
     __slots__ = ("key", "kernels", "extras", "cached", "_numba_type_")
 
-    def __init__(self, key: str, kernels: E.Kernels, extras: tuple = (), cached: bool = True):
+    def __init__(self, key: str, kernels, extras: tuple = (), cached: bool = True):
         self.key, self.kernels, self.extras, self.cached = key, kernels, tuple(extras), cached
         _KERNELS.setdefault(key, (kernels, self.extras))
         # numba reads the type here (a call from Python types it in about 0.1 us; through typeof_impl, 2 us)
@@ -106,7 +104,7 @@ def _constant_bound(context, builder, ty, pyval):
 _BOUND: dict = {}  # id(kernels), extras -> Bound (the kernels kept alive with it)
 
 
-def bound(kernels: E.Kernels, extras: tuple = ()) -> Bound:
+def bound(kernels, extras: tuple = ()) -> Bound:
     """The :class:`Bound` of ``kernels`` (and ``extras``: more compiled
     functions, e.g. greedy's heuristic), one per process."""
     extras = tuple(extras)
@@ -163,6 +161,20 @@ def uncached(module) -> pytypes.SimpleNamespace:
         copy = pytypes.FunctionType(py.__code__, space, py.__name__, py.__defaults__, py.__closure__)
         out[name] = space[name] = njit(cache=False)(copy) if hasattr(fn, "py_func") else copy
     return pytypes.SimpleNamespace(**out)
+
+
+_UNCACHED: dict = {}  # module name -> its uncached copies
+
+
+def compiled_for(module, g):
+    """``module``'s compiled functions for ``g``: the module itself (cached
+    by numba), or, for kernels no import reaches, its :func:`uncached`
+    copies (made once per process)."""
+    if g.cached or config.DISABLE_JIT:  # (without the JIT the functions are plain Python)
+        return module
+    if module.__name__ not in _UNCACHED:
+        _UNCACHED[module.__name__] = uncached(module)
+    return _UNCACHED[module.__name__]
 
 
 # --- the calls: the game's kernels through its Bound ---------------------------------------------------------------

@@ -552,46 +552,6 @@ def first_seat_of(state, params):
     return rand_below(state, params[P_NUM_PLAYERS])
 
 
-# --- the batched face: N rows per call ---------------------------------------
-
-
-class Batched(NamedTuple):
-    """The compiled drivers of one game's kernels (see :func:`batched`):
-    ``serial`` (N rows), ``parallel`` (the same drivers run in numba's
-    threads a chunk of rows at a time, :mod:`boardenvs._threaded`) and
-    ``one`` (the one step on a single row, what the faces over one game
-    call: :class:`OneRow`)."""
-
-    serial: "Drivers"
-    parallel: "Drivers"
-    one: "OneRow"
-
-
-class OneRow(NamedTuple):
-    """The engine on one row, bound to a game's kernels: ``step(state,
-    params, action, mode, settle, probs, mask) -> flag`` is
-    ``boardenvs._drivers.step_row`` (the one step, every face's), and
-    ``settle(state, params, settle, probs, mask)`` is ``settle_row`` (a row
-    a face changed otherwise: a new game, an adjudicated end)."""
-
-    step: object
-    settle: object
-
-
-class Drivers(NamedTuple):
-    reset: object  # a new game in every row, then the rows' observations and masks
-    step: object
-    random_actions: object
-    # the row API's (VectorEnv.act_rows / observe_rows / reset_rows): listed
-    # rows only, no auto-reset, observations for a given seat
-    act_rows: object
-    observe_rows: object
-    reset_rows: object
-    # the single-agent views' step against the random opponent (the row
-    # API's moves for a learner in every row, in one call)
-    agent_step: object
-
-
 # the illegal_action modes of the one step (boardenvs._drivers.step_row): what
 # an action the mask does not allow does
 ILLEGAL_LOSE = 0  # the mover forfeits (C-6, PettingZoo classic's and Pgx's convention)
@@ -606,39 +566,3 @@ STEP_REFUSED = 2  # nothing changed (refused, or the game was already over)
 # an action code of ``act_rows``: a uniformly random legal action, drawn in
 # the kernel from the row's generator (-1 forfeits the mover)
 RANDOM_ACTION = -2
-
-
-def batched(k: Kernels) -> Batched:
-    """The N-row drivers of one game's kernels (the engine of
-    :func:`boardenvs.make_vec`, which owns the buffers and checks every input).
-
-    The drivers (``boardenvs/_drivers.py``) are written once for every game
-    and take the game's kernels as a first argument, a
-    :class:`boardenvs.bind.Bound`: numba compiles them once per game and
-    caches them on disk through its own cache (see :mod:`boardenvs.bind`);
-    kernels that no import reaches get uncached copies.  The ``Drivers``
-    here are those drivers with the ``Bound`` already given.  The threaded
-    drivers are one set for every game (:mod:`boardenvs._threaded`) calling
-    these by address, so nothing is compiled per game for threads.  Chance
-    nodes are resolved in-kernel from each row's own generator, so a batch
-    only ever stops at decisions.
-    """
-    from . import _drivers, _threaded
-    from .bind import bound, uncached
-
-    if k in _BATCHED:
-        return _BATCHED[k]
-    g = bound(k)
-    module = _drivers if g.cached and not config.DISABLE_JIT else uncached(_drivers)
-    compiled = [getattr(module, name) for name in _drivers.NAMES]
-    serial = Drivers(*(functools.partial(fn, g) for fn in compiled))
-    one = OneRow(functools.partial(module.step_row, g), functools.partial(module.settle_row, g))
-    if config.DISABLE_JIT:
-        parallel = serial
-    else:
-        parallel = Drivers(*(_threaded.ThreadedDriver(fn, name, g) for fn, name in zip(compiled, _drivers.NAMES)))
-    _BATCHED[k] = found = Batched(serial, parallel, one)
-    return found
-
-
-_BATCHED: dict = {}  # kernels -> Batched, built once per process

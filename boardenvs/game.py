@@ -240,11 +240,13 @@ class Game:
             self.step(state, self.draw_chance(state, rng), mask, settle=False)
 
     # -- the engine on one row: every face over one game steps through here ---------------
-    def one_row(self) -> E.OneRow:
-        """The engine on one row, bound to this game's kernels (compiled once
-        per game, cached): :meth:`step` and :meth:`settle` call it; a face
-        on its hot path holds it."""
-        return E.batched(self.kernels).one
+    def one_row(self):
+        """The engine on one row (a ``boardenvs._drivers.OneRow``), bound to
+        this game's kernels (compiled once per game, cached): :meth:`step`
+        and :meth:`settle` call it; a face on its hot path holds it."""
+        from ._drivers import batched
+
+        return batched(self.kernels).one
 
     def step(self, state, action: int, mask, *, mode: int = E.ILLEGAL_LOSE, settle: bool = True) -> int:
         """The one step of the engine (``boardenvs._drivers.step_row``, what

@@ -5,7 +5,7 @@
 >>> obs, rewards, terminations, truncations, infos = vec.step(vec.random_actions())
 
 The games are rows of one ``(N, state_size)`` int64 array, stepped by the
-engine's drivers (:func:`boardenvs.engine.batched`).  The env owns every
+engine's drivers (:func:`boardenvs._drivers.batched`).  The env owns every
 buffer; every input is checked before it changes a row (in Python; an
 action's legality in the step's driver, as it reads the row's mask, except
 in ``"raise"`` mode, where Python checks every action first).  Rows that
@@ -36,7 +36,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from . import _threads
+from . import _drivers, _threads
 from . import engine as E
 from .errors import ILLEGAL_ACTION_HELP, IllegalActionError
 from .game import GENERIC_REASONS, Game
@@ -44,7 +44,6 @@ from .position import Position
 from .spec import ILLEGAL_ACTION_DEFAULT, check_choice, check_flag, check_illegal_action, check_seed, check_size, is_int
 
 
-_DRIVERS: dict = {}  # kernels -> engine.Batched, loaded once per process (compiled once, cached on disk)
 _INT64_MAX = np.iinfo(np.int64).max
 
 
@@ -124,10 +123,8 @@ def parallel_from() -> int:
     return _threads.parallel_from()
 
 
-def drivers_for(kernels) -> E.Batched:
-    if kernels not in _DRIVERS:
-        _DRIVERS[kernels] = E.batched(kernels)
-    return _DRIVERS[kernels]
+def drivers_for(kernels) -> _drivers.Batched:
+    return _drivers.batched(kernels)
 
 
 MAX_NUM_ENVS = 1 << 20  # rows of one make_vec: 2**20 Quess rows are already 8.6 GB of arrays

@@ -51,8 +51,9 @@ def test_making_one_game_loads_that_game_only_with_its_kernels_from_the_cache():
         env = boardenvs.make("quagmire_v0")
         env.reset(seed=0)
         env.step(int(env.observe(env.agent_selection)["action_mask"].nonzero()[0][0]))
-        kernels = env.unwrapped.game.kernels
-        used = [kernels.init, kernels.legal, kernels.apply, kernels.observe]
+        game = env.unwrapped.game
+        one = game.one_row()  # the engine's step and settle on one row (legal and apply linked in)
+        used = [game.kernels.init, game.kernels.observe, one.step.func, one.settle.func]
         loaded = sorted(m for m in sys.modules if m.startswith("boardenvs.games."))
         stats = [(sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())) for k in used]
         print(json.dumps({"loaded": loaded, "stats": stats, "scipy_linalg": "scipy.linalg" in sys.modules}))
@@ -61,7 +62,7 @@ def test_making_one_game_loads_that_game_only_with_its_kernels_from_the_cache():
     got = _fresh(code)
     assert got["loaded"] == ["boardenvs.games.quagmire", "boardenvs.games.quagmire.picture",
                              "boardenvs.games.quagmire.rules", "boardenvs.games.quagmire.text"]
-    assert got["stats"] == [[1, 0]] * 4  # each kernel loaded from the cache, none compiled
+    assert got["stats"] == [[1, 0]] * 4  # each kernel and the engine's step loaded from the cache, none compiled
     assert not got["scipy_linalg"]  # numba's BLAS probe answered without importing it
 
 
@@ -171,6 +172,7 @@ def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run
     no import reaches them get drivers compiled in the process, uncached."""
     from boardenvs import bind
     from boardenvs import engine as E
+    from boardenvs._drivers import batched
 
     game = boardenvs.make_game("quagmire_v0", radius=2)
     k = game.kernels
@@ -196,11 +198,11 @@ def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run
         return inner(state, params, mask)
 
     local = k._replace(legal=legal_here)
-    drivers = E.batched(local)
+    drivers = batched(local)
     assert bind._importable(local.legal) is None and bind._importable(k.legal) == ("boardenvs.games.quagmire.rules", "legal")
     assert not bind.bound(local).cached and bind.bound(k).cached
     step = drivers.serial.reset.func
-    assert step is not E.batched(k).serial.reset.func and step._cache.__class__.__name__ == "NullCache"
+    assert step is not batched(k).serial.reset.func and step._cache.__class__.__name__ == "NullCache"
     states = np.zeros((3, game.info.state_size), np.int64)
     obs = np.zeros((3, game.info.obs_size), np.int8)
     masks = np.zeros((3, game.info.mask_size), np.int8)
