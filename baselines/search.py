@@ -150,121 +150,93 @@ def select_row(g, others, root, params, c, rng, s, mask, obs, probs, start, coun
 
 
 @njit(cache=True)
-def select(g, others, roots, params, c, rngs, leaves, masks, obs, kinds, plens, active, start, count, node_n, node_u,
-           e_action, e_prior, e_n, e_w, e_child, paths, movers, num_outcomes, g_rows, g_masks, g_io):  # fmt: skip
-    for i in range(roots.shape[0]):
-        if not active[i]:
-            kinds[i] = SKIP
-            continue
-        probs = np.zeros(max(num_outcomes, 1), np.float64)
-        # the rows the kernels work on, borrowed (E.row_view: no reference counts in the kernels' views)
-        kinds[i], plens[i] = select_row(g, others, E.row_view(roots, i), params, c, E.row_view(rngs, i), E.row_view(leaves, i),
-                                        E.row_view(masks, i), E.row_view(obs, i), probs,
-                                        start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
-                                        e_n[i], e_w[i], e_child[i], paths[i], movers[i], i, g_rows, g_masks, g_io)  # fmt: skip
-
-
-@njit(cache=True, parallel=True)
-def select_threads(g, others, roots, params, c, rngs, leaves, masks, obs, kinds, plens, active, start, count, node_n, node_u,
-           e_action, e_prior, e_n, e_w, e_child, paths, movers, num_outcomes, g_rows, g_masks, g_io):  # fmt: skip
-    for i in prange(roots.shape[0]):
-        if not active[i]:
-            kinds[i] = SKIP
-            continue
-        probs = np.zeros(max(num_outcomes, 1), np.float64)
-        # the rows the kernels work on, borrowed (E.row_view: no reference counts in the kernels' views)
-        kinds[i], plens[i] = select_row(g, others, E.row_view(roots, i), params, c, E.row_view(rngs, i), E.row_view(leaves, i),
-                                        E.row_view(masks, i), E.row_view(obs, i), probs,
-                                        start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
-                                        e_n[i], e_w[i], e_child[i], paths[i], movers[i], i, g_rows, g_masks, g_io)  # fmt: skip
+def select_one(g, others, i, roots, params, c, rngs, leaves, masks, obs, kinds, plens, active, start, count, node_n,
+               node_u, e_action, e_prior, e_n, e_w, e_child, paths, movers, num_outcomes, g_rows, g_masks, g_io):  # fmt: skip
+    """Row ``i`` of :func:`select`."""
+    if not active[i]:
+        kinds[i] = SKIP
+        return
+    probs = np.zeros(max(num_outcomes, 1), np.float64)
+    # the rows the kernels work on, borrowed (E.row_view: no reference counts in the kernels' views)
+    kinds[i], plens[i] = select_row(g, others, E.row_view(roots, i), params, c, E.row_view(rngs, i),
+                                    E.row_view(leaves, i), E.row_view(masks, i), E.row_view(obs, i), probs,
+                                    start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
+                                    e_n[i], e_w[i], e_child[i], paths[i], movers[i], i, g_rows, g_masks, g_io)  # fmt: skip
 
 
 @njit(cache=True)
-def expand(g, leaves, masks, priors, values, kinds, plens, nodes, edges, start, count, node_n, node_u,
-           e_action, e_prior, e_n, e_w, e_child, paths, movers):  # fmt: skip
-    for i in range(leaves.shape[0]):
-        kind = kinds[i]
-        if kind == SKIP:
-            continue
-        s = leaves[i]
-        n_players = s[E.H_NUM_PLAYERS]
-        seat_values = np.zeros(E.MAX_PLAYERS, np.float64)
-        if kind == TERMINAL:
-            for p in range(n_players):
-                seat_values[p] = 0.5 * (s[E.H_RET + p] + 1.0)
-        else:
-            u = 0.5 * (min(max(values[i], -1.0), 1.0) + 1.0)
-            mover = s[E.H_CURRENT]
-            for p in range(n_players):
-                seat_values[p] = u if p == mover else (1.0 - u) / (n_players - 1)
-            if kind == NEW:
-                nd = nodes[i]
-                nodes[i] += 1
-                first = edges[i]
-                k = 0
-                for a in range(masks.shape[1]):
-                    if masks[i, a]:
-                        e = first + k
-                        e_action[i, e], e_prior[i, e] = a, priors[i, a]
-                        e_n[i, e], e_w[i, e], e_child[i, e] = 0, 0.0, -1
-                        k += 1
-                edges[i] += k
-                start[i, nd], count[i, nd], node_u[i, nd], node_n[i, nd] = first, k, u, 0.0
-                if plens[i] > 0:
-                    e_child[i, paths[i, plens[i] - 1]] = nd
-        node_n[i, 0] += 1.0
-        for d in range(plens[i]):
-            e = paths[i, d]
-            e_n[i, e] += 1
-            e_w[i, e] += seat_values[movers[i, d]]
-            if e_child[i, e] >= 0:
-                node_n[i, e_child[i, e]] += 1.0
+def select(g, others, roots, *arrays):
+    """Every active row's walk to a leaf (:func:`select_row`); the arrays as :func:`select_one` takes them."""
+    for i in range(roots.shape[0]):
+        select_one(g, others, i, roots, *arrays)
 
 
 @njit(cache=True, parallel=True)
-def expand_threads(g, leaves, masks, priors, values, kinds, plens, nodes, edges, start, count, node_n, node_u,
-           e_action, e_prior, e_n, e_w, e_child, paths, movers):  # fmt: skip
+def select_threads(g, others, roots, *arrays):
+    """:func:`select` with the rows spread over numba's threads."""
+    for i in prange(roots.shape[0]):
+        select_one(g, others, i, roots, *arrays)
+
+
+@njit(cache=True)
+def expand_one(i, leaves, masks, priors, values, kinds, plens, nodes, edges, start, count, node_n, node_u,
+               e_action, e_prior, e_n, e_w, e_child, paths, movers):  # fmt: skip
+    """Row ``i`` of :func:`expand`: a new leaf's node and edges, the path's backup."""
+    kind = kinds[i]
+    if kind == SKIP:
+        return
+    s = leaves[i]
+    n_players = s[E.H_NUM_PLAYERS]
+    seat_values = np.zeros(E.MAX_PLAYERS, np.float64)
+    if kind == TERMINAL:
+        for p in range(n_players):
+            seat_values[p] = 0.5 * (s[E.H_RET + p] + 1.0)
+    else:
+        u = 0.5 * (min(max(values[i], -1.0), 1.0) + 1.0)
+        mover = s[E.H_CURRENT]
+        for p in range(n_players):
+            seat_values[p] = u if p == mover else (1.0 - u) / (n_players - 1)
+        if kind == NEW:
+            nd = nodes[i]
+            nodes[i] += 1
+            first = edges[i]
+            k = 0
+            for a in range(masks.shape[1]):
+                if masks[i, a]:
+                    e = first + k
+                    e_action[i, e], e_prior[i, e] = a, priors[i, a]
+                    e_n[i, e], e_w[i, e], e_child[i, e] = 0, 0.0, -1
+                    k += 1
+            edges[i] += k
+            start[i, nd], count[i, nd], node_u[i, nd], node_n[i, nd] = first, k, u, 0.0
+            if plens[i] > 0:
+                e_child[i, paths[i, plens[i] - 1]] = nd
+    node_n[i, 0] += 1.0
+    for d in range(plens[i]):
+        e = paths[i, d]
+        e_n[i, e] += 1
+        e_w[i, e] += seat_values[movers[i, d]]
+        if e_child[i, e] >= 0:
+            node_n[i, e_child[i, e]] += 1.0
+
+
+@njit(cache=True)
+def expand(g, leaves, *arrays):
+    """Every searched row's leaf expanded and its path backed up (:func:`expand_one`)."""
+    for i in range(leaves.shape[0]):
+        expand_one(i, leaves, *arrays)
+
+
+@njit(cache=True, parallel=True)
+def expand_threads(g, leaves, *arrays):
+    """:func:`expand` with the rows spread over numba's threads."""
     for i in prange(leaves.shape[0]):
-        kind = kinds[i]
-        if kind == SKIP:
-            continue
-        s = leaves[i]
-        n_players = s[E.H_NUM_PLAYERS]
-        seat_values = np.zeros(E.MAX_PLAYERS, np.float64)
-        if kind == TERMINAL:
-            for p in range(n_players):
-                seat_values[p] = 0.5 * (s[E.H_RET + p] + 1.0)
-        else:
-            u = 0.5 * (min(max(values[i], -1.0), 1.0) + 1.0)
-            mover = s[E.H_CURRENT]
-            for p in range(n_players):
-                seat_values[p] = u if p == mover else (1.0 - u) / (n_players - 1)
-            if kind == NEW:
-                nd = nodes[i]
-                nodes[i] += 1
-                first = edges[i]
-                k = 0
-                for a in range(masks.shape[1]):
-                    if masks[i, a]:
-                        e = first + k
-                        e_action[i, e], e_prior[i, e] = a, priors[i, a]
-                        e_n[i, e], e_w[i, e], e_child[i, e] = 0, 0.0, -1
-                        k += 1
-                edges[i] += k
-                start[i, nd], count[i, nd], node_u[i, nd], node_n[i, nd] = first, k, u, 0.0
-                if plens[i] > 0:
-                    e_child[i, paths[i, plens[i] - 1]] = nd
-        node_n[i, 0] += 1.0
-        for d in range(plens[i]):
-            e = paths[i, d]
-            e_n[i, e] += 1
-            e_w[i, e] += seat_values[movers[i, d]]
-            if e_child[i, e] >= 0:
-                node_n[i, e_child[i, e]] += 1.0
+        expand_one(i, leaves, *arrays)
 
 
 # every compiled function here (boardenvs.bind.uncached copies them)
-COMPILED = ("settle", "reply", "select_row", "select", "select_threads", "expand", "expand_threads")
+COMPILED = ("settle", "reply", "select_row", "select_one", "select", "select_threads", "expand_one", "expand",
+            "expand_threads")
 
 
 def model_evaluator(policy):

@@ -46,6 +46,21 @@ def fresh_game(g, s, params, probs):
 
 
 @njit(cache=True)
+def settle_row(g, s, params, settle, probs, mask):
+    """Row ``s`` as a step leaves it, after a face changed it otherwise (a
+    new game, an out-of-rules ending): with ``settle``, chance resolved by
+    the seeded die; ``mask`` the legal mask of whoever acts next (zeros
+    once the game is over)."""
+    if settle:
+        settle_chance(g, s, params, probs)
+    if s[H_STATUS] == PLAYING:
+        legal(g, s, params, mask)
+    else:
+        for j in range(mask.shape[0]):
+            mask[j] = 0
+
+
+@njit(cache=True)
 def step_row(g, s, params, a, mode, settle, probs, mask):
     """The one step of a game, every face's (``make_vec``'s drivers on N
     rows; the AEC env, ``Position``, the single-agent and RLlib envs on
@@ -84,29 +99,8 @@ def step_row(g, s, params, a, mode, settle, probs, mask):
         apply(g, s, params, a)
     else:
         forfeit(s, s[H_CURRENT], REASON_ILLEGAL)
-    if settle:
-        settle_chance(g, s, params, probs)
-    if s[H_STATUS] == PLAYING:
-        legal(g, s, params, mask)
-    else:
-        for j in range(mask.shape[0]):
-            mask[j] = 0
+    settle_row(g, s, params, settle, probs, mask)
     return flag
-
-
-@njit(cache=True)
-def settle_row(g, s, params, settle, probs, mask):
-    """Row ``s`` as a step leaves it, after a face changed it otherwise (a
-    new game, an out-of-rules ending): with ``settle``, chance resolved by
-    the seeded die; ``mask`` the legal mask of whoever acts next (zeros
-    once the game is over)."""
-    if settle:
-        settle_chance(g, s, params, probs)
-    if s[H_STATUS] == PLAYING:
-        legal(g, s, params, mask)
-    else:
-        for j in range(mask.shape[0]):
-            mask[j] = 0
 
 
 @njit(cache=True)

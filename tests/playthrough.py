@@ -336,23 +336,29 @@ def replay_aec(env_id: str, variant: dict, seed: int, first: int, actions) -> st
             seat = agents.index(agent)
             events.append(("decision", pos, seat, obs["action_mask"], obs["observation"], action))
             decisions += 1
-        env.step(action)
-        for a in agents:
-            totals[a] += env.rewards.get(a, 0.0)
-        _finish_done(env, totals, ended)
-    pos = raw.position()
-    playing = not pos.is_terminal
-    returns = [totals[f"player_{s}"] for s in range(pos.game.num_players)]
-    infos = list(ended.values())[-1] if ended and not playing else {}  # those who ended with the game
-    extra = {k: v for k, v in infos.items() if k not in ("end_reason", "length", "illegal_action")}
-    events.append(("end", pos, playing, decisions, returns, infos.get("end_reason", "-"), infos.get("length", pos.turn),
-                   extra))  # fmt: skip
+        _finish_done(env, totals, ended, action)
+    events.append(_aec_end(raw, totals, ended, decisions))
     return render_file(env_id, variant, seed, False, first, events)
 
 
-def _finish_done(env, totals, ended) -> None:
-    """Step the done agents out (their ``None`` steps), keeping their infos;
-    the rewards of those steps count too."""
+def _aec_end(raw, totals, ended, decisions) -> tuple:
+    """The end event of a game on the AEC env: its final position, each
+    seat's rewards added up, the end infos of the agents that ended with
+    the game."""
+    pos = raw.position()
+    playing = not pos.is_terminal
+    infos = list(ended.values())[-1] if ended and not playing else {}  # those who ended with the game
+    extra = {k: v for k, v in infos.items() if k not in ("end_reason", "length", "illegal_action")}
+    returns = [totals[f"player_{s}"] for s in range(pos.game.num_players)]
+    return ("end", pos, playing, decisions, returns, infos.get("end_reason", "-"), infos.get("length", pos.turn), extra)
+
+
+def _finish_done(env, totals, ended, action) -> None:
+    """Step ``action``, then the done agents out (their ``None`` steps),
+    keeping their infos; every step's rewards add up in ``totals``."""
+    env.step(action)
+    for a in totals:
+        totals[a] += env.rewards.get(a, 0.0)
     while env.agents:
         agent = env.agent_selection
         _, _, term, trunc, info = env.last(observe=False)
@@ -434,17 +440,8 @@ def replay_dice(env_id: str, variant: dict, seed: int, actions) -> list:
         events.append(("decision", raw.position(), agents.index(agent), obs["action_mask"], obs["observation"], action,
                        roll, names))  # fmt: skip
         decisions += 1
-        env.step(action)
-        for a in agents:
-            totals[a] += env.rewards.get(a, 0.0)
-        _finish_done(env, totals, ended)
-    pos = raw.position()
-    playing = not pos.is_terminal
-    infos = list(ended.values())[-1] if ended and not playing else {}  # those who ended with the game
-    extra = {k: v for k, v in infos.items() if k not in ("end_reason", "length", "illegal_action")}
-    returns = [totals[f"player_{s}"] for s in range(pos.game.num_players)]
-    events.append(("end", pos, playing, decisions, returns, infos.get("end_reason", "-"), infos.get("length", pos.turn),
-                   extra))  # fmt: skip
+        _finish_done(env, totals, ended, action)
+    events.append(_aec_end(raw, totals, ended, decisions))
     return first, events
 
 
