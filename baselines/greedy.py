@@ -200,14 +200,33 @@ def greedy_rows(g, states, params, seeds, out, mask_size, s_rows, mask_rows):
         out[i] = pick
 
 
+@njit(cache=True)
+def decide(g, s, params, mask):
+    """Greedy's decision in row ``s`` (its ties drawn from the row's own
+    generator), for the engine's learner loop (:meth:`GreedyOpponent.engine_decision`:
+    ``g`` carries the game's heuristic first and this function last)."""
+    seeds = np.zeros(1, np.int64)
+    seeds[0] = np.int64(E.rand_u64(s) >> np.uint64(1))
+    out = np.zeros(1, np.int64)
+    mask_size = mask.shape[0]
+    greedy_rows(g, s.reshape((1, s.shape[0])), params, seeds, out, mask_size, np.zeros((2, s.shape[0]), np.int64),
+                np.zeros((2, mask_size), np.int8))  # fmt: skip
+    return out[0]
+
+
 # every compiled function here (boardenvs.bind.uncached copies them)
-COMPILED = ("no_heuristic", "lost", "threatened", "greedy", "greedy_rows")
+COMPILED = ("no_heuristic", "lost", "threatened", "greedy", "greedy_rows", "decide")
 
 
 class GreedyOpponent(Opponent):
     """One-ply greedy play (see the module docstring); needs the state rows."""
 
     name = "greedy"
+
+    def engine_decision(self, game) -> tuple:
+        """Greedy inside the engine's learner loop: its heuristic, then
+        :func:`decide` (ties from each row's generator)."""
+        return (heuristic_of(type(game)) or no_heuristic, decide)
 
     def act(self, batch) -> np.ndarray:
         """The batch's decisions, searched on copies of its rows (``batch.states``)."""

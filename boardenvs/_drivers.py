@@ -17,7 +17,7 @@ import numpy as np
 from numba import config, njit
 
 from boardenvs import _threaded
-from boardenvs.bind import apply, bound, chance_probs, compiled_for, init, legal, observe
+from boardenvs.bind import apply, bound, chance_probs, compiled_for, init, legal, observe, opponent_action
 from boardenvs.engine import (  # noqa: F401
     CHANCE, H_ALIVE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, ILLEGAL_LOSE, ILLEGAL_RANDOM,
     ILLEGAL_REFUSE, PLAYING, RANDOM_ACTION, REASON_ILLEGAL, STEP_ILLEGAL, STEP_PLAYED, STEP_REFUSED, TERMINATED,
@@ -249,10 +249,12 @@ def learner_out(s, seat):
 
 @njit(cache=True)
 def opponents_move(g, s, params, seat, probs, mask):
-    """Random opponents play until ``seat`` is to act or its episode is over."""
+    """The other seats play until ``seat`` is to act or its episode is over:
+    the opponent bound with the kernels (:func:`boardenvs.bind.opponent_action`:
+    a compiled decision, in the kernel), else uniformly random legal actions."""
     while not learner_out(s, seat) and s[H_CURRENT] != seat:
-        # np.int64: a literal would compile a second play_row (numba specialises a call on literals)
-        play_row(g, s, params, np.int64(RANDOM_ACTION), probs, mask)
+        # the bound opponent's decision, or RANDOM_ACTION (drawn in the step from the row's generator)
+        play_row(g, s, params, opponent_action(g, s, params, mask), probs, mask)
 
 
 @njit(cache=True)
@@ -360,7 +362,7 @@ class Drivers(NamedTuple):
     agent_step: object
 
 
-def batched(k) -> Batched:
+def batched(k, extras: tuple = (), opponent: bool = False) -> Batched:
     """The N-row drivers of one game's kernels (the engine of
     :func:`boardenvs.make_vec`, which owns the buffers and checks every input).
 
@@ -374,10 +376,16 @@ def batched(k) -> Batched:
     these by address, so nothing is compiled per game for threads.  Chance
     nodes are resolved in-kernel from each row's own generator, so a batch
     only ever stops at decisions.
+
+    ``extras`` / ``opponent``: more compiled functions bound with the
+    kernels (:func:`boardenvs.bind.bound`); with ``opponent`` the last is
+    an opponent's decision, which the learner loop (``agent_step``) plays
+    for the other seats in the kernel instead of random actions.
     """
-    if k in _BATCHED:
-        return _BATCHED[k]
-    g = bound(k)
+    slot = (k, tuple(extras), bool(opponent))
+    if slot in _BATCHED:
+        return _BATCHED[slot]
+    g = bound(k, extras, opponent)
     module = compiled_for(sys.modules[__name__], g)
     compiled = [getattr(module, name) for name in NAMES]
     serial = Drivers(*(functools.partial(fn, g) for fn in compiled))
@@ -386,8 +394,8 @@ def batched(k) -> Batched:
         parallel = serial
     else:
         parallel = Drivers(*(_threaded.ThreadedDriver(fn, name, g) for fn, name in zip(compiled, NAMES)))
-    _BATCHED[k] = found = Batched(serial, parallel, one)
+    _BATCHED[slot] = found = Batched(serial, parallel, one)
     return found
 
 
-_BATCHED: dict = {}  # kernels -> Batched, built once per process
+_BATCHED: dict = {}  # (kernels, extras, opponent) -> Batched, built once per process

@@ -37,6 +37,7 @@ import sys
 import types as pytypes
 from pathlib import Path
 
+import numpy as np
 from numba import config, njit
 from numba.core import cgutils, types
 from numba.core.imputils import lower_constant
@@ -51,11 +52,11 @@ class Bound:
     compiled code is specialised on (see the module docstring).  Build it
     with :func:`bound`."""
 
-    __slots__ = ("key", "kernels", "extras", "cached", "_numba_type_")
+    __slots__ = ("key", "kernels", "extras", "cached", "opponent", "_numba_type_")
 
-    def __init__(self, key: str, kernels, extras: tuple = (), cached: bool = True):
-        self.key, self.kernels, self.extras, self.cached = key, kernels, tuple(extras), cached
-        _KERNELS.setdefault(key, (kernels, self.extras))
+    def __init__(self, key: str, kernels, extras: tuple = (), cached: bool = True, opponent: bool = False):
+        self.key, self.kernels, self.extras, self.cached, self.opponent = key, kernels, tuple(extras), cached, opponent
+        _KERNELS.setdefault(key, (kernels, self.extras, opponent))
         # numba reads the type here (a call from Python types it in about 0.1 us; through typeof_impl, 2 us)
         self._numba_type_ = BoundType(key)
 
@@ -63,7 +64,7 @@ class Bound:
         return f"<Bound {self.key}>"
 
     def __reduce__(self):  # a copy or a pickle binds the same kernels again
-        return bound, (self.kernels, self.extras)
+        return bound, (self.kernels, self.extras, self.opponent)
 
 
 class BoundType(types.Type):
@@ -76,7 +77,7 @@ class BoundType(types.Type):
 
 @typeof_impl.register(Bound)
 def _typeof_bound(value, context):
-    _KERNELS.setdefault(value.key, (value.kernels, value.extras))
+    _KERNELS.setdefault(value.key, (value.kernels, value.extras, value.opponent))
     return BoundType(value.key)
 
 
@@ -104,21 +105,27 @@ def _constant_bound(context, builder, ty, pyval):
 _BOUND: dict = {}  # id(kernels), extras -> Bound (the kernels kept alive with it)
 
 
-def bound(kernels, extras: tuple = ()) -> Bound:
+def bound(kernels, extras: tuple = (), opponent: bool = False) -> Bound:
     """The :class:`Bound` of ``kernels`` (and ``extras``: more compiled
-    functions, e.g. greedy's heuristic), one per process."""
+    functions, e.g. greedy's heuristic), one per process.  With
+    ``opponent``, the last extra is an opponent's compiled decision
+    ``decide(g, state, params, mask) -> action``, which the engine's learner
+    loop plays for the other seats (:func:`opponent_action`; without one
+    they play uniformly random legal actions)."""
     extras = tuple(extras)
-    slot = (id(kernels), tuple(id(f) for f in extras))
+    if opponent and not extras:
+        raise ValueError("bound(..., opponent=True) needs the opponent's decision as the last extra")
+    slot = (id(kernels), tuple(id(f) for f in extras), bool(opponent))
     found = _BOUND.get(slot)
     if found is None or found.kernels is not kernels:
         refs = [_importable(fn) for fn in (*kernels, *extras)]
         cached = all(refs)
         if cached:
-            names = ",".join(f"{m}:{n}" for m, n in refs)
+            names = ",".join(f"{m}:{n}" for m, n in refs) + (" +opponent" if opponent else "")
             key = f"{refs[1][0]}.{hashlib.sha1((names + _sources(refs)).encode()).hexdigest()[:16]}"
         else:
             key = f"unimported.{id(kernels):x}.{len(_BOUND)}"  # this process only
-        found = _BOUND[slot] = Bound(key, kernels, extras, cached)
+        found = _BOUND[slot] = Bound(key, kernels, extras, cached, bool(opponent))
     return found
 
 
@@ -206,6 +213,16 @@ def call_extra(g, k, *args):
     return g.extras[k](*args)
 
 
+def opponent_action(g, state, params, mask):
+    """The action the other seats play in the engine's learner loop: the
+    bound opponent's decision (``bound(..., opponent=True)``), else
+    ``RANDOM_ACTION`` (a uniformly random legal action, drawn by the step
+    from the row's generator)."""
+    if g.opponent:
+        return g.extras[-1](g, state, params, mask)
+    return -2  # engine.RANDOM_ACTION
+
+
 def _kernel(g, index):
     return _KERNELS[g.bound_key][0][index]
 
@@ -246,3 +263,12 @@ def _call_extra(g, k, *args):
         return None
     fn = _KERNELS[g.bound_key][1][k.literal_value]
     return lambda g, k, *args: fn(*args)
+
+
+@overload(opponent_action)
+def _opponent_action(g, state, params, mask):
+    _, extras, opponent = _KERNELS[g.bound_key]
+    if not opponent:
+        return lambda g, state, params, mask: np.int64(-2)  # engine.RANDOM_ACTION
+    decide = extras[-1]
+    return lambda g, state, params, mask: np.int64(decide(g, state, params, mask))

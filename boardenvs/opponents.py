@@ -119,6 +119,16 @@ class Opponent:
     name = "opponent"
     in_kernel = False  # drawn by the vector view's kernel instead (only "random")
 
+    def engine_decision(self, game) -> tuple | None:
+        """How the engine's learner loop can play this opponent inside its
+        compiled step, with no Python between decisions: a tuple of compiled
+        functions whose last is ``decide(g, state, params, mask) -> action``
+        (``g`` the game's kernels bound with the whole tuple,
+        :func:`boardenvs.bind.bound`; the others are what ``decide`` calls
+        through ``boardenvs.bind.call_extra``), or None (the default: the
+        opponent is asked through :meth:`act`, a batch per round)."""
+        return None
+
     def act(self, batch: Batch) -> np.ndarray:
         """One action per row of ``batch`` (an int64 array of ``len(batch)``),
         each legal under the row's mask; :func:`decide` checks the answer."""

@@ -407,11 +407,16 @@ class VectorEnv:
                       obs.reshape(k, self.game.obs_size), self._masks, masks.view(np.int8))  # fmt: skip
             return obs.reshape((k, *self.game.obs_shape)), masks
 
-    def play_learners(self, actions, seats, draw_seats: bool = False, restart: bool = True, pending=None, out=None) -> dict:
+    def play_learners(self, actions, seats, draw_seats: bool = False, restart: bool = True, pending=None, out=None,
+                      opponent=None) -> dict:  # fmt: skip
         """One learner per row against the random opponent, in one call of
         the engine (the single-agent views' step): the same games as
         :meth:`act_rows` / :meth:`reset_rows` / :meth:`observe_rows` played
         round by round, move for move, each row drawing from its generator.
+        ``opponent``: an :class:`~boardenvs.opponents.Opponent` whose
+        :meth:`~boardenvs.opponents.Opponent.engine_decision` plays the other
+        seats inside the same call instead (e.g. ``"greedy"``); ValueError
+        for one that has none.
 
         Row ``i``'s learner, in seat ``seats[i]`` and to act (as after
         the last call, for a row not pending), plays ``actions[i]``
@@ -492,7 +497,15 @@ class VectorEnv:
                     "end_reason_code": np.zeros(n, np.int64), "length": np.zeros(n, np.int64),
                 }  # fmt: skip
             rewards = np.empty(n, np.float32)
-            self._run(self._drivers.agent_step, self._states, self.game.params, checked, seats, draw_seats, restart,
+            step = self._drivers.agent_step
+            if opponent is not None:
+                extras = opponent.engine_decision(self.game) if hasattr(opponent, "engine_decision") else None
+                if not extras:
+                    raise ValueError(f"{where}opponent {getattr(opponent, 'name', opponent)!r} has no engine decision "
+                                     "(Opponent.engine_decision): ask it round by round instead")  # fmt: skip
+                drivers = _drivers.batched(self.game.kernels, tuple(extras), opponent=True)
+                step = (drivers.parallel if self.parallel else drivers.serial).agent_step
+            self._run(step, self._states, self.game.params, checked, seats, draw_seats, restart,
                       pend, self._probs, self._masks, obs.reshape(n, self.game.obs_size),
                       masks.view(np.int8), buf["final_observation"], buf["final_mask"].view(np.int8), rewards,
                       buf["ended"], buf["end_reason_code"], buf["length"])  # fmt: skip

@@ -122,3 +122,38 @@ def test_the_rules_of_a_game_the_docs_cannot_find_are_refused_when_defined():
     with pytest.raises(TypeError, match="declares no rules file"):
         type("NoRules", (tictactoe_game.TicTacToeGame,), {"env_id": "norules_v0", "rules_file": ""})
     assert np.array_equal(boardenvs.position(ENV).action_mask(), np.ones(9, np.int8))
+
+
+def shipped_game_gaps(env_ids, readme: str, root) -> list:
+    """What a shipped game lacks beyond its package and catalog line: a row
+    in the README's table of games (its picture and its id), and its
+    picture beside its rules (``make pictures`` draws it); one message each,
+    naming the game and what to do."""
+    from pathlib import Path
+
+    gaps = []
+    for env_id in env_ids:
+        cls = boardenvs.game_class(env_id)
+        picture = f"boardenvs/rules/{Path(cls.rules_file).stem}.png"
+        if not (Path(root) / picture).is_file():
+            gaps.append(f"{env_id}: no picture {picture} (make pictures draws it)")
+        rows = [line for line in readme.splitlines() if line.startswith("|") and f"`{env_id}`" in line]
+        if not rows:
+            gaps.append(f"{env_id}: no row in the README's table of games (| <img src=\"{picture}\" ...> | ... | `{env_id}` | ...)")
+        elif picture not in rows[0]:
+            gaps.append(f"{env_id}: its README row shows no {picture}")
+    return gaps
+
+
+def test_every_shipped_game_has_its_readme_row_and_picture():
+    """Issue 45's sixth-game target: a game of the catalog (boardenvs.ENV_IDS)
+    needs its package and one catalog line; its card is generated, and what
+    is not generated (the README's row, the committed picture) is checked
+    here with a message naming what is missing."""
+    root = TESTS.parent
+    readme = (root / "README.md").read_text()
+    assert shipped_game_gaps(boardenvs.ENV_IDS, readme, root) == []
+    # a sixth game (the test's tic-tac-toe, as if it were in the catalog): both gaps named
+    gaps = shipped_game_gaps(["tictactoe_v0"], readme, root)
+    assert len(gaps) == 2 and "tictactoe_v0: no picture boardenvs/rules/tictactoe.png" in gaps[0]
+    assert "no row in the README's table of games" in gaps[1]

@@ -649,3 +649,75 @@ def test_rows_whose_new_games_all_end_at_once_are_named_and_the_rest_played():
         env.step(np.argmax(env.action_masks(), axis=1))
     with pytest.raises(boardenvs.errors.ResetNeededError):
         env.step(np.argmax(env.action_masks(), axis=1))
+
+
+@pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("tryasina_v0", {"num_players": 3}),
+                                             ("hex_quoridor_v0", {"num_players": 4, "radius": 2})])  # fmt: skip
+@pytest.mark.parametrize("parallel", [False, True])
+def test_greedy_plays_inside_the_learner_loop_as_its_driver_decides(env_id, options, parallel):
+    """Issue 45, the learner loop: "greedy" has an engine decision, so
+    play_learners plays it inside the compiled step (no Python round per
+    decision).  Each of its decisions is greedy's own driver's for the same
+    row and seed (drawn from the row's generator): a Python replay of every
+    row with the engine's one step (Game.step) and greedy_driver gives the
+    same rows, move for move, serial and threaded."""
+    from boardenvs.baselines.greedy import greedy_driver
+    from boardenvs.opponents import make_opponent
+
+    n = 40
+    game = boardenvs.make_game(env_id, **options)
+    vec = boardenvs.make_vec(env_id, num_envs=n, parallel=parallel, **options)
+    vec.reset(seed=21)
+    greedy = make_opponent("greedy")
+    seats = np.zeros(n, np.int64)
+    res = vec.play_learners(np.zeros(0, np.int64), seats, draw_seats=True, pending=np.ones(n, np.bool_), opponent=greedy)
+    rng, decide = np.random.default_rng(5), greedy_driver(type(game))
+    compared = 0
+    for _ in range(25):
+        rows = np.array(vec.states)
+        masks = [game.legal_mask(r) for r in rows]
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in res["action_mask"]], np.int64)
+        res = vec.play_learners(actions, seats, draw_seats=True, opponent=greedy)
+        for i in np.flatnonzero(res["ended"] == 0):
+            s, mask, seat = rows[i], masks[i], seats[i]
+            game.step(s, int(actions[i]), mask)
+            while s[E.H_STATUS] == E.PLAYING and (s[E.H_ALIVE] >> seat) & 1 and s[E.H_CURRENT] != seat:
+                seed = np.array([int(E.rand_u64(s)) >> 1], np.int64)  # greedy's ties, from the row's generator
+                out = np.zeros(1, np.int64)
+                decide(s[None].copy(), game.params, seed, out, game.mask_size)
+                assert mask[out[0]] == 1
+                game.step(s, int(out[0]), mask)
+            assert np.array_equal(s, vec.states[i]), (i, seat)
+            compared += 1
+    assert compared > 25 * n // 2
+
+
+def test_the_vector_view_plays_greedy_in_the_kernel_and_reproducibly():
+    """gymnasium's vector view and SB3VecEnv against "greedy": one engine
+    call a step (play_learners with greedy's engine decision), the same
+    games for the same seed."""
+    from boardenvs.vector import VectorEnv
+
+    calls = []
+    real = VectorEnv.play_learners
+
+    def counting(self, *args, **kwargs):
+        calls.append(kwargs.get("opponent"))
+        return real(self, *args, **kwargs)
+
+    def run():
+        env = SingleAgentVectorEnv("quagmire_v0", num_envs=16, radius=2, opponent="greedy")
+        obs, info = env.reset(seed=7)
+        out = []
+        for _ in range(12):
+            obs, r, te, tr, info = env.step(first_legal(None, info["action_mask"]))
+            out.append((obs.copy(), r.copy(), te.copy()))
+        return out
+
+    import unittest.mock
+
+    with unittest.mock.patch.object(VectorEnv, "play_learners", counting):
+        a = run()
+    assert len(calls) == 13 and all(c is not None and c.name == "greedy" for c in calls)
+    b = run()
+    assert all(np.array_equal(x, y) for p, q in zip(a, b) for x, y in zip(p, q))

@@ -244,7 +244,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
         try:
             res = vec.play_learners(actions, self._seats, draw_seats=self.seat_option == "random", restart=not next_step,
-                                    pending=pending if next_step else None, out=(obs, masks))  # fmt: skip
+                                    pending=pending if next_step else None, out=(obs, masks),
+                                    opponent=self._engine_opponent())  # fmt: skip
         except RuntimeError as e:  # rows whose new games all ended at once: the batch needs reset()
             self._rng = None
             raise RuntimeError(f"{self.env_id}: {e}; call reset()") from e
@@ -294,7 +295,17 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
 
     # -- inside ------------------------------------------------------------------------
     def _all_in_kernel(self) -> bool:
-        return isinstance(self.opponents, FixedOpponent) and self.opponents.opponent.in_kernel
+        """Every opponent decision inside the engine's learner loop: one fixed
+        opponent, "random" or one with an engine decision ("greedy")."""
+        if not isinstance(self.opponents, FixedOpponent):
+            return False
+        opponent = self.opponents.opponent
+        return opponent.in_kernel or opponent.engine_decision(self.game) is not None
+
+    def _engine_opponent(self):
+        """The opponent ``play_learners`` plays in the kernel (None: random)."""
+        opponent = self.opponents.opponent
+        return None if opponent.in_kernel else opponent
 
     def _reset_rows(self, rows):
         """New games in ``rows``: seats, opponents, then opponents' moves
@@ -333,7 +344,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
         try:
             self.vec.play_learners(np.zeros(0, np.int64), self._seats, draw_seats=draw,
-                                   pending=np.ones(self.num_envs, np.bool_), out=(obs, masks))  # fmt: skip
+                                   pending=np.ones(self.num_envs, np.bool_), out=(obs, masks),
+                                   opponent=self._engine_opponent())  # fmt: skip
         except RuntimeError as e:  # as _reset_rows': the rows are no learner's episodes
             self._rng = None
             raise RuntimeError(f"{self.env_id}: 64 new games in a row ended before the learner's first decision; "
