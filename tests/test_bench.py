@@ -207,3 +207,16 @@ def test_the_game_length_lines_run(bench):
     assert quess.startswith("Quess random-vs-random game length over 8 games") and "median" in quess
     assert quicksand.startswith("Quicksand random-vs-random games over 8 games") and "ended by" in quicksand
     assert "%" in quicksand.split("ended by")[1]
+
+
+def test_learner_loop_bench_runs(capsys):
+    """benchmarks/learner_loop.py (the learner loop against greedy, and its
+    parts alone) on a tiny budget: its table has a row with every column."""
+    spec = importlib.util.spec_from_file_location("learner_loop", ROOT / "benchmarks" / "learner_loop.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--games", "quagmire_v0", "--n", "16", "--seconds", "0.05"]) == 0
+    out = capsys.readouterr().out
+    (row,) = [line for line in out.splitlines() if line.startswith("| quagmire_v0 |")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert len(cells) == 8 and cells[-1].endswith(("met", "missed")) and float(cells[6].rstrip("x")) > 0

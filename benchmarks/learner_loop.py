@@ -1,0 +1,126 @@
+"""The learner loop against "greedy" (issue 45): what a learner step costs
+against what its parts cost alone.
+
+    python benchmarks/learner_loop.py                    # every game, 2 players, N = 1024
+    python benchmarks/learner_loop.py --games quess_v0 --n 256 --seconds 1
+
+For each game, one process, the same machine, quiet (load swings figures
+3-5x: take the table with nothing else running):
+
+* ``make_vec``: decisions per second of ``vec.step(vec.random_actions())``
+  on one core (``parallel=False``), rows mid-game;
+* ``greedy alone``: greedy's decisions per second on one core (its compiled
+  driver, ``boardenvs.baselines.greedy.greedy_driver``) on states taken from
+  the learner loop's own games;
+* ``loop, engine``: learner steps per second of the gymnasium vector view
+  against ``opponent="greedy"``, greedy played inside the engine's learner
+  loop (``make_vec.play_learners(..., opponent=greedy)``), on one core and
+  on numba's threads;
+* ``loop, rounds``: the same view with greedy asked round by round from
+  Python (its engine decision hidden: the protocol every other opponent
+  uses), on numba's threads;
+* ``cost / parts``: a learner step's time on one core over the time of its
+  parts alone, ``(P - 1)`` greedy decisions and ``P`` engine steps (P seats):
+  1.0 would be no overhead (the issue's target: at most 1.25).
+
+The learner's actions are drawn by numpy from its masks (no policy).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+import boardenvs
+from boardenvs.baselines.greedy import GreedyOpponent, greedy_driver
+from boardenvs.wrappers import SingleAgentVectorEnv
+
+
+class RoundsOnlyGreedy(GreedyOpponent):
+    """Greedy without its engine decision: asked round by round, from Python."""
+
+    def engine_decision(self, game):
+        return None
+
+
+def _rate(fn, seconds: float, reps: int = 3) -> float:
+    """The best of ``reps`` runs of ``fn`` (returns how many units it did) for ``seconds`` each."""
+    best = 0.0
+    for _ in range(reps):
+        t, done = time.perf_counter(), 0
+        while time.perf_counter() - t < seconds:
+            done += fn()
+        best = max(best, done / (time.perf_counter() - t))
+    return best
+
+
+def _loop_rate(env_id, n, seconds, parallel, opponent, pool=None) -> float:
+    env = SingleAgentVectorEnv(env_id, num_envs=n, opponent=opponent, parallel=parallel)
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    state = {"info": info}
+
+    def step():
+        masks = state["info"]["action_mask"]
+        _, _, _, _, state["info"] = env.step((rng.random(masks.shape) * masks).argmax(1))
+        if pool is not None and len(pool) < 8:
+            pool.append(np.array(env.vec.states))
+        return n
+
+    for _ in range(3):
+        step()
+    return _rate(step, seconds)
+
+
+def measure(env_id: str, n: int, seconds: float) -> dict:
+    game = boardenvs.make_game(env_id)
+    vec = boardenvs.make_vec(env_id, num_envs=n, parallel=False)
+    vec.reset(seed=1)
+    for _ in range(300):  # rows spread over their games' phases
+        vec.step(vec.random_actions())
+    make_vec = _rate(lambda: (vec.step(vec.random_actions()), n)[1], seconds)
+    pool: list = []
+    engine_one = _loop_rate(env_id, n, seconds, False, "greedy", pool)
+    states = np.concatenate(pool)
+    states = states[states[:, boardenvs.engine.H_STATUS] == boardenvs.engine.PLAYING][: 4 * n]
+    drive, out = greedy_driver(type(game)), np.zeros(len(states), np.int64)
+    seeds = np.arange(len(states), dtype=np.int64)
+    alone = _rate(lambda: (drive(states.copy(), game.params, seeds, out, game.mask_size), len(states))[1], seconds)
+    engine = _loop_rate(env_id, n, seconds, True, "greedy")
+    rounds = _loop_rate(env_id, n, seconds, True, RoundsOnlyGreedy())
+    p = game.num_players
+    parts = (p - 1) / alone + p / make_vec  # seconds of one learner step's parts, one core
+    return {"env_id": env_id, "make_vec": make_vec, "alone": alone, "engine_one": engine_one, "engine": engine,
+            "rounds": rounds, "cost": (1.0 / engine_one) / parts}  # fmt: skip
+
+
+def table(rows, n: int) -> str:
+    head = (f"| N = {n} | make_vec, 1 core | greedy alone, 1 core | loop, engine, 1 core | loop, engine, threads | "
+            "loop, rounds, threads | engine / rounds | cost / parts (<= 1.25) |")  # fmt: skip
+    lines = [head, "|" + "---|" * 8]
+    for r in rows:
+        met = "met" if r["cost"] <= 1.25 else "missed"
+        lines.append(f"| {r['env_id']} | {r['make_vec'] / 1e6:.2f}M | {r['alone'] / 1e3:.1f}k | {r['engine_one'] / 1e3:.1f}k | "
+                     f"{r['engine'] / 1e3:.1f}k | {r['rounds'] / 1e3:.1f}k | {r['engine'] / r['rounds']:.2f}x | "
+                     f"{r['cost']:.2f} {met} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="*", default=list(boardenvs.ENV_IDS))
+    parser.add_argument("--n", type=int, default=1024, help="rows (default 1024)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per timed run (best of 3)")
+    args = parser.parse_args(argv)
+    rows = [measure(env_id, args.n, args.seconds) for env_id in args.games]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"learner steps/s against greedy (decisions/s for make_vec and greedy), load {load:.2f} at the end")
+    print(table(rows, args.n))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
