@@ -5,7 +5,10 @@
 >>> pos = boardenvs.position("quess_v0").play("F3-E3")
 >>> vec = boardenvs.make_vec("quess_v0", num_envs=64)
 """
-from . import _blas_probe, _threads  # noqa: F401  (numba's threading layer, chosen before any driver runs)
+from . import _cache_probe
+
+_cache_probe.ensure()  # numba's cache must be writable somewhere before any kernel is defined (see the module)
+from . import _blas_probe, _threads  # noqa: E402,F401  (numba's threading layer, chosen before any driver runs)
 from .catalog import GAMES
 from .errors import IllegalActionError, IllegalMoveError, NotationError, OptionError
 from .position import Position

@@ -211,3 +211,36 @@ def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run
     drivers.serial.reset(states, game.params, np.arange(1, 4, dtype=np.int64), probs, obs, masks, out,
                          np.zeros(3, np.int64))  # fmt: skip
     assert (out.sum(axis=1) > 0).all()
+
+
+def test_a_read_only_install_still_imports_and_steps_with_one_warning(tmp_path):
+    """Issue 45: where numba can write its cache nowhere (a read-only
+    site-packages and home; simulated by leaving numba only the locator of
+    NUMBA_CACHE_DIR, unset), ``import boardenvs`` points numba's cache at a
+    folder of the process's own, says so once, and every face works; the
+    folder is gone after the process.  (Checked by hand with read-only bind
+    mounts of the package and the home folder: the same warning, and the
+    same games.)"""
+    import os
+
+    code = """
+        import json, warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import boardenvs
+            from numba.core import config
+            env = boardenvs.make("quagmire_v0")
+            env.reset(seed=0)
+            vec = boardenvs.make_vec("quagmire_v0", num_envs=4)
+            vec.reset(seed=0)
+            vec.step(vec.random_actions())
+        said = [str(w.message) for w in caught if "numba can write its cache" in str(w.message)]
+        print(json.dumps({"said": said, "folder": config.CACHE_DIR}))
+        """
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["NUMBA_CACHE_LOCATOR_CLASSES"] = "UserProvidedCacheLocator"  # no folder numba may write to
+    got = _fresh(code, env)
+    assert len(got["said"]) == 1 and got["folder"] in got["said"][0] and "NUMBA_CACHE_DIR" in got["said"][0]
+    assert got["folder"] and not os.path.exists(got["folder"])  # this process's own, removed at exit
+    plain = _fresh(code)  # where numba can write (this checkout): nothing said, numba's own folders
+    assert plain["said"] == [] and plain["folder"] == os.environ.get("NUMBA_CACHE_DIR", "")
