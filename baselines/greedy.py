@@ -74,7 +74,8 @@ def bound_for(game_cls):
     what greedy's compiled functions below take first."""
     key = game_cls.kernels
     if key not in _BOUND:
-        _BOUND[key] = bound(game_cls.kernels, (heuristic_of(game_cls) or no_heuristic,))
+        # (the key hashes this package too: the search calls greedy_rows, which numba's cache does not check)
+        _BOUND[key] = bound(game_cls.kernels, (heuristic_of(game_cls) or no_heuristic,), packages=(__name__,))
     return _BOUND[key]
 
 

@@ -75,7 +75,7 @@ class ShapedRewards(VecEnvWrapper):
     """Potential-based reward shaping (Ng, Harada & Russell, 1999): the
     learner's reward becomes ``r + gamma * phi(s') - phi(s)`` with
     ``phi(s) = coef * tanh(h / scale)``, ``h`` the game's own heuristic (the
-    greedy opponent's evaluation, ``Game.heuristic``) of the state at the
+    greedy opponent's evaluation, ``TOOLS["greedy"]["heuristic"]``) of the state at the
     learner's decision, for the learner's seat, and ``phi = 0`` once the game
     is over.  Shaping of this form leaves the optimal policies unchanged; it
     only gives the learner a denser signal.  The episode statistics SB3 logs

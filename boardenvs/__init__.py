@@ -20,7 +20,11 @@ for _game in GAMES:
     register(_game)
 # the gymnasium ids: the layer that holds their entry points registers them, for these
 # games and every one registered later (the package's entry, not the core, imports it)
-from .wrappers import registration as _gym_ids  # noqa: E402,F401
+try:
+    from .wrappers import registration as _gym_ids  # noqa: E402,F401
+except ModuleNotFoundError as _missing:  # a source tree used uninstalled: wrappers/ maps in only when installed
+    if _missing.name != f"{__name__}.wrappers":
+        raise
 
 ENV_IDS = tuple(g.env_id for g in GAMES)
 """The ids of the games this version ships (``boardenvs.catalog``), in the

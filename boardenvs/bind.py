@@ -33,8 +33,10 @@ directly: the same code runs as plain Python.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import sys
 import types as pytypes
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -105,26 +107,31 @@ def _constant_bound(context, builder, ty, pyval):
 _BOUND: dict = {}  # id(kernels), extras -> Bound (the kernels kept alive with it)
 
 
-def bound(kernels, extras: tuple = (), opponent: bool = False) -> Bound:
+def bound(kernels, extras: tuple = (), opponent: bool = False, packages: tuple = ()) -> Bound:
     """The :class:`Bound` of ``kernels`` (and ``extras``: more compiled
     functions, e.g. greedy's heuristic), one per process.  With
     ``opponent``, the last extra is an opponent's compiled decision
     ``decide(g, state, params, mask) -> action``, which the engine's learner
     loop plays for the other seats (:func:`opponent_action`; without one
-    they play uniformly random legal actions)."""
+    they play uniformly random legal actions).  ``packages``: more packages
+    whose sources the key hashes, those of drivers that call functions of
+    other modules (the guided search calls greedy's and MCTS's): numba's own
+    cache checks a driver's file only."""
     extras = tuple(extras)
     if opponent and not extras:
         raise ValueError("bound(..., opponent=True) needs the opponent's decision as the last extra")
-    slot = (id(kernels), tuple(id(f) for f in extras), bool(opponent))
+    slot = (id(kernels), tuple(id(f) for f in extras), bool(opponent), tuple(packages))
     found = _BOUND.get(slot)
     if found is None or found.kernels is not kernels:
         refs = [_importable(fn) for fn in (*kernels, *extras)]
         cached = all(refs)
         if cached:
             names = ",".join(f"{m}:{n}" for m, n in refs) + (" +opponent" if opponent else "")
-            key = f"{refs[1][0]}.{hashlib.sha1((names + _sources(refs)).encode()).hexdigest()[:16]}"
+            digest = _sources([*refs, *((p, "") for p in packages)])
+            key = f"{refs[1][0]}.{hashlib.sha1((names + digest).encode()).hexdigest()[:16]}"
         else:
-            key = f"unimported.{id(kernels):x}.{len(_BOUND)}"  # this process only
+            # this process only, never the same twice: no later process can load what it compiled
+            key = f"unimported.{uuid.uuid4().hex}"
         found = _BOUND[slot] = Bound(key, kernels, extras, cached, bool(opponent))
     return found
 
@@ -140,7 +147,10 @@ def _importable(fn):
 
 
 def package_dir(module: str):
-    """The folder of ``module``'s file, whose sources a key hashes."""
+    """The folder of ``module``'s file (imported if it is not yet), whose
+    sources a key hashes."""
+    if module not in sys.modules:
+        importlib.import_module(module)
     path = getattr(sys.modules.get(module), "__file__", None)
     return Path(path).parent if path else None
 
@@ -149,7 +159,7 @@ def _sources(refs) -> str:
     """A digest of the sources of the kernels' packages and of this one
     (each folder once)."""
     digest = hashlib.sha1()
-    for folder in sorted({package_dir(m) for m, _ in refs} | {package_dir(__name__)} - {None}):
+    for folder in sorted(({package_dir(m) for m, _ in refs} | {package_dir(__name__)}) - {None}):
         for f in sorted(folder.glob("*.py")):
             digest.update(f.name.encode() + f.read_bytes())
     return digest.hexdigest()
@@ -166,7 +176,10 @@ def uncached(module) -> pytypes.SimpleNamespace:
         fn = getattr(module, name)
         py = getattr(fn, "py_func", fn)
         copy = pytypes.FunctionType(py.__code__, space, py.__name__, py.__defaults__, py.__closure__)
-        out[name] = space[name] = njit(cache=False)(copy) if hasattr(fn, "py_func") else copy
+        if hasattr(fn, "py_func"):  # the same compiler options (parallel, inline), without the cache
+            options = {k: v for k, v in fn.targetoptions.items() if k != "nopython"}  # (njit sets it)
+            copy = njit(**options, cache=False)(copy)
+        out[name] = space[name] = copy
     return pytypes.SimpleNamespace(**out)
 
 

@@ -252,20 +252,40 @@ class Game:
         """The one step of the engine (``boardenvs._drivers.step_row``, what
         ``make_vec`` runs on every row) on the row ``state``: ``action`` (an
         int; ``E.RANDOM_ACTION`` draws one from the row's generator) checked
-        against ``mask`` (int8 of ``mask_size``: the legal mask of whoever
-        acts in ``state``, which the step keeps current), an illegal one
+        against the legal mask of whoever acts in ``state``, an illegal one
         handled by ``mode`` (``E.ILLEGAL_LOSE`` / ``ILLEGAL_RANDOM`` /
         ``ILLEGAL_REFUSE``), chance resolved by the seeded die with
-        ``settle``.  Returns ``E.STEP_PLAYED``, ``STEP_ILLEGAL`` or
-        ``STEP_REFUSED``."""
-        return self.one_row().step(state, self.params, action, mode, settle, self._chance_buffer, mask)
+        ``settle``.  ``mask``: an int8 buffer of ``mask_size`` the step fills
+        with the next mover's mask (whatever it held is recomputed first: a
+        caller's mask never reaches the kernels' trust).  Returns
+        ``E.STEP_PLAYED``, ``STEP_ILLEGAL`` or ``STEP_REFUSED``."""
+        self._check_row(state, mask)
+        if not is_int(action) or not -(2**63) <= action < 2**63:
+            raise IllegalMoveError(f"{self.env_id}: an action is an int64, got {action!r}")
+        if mode not in (E.ILLEGAL_LOSE, E.ILLEGAL_RANDOM, E.ILLEGAL_REFUSE):
+            raise ValueError(f"{self.env_id}: mode must be E.ILLEGAL_LOSE, ILLEGAL_RANDOM or ILLEGAL_REFUSE, got {mode!r}")
+        one = self.one_row()
+        one.settle(state, self.params, False, self._chance_buffer, mask)  # the mask of the row as it is
+        return one.step(state, self.params, int(action), mode, bool(settle), self._chance_buffer, mask)
 
     def settle(self, state, mask, *, resolve: bool = True) -> None:
         """A row a face changed otherwise than by a step (a new game, an
         out-of-rules ending) as a step leaves it: chance resolved by the
         seeded die (with ``resolve``), ``mask`` the legal mask of whoever
         acts next (zeros once over)."""
-        self.one_row().settle(state, self.params, resolve, self._chance_buffer, mask)
+        self._check_row(state, mask)
+        self.one_row().settle(state, self.params, bool(resolve), self._chance_buffer, mask)
+
+    def _check_row(self, state, mask) -> None:
+        """What the compiled step may trust of a caller's arrays (C-6: no
+        public input reaches a kernel unchecked): a writeable C-contiguous
+        int64 row of ``state_size`` and an int8 mask of ``mask_size``."""
+        for name, arr, dtype, size in (("state", state, np.int64, self.state_size), ("mask", mask, np.int8, self.mask_size)):
+            if not (isinstance(arr, np.ndarray) and arr.dtype == dtype and arr.shape == (size,)
+                    and arr.flags.c_contiguous and arr.flags.writeable):  # fmt: skip
+                got = f"{getattr(arr, 'dtype', type(arr).__name__)} {getattr(arr, 'shape', '')}"
+                raise ValueError(f"{self.env_id}: {name} must be a writeable C-contiguous {np.dtype(dtype).name} array of "
+                                 f"shape ({size},), got {got}")  # fmt: skip
 
     def describe_action(self, state, action) -> str:
         """``F3-E3 (action 75)`` if ``action`` decodes here, else why not
@@ -541,8 +561,18 @@ def _check_game_class(cls) -> None:
                        "a path relative to the game's module, or an absolute path)")  # fmt: skip
     if cls.render_rgb is Game.render_rgb or "rgb_array" not in cls.render_modes:
         missing.append('colour picture (render_rgb, and "rgb_array" in render_modes)')
+    moved = {"training": "training", "bench": "bench", "doc_picture": "doc_picture", "heuristic": "greedy",
+             "clock_decided_reasons": "clock", "settle_chance": None}  # fmt: skip
+    for name, tool in moved.items():
+        if any(name in klass.__dict__ for klass in cls.__mro__):
+            where = f'TOOLS["{tool}"] in its module (boardenvs.registry.tool_settings)' if tool else "the engine's step"
+            raise TypeError(f"game {where_cls(cls)}: {name} is no class attribute since 0.4: it moved to {where}")
     if missing:
         raise TypeError(f"game {where} declares no " + "; no ".join(missing))
+
+
+def where_cls(cls) -> str:
+    return f"{cls.env_id} ({cls.__module__}.{cls.__name__})"
 
 
 def _writable(state):

@@ -126,7 +126,11 @@ class Opponent:
         (``g`` the game's kernels bound with the whole tuple,
         :func:`boardenvs.bind.bound`; the others are what ``decide`` calls
         through ``boardenvs.bind.call_extra``), or None (the default: the
-        opponent is asked through :meth:`act`, a batch per round)."""
+        opponent is asked through :meth:`act`, a batch per round).  The same
+        functions every time (an env asks once and compiles its driver once).
+        In the engine the decision is the engine's to check: an action the
+        mask does not allow forfeits that seat's game (asked through
+        :meth:`act`, :func:`decide` raises IllegalActionError instead)."""
         return None
 
     def act(self, batch: Batch) -> np.ndarray:

@@ -184,8 +184,8 @@ def entry(env_id: str):
 
 def tool_settings(game, tool: str) -> dict | None:
     """What a tool above the core reads of a game: ``TOOLS[tool]`` in the
-    module that defines the game's class (a copy; None when the module
-    declares nothing for that tool).  The core reads none of it; each tool checks its own
+    module that defines the game's class, or else its nearest base class's
+    (a copy; None when none declares anything for that tool).  The core reads none of it; each tool checks its own
     keys and gives its defaults (the baselines' ``"training"``, the
     benchmark's ``"bench"``, greedy's ``"greedy"``, the docs'
     ``"doc_picture"``, the chess clock's ``"clock"``)::
@@ -196,5 +196,8 @@ def tool_settings(game, tool: str) -> dict | None:
     if isinstance(game, str):
         game = game_class(game)
     cls = game if isinstance(game, type) else type(game)
-    tools = getattr(sys.modules.get(cls.__module__), "TOOLS", None) or {}
-    return None if tools.get(tool) is None else dict(tools[tool])
+    for klass in cls.__mro__:  # a subclass in another module keeps its base game's settings
+        tools = getattr(sys.modules.get(klass.__module__), "TOOLS", None) or {}
+        if tools.get(tool) is not None:
+            return dict(tools[tool])
+    return None

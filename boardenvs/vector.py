@@ -228,7 +228,7 @@ class VectorEnv:
     def __getstate__(self):
         state = dict(self.__dict__)
         for key in ("_batched", "_drivers", "_threads", "_obs_view", "_states_view", "_reason_table", "_name_table",
-                    "_reason_names", "_named", "_reason_names_out", "_lock"):  # fmt: skip
+                    "_reason_names", "_named", "_reason_names_out", "_lock", "_engine_steps"):  # fmt: skip
             state.pop(key, None)
         return state
 
@@ -497,14 +497,7 @@ class VectorEnv:
                     "end_reason_code": np.zeros(n, np.int64), "length": np.zeros(n, np.int64),
                 }  # fmt: skip
             rewards = np.empty(n, np.float32)
-            step = self._drivers.agent_step
-            if opponent is not None:
-                extras = opponent.engine_decision(self.game) if hasattr(opponent, "engine_decision") else None
-                if not extras:
-                    raise ValueError(f"{where}opponent {getattr(opponent, 'name', opponent)!r} has no engine decision "
-                                     "(Opponent.engine_decision): ask it round by round instead")  # fmt: skip
-                drivers = _drivers.batched(self.game.kernels, tuple(extras), opponent=True)
-                step = (drivers.parallel if self.parallel else drivers.serial).agent_step
+            step = self._drivers.agent_step if opponent is None else self._engine_step(opponent)
             self._run(step, self._states, self.game.params, checked, seats, draw_seats, restart,
                       pend, self._probs, self._masks, obs.reshape(n, self.game.obs_size),
                       masks.view(np.int8), buf["final_observation"], buf["final_mask"].view(np.int8), rewards,
@@ -521,6 +514,21 @@ class VectorEnv:
                 error.result = result
                 raise error
             return result
+
+    def _engine_step(self, opponent):
+        """``agent_step`` with ``opponent``'s engine decision bound (asked of
+        the opponent once per env: an opponent that gave new functions each
+        time would compile a new driver each step)."""
+        cache = self.__dict__.setdefault("_engine_steps", {})
+        found = cache.get(id(opponent))
+        if found is None or found[0] is not opponent:
+            extras = opponent.engine_decision(self.game) if hasattr(opponent, "engine_decision") else None
+            if not extras:
+                raise ValueError(f"{self.env_id} make_vec: opponent {getattr(opponent, 'name', opponent)!r} has no engine "
+                                 "decision (Opponent.engine_decision): ask it round by round instead")  # fmt: skip
+            drivers = _drivers.batched(self.game.kernels, tuple(extras), opponent=True)
+            found = cache[id(opponent)] = (opponent, (drivers.parallel if self.parallel else drivers.serial).agent_step)
+        return found[1]
 
     def reason_names(self, codes) -> np.ndarray:
         """The names of end-reason codes (an integer array), as an object

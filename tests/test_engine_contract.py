@@ -874,3 +874,52 @@ def test_make_vec_rows_step_as_the_one_step_steps_one_row():
                 continue
             game.step(rows[i], int(actions[i]), masks[i])
             assert np.array_equal(rows[i], vec.states[i]) and np.array_equal(masks[i][: game.num_actions], obs["action_mask"][i])
+
+
+def test_the_one_step_checks_what_a_caller_hands_it():
+    """C-6 on Game.step: a mask or row of the wrong kind is refused before
+    any kernel runs, and a caller's mask never reaches the kernels' trust
+    (it is recomputed from the row: an all-ones mask legalises nothing)."""
+    game = boardenvs.make_game("contract_race_v0", num_players=2)
+    state, mask = _at_decision(game)
+    bad = int(np.flatnonzero(mask == 0)[0])
+    for wrong in (np.ones(10**6, np.int8), mask.astype(np.int64), mask[::2], np.ones(game.mask_size - 1, np.int8)):
+        with pytest.raises(ValueError, match="mask must be"):
+            game.step(state.copy(), 0, wrong)
+    with pytest.raises(ValueError, match="state must be"):
+        game.step(state[:-1].copy(), 0, mask.copy())
+    s, scribbled = state.copy(), np.ones(game.mask_size, np.int8)
+    assert game.step(s, bad, scribbled, mode=E.ILLEGAL_REFUSE) == E.STEP_REFUSED and np.array_equal(s, state)
+    assert np.array_equal(scribbled, mask)  # (the row's own mask, recomputed)
+    with pytest.raises(IllegalMoveError, match="int64"):
+        game.step(state.copy(), 2**64, mask.copy())
+
+
+def test_tool_settings_follow_the_game_and_its_bases_and_old_attributes_are_named():
+    from boardenvs.baselines.greedy import heuristic_of
+    from boardenvs.registry import tool_settings
+
+    base = boardenvs.game_class("quagmire_v0")
+    sub = type("MyQuagmire", (base,), {"__module__": __name__})  # another module, no TOOLS: the base's settings
+    assert tool_settings(sub, "training") == tool_settings(base, "training") is not None
+    assert heuristic_of(sub) is heuristic_of(base) is not None
+    with pytest.raises(TypeError, match=r"heuristic is no class attribute since 0.4: it moved to TOOLS\[\"greedy\"\]"):
+        type("OldStyle", (base,), {"env_id": "old_style_v0", "heuristic": None, "__module__": __name__})
+
+
+def test_unimported_kernels_get_a_key_no_process_shares_and_uncached_copies_keep_their_options():
+    from boardenvs import bind
+    from boardenvs.baselines import search
+
+    k = boardenvs.make_game("quagmire_v0").kernels
+    inner = k.legal
+
+    @E.njit
+    def legal_here(state, params, mask):
+        return inner(state, params, mask)
+
+    local = k._replace(legal=legal_here)
+    keys = {bind.bound(local).key, bind.bound(local, opponent=False, packages=("boardenvs.baselines.greedy",)).key}
+    assert all(key.startswith("unimported.") and len(key) > 40 for key in keys) and len(keys) == 2
+    copies = bind.uncached(search)
+    assert copies.select_threads.targetoptions["parallel"] is True and copies.select._cache.__class__.__name__ == "NullCache"

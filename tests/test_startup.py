@@ -244,3 +244,31 @@ def test_a_read_only_install_still_imports_and_steps_with_one_warning(tmp_path):
     assert got["folder"] and not os.path.exists(got["folder"])  # this process's own, removed at exit
     plain = _fresh(code)  # where numba can write (this checkout): nothing said, numba's own folders
     assert plain["said"] == [] and plain["folder"] == os.environ.get("NUMBA_CACHE_DIR", "")
+
+
+def test_the_reference_opponents_key_covers_their_own_package(tmp_path, monkeypatch):
+    """The guided search's drivers call greedy's (another file): numba's
+    cache checks only a driver's own file, so greedy's Bound hashes the
+    baselines' sources too, and an edit there gives the search new code."""
+    from boardenvs import bind
+    from boardenvs.baselines import greedy
+
+    cls = boardenvs.game_class("quagmire_v0")
+    real = bind.package_dir
+    folder = tmp_path / "baselines"
+    folder.mkdir()
+    for f in real("boardenvs.baselines.greedy").glob("*.py"):
+        (folder / f.name).write_bytes(f.read_bytes())
+    monkeypatch.setattr(bind, "package_dir", lambda m: folder if m.startswith("boardenvs.baselines") else real(m))
+
+    def key():
+        bind._BOUND.clear()
+        greedy._BOUND.clear()
+        return greedy.bound_for(cls).key
+
+    before = key()
+    (folder / "greedy.py").write_text((folder / "greedy.py").read_text() + "\n# edited\n")
+    assert key() != before
+    monkeypatch.undo()
+    bind._BOUND.clear()
+    greedy._BOUND.clear()
