@@ -6,7 +6,8 @@ For every registered id and declared variant: make_vec with its returned
 buffers written over and unmasked random actions (the default "lose", and
 "random"), copies and pickles of the AEC env and make_vec played on, the
 gymnasium view with unmasked actions, Positions from random games and their
-text round trips, and one make_vec stepped from two threads.
+text round trips, the learner loop with greedy inside it, and one make_vec
+stepped from two threads.
 """
 from __future__ import annotations
 
@@ -70,6 +71,20 @@ def probe(env_id: str, variant: dict, rng) -> None:
         assert boardenvs.Position.from_text(pos.to_text()) == pos
 
 
+def learner_loop(env_id: str, variant: dict) -> None:
+    """The engine's learner loop with greedy played inside it (its scratch
+    rows, its row-sized carrier), serial and threaded, unmasked actions."""
+    from boardenvs.wrappers import SingleAgentVectorEnv
+
+    for parallel in (False, True):
+        view = SingleAgentVectorEnv(env_id, num_envs=6, opponent="greedy", parallel=parallel, **variant)
+        _, info = view.reset(seed=1)
+        rng = np.random.default_rng(2)
+        for _ in range(15):
+            masks = info["action_mask"]
+            _, _, _, _, info = view.step((rng.random(masks.shape) * masks).argmax(1))
+
+
 def threads() -> None:
     vec = boardenvs.make_vec("quagmire_v0", num_envs=160, radius=2)
     vec.reset(seed=0)
@@ -87,6 +102,7 @@ def main() -> int:
         for variant in game_class(env_id).variants:
             probe(env_id, variant, rng)
             count += 1
+        learner_loop(env_id, game_class(env_id).variants[0])
     threads()
     print(f"{count} variants: probes passed under NUMBA_BOUNDSCHECK=1")
     return 0
