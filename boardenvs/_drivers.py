@@ -203,11 +203,7 @@ def deal_row(g, s, params, seat, draw, probs, mask):
     init(g, s, params, first_seat_of(s, params))
     if draw:
         seat = rand_below(s, s[H_NUM_PLAYERS])
-    settle_chance(g, s, params, probs)
-    if s[H_STATUS] == PLAYING:
-        legal(g, s, params, mask)
-    else:
-        mask[:] = 0
+    settle_row(g, s, params, True, probs, mask)
     return seat
 
 
@@ -318,8 +314,8 @@ def agent_step(g, states, params, actions, seats, draw, same_step, pending, prob
 
 NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step")
 # every compiled function here (boardenvs.bind.uncached copies them for kernels no import reaches)
-COMPILED = ("settle_chance", "fresh_game", "step_row", "settle_row", "play_row", "observe_row", "deal_row", "learner_out", "opponents_move",
-            "learner_episode", *NAMES)
+COMPILED = ("settle_chance", "fresh_game", "step_row", "settle_row", "play_row", "observe_row", "deal_row",
+            "learner_out", "opponents_move", "learner_episode", *NAMES)
 
 
 # --- bound to a game: what the faces call --------------------------------------------------------------------------

@@ -79,8 +79,7 @@ class BoundType(types.Type):
 
 @typeof_impl.register(Bound)
 def _typeof_bound(value, context):
-    _KERNELS.setdefault(value.key, (value.kernels, value.extras, value.opponent))
-    return BoundType(value.key)
+    return value._numba_type_  # (the Bound registered its kernels for the compiler when it was made)
 
 
 @register_model(BoundType)

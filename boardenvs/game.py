@@ -234,9 +234,8 @@ class Game:
         if rng is None:
             self.settle(state, np.empty(self.mask_size, np.int8))
             return
-        mask = np.empty(self.mask_size, np.int8)
+        mask = np.empty(self.mask_size, np.int8)  # (the step computes it)
         while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
-            self.settle(state, mask, resolve=False)
             self.step(state, self.draw_chance(state, rng), mask, settle=False)
 
     # -- the engine on one row: every face over one game steps through here ---------------
@@ -337,7 +336,7 @@ class Game:
             return self.action_to_move(state, actions[0])
         parts = []
         s = state.copy()
-        mask = self.legal_mask(s)
+        mask = np.empty(self.mask_size, np.int8)  # (the step computes it)
         for a in actions:
             parts.append(self.action_to_move(s, a))
             if self.step(s, int(a), mask, mode=E.ILLEGAL_REFUSE, settle=False) == E.STEP_REFUSED:
@@ -565,14 +564,10 @@ def _check_game_class(cls) -> None:
              "clock_decided_reasons": "clock", "settle_chance": None}  # fmt: skip
     for name, tool in moved.items():
         if any(name in klass.__dict__ for klass in cls.__mro__):
-            where = f'TOOLS["{tool}"] in its module (boardenvs.registry.tool_settings)' if tool else "the engine's step"
-            raise TypeError(f"game {where_cls(cls)}: {name} is no class attribute since 0.4: it moved to {where}")
+            target = f'TOOLS["{tool}"] in its module (boardenvs.registry.tool_settings)' if tool else "the engine's step"
+            raise TypeError(f"game {where}: {name} is no class attribute since 0.4: it moved to {target}")
     if missing:
         raise TypeError(f"game {where} declares no " + "; no ".join(missing))
-
-
-def where_cls(cls) -> str:
-    return f"{cls.env_id} ({cls.__module__}.{cls.__name__})"
 
 
 def _writable(state):

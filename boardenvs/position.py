@@ -127,10 +127,10 @@ class Position:
         chains: list[list[int]] = []
 
         def walk(state, chain):
-            mask = game.legal_mask(state)
-            for a in np.flatnonzero(mask):
+            scratch = np.empty(game.mask_size, np.int8)  # (the step computes the mask itself)
+            for a in np.flatnonzero(game.legal_mask(state)):
                 after = state.copy()
-                game.step(after, int(a), mask.copy(), mode=E.ILLEGAL_REFUSE, settle=False)  # the engine's step
+                game.step(after, int(a), scratch, mode=E.ILLEGAL_REFUSE, settle=False)  # the engine's step
                 if turn_over(start, after):
                     chains.append(chain + [int(a)])
                 else:
@@ -187,7 +187,7 @@ class Position:
         if self.is_terminal:
             raise IllegalMoveError(f"{env_id}: illegal move {move!r}: the game is over")
         state = self._state.copy()
-        mask = self.game.legal_mask(state)  # kept current by the engine's step
+        mask = np.empty(self.game.mask_size, np.int8)  # (the step computes it)
         for k, action in enumerate(actions):
             if state[E.H_STATUS] != E.PLAYING or (k and turn_over(self._state, state)):
                 raise IllegalMoveError(f"{env_id}: illegal move {move!r}: the turn is over after {k} decision(s)")
