@@ -244,13 +244,45 @@ def learner_out(s, seat):
 
 
 @njit(cache=True)
-def opponents_move(g, s, params, seat, probs, mask):
-    """The other seats play until ``seat`` is to act or its episode is over:
-    the opponent bound with the kernels (:func:`boardenvs.bind.opponent_action`:
-    a compiled decision, in the kernel), else uniformly random legal actions."""
+def advance_row(g, s, params, seat, outside, probs, mask):
+    """The learner loop's inner part, every view's: the other seats play
+    until ``seat`` is to act or its episode is over, by the opponent bound
+    with the kernels (:func:`boardenvs.bind.opponent_action`: a compiled
+    decision, in the kernel), else uniformly random legal actions; with
+    ``outside`` (the row's opponent decides outside the engine: a model, a
+    search, a Python policy) the row stops where an opponent is to act
+    instead.  Returns True when it stopped there (the row waits for that
+    opponent's action)."""
     while not learner_out(s, seat) and s[H_CURRENT] != seat:
+        if outside:
+            return True
         # the bound opponent's decision, or RANDOM_ACTION (drawn in the step from the row's generator)
         play_row(g, s, params, opponent_action(g, s, params, mask), probs, mask)
+    return False
+
+
+@njit(cache=True)
+def opponents_move(g, s, params, seat, probs, mask):
+    """The other seats play until ``seat`` is to act or its episode is over
+    (:func:`advance_row` with every opponent in the engine)."""
+    advance_row(g, s, params, seat, False, probs, mask)
+
+
+@njit(cache=True)
+def advance_rows(g, states, params, rows, actions, play, seats, outside, probs, masks, waiting):
+    """The learner loop over the listed rows, one round: with ``play``, row
+    ``rows[k]`` first plays ``actions[k]`` (an opponent's answer, checked by
+    the caller); then :func:`advance_row` for the learner in seat
+    ``seats[r]``, the row's opponent outside the engine where
+    ``outside[r]``; ``waiting[r]`` says whether row ``r`` now waits for that
+    opponent (``seats``, ``outside``, ``waiting``: one entry per row of the
+    batch).  No auto-reset."""
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        s, mask, prob = row_view(states, r), row_view(masks, r), row_view(probs, r)
+        if play:
+            play_row(g, s, params, actions[k], prob, mask)
+        waiting[r] = advance_row(g, s, params, seats[r], outside[r], prob, mask)
 
 
 @njit(cache=True)
@@ -312,10 +344,10 @@ def agent_step(g, states, params, actions, seats, draw, same_step, pending, prob
         observe_row(g, s, params, seat, mask, row_view(obs, i), row_view(out_masks, i))
 
 
-NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step")
+NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step", "advance_rows")
 # every compiled function here (boardenvs.bind.uncached copies them for kernels no import reaches)
 COMPILED = ("settle_chance", "fresh_game", "step_row", "settle_row", "play_row", "observe_row", "deal_row",
-            "learner_out", "opponents_move", "learner_episode", *NAMES)
+            "learner_out", "advance_row", "opponents_move", "learner_episode", *NAMES)
 
 
 # --- bound to a game: what the faces call --------------------------------------------------------------------------
@@ -356,6 +388,8 @@ class Drivers(NamedTuple):
     # the single-agent views' step against the random opponent (the row
     # API's moves for a learner in every row, in one call)
     agent_step: object
+    # the learner loop's round over listed rows, for opponents outside the engine
+    advance_rows: object
 
 
 def batched(k, extras: tuple = (), opponent: bool = False) -> Batched:

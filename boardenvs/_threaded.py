@@ -163,11 +163,22 @@ def agent_step(addr, token, chunks, states, params, actions, seats, draw, same_s
     return True
 
 
+@njit(cache=True, parallel=True)
+def advance_rows(addr, token, chunks, states, params, rows, actions, play, seats, outside, probs, masks, waiting):
+    if _token_of((states, params, rows, actions, play, seats, outside, probs, masks, waiting)) != token:
+        return False
+    n = rows.shape[0]
+    for c in prange(chunks):
+        a, b = c * n // chunks, (c + 1) * n // chunks
+        _call_at(addr, (states, params, rows[a:b], actions[a:b], play, seats, outside, probs, masks, waiting))
+    return True
+
+
 # per driver name: the generic threaded driver and the argument holding the rows to split
 GENERIC = {
     "reset_n": (reset_n, 0), "step_n": (step_n, 0),
     "random_actions_n": (random_actions_n, 0), "act_rows": (act_rows, 2), "observe_rows": (observe_rows, 2),
-    "reset_rows": (reset_rows, 2), "agent_step": (agent_step, 0),
+    "reset_rows": (reset_rows, 2), "agent_step": (agent_step, 0), "advance_rows": (advance_rows, 2),
 }  # fmt: skip
 
 ROWS_PER_CHUNK = 16  # at least, so a chunk's call costs little against its rows

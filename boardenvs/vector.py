@@ -382,6 +382,46 @@ class VectorEnv:
             self._run(self._drivers.act_rows, self._states, self.game.params, rows, actions, self._probs, self._masks)
             return illegal
 
+    def advance_rows(self, rows, seats, outside, actions=None, out=None) -> np.ndarray:
+        """The learner loop's round (what the single-agent views run for
+        opponents that decide outside the engine: models, searches, Python
+        policies).  With ``actions``, row ``rows[k]`` first plays
+        ``actions[k]``, the answer of the opponent it waited for (checked:
+        IllegalActionError before any row changes, as :meth:`act_rows`'
+        ``"raise"``; :attr:`RANDOM` draws).  Then, in every listed row, the
+        opponents of the learner in seat ``seats[row]`` play in the engine
+        until the learner is to act or its episode is over (the game ended,
+        or the learner is out of it); in a row where ``outside[row]`` the
+        row stops instead where an opponent is to act.  Random opponents
+        play in the engine, each row drawing from its own generator, so a
+        row's games do not depend on how it is batched.  No auto-reset.
+
+        ``seats`` (int seats) and ``outside`` (bools): ``num_envs`` entries,
+        one per row of the batch.  Returns ``num_envs`` bools (written into
+        ``out``, a C-contiguous bool array of ``num_envs``, if given): True
+        for the listed rows that wait for an opponent outside the engine
+        (its seat is the row's ``to_move``); the other entries are left as
+        they were (False in a new array)."""
+        with self._lock:
+            self._require_reset("advance_rows")
+            rows = self._check_rows(rows)
+            n, where = self.num_envs, f"{self.env_id} make_vec: "
+            seats, outside = np.asarray(seats), np.asarray(outside)
+            if seats.shape != (n,) or seats.dtype.kind not in "iu" or ((seats < 0) | (seats >= self.num_players)).any():
+                raise ValueError(f"{where}seats must be {n} seats 0..{self.num_players - 1} (one per row), got {_describe(seats)}")
+            if outside.shape != (n,) or outside.dtype != np.bool_:
+                raise ValueError(f"{where}outside must be {n} bools (one per row), got {_describe(outside)}")
+            if out is None:
+                out = np.zeros(n, np.bool_)
+            elif not (type(out) is np.ndarray and out.shape == (n,) and out.dtype == np.bool_ and out.flags.c_contiguous
+                      and out.flags.writeable):  # fmt: skip
+                raise ValueError(f"{where}out must be a writeable C-contiguous bool array of {n}, got {_describe(out)}")
+            play = actions is not None
+            checked = self._checked_actions(actions, rows, "raise")[0] if play else np.zeros(rows.shape[0], np.int64)
+            self._run(self._drivers.advance_rows, self._states, self.game.params, rows, checked, play,
+                      np.ascontiguousarray(seats, np.int64), np.ascontiguousarray(outside), self._probs, self._masks, out)  # fmt: skip
+            return out
+
     def observe_rows(self, rows, seats, out=None):
         """Row ``rows[k]`` as seat ``seats[k]`` sees it: ``(observations,
         masks)``, ``(k, *obs_shape)`` int8 and ``(k, num_actions)`` int8, the

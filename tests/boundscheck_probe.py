@@ -73,16 +73,22 @@ def probe(env_id: str, variant: dict, rng) -> None:
 
 def learner_loop(env_id: str, variant: dict) -> None:
     """The engine's learner loop with greedy played inside it (its scratch
-    rows, its row-sized carrier), serial and threaded, unmasked actions."""
+    rows, its row-sized carrier) and with an opponent outside it (a Python
+    policy asked round by round: advance_rows), serial and threaded (48
+    rows: chunks of the listed rows), unmasked actions."""
     from boardenvs.wrappers import SingleAgentVectorEnv
 
-    for parallel in (False, True):
-        view = SingleAgentVectorEnv(env_id, num_envs=6, opponent="greedy", parallel=parallel, **variant)
-        _, info = view.reset(seed=1)
-        rng = np.random.default_rng(2)
-        for _ in range(15):
-            masks = info["action_mask"]
-            _, _, _, _, info = view.step((rng.random(masks.shape) * masks).argmax(1))
+    def last_legal(observations, masks):
+        return masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+
+    for opponent, n in (("greedy", 6), (last_legal, 48)):
+        for parallel in (False, True):
+            view = SingleAgentVectorEnv(env_id, num_envs=n, opponent=opponent, parallel=parallel, **variant)
+            _, info = view.reset(seed=1)
+            rng = np.random.default_rng(2)
+            for _ in range(15):
+                masks = info["action_mask"]
+                _, _, _, _, info = view.step((rng.random(masks.shape) * masks).argmax(1))
 
 
 def threads() -> None:

@@ -151,9 +151,11 @@ def test_sb3_check_env_and_maskable_ppo_trains(env_id):
     assert model.num_timesteps >= 2048 and len(asked) >= 2048
 
 
-def test_a_failing_opponent_takes_nothing_back_but_the_learners_move():
-    """An opponent that raises (or answers an illegal action) leaves the env
-    as it was before the learner's step, its turn still the learner's."""
+def test_a_failing_opponent_stops_the_step_and_asks_for_reset():
+    """An opponent that raises (or answers an illegal action) stops the step
+    where it was asked (the batched view at one row keeps no undo copy):
+    the game shows the learner's move played and the opponent to act, every
+    later step asks for reset(), and reset gives the seed's games again."""
     calls = {"n": 0}
 
     def flaky(observations, masks):
@@ -161,15 +163,20 @@ def test_a_failing_opponent_takes_nothing_back_but_the_learners_move():
         return np.array([9999 if calls["n"] == 2 else int(np.flatnonzero(masks[0])[0])])
 
     env = gymnasium.make("boardenvs/Quess-v0", opponent=flaky, seat=0, first_player=0).unwrapped
-    _, info = env.reset(seed=0)
+    obs0, info = env.reset(seed=0)
     env.step(int(np.flatnonzero(info["action_mask"])[0]))
     before = env.position()
     action = int(np.flatnonzero(env.action_masks())[0])
     with pytest.raises(IllegalActionError, match="opponent"):
         env.step(action)
-    assert env.position() == before and env.position().to_move == 0
-    env.step(action)  # the opponent answers legally this time
-    assert env.position().turn == before.turn + 2
+    after = env.position()
+    assert after.turn == before.turn + 1 and after.to_move == 1  # the learner's move, the opponent's answer refused
+    with pytest.raises(boardenvs.errors.ResetNeededError, match="part-way .IllegalActionError"):
+        env.step(action)
+    obs, _ = env.reset(seed=0)
+    assert np.array_equal(obs, obs0) and env.position().turn == 0
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert env.step(action)[1] == 0.0 and env.position().turn == before.turn + 2  # the opponent answers legally
 
 
 def test_flat_learners_play_flat_opponents_and_numpy_seeds():

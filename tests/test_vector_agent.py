@@ -176,12 +176,17 @@ def test_illegal_learner_actions_and_failing_opponents_change_nothing():
     def bad_opponent(observations, masks):
         return np.full(len(masks), 9999)
 
+    # an opponent's illegal answer is refused before it is played; the step stops part-way (no
+    # undo copy of the rows is taken), so the env asks for reset(), which starts afresh
     venv = SingleAgentVectorEnv("quess_v0", num_envs=4, seat=0, first_player=0, opponent=bad_opponent)
-    _, info = venv.reset(seed=0)
-    before = venv.vec.states.copy()
+    obs0, info = venv.reset(seed=0)
     with pytest.raises(IllegalActionError, match="opponent"):
         venv.step(first_legal(None, info["action_mask"]))
-    assert np.array_equal(venv.vec.states, before)
+    assert (venv.vec.states[:, boardenvs.engine.H_CURRENT] == 1).all()  # each row waits for the opponent's answer
+    with pytest.raises(boardenvs.errors.ResetNeededError, match="part-way .IllegalActionError.*call reset"):
+        venv.step(first_legal(None, info["action_mask"]))
+    obs, _ = venv.reset(seed=0)
+    assert np.array_equal(obs, obs0)
     with pytest.raises(ValueError, match="seat"):
         SingleAgentVectorEnv("quess_v0", num_envs=2, seat=2)
     with pytest.raises(boardenvs.errors.ResetNeededError):
@@ -278,10 +283,12 @@ def test_model_opponents_sample_from_the_env_generator():
     assert np.array_equal(run(), run())
 
 
-def test_a_failing_opponent_while_ended_rows_restart_changes_nothing():
+def test_a_failing_opponent_while_ended_rows_restart_asks_for_reset():
     """The opponent fails in the middle of a step whose ended rows are being
-    dealt new games (where it moves first): every row, seat and generator is
-    back as it was, and the retried step gives what an unbroken run gives."""
+    dealt new games (where it moves first).  No undo copy of the rows is
+    kept (issue 45: no per-step snapshot), so the step leaves them part-way
+    and every later step() asks for reset(), naming the failure; a reset with
+    the same seed then plays the unbroken run's games again."""
     calls = {"n": 0, "fail_at": -1}
 
     def policy(observations, masks):
@@ -304,13 +311,19 @@ def test_a_failing_opponent_while_ended_rows_restart_changes_nothing():
     env, info = make()
     for _ in range(k):
         _, _, _, _, info = env.step(first_legal(None, info["action_mask"]))
-    before = env.vec.states.copy(), env.seats, env._rng.bit_generator.state
     calls["fail_at"] = calls["n"] + 2  # the reply in every row, then the first move of a new game
     actions = first_legal(None, info["action_mask"])
     with pytest.raises(RuntimeError, match="opponent down"):
         env.step(actions)
-    assert np.array_equal(env.vec.states, before[0]) and np.array_equal(env.seats, before[1])
-    assert env._rng.bit_generator.state == before[2]
+    ended = np.flatnonzero(term | trunc)
+    st = env.vec.states
+    assert (st[ended, E.H_STATUS] == E.PLAYING).all() and (st[ended, E.H_CURRENT] == 0).all()  # new games, opponent to move
+    for _ in range(2):
+        with pytest.raises(boardenvs.errors.ResetNeededError, match="opponent down"):
+            env.step(actions)
+    _, info = env.reset(seed=0)
+    for _ in range(k):
+        _, _, _, _, info = env.step(first_legal(None, info["action_mask"]))
     _, rewards2, term2, trunc2, _ = env.step(actions)
     assert np.array_equal(term2, term) and np.array_equal(trunc2, trunc) and np.array_equal(rewards2, rewards)
 
@@ -721,3 +734,42 @@ def test_the_vector_view_plays_greedy_in_the_kernel_and_reproducibly():
     assert len(calls) == 13 and all(c is not None and c.name == "greedy" for c in calls)
     b = run()
     assert all(np.array_equal(x, y) for p, q in zip(a, b) for x, y in zip(p, q))
+
+
+def test_advance_rows_is_the_learner_loops_round():
+    """make_vec's advance_rows (issue 45, item 2): in-engine opponents play
+    until the learner is to act; rows whose opponent decides outside stop
+    where it is to act and are flagged; the answers are checked before any
+    row changes; serial and threaded give the same rows."""
+    def made(parallel):
+        vec = boardenvs.make_vec("quagmire_v0", num_envs=64, radius=2, parallel=parallel)
+        vec.reset(seed=3)
+        return vec
+
+    vec, threaded = made(False), made(True)
+    rows, seats = np.arange(64), np.ones(64, np.int64)
+    outside = np.zeros(64, np.bool_)
+    outside[::3] = True
+    for v in (vec, threaded):
+        waiting = v.advance_rows(rows, seats, outside)
+        st = v.states
+        live = st[:, E.H_STATUS] == E.PLAYING
+        assert np.array_equal(waiting, outside & live & (st[:, E.H_CURRENT] != 1))
+        assert ((st[:, E.H_CURRENT] == 1) | ~live | waiting).all()  # the others: the learner is to act
+    assert waiting[::3].any() and np.array_equal(vec.states, threaded.states)
+    wrows = rows[waiting]
+    before = vec.states.copy()
+    bad = np.full(wrows.shape[0], vec.num_actions + 5)
+    with pytest.raises(IllegalActionError):
+        vec.advance_rows(wrows, seats, outside, actions=bad)
+    assert np.array_equal(vec.states, before)
+    answers = np.argmax(vec.observe_rows(wrows, vec.states[wrows, E.H_CURRENT])[1], axis=1)
+    out = np.zeros(64, np.bool_)
+    vec.advance_rows(wrows, seats, outside, actions=answers, out=out)
+    assert (vec.states[wrows, E.H_TURN] > before[wrows, E.H_TURN]).all()
+    assert not out[~waiting].any()  # only the listed rows' entries are written
+    for kwargs, name in ((dict(seats=np.ones(3, np.int64)), "seats"), (dict(seats=np.full(64, 2)), "seats"),
+                         (dict(outside=outside.astype(np.int8)), "outside"), (dict(out=np.zeros(64)), "out")):  # fmt: skip
+        args = {"seats": seats, "outside": outside, **kwargs}
+        with pytest.raises(ValueError, match=name):
+            vec.advance_rows(rows, **args)

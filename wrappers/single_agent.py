@@ -4,10 +4,13 @@
 builds a :class:`SingleAgentEnv`: a ``gymnasium.Env`` over one game's
 kernels.  The learner plays ``seat`` (an int, or ``"random"``: drawn per
 episode from the reset seed); every other seat is played by ``opponent``;
-chance is resolved inside by the seeded die (``Game.draw_chance``: the game
-row's own generator, seeded from the env's at reset).  So after
-``reset`` and after every ``step`` it is the learner's turn, or the episode
-is over.
+chance is resolved inside by the seeded die (the game row's own generator,
+seeded at reset).  So after ``reset`` and after every ``step`` it is the
+learner's turn, or the episode is over.
+
+It is the batched view at one row: a :class:`~boardenvs.wrappers.vector.SingleAgentVectorEnv`
+with ``num_envs=1`` (the engine's learner loop; no auto-reset), so the same
+seed plays the same games here as in ``gymnasium.make_vec(..., num_envs=1)``.
 
 * Observation: the learner's own, egocentric, ``int8``.  By default one flat
   vector (``flatten=True``: the convention of gymnasium's and SB3's MLP
@@ -34,11 +37,13 @@ is over.
 * End of an episode: ``info["end_reason"]`` (the name), ``info["length"]``
   (the game's turns) and ``info["learner_steps"]``.
 * Opponents (:mod:`boardenvs.opponents`): ``"random"`` (a
-  uniformly random legal action from the env's generator); a callable
+  uniformly random legal action from the game's generator); a callable
   ``policy(observations, action_masks) -> actions`` on batches (arrays in,
   array out; here batches of one); a trained SB3 model (``MaskablePPO``);
   or a :class:`~boardenvs.wrappers.selfplay.SelfPlayPool`, which picks one
   of its snapshots per episode (the pick is in ``info["opponent"]``).
+  An opponent that fails (raises, or answers an illegal action) stops the
+  step part-way: the next ``step`` asks for ``reset()``.
 """
 from __future__ import annotations
 
@@ -48,12 +53,10 @@ from gymnasium import spaces
 
 from .. import engine as E
 from ..errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
-from ..registry import make_game
+from ..registry import game_class
 from ..spaces import LegalDiscrete
-from ..spec import (ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_render_mode, check_seat, check_seed,
-                     is_action_int)
-from ..opponents import Batch, decide
-from .selfplay import make_picker
+from ..spec import ILLEGAL_ACTION_DEFAULT, check_illegal_action, check_render_mode, check_seed, is_action_int
+from .vector import SingleAgentVectorEnv
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -63,35 +66,34 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, env_id: str, opponent="random", seat="random", render_mode=None,
                  illegal_action=ILLEGAL_ACTION_DEFAULT, flatten=True, **options):  # fmt: skip
-        self.game = game = make_game(env_id, **options)
         where = f"{env_id}: "
         self.illegal_action = check_illegal_action(illegal_action, where)
-        check_seat(seat, game.num_players, "seat", where)
-        modes = list(game.render_modes) + (["human"] if "rgb_array" in game.render_modes else [])
+        modes = list(game_class(env_id).render_modes)
+        modes += ["human"] if "rgb_array" in modes else []
         self.metadata = {**self.metadata, "render_modes": modes}
         check_render_mode(render_mode, modes, where)
-        check_flag("flatten", flatten, where)
+        # the learner loop at one row, its episodes not restarted (the caller resets)
+        self._venv = venv = SingleAgentVectorEnv(env_id, 1, opponent=opponent, seat=seat, illegal_action=illegal_action,
+                                                 flatten=flatten, parallel=False, autoreset_mode="next_step", **options)  # fmt: skip
         if render_mode == "human":
             from ..render import require_pygame
 
             require_pygame()
         self._window = None
+        self.game = game = venv.game
         self.env_id = env_id
         self.seat_option = seat
-        self.opponents = make_picker(opponent)
+        self.opponents = venv.opponents
         self.opponent = None  # this episode's, picked at reset
         self.render_mode = render_mode
-        info = game.info
-        self.flatten = bool(flatten)
-        self.plane_shape = info.obs_shape  # the observation's planes (flatten=False)
-        low, high = (info.obs_low.ravel(), info.obs_high.ravel()) if flatten else (info.obs_low, info.obs_high)
-        self.observation_space = spaces.Box(low, high, low.shape, np.int8)
-        self.action_space = LegalDiscrete(info.num_actions, self.legal_mask)
+        self.flatten = venv.flatten
+        self.plane_shape = venv.plane_shape  # the observation's planes (flatten=False)
+        self.observation_space = venv.single_observation_space
+        self.action_space = LegalDiscrete(game.num_actions, self.legal_mask)
         self.seat = 0 if seat == "random" else int(seat)
-        self._state = None
-        self._mask = np.zeros(game.mask_size, np.int8)  # the engine's mask of the row, kept current by its step
-        self._steps = 0
-        self._warned_illegal = False
+        self._obs = None  # the last observation (None before the first reset)
+        self._info = None
+        self._over = True
 
     def __getstate__(self):
         """``copy.deepcopy`` / ``pickle``: everything but a window (a copy opens its own)."""
@@ -102,7 +104,7 @@ class SingleAgentEnv(gymnasium.Env):
     def legal_mask(self):
         """The learner's int8 mask while its episode goes on, else None
         (``action_space.sample()``)."""
-        return None if self._over() else self._mask[: self.game.num_actions].copy()
+        return None if self._over else self._venv.action_masks()[0].astype(np.int8)
 
     # -- gymnasium API ----------------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -111,82 +113,51 @@ class SingleAgentEnv(gymnasium.Env):
         learner's first decision (others won, or passes left it no turn) is
         no episode of the learner's: it is dealt again from the generator (at
         most 64 times), as the batched view does."""
-        super().reset(seed=None if seed is None else check_seed(seed))
-        game, rng = self.game, self.np_random
-        n = game.num_players
-        for _ in range(64):
-            self.seat = int(rng.integers(n)) if self.seat_option == "random" else int(self.seat_option)
-            first = int(game.params[E.P_FIRST])
-            if first < 0:
-                first = int(rng.integers(n))
-            self._state = game.new_state(first, rng_seed=int(rng.integers(2**62)))
-            game.settle(self._state, self._mask)  # the seeded die, the mask of whoever acts
-            self.opponent = self.opponents.pick(rng)
-            self._steps = 0
-            self._play_others()
-            if not self._over():
-                break
-        else:
-            raise RuntimeError(f"{self.env_id}: 64 new games in a row ended before the learner's first decision")
+        seed = None if seed is None else check_seed(seed)
+        super().reset(seed=seed)
+        obs, info = self._venv.reset(seed=seed)
+        self._over = False
+        self._take(obs, info, ended=False)
         if self.render_mode == "human":
             self.render()
-        return self._obs(), self._info()
+        return self._obs, self._info
 
     def step(self, action):
         self._require_reset("step")
-        if self._over():
+        if self._over:
             raise IllegalActionError(f"{self.env_id}: step({action!r}) after the episode ended: call reset() first")
-        mask = self.action_masks()
         whole = is_action_int(action)  # an int, a numpy integer or a 0-d integer array
-        if whole:
-            action = int(action)
-        note = None
-        if not (whole and 0 <= action < mask.shape[0] and mask[action]):
-            note = f"the learner (player_{self.seat}) sent {action!r}: not a legal action now"
-            if self.illegal_action == "raise" or (self.illegal_action == "random" and not whole):
+        action = int(action) if whole else -1
+        if self.illegal_action != "lose" and not (whole and 0 <= action < self.game.num_actions
+                                                  and self._venv.action_masks()[0, action]):  # fmt: skip
+            if self.illegal_action == "raise" or not whole:
                 help_ = f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" else ""
-                raise IllegalActionError(f"{self.env_id}: {note}.{help_}")
-            if not self._warned_illegal:
-                self._warned_illegal = True
-                outcome = "the learner loses the game" if self.illegal_action == "lose" else "a random legal action is played"
-                gymnasium.logger.warn(f"{self.env_id}: {note}; illegal_action={self.illegal_action!r}: {outcome} "
-                                      '(info["illegal_action"] is True; this warning is shown once per env)')  # fmt: skip
-        if note and self.illegal_action == "lose":
-            self.game.step(self._state, -1, self._mask)  # the engine's step: -1 forfeits the learner's game
-        else:
-            played = int(self.np_random.choice(np.flatnonzero(mask))) if note else action
-            before = self._state.copy(), self._mask.copy(), self.np_random.bit_generator.state
-            self.game.step(self._state, played, self._mask)  # the engine's step (chance by the seeded die)
-            try:
-                self._play_others()
-            except BaseException:
-                # an opponent failed: the learner's move is taken back, nothing changed
-                self._state[:], self._mask[:] = before[0], before[1]
-                self.np_random.bit_generator.state = before[2]
-                raise
-        self._steps += 1
-        terminated = self._over() and (self._state[E.H_STATUS] == E.TERMINATED or not self._alive())
-        truncated = self._over() and not terminated
-        reward = float(self._state[E.H_RET + self.seat]) if self._over() else 0.0
-        info = self._info()
-        if note:
-            info["illegal_action"] = True
+                raise IllegalActionError(f"{self.env_id}: the learner (player_{self.seat}) sent {action!r}: not a legal "
+                                         f"action now.{help_}")  # fmt: skip
+        # the engine's step of the batched view at one row: an illegal action is forfeited or
+        # replaced by a random legal one there (and warned of once per env)
+        obs, rewards, terminated, truncated, info = self._venv.step(np.array([action], np.int64))
+        self._over = bool(terminated[0] or truncated[0])
+        self._take(obs, info, ended=self._over)
+        if info["illegal_action"][0]:
+            self._info["illegal_action"] = True
         if self.render_mode == "human":
             self.render()
-        return self._obs(), reward, bool(terminated), bool(truncated), info
+        return self._obs, float(rewards[0]), bool(terminated[0]), bool(truncated[0]), self._info
 
     def action_masks(self) -> np.ndarray:
         """The learner's mask (all zeros once the episode is over), as bools."""
-        if self._over():
+        if self._obs is None or self._over:
             return np.zeros(self.game.num_actions, np.bool_)
-        return self._mask[: self.game.num_actions].astype(np.bool_)
+        return self._venv.action_masks()[0].copy()
 
     def render(self):
-        if self.render_mode is None or self._state is None:
+        if self.render_mode is None or self._obs is None:
             return None
         from ..render import frame_for  # the board with legend, turn, last move, result
 
-        out, self._window = frame_for(self.render_mode, self.game, self._state, None, self._window, self.metadata["render_fps"])
+        state = np.array(self._venv.vec.states[0])
+        out, self._window = frame_for(self.render_mode, self.game, state, None, self._window, self.metadata["render_fps"])
         return out
 
     def close(self):
@@ -197,46 +168,21 @@ class SingleAgentEnv(gymnasium.Env):
 
     def position(self):
         """A Position snapshot of the game."""
-        from ..position import Position
-
         self._require_reset("position")
-        return Position(self.game, self._state)
+        return self._venv.position(0)
 
     def _require_reset(self, what: str) -> None:
-        if self._state is None:
+        if self._obs is None:
             raise ResetNeededError(f"{self.env_id}: {what}() before reset(): call reset() first")
 
     # -- inside ----------------------------------------------------------------------
-    def _alive(self) -> bool:
-        return bool((int(self._state[E.H_ALIVE]) >> self.seat) & 1)
-
-    def _over(self) -> bool:
-        return self._state is None or self._state[E.H_STATUS] != E.PLAYING or not self._alive()
-
-    def _play_others(self):
-        """Opponents until the learner is to act or its episode is over (the
-        engine's step resolves chance with the seeded die: the row's
-        generator, seeded at reset)."""
-        game, state, rng = self.game, self._state, self.np_random
-        while not self._over():
-            mover = int(state[E.H_CURRENT])
-            if mover == self.seat:
-                return
-            mask = self._mask[: game.num_actions]
-            obs = game.observe(state, mover)
-            batch = Batch(game, mask[None], rng, seats=[mover], observations=(obs.ravel() if self.flatten else obs)[None],
-                          states=lambda: state[None].copy())  # fmt: skip
-            action = int(decide(self.opponent, batch)[0])  # (checked against the mask: legal)
-            game.step(state, action, self._mask)
-
-    def _obs(self) -> np.ndarray:
-        obs = self.game.observe(self._state, self.seat)
-        return obs.ravel() if self.flatten else obs
-
-    def _info(self) -> dict:
-        info = {"action_mask": self.action_masks(), "seat": self.seat, "opponent": self.opponent.name}
-        if self._over():
-            info["end_reason"] = self.game.end_reason(self._state)
-            info["length"] = int(self._state[E.H_TURN])
-            info["learner_steps"] = self._steps
-        return info
+    def _take(self, obs, info, ended: bool) -> None:
+        """The batched view's row 0 as this env's observation and info."""
+        venv = self._venv
+        self._obs = obs[0]
+        self.seat = int(info["seat"][0])
+        self.opponent = venv.opponent_of(0)
+        self._info = {"action_mask": self.action_masks(), "seat": self.seat, "opponent": self.opponent.name}
+        if ended:
+            self._info.update(end_reason=info["end_reason"][0], length=int(info["length"][0]),
+                              learner_steps=int(info["learner_steps"][0]))  # fmt: skip

@@ -38,7 +38,6 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from numba import njit
 from gymnasium.vector import AutoresetMode
 
 from .. import engine as E
@@ -56,20 +55,8 @@ AUTORESET_MODES = {"same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetM
                    AutoresetMode.SAME_STEP.value: AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP.value: AutoresetMode.NEXT_STEP}
 
 
-@njit(cache=True)
-def _waiting(states, rows, seats, out_rows, out_movers):
-    """The listed rows where an opponent is to act (the game goes on, the
-    learner ``seats[row]`` is alive and not to move), and their movers;
-    returns how many.  Reads three header fields, never a whole row."""
-    m = 0
-    for k in range(rows.shape[0]):
-        i = rows[k]
-        s = states[i]
-        if s[E.H_STATUS] == E.PLAYING and (s[E.H_ALIVE] >> seats[i]) & 1 == 1 and s[E.H_CURRENT] != seats[i]:
-            out_rows[m] = i
-            out_movers[m] = s[E.H_CURRENT]
-            m += 1
-    return m
+def _shorten(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
@@ -138,8 +125,9 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._seats = np.zeros(N, np.int64)  # the learner's seat per row
         self._lengths = np.zeros(N, np.int64)  # learner steps in the current episode
         # per-row opponents as small ints into _opp_list (one group per opponent)
-        self._wait_rows = np.zeros(N, np.int64)
-        self._wait_movers = np.zeros(N, np.int64)
+        self._waiting = np.zeros(N, np.bool_)  # rows waiting for an opponent outside the engine
+        self._outside = np.zeros(N, np.bool_)  # rows whose opponent decides outside the engine
+        self._failed = None  # why the last step stopped part-way (then step() asks for reset())
         # this step's observations and learner masks: new arrays each step, as
         # far as the caller can tell (recycled once nobody holds them: boardenvs.fresh)
         self._fresh_obs = FreshArrays((N, *self.plane_shape), np.int8)
@@ -177,11 +165,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             self._rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(seed).spawn(1)[0])
         self._illegal = np.zeros(self.num_envs, np.bool_)
         self._pending[:] = False
+        self._failed = "reset() did not finish"  # (an opponent may fail in the new games' first moves)
         if self._all_in_kernel():
             self._deal_in_kernel()
         else:
             self._reset_rows(self._rows)
             self._observe_all()
+        self._failed = None
         self._lengths[:] = 0
         return self._observations(), self._infos()
 
@@ -189,27 +179,33 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         vec = self.vec
         if self._rng is None:
             raise ResetNeededError(f"{self.env_id} make_vec: step() before reset(): call reset() first")
+        if self._failed:
+            raise ResetNeededError(f"{self.env_id}: the last step() stopped part-way ({self._failed}): its rows are "
+                                   "mid-move; call reset()")  # fmt: skip
         if self._all_in_kernel():
             return self._step_in_kernel(actions)
-        backup = (vec.snapshot(), self._rng.bit_generator.state, self._seats.copy(), self._opp_ids.copy(),
-                  list(self._opp_list), dict(self._opp_index))  # (a prune may renumber the opponents)
         rewards = np.zeros(self.num_envs, np.float32)
         terminated = np.zeros(self.num_envs, np.bool_)
         truncated = np.zeros(self.num_envs, np.bool_)
         infos = {}
         next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
         pending = np.flatnonzero(self._pending) if next_step else np.zeros(0, np.int64)
+        playing = self._rows
+        if pending.size:  # next_step: these rows start their new episode now, their actions unused
+            playing = np.flatnonzero(~self._pending)
+            actions = np.asarray(actions)
+            if actions.shape == (self.num_envs,):
+                actions = actions[playing]
+        # the learner's actions: checked against the engine's masks (raise: nothing changed)
+        illegal = vec.act_rows(playing, actions, allow_random=False)
         try:
-            playing = self._rows
-            if pending.size:  # next_step: these rows start their new episode now, their actions unused
-                playing = np.flatnonzero(~self._pending)
-                actions = np.asarray(actions)
-                if actions.shape == (self.num_envs,):
-                    actions = actions[playing]
+            # no undo copy of the rows: an opponent that fails (raises, or answers an illegal
+            # action) leaves them mid-move, and the next step() asks for reset() (as a vector
+            # env whose sub-env raised)
+            if pending.size:
                 self._reset_rows(pending)
-            # the learner's actions: checked against the engine's masks (raise: nothing changed)
             self._illegal = np.zeros(self.num_envs, np.bool_)
-            self._illegal[playing] = vec.act_rows(playing, actions, allow_random=False)
+            self._illegal[playing] = illegal
             self._advance(playing)
             st = vec.states
             alive = ((st[playing, E.H_ALIVE] >> self._seats[playing]) & 1) == 1
@@ -223,10 +219,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 infos = self._ended_infos(ended, rewards, st[ended, E.H_REASON], st[ended, E.H_TURN], final)
                 if not next_step:
                     self._reset_rows(ended)  # opponents may move first in the new games
-        except BaseException:  # an opponent failed: every row back as it was
-            vec.restore(backup[0])
-            self._rng.bit_generator.state, self._seats[:], self._opp_ids[:] = backup[1:4]
-            self._opp_list, self._opp_index = backup[4], backup[5]
+        except BaseException as e:
+            self._failed = _shorten(f"{type(e).__name__}: {e}")
             raise
         self._count_steps(playing, pending, ended)
         self._observe_all()
@@ -268,6 +262,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         holds (a new one each step; writing into it changes nothing the
         engine checks actions against)."""
         return self._bool_masks
+
+    def opponent_of(self, i):
+        """The opponent of row ``i``'s current episode (an
+        :class:`~boardenvs.opponents.Opponent`: a pool's pick)."""
+        if self._rng is None:
+            raise ResetNeededError(f"{self.env_id}: opponent_of() before reset(): call reset() first")
+        return self._opp_list[int(self._opp_ids[self._rows[i]])]
 
     @property
     def seats(self) -> np.ndarray:
@@ -320,9 +321,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 # one row at a time: _opp_id may prune the list and renumber _opp_ids,
                 # which must include the ids already given to these rows
                 for r in rows:
-                    self._opp_ids[r] = self._opp_id(self.opponents.pick(self._rng))
-            elif not self._opp_list:
-                self._opp_id(self.opponents.opponent)
+                    opponent = self.opponents.pick(self._rng)
+                    self._opp_ids[r] = self._opp_id(opponent)
+                    self._outside[r] = not opponent.in_kernel
+            else:
+                if not self._opp_list:
+                    self._opp_id(self.opponents.opponent)
+                self._outside[rows] = not self.opponents.opponent.in_kernel
             self._advance(rows)
             st = vec.states
             gone = (st[rows, E.H_STATUS] != E.PLAYING) | (((st[rows, E.H_ALIVE] >> self._seats[rows]) & 1) == 0)
@@ -372,26 +377,24 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._opp_index = {id(o): k for k, o in enumerate(keep)}
 
     def _advance(self, rows):
-        """Opponents move in ``rows`` until the learner is to act or its
-        episode is over: one round = one decision in every waiting row."""
-        vec = self.vec
-        out_rows, out_movers = self._wait_rows, self._wait_movers
+        """The learner loop over ``rows`` (:meth:`~boardenvs.vector.VectorEnv.advance_rows`):
+        opponents in the engine play at once; each round, every row waiting
+        for an opponent outside it gets that opponent's decision (one batch
+        per opponent), until the learner is to act or its episode is over."""
+        vec, waiting = self.vec, self._waiting
+        vec.advance_rows(rows, self._seats, self._outside, out=waiting)
         while True:
-            m = _waiting(vec.states, rows, self._seats, out_rows, out_movers)
-            if m == 0:
+            wrows = rows[waiting[rows]]
+            if not wrows.size:
                 return
-            wrows = out_rows[:m].copy()
-            actions = np.full(m, vec.RANDOM, np.int64)
-            if not self._all_in_kernel():
-                movers = out_movers[:m].copy()
-                ids = self._opp_ids[wrows]
-                for k in np.unique(ids):
-                    opponent = self._opp_list[int(k)]
-                    if opponent.in_kernel:
-                        continue
-                    sel = np.flatnonzero(ids == k)
-                    actions[sel] = self._opponent_actions(opponent, wrows[sel], movers[sel])
-            vec.act_rows(wrows, actions, illegal_action="raise")  # opponents' actions were checked (decide)
+            movers = vec.states[wrows, E.H_CURRENT]
+            actions = np.empty(wrows.shape[0], np.int64)
+            ids = self._opp_ids[wrows]
+            for k in np.unique(ids):
+                sel = np.flatnonzero(ids == k)
+                actions[sel] = self._opponent_actions(self._opp_list[int(k)], wrows[sel], movers[sel])
+            vec.advance_rows(wrows, self._seats, self._outside, actions=actions, out=waiting)
+            rows = wrows
 
     def _opponent_actions(self, opponent, rows, movers) -> np.ndarray:
         """``opponent``'s decisions in ``rows`` (one round), through the one
