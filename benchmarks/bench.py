@@ -115,7 +115,9 @@ TARGET_VS_PGX = 1.0  # per CPU-second
 TARGET_VS_ENVPOOL = 10.0  # per CPU-second, the game's closest EnvPool game at the same N
 TARGET_VS_OPENSPIEL = 20.0  # per wall-second
 TARGET_VS_NOOP = 0.8
-TARGET_SB3_VS_VEC = 0.5  # learner steps/s through SB3VecEnv against make_vec's steps/s at the same N
+# learner steps/s through SB3VecEnv against make_vec's steps/s at the same N, times P (the seats): against
+# P seats a learner step is also P - 1 opponent decisions, so 1/P is the natural ceiling (issue 45: >= 0.8 of it)
+TARGET_SB3_VS_VEC = 0.8
 TARGET_SB3_VS_DUMMY = 20.0  # SB3VecEnv against SB3's DummyVecEnv of single-agent envs
 TARGET_WARM_STARTUP = 1.0
 TARGET_COLD_STARTUP = 5.0
@@ -678,7 +680,9 @@ def comparisons(row: Row, rows: list[Row], big: int) -> list[dict]:
             out.append({"anchor": f"{numba.get_num_threads()} threads / 1 thread", "wall": ratio(default, row)[0],
                         "cpu": ratio(default, row)[1], "target": None, "met": None})  # fmt: skip
     elif row.system == "boardenvs" and row.api == "SB3VecEnv":
-        add(find(rows, "boardenvs", row.game, "make_vec", row.n), f"make_vec N={row.n}", TARGET_SB3_VS_VEC)
+        seats = boardenvs.make_game(row.env_id, **(row.options or {})).num_players
+        add(find(rows, "boardenvs", row.game, "make_vec", row.n), f"make_vec N={row.n} / {seats} seats",
+            TARGET_SB3_VS_VEC / seats)  # fmt: skip
     elif row.system == "boardenvs" and row.api == SB3_DIRECT:
         add(find(rows, "boardenvs", row.game, "make_vec", row.n), f"make_vec N={row.n}", None)
         add(find(rows, "boardenvs", row.game, "SB3VecEnv", row.n), "SB3VecEnv through get_action_masks", None)

@@ -23,6 +23,15 @@ For each game, one process, the same machine, quiet (load swings figures
   parts alone, ``(P - 1)`` greedy decisions and ``P`` engine steps (P seats):
   1.0 would be no overhead (the issue's target: at most 1.25).
 
+A second table does the same against the game's committed model
+(``opponent="baseline:<id>"``, asked from outside the engine once per round
+for every row waiting on it: one torch forward): ``model alone`` is its
+decisions per second through the opponents' protocol
+(:func:`boardenvs.opponents.decide`) on batches of the loop's own waiting
+rows, ``loop`` the view's learner steps per second (numba's threads for the
+engine, torch's for the model, as a user runs it), and ``cost / parts`` as
+above with the model's decisions (target: at most 1.25).
+
 The learner's actions are drawn by numpy from its masks (no policy).
 """
 from __future__ import annotations
@@ -97,6 +106,59 @@ def measure(env_id: str, n: int, seconds: float) -> dict:
             "rounds": rounds, "cost": (1.0 / engine_one) / parts}  # fmt: skip
 
 
+def measure_model(env_id: str, n: int, seconds: float) -> dict:
+    """The committed model's row (see the module docstring)."""
+    from boardenvs.opponents import Batch, decide, make_opponent
+
+    game = boardenvs.make_game(env_id)
+    vec = boardenvs.make_vec(env_id, num_envs=n)
+    vec.reset(seed=1)
+    for _ in range(300):
+        vec.step(vec.random_actions())
+    make_vec = _rate(lambda: (vec.step(vec.random_actions()), n)[1], seconds)
+    opponent = make_opponent(f"baseline:{env_id}")
+    batches: list = []
+    env = SingleAgentVectorEnv(env_id, num_envs=n, opponent=opponent)
+    decide_rows = env._decide
+
+    def keep(opp, rows, movers, observations, masks):  # the loop's own waiting rows, as asked
+        if len(batches) < 8:
+            batches.append((observations.copy(), masks.copy(), movers.copy(), rows.copy()))
+        return decide_rows(opp, rows, movers, observations, masks)
+
+    env._decide = keep
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(8):
+        masks = info["action_mask"]
+        _, _, _, _, info = env.step((rng.random(masks.shape) * masks).argmax(1))
+    gen = np.random.default_rng(0)
+    full = [b for b in batches if len(b[3]) >= n // 2] or batches
+
+    def alone():
+        done = 0
+        for obs, masks, movers, rows in full:
+            decide(opponent, Batch(game, masks, gen, seats=movers, rows=rows, observations=obs))
+            done += len(rows)
+        return done
+
+    model_alone = _rate(alone, seconds)
+    loop = _loop_rate(env_id, n, seconds, None, opponent)
+    p = game.num_players
+    parts = (p - 1) / model_alone + p / make_vec
+    return {"env_id": env_id, "make_vec": make_vec, "alone": model_alone, "loop": loop, "cost": (1.0 / loop) / parts}
+
+
+def model_table(rows, n: int) -> str:
+    lines = [f"| N = {n}, vs the committed model | make_vec, threads | model alone | loop | cost / parts (<= 1.25) |",
+             "|" + "---|" * 5]  # fmt: skip
+    for r in rows:
+        met = "met" if r["cost"] <= 1.25 else "missed"
+        lines.append(f"| {r['env_id']} | {r['make_vec'] / 1e6:.2f}M | {r['alone'] / 1e3:.1f}k | {r['loop'] / 1e3:.1f}k | "
+                     f"{r['cost']:.2f} {met} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def table(rows, n: int) -> str:
     head = (f"| N = {n} | make_vec, 1 core | greedy alone, 1 core | loop, engine, 1 core | loop, engine, threads | "
             "loop, rounds, threads | engine / rounds | cost / parts (<= 1.25) |")  # fmt: skip
@@ -114,11 +176,17 @@ def main(argv=None) -> int:
     parser.add_argument("--games", nargs="*", default=list(boardenvs.ENV_IDS))
     parser.add_argument("--n", type=int, default=1024, help="rows (default 1024)")
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per timed run (best of 3)")
+    parser.add_argument("--no-model", action="store_true", help="skip the committed models' table")
     args = parser.parse_args(argv)
     rows = [measure(env_id, args.n, args.seconds) for env_id in args.games]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"learner steps/s against greedy (decisions/s for make_vec and greedy), load {load:.2f} at the end")
     print(table(rows, args.n))
+    if not args.no_model:
+        models = [measure_model(env_id, args.n, args.seconds) for env_id in args.games]
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"\nlearner steps/s against the committed model (decisions/s alone), load {load:.2f} at the end")
+        print(model_table(models, args.n))
     return 0
 
 

@@ -231,12 +231,13 @@ def reset_rows(g, states, params, rows, probs, seats, draw, masks):
         r = rows[k]
         seats[k] = deal_row(g, row_view(states, r), params, seats[k], draw, row_view(probs, r), row_view(masks, r))
 
-# the single-agent views' step with the random opponent: the learner's
-# move, the opponents' until the learner is to act again, the end of the
-# learner's episode and its next one, its observation: what the views do
-# through the row API above, in one call, move for move the same (each row
-# draws from its own generator in the same order, so the games are the
-# same games; tests/test_vector_agent.py plays both)
+# the learner loop, every single-agent view's step (the gymnasium views at
+# N rows and at one, SB3VecEnv): the learner's move, the opponents' until
+# the learner is to act again, the end of the learner's episode and its
+# next one, its observation.  Opponents in the engine play inside; the
+# others are asked between calls, once per round for every row waiting
+# (boardenvs.vector.VectorEnv.play_learners).  Each row draws from its own
+# generator, so its games do not depend on how the rows are batched
 @njit(cache=True)
 def learner_out(s, seat):
     """The learner's episode is over: the game ended, or ``seat`` is out of it."""
@@ -261,93 +262,133 @@ def advance_row(g, s, params, seat, outside, probs, mask):
     return False
 
 
-@njit(cache=True)
-def opponents_move(g, s, params, seat, probs, mask):
-    """The other seats play until ``seat`` is to act or its episode is over
-    (:func:`advance_row` with every opponent in the engine)."""
-    advance_row(g, s, params, seat, False, probs, mask)
+# a row's stage in the learner loop (agent_step / agent_resume): where it
+# stopped, so that a later call goes on from there
+DONE = 0  # the learner is to act, or its episode ended (and no next one is dealt)
+PLAY = 1  # waits for an opponent outside the engine, in the learner's episode
+DEAL = 2  # waits for one in a new deal, before the learner's first decision
+PICK = 3  # a new deal waits for the caller to pick its opponent
+START = 4  # (on entry) a pending row: its next episode starts now
 
 
 @njit(cache=True)
-def advance_rows(g, states, params, rows, actions, play, seats, outside, probs, masks, waiting):
-    """The learner loop over the listed rows, one round: with ``play``, row
-    ``rows[k]`` first plays ``actions[k]`` (an opponent's answer, checked by
-    the caller); then :func:`advance_row` for the learner in seat
-    ``seats[r]``, the row's opponent outside the engine where
-    ``outside[r]``; ``waiting[r]`` says whether row ``r`` now waits for that
-    opponent (``seats``, ``outside``, ``waiting``: one entry per row of the
-    batch).  No auto-reset."""
-    for k in range(rows.shape[0]):
-        r = rows[k]
-        s, mask, prob = row_view(states, r), row_view(masks, r), row_view(probs, r)
-        if play:
-            play_row(g, s, params, actions[k], prob, mask)
-        waiting[r] = advance_row(g, s, params, seats[r], outside[r], prob, mask)
-
-
-@njit(cache=True)
-def learner_episode(g, s, params, seat, draw, probs, mask):
-    """A new game in row ``s`` up to the learner's first decision (its seat
-    drawn from the row's generator with ``draw``); a game whose learner's
-    episode is over before it (the game ended, or the learner is out) is
-    dealt again, at most 64 times.  Returns the seat of the last deal (see
-    :func:`learner_out` for whether it got there)."""
-    for _ in range(64):
-        seat = deal_row(g, s, params, seat, draw, probs, mask)
-        opponents_move(g, s, params, seat, probs, mask)
-        if not learner_out(s, seat):
-            break
-    return seat
-
-
-@njit(cache=True)
-def agent_step(g, states, params, actions, seats, draw, same_step, pending, probs, masks, obs, out_masks, final_obs,
-               final_masks, rewards, ends, reasons, lengths):  # fmt: skip
-    """The learner in seat ``seats[i]`` plays ``actions[i]`` (checked: -1
-    forfeits, ``RANDOM_ACTION`` draws), random opponents reply until it is
-    to act again.  A row whose episode ended (the game is over, or the
-    learner is out) gets ``ends[i]`` 1 (terminated) or 2 (truncated), the
-    learner's return in ``rewards[i]``, the game's end reason and turns in
-    ``reasons`` / ``lengths`` (0 in the other rows); with ``same_step``
-    its last observation and mask go to ``final_obs`` / ``final_masks`` and
-    its next episode starts (``draw``: a new seat; -1 in ``ends`` when 64
-    deals in a row ended the learner's episode before its first decision:
-    the row is left as the last deal left it).  A ``pending`` row
-    (``same_step`` off: its episode ended at the last step) starts its next
-    episode instead of moving.  Then every row's observation and mask for
-    its learner."""
-    for i in range(states.shape[0]):
-        s, mask, prob = row_view(states, i), row_view(masks, i), row_view(probs, i)
-        seat = seats[i]
-        rewards[i] = 0.0
-        ends[i] = 0
-        reasons[i] = 0
-        lengths[i] = 0
-        if pending[i]:
-            seat = seats[i] = learner_episode(g, s, params, seat, draw, prob, mask)
-            if learner_out(s, seat):
-                ends[i] = -1  # 64 deals ended the learner's episode first: observed as it is
-        else:
-            play_row(g, s, params, actions[i], prob, mask)
-            opponents_move(g, s, params, seat, prob, mask)
-            if learner_out(s, seat):
+def loop_on(g, s, params, i, seats, draw, same_step, outside, picks, stage, deals, probs, mask, final_obs,
+            final_masks, rewards, ends, reasons, lengths):  # fmt: skip
+    """Row ``i`` (``s``) of the learner loop, from its ``stage[i]`` on: the
+    opponents play (:func:`advance_row`) until the learner in ``seats[i]``
+    is to act (``DONE``), or the row waits for an opponent outside the
+    engine (``PLAY`` / ``DEAL``: ``outside[i]``) or, with ``picks``, for the
+    caller to pick a new deal's opponent (``PICK``).  When the learner's
+    episode ends (the game is over, or the learner is out) its end goes to
+    ``rewards`` / ``ends`` (1 terminated, 2 truncated) / ``reasons`` /
+    ``lengths``; with ``same_step`` its last view to ``final_obs`` /
+    ``final_masks`` and the next episode is dealt (a seat drawn with
+    ``draw``); a deal whose game is over before the learner's first decision
+    is dealt again, at most 64 times (then ``ends[i]`` -1, ``DONE``)."""
+    while True:
+        st = stage[i]
+        if st == PLAY or st == DEAL:
+            seat = seats[i]
+            if advance_row(g, s, params, seat, outside[i], probs, mask):
+                return
+            if not learner_out(s, seat):
+                stage[i] = DONE
+                return
+            if st == PLAY:  # the learner's episode is over
                 alive = (s[H_ALIVE] >> seat) & 1 == 1
                 rewards[i] = s[H_RET + seat]
                 ends[i] = 1 if s[H_STATUS] == TERMINATED or not alive else 2
                 reasons[i] = s[H_REASON]
                 lengths[i] = s[H_TURN]
-                if same_step:
-                    observe_row(g, s, params, seat, mask, row_view(final_obs, i), row_view(final_masks, i))
-                    seat = seats[i] = learner_episode(g, s, params, seat, draw, prob, mask)
-                    if learner_out(s, seat):
-                        ends[i] = -1  # 64 deals ended the learner's episode first: observed as it is
-        observe_row(g, s, params, seat, mask, row_view(obs, i), row_view(out_masks, i))
+                if not same_step:
+                    stage[i] = DONE
+                    return
+                observe_row(g, s, params, seat, mask, row_view(final_obs, i), row_view(final_masks, i))
+                deals[i] = 0
+            elif deals[i] >= 64:
+                ends[i] = -1  # 64 deals ended the learner's episode first: observed as it is
+                stage[i] = DONE
+                return
+        # (START, or an episode over:) the next deal
+        seats[i] = deal_row(g, s, params, seats[i], draw, probs, mask)
+        deals[i] += 1
+        if picks:
+            stage[i] = PICK
+            return
+        stage[i] = DEAL
 
 
-NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step", "advance_rows")
+@njit(cache=True)
+def loop_out(g, s, params, i, seats, stage, mask, obs, out_masks, wait_obs, wait_masks):
+    """Row ``i``'s view where it stopped: the learner's in ``obs`` /
+    ``out_masks`` (``DONE``), or the view of the opponent it waits for in
+    ``wait_obs`` / ``wait_masks`` (``PLAY`` / ``DEAL``)."""
+    if stage[i] == DONE:
+        observe_row(g, s, params, seats[i], mask, row_view(obs, i), row_view(out_masks, i))
+    elif stage[i] != PICK:
+        observe_row(g, s, params, s[H_CURRENT], mask, row_view(wait_obs, i), row_view(wait_masks, i))
+
+
+@njit(cache=True)
+def agent_step(g, states, params, actions, seats, draw, same_step, pending, outside, picks, stage, deals, probs,
+               masks, obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
+               wait_masks):  # fmt: skip
+    """The learner loop, every single-agent view's step: in each row the
+    learner in seat ``seats[i]`` plays ``actions[i]`` (checked: -1
+    forfeits, ``RANDOM_ACTION`` draws), then :func:`loop_on` (the
+    opponents until it is to act again; its episode's end and, with
+    ``same_step``, its next one).  A ``pending`` row (``same_step`` off:
+    its episode ended at the last step; or a first deal) starts its next
+    episode instead of moving.  Opponents in the engine (random, or the
+    bound one) play inside; a row whose opponent is ``outside`` stops where
+    that opponent is to act, its view in ``wait_obs`` / ``wait_masks``, and
+    :func:`agent_resume` goes on with its answer.  Every row that got to
+    its learner: the learner's view in ``obs`` / ``out_masks``.
+    ``rewards``, ``ends``, ``reasons``, ``lengths``: 0 but in the rows
+    whose episode ended."""
+    for i in range(states.shape[0]):
+        s, mask, prob = row_view(states, i), row_view(masks, i), row_view(probs, i)
+        rewards[i] = 0.0
+        ends[i] = 0
+        reasons[i] = 0
+        lengths[i] = 0
+        if pending[i]:
+            deals[i] = 0
+            stage[i] = START
+        else:
+            play_row(g, s, params, actions[i], prob, mask)
+            stage[i] = PLAY
+        loop_on(g, s, params, i, seats, draw, same_step, outside, picks, stage, deals, prob, mask, final_obs,
+                final_masks, rewards, ends, reasons, lengths)  # fmt: skip
+        loop_out(g, s, params, i, seats, stage, mask, obs, out_masks, wait_obs, wait_masks)
+
+
+@njit(cache=True)
+def agent_resume(g, states, params, rows, actions, seats, draw, same_step, outside, picks, stage, deals, probs,
+                 masks, obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
+                 wait_masks):  # fmt: skip
+    """The learner loop goes on in the listed rows, each from where
+    :func:`agent_step` (or the last resume) stopped it: a row waiting for an
+    opponent outside the engine plays ``actions[k]``, that opponent's
+    answer (checked by the caller); a row waiting for a pick goes on with
+    the opponent the caller picked (``outside`` updated).  Then as
+    :func:`agent_step`."""
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        s, mask, prob = row_view(states, i), row_view(masks, i), row_view(probs, i)
+        if stage[i] == PICK:
+            stage[i] = DEAL
+        else:
+            play_row(g, s, params, actions[k], prob, mask)
+        loop_on(g, s, params, i, seats, draw, same_step, outside, picks, stage, deals, prob, mask, final_obs,
+                final_masks, rewards, ends, reasons, lengths)  # fmt: skip
+        loop_out(g, s, params, i, seats, stage, mask, obs, out_masks, wait_obs, wait_masks)
+
+
+NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step", "agent_resume")
 # every compiled function here (boardenvs.bind.uncached copies them for kernels no import reaches)
 COMPILED = ("settle_chance", "fresh_game", "step_row", "settle_row", "play_row", "observe_row", "deal_row",
-            "learner_out", "advance_row", "opponents_move", "learner_episode", *NAMES)
+            "learner_out", "advance_row", "loop_on", "loop_out", *NAMES)
 
 
 # --- bound to a game: what the faces call --------------------------------------------------------------------------
@@ -388,8 +429,8 @@ class Drivers(NamedTuple):
     # the single-agent views' step against the random opponent (the row
     # API's moves for a learner in every row, in one call)
     agent_step: object
-    # the learner loop's round over listed rows, for opponents outside the engine
-    advance_rows: object
+    # the learner loop's next round in listed rows (answers of opponents outside the engine)
+    agent_resume: object
 
 
 def batched(k, extras: tuple = (), opponent: bool = False) -> Batched:

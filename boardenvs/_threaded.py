@@ -149,28 +149,37 @@ def reset_rows(addr, token, chunks, states, params, rows, probs, seats, draw, ma
 
 
 @njit(cache=True, parallel=True)
-def agent_step(addr, token, chunks, states, params, actions, seats, draw, same_step, pending, probs, masks, obs,
-               out_masks, final_obs, final_masks, rewards, ends, reasons, lengths):  # fmt: skip
-    if _token_of((states, params, actions, seats, draw, same_step, pending, probs, masks, obs, out_masks, final_obs,
-                  final_masks, rewards, ends, reasons, lengths)) != token:  # fmt: skip
+def agent_step(addr, token, chunks, states, params, actions, seats, draw, same_step, pending, outside, picks, stage,
+               deals, probs, masks, obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
+               wait_masks):  # fmt: skip
+    if _token_of((states, params, actions, seats, draw, same_step, pending, outside, picks, stage, deals, probs, masks,
+                  obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
+                  wait_masks)) != token:  # fmt: skip
         return False
     n = states.shape[0]
     for c in prange(chunks):
         a, b = c * n // chunks, (c + 1) * n // chunks
-        _call_at(addr, (states[a:b], params, actions[a:b], seats[a:b], draw, same_step, pending[a:b], probs[a:b],
-                        masks[a:b], obs[a:b], out_masks[a:b], final_obs[a:b], final_masks[a:b], rewards[a:b],
-                        ends[a:b], reasons[a:b], lengths[a:b]))  # fmt: skip
+        _call_at(addr, (states[a:b], params, actions[a:b], seats[a:b], draw, same_step, pending[a:b], outside[a:b],
+                        picks, stage[a:b], deals[a:b], probs[a:b], masks[a:b], obs[a:b], out_masks[a:b],
+                        final_obs[a:b], final_masks[a:b], rewards[a:b], ends[a:b], reasons[a:b], lengths[a:b],
+                        wait_obs[a:b], wait_masks[a:b]))  # fmt: skip
     return True
 
 
 @njit(cache=True, parallel=True)
-def advance_rows(addr, token, chunks, states, params, rows, actions, play, seats, outside, probs, masks, waiting):
-    if _token_of((states, params, rows, actions, play, seats, outside, probs, masks, waiting)) != token:
+def agent_resume(addr, token, chunks, states, params, rows, actions, seats, draw, same_step, outside, picks, stage,
+                 deals, probs, masks, obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
+                 wait_masks):  # fmt: skip
+    if _token_of((states, params, rows, actions, seats, draw, same_step, outside, picks, stage, deals, probs, masks,
+                  obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
+                  wait_masks)) != token:  # fmt: skip
         return False
     n = rows.shape[0]
     for c in prange(chunks):
         a, b = c * n // chunks, (c + 1) * n // chunks
-        _call_at(addr, (states, params, rows[a:b], actions[a:b], play, seats, outside, probs, masks, waiting))
+        _call_at(addr, (states, params, rows[a:b], actions[a:b], seats, draw, same_step, outside, picks, stage, deals,
+                        probs, masks, obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths,
+                        wait_obs, wait_masks))  # fmt: skip
     return True
 
 
@@ -178,7 +187,7 @@ def advance_rows(addr, token, chunks, states, params, rows, actions, play, seats
 GENERIC = {
     "reset_n": (reset_n, 0), "step_n": (step_n, 0),
     "random_actions_n": (random_actions_n, 0), "act_rows": (act_rows, 2), "observe_rows": (observe_rows, 2),
-    "reset_rows": (reset_rows, 2), "agent_step": (agent_step, 0), "advance_rows": (advance_rows, 2),
+    "reset_rows": (reset_rows, 2), "agent_step": (agent_step, 0), "agent_resume": (agent_resume, 2),
 }  # fmt: skip
 
 ROWS_PER_CHUNK = 16  # at least, so a chunk's call costs little against its rows

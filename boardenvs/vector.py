@@ -117,6 +117,23 @@ def _learners_problem(states, seats, pending, num_players):
     return -1
 
 
+@njit(cache=True)
+def _stopped(stage, waiting, picking):
+    """The rows where the learner loop stopped (one pass over ``stage``):
+    those waiting for an opponent outside the engine into ``waiting``, for
+    a pick into ``picking``; returns how many of each."""
+    nw = npick = 0
+    for i in range(stage.shape[0]):
+        st = stage[i]
+        if st == _drivers.PLAY or st == _drivers.DEAL:
+            waiting[nw] = i
+            nw += 1
+        elif st == _drivers.PICK:
+            picking[npick] = i
+            npick += 1
+    return nw, npick
+
+
 def parallel_from() -> int:
     """The row count from which ``make_vec`` runs numba's threads by default
     (128 with TBB or OpenMP, 4096 with workqueue)."""
@@ -382,46 +399,6 @@ class VectorEnv:
             self._run(self._drivers.act_rows, self._states, self.game.params, rows, actions, self._probs, self._masks)
             return illegal
 
-    def advance_rows(self, rows, seats, outside, actions=None, out=None) -> np.ndarray:
-        """The learner loop's round (what the single-agent views run for
-        opponents that decide outside the engine: models, searches, Python
-        policies).  With ``actions``, row ``rows[k]`` first plays
-        ``actions[k]``, the answer of the opponent it waited for (checked:
-        IllegalActionError before any row changes, as :meth:`act_rows`'
-        ``"raise"``; :attr:`RANDOM` draws).  Then, in every listed row, the
-        opponents of the learner in seat ``seats[row]`` play in the engine
-        until the learner is to act or its episode is over (the game ended,
-        or the learner is out of it); in a row where ``outside[row]`` the
-        row stops instead where an opponent is to act.  Random opponents
-        play in the engine, each row drawing from its own generator, so a
-        row's games do not depend on how it is batched.  No auto-reset.
-
-        ``seats`` (int seats) and ``outside`` (bools): ``num_envs`` entries,
-        one per row of the batch.  Returns ``num_envs`` bools (written into
-        ``out``, a C-contiguous bool array of ``num_envs``, if given): True
-        for the listed rows that wait for an opponent outside the engine
-        (its seat is the row's ``to_move``); the other entries are left as
-        they were (False in a new array)."""
-        with self._lock:
-            self._require_reset("advance_rows")
-            rows = self._check_rows(rows)
-            n, where = self.num_envs, f"{self.env_id} make_vec: "
-            seats, outside = np.asarray(seats), np.asarray(outside)
-            if seats.shape != (n,) or seats.dtype.kind not in "iu" or ((seats < 0) | (seats >= self.num_players)).any():
-                raise ValueError(f"{where}seats must be {n} seats 0..{self.num_players - 1} (one per row), got {_describe(seats)}")
-            if outside.shape != (n,) or outside.dtype != np.bool_:
-                raise ValueError(f"{where}outside must be {n} bools (one per row), got {_describe(outside)}")
-            if out is None:
-                out = np.zeros(n, np.bool_)
-            elif not (type(out) is np.ndarray and out.shape == (n,) and out.dtype == np.bool_ and out.flags.c_contiguous
-                      and out.flags.writeable):  # fmt: skip
-                raise ValueError(f"{where}out must be a writeable C-contiguous bool array of {n}, got {_describe(out)}")
-            play = actions is not None
-            checked = self._checked_actions(actions, rows, "raise")[0] if play else np.zeros(rows.shape[0], np.int64)
-            self._run(self._drivers.advance_rows, self._states, self.game.params, rows, checked, play,
-                      np.ascontiguousarray(seats, np.int64), np.ascontiguousarray(outside), self._probs, self._masks, out)  # fmt: skip
-            return out
-
     def observe_rows(self, rows, seats, out=None):
         """Row ``rows[k]`` as seat ``seats[k]`` sees it: ``(observations,
         masks)``, ``(k, *obs_shape)`` int8 and ``(k, num_actions)`` int8, the
@@ -448,7 +425,7 @@ class VectorEnv:
             return obs.reshape((k, *self.game.obs_shape)), masks
 
     def play_learners(self, actions, seats, draw_seats: bool = False, restart: bool = True, pending=None, out=None,
-                      opponent=None) -> dict:  # fmt: skip
+                      opponent=None, ask=None, outside=None, pick=None) -> dict:  # fmt: skip
         """One learner per row against the random opponent, in one call of
         the engine (the single-agent views' step): the same games as
         :meth:`act_rows` / :meth:`reset_rows` / :meth:`observe_rows` played
@@ -476,6 +453,18 @@ class VectorEnv:
 
         ``actions``: ``num_envs`` of them (with pending rows, also just the
         rows not pending), checked after every other input.
+
+        Opponents outside the engine (models, searches, Python policies):
+        ``outside`` (``num_envs`` bools, C-contiguous) marks the rows whose
+        opponent decides outside; those rows stop where it is to act, and
+        ``ask(rows, movers, observations, masks) -> actions`` is called once
+        per round with every row waiting (ascending; the movers' seats, views
+        and int8 masks), its answers checked (IllegalActionError) and played
+        in the next round.  ``pick(rows)``: called where rows start a new
+        episode (ascending, after the deal, before anyone moves in it) for the
+        caller to choose their opponents and set ``outside[rows]`` (a pool).
+        An ``ask`` or ``pick`` that raises leaves its rows part-way (no copy
+        is kept to undo them): reset them.
 
         Returns ``{"observation", "action_mask", "illegal_action",
         "rewards"}`` (the learner's return in the rows that ended, else 0)
@@ -536,12 +525,27 @@ class VectorEnv:
                     "final_mask": np.zeros((n, self.num_actions), np.bool_), "ended": np.zeros(n, np.int8),
                     "end_reason_code": np.zeros(n, np.int64), "length": np.zeros(n, np.int64),
                 }  # fmt: skip
+                buf.update(stage=np.zeros(n, np.int8), deals=np.zeros(n, np.int64), outside=np.zeros(n, np.bool_),
+                           wait_observation=np.zeros((n, self.game.obs_size), np.int8),
+                           wait_mask=np.zeros((n, self.num_actions), np.int8))  # fmt: skip
             rewards = np.empty(n, np.float32)
-            step = self._drivers.agent_step if opponent is None else self._engine_step(opponent)
-            self._run(step, self._states, self.game.params, checked, seats, draw_seats, restart,
-                      pend, self._probs, self._masks, obs.reshape(n, self.game.obs_size),
-                      masks.view(np.int8), buf["final_observation"], buf["final_mask"].view(np.int8), rewards,
-                      buf["ended"], buf["end_reason_code"], buf["length"])  # fmt: skip
+            drivers = self._drivers if opponent is None else self._engine_step(opponent)
+            picks = pick is not None
+            if outside is None:
+                outside = buf["outside"]
+            elif not (type(outside) is np.ndarray and outside.shape == (n,) and outside.dtype == np.bool_
+                      and outside.flags.c_contiguous):  # fmt: skip
+                raise ValueError(f"{where}outside must be a C-contiguous bool array of shape ({n},), got {_describe(outside)}")
+            if (ask is None and outside.any()) or not (ask is None or callable(ask)) or not (pick is None or callable(pick)):
+                raise ValueError(f"{where}rows with an opponent outside the engine need ask, a callable (and pick, if "
+                                 f"given, a callable); got ask={ask!r}, pick={pick!r}")  # fmt: skip
+            loop = (seats, draw_seats, restart, outside, picks, buf["stage"], buf["deals"], self._probs, self._masks,
+                    obs.reshape(n, self.game.obs_size), masks.view(np.int8), buf["final_observation"],
+                    buf["final_mask"].view(np.int8), rewards, buf["ended"], buf["end_reason_code"], buf["length"],
+                    buf["wait_observation"], buf["wait_mask"])  # fmt: skip
+            self._run(drivers.agent_step, self._states, self.game.params, checked, *loop[:3], pend, *loop[3:])
+            if ask is not None or picks:
+                self._rounds(drivers.agent_resume, loop, ask, pick)
             result = {"observation": obs, "action_mask": masks, "illegal_action": illegal, "rewards": rewards,
                       "ended": buf["ended"], "end_reason_code": buf["end_reason_code"], "length": buf["length"]}  # fmt: skip
             if restart:
@@ -555,10 +559,33 @@ class VectorEnv:
                 raise error
             return result
 
+    def _rounds(self, resume, loop, ask, pick) -> None:
+        """``play_learners``' rounds: while rows wait for an opponent outside
+        the engine (``ask``) or for a new episode's opponent (``pick``), ask,
+        check the answers, and go on in those rows (``agent_resume``)."""
+        stage, wait_obs, wait_masks = loop[5], loop[17], loop[18]
+        shape, rows_buf, pick_buf = self.game.obs_shape, np.empty(stage.shape[0], np.int64), np.empty(stage.shape[0], np.int64)
+        while True:
+            nw, npick = _stopped(stage, rows_buf, pick_buf)
+            if nw == 0 and npick == 0:
+                return
+            waiting, picking = rows_buf[:nw].copy(), pick_buf[:npick].copy()
+            if picking.size:
+                pick(picking)  # (the caller sets outside[picking])
+            rows, actions = waiting, np.zeros(waiting.shape[0] + picking.shape[0], np.int64)
+            if waiting.size:
+                k = waiting.shape[0]
+                answers = ask(waiting, self._states[waiting, E.H_CURRENT], wait_obs[waiting].reshape(k, *shape),
+                              wait_masks[waiting])  # fmt: skip
+                actions[:k] = self._checked_actions(answers, waiting, "raise")[0]
+            if picking.size:
+                rows = np.concatenate([waiting, picking])
+            self._run(resume, self._states, self.game.params, rows, actions, *loop)
+
     def _engine_step(self, opponent):
-        """``agent_step`` with ``opponent``'s engine decision bound (asked of
-        the opponent once per env: an opponent that gave new functions each
-        time would compile a new driver each step)."""
+        """The learner loop's drivers with ``opponent``'s engine decision
+        bound (asked of the opponent once per env: an opponent that gave new
+        functions each time would compile a new driver each step)."""
         cache = self.__dict__.setdefault("_engine_steps", {})
         found = cache.get(id(opponent))
         if found is None or found[0] is not opponent:
@@ -567,7 +594,7 @@ class VectorEnv:
                 raise ValueError(f"{self.env_id} make_vec: opponent {getattr(opponent, 'name', opponent)!r} has no engine "
                                  "decision (Opponent.engine_decision): ask it round by round instead")  # fmt: skip
             drivers = _drivers.batched(self.game.kernels, tuple(extras), opponent=True)
-            found = cache[id(opponent)] = (opponent, (drivers.parallel if self.parallel else drivers.serial).agent_step)
+            found = cache[id(opponent)] = (opponent, drivers.parallel if self.parallel else drivers.serial)
         return found[1]
 
     def reason_names(self, codes) -> np.ndarray:
@@ -592,8 +619,7 @@ class VectorEnv:
 
     def snapshot(self) -> "RowsSnapshot":
         """Everything the rows hold (states, the engine's masks), to put back
-        with :meth:`restore` (a caller's undo: the single-agent view's when
-        an opponent fails mid-step)."""
+        with :meth:`restore` (a caller's undo or branch point)."""
         with self._lock:
             return RowsSnapshot(self, self._states.copy(), self._masks.copy())
 

@@ -74,7 +74,7 @@ def probe(env_id: str, variant: dict, rng) -> None:
 def learner_loop(env_id: str, variant: dict) -> None:
     """The engine's learner loop with greedy played inside it (its scratch
     rows, its row-sized carrier) and with an opponent outside it (a Python
-    policy asked round by round: advance_rows), serial and threaded (48
+    policy asked round by round: play_learners' ask), serial and threaded (48
     rows: chunks of the listed rows), unmasked actions."""
     from boardenvs.wrappers import SingleAgentVectorEnv
 

@@ -221,3 +221,37 @@ def test_reset_never_returns_an_episode_that_is_already_over():
         env.reset(seed=seed)
         pos = env.position()
         assert not pos.is_terminal and pos.to_move == 3 and env.action_masks().any(), seed
+
+
+@pytest.mark.parametrize("opponent", ["random", "greedy", "policy"])
+@pytest.mark.parametrize("env_id", ["quess_v0", "tryasina_v0", "hex_quoridor_v0"])
+def test_the_single_agent_view_is_the_vector_view_at_one_row(env_id, opponent):
+    """Issue 45: the single-agent view is the learner loop at N = 1, so a
+    seed plays the same episodes (seats, observations, rewards, ends) in
+    gymnasium.make and in gymnasium.make_vec(num_envs=1), whichever way the
+    opponent plays (in the engine: random, greedy; outside it: a policy)."""
+    def policy(observations, masks):
+        return masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)  # the last legal action
+
+    gym_id = gym_id_of(game_class(env_id))
+    opp = policy if opponent == "policy" else opponent
+    options = {} if env_id == "tryasina_v0" else {"max_turns": 80}  # (the policy's games may run long)
+    single = gymnasium.make(gym_id, opponent=opp, **options).unwrapped
+    batch = gymnasium.make_vec(gym_id, num_envs=1, opponent=opp, autoreset_mode="next_step", **options)
+    rng = np.random.default_rng(0)
+    for seed in (1, 2, 3):
+        obs, info = single.reset(seed=seed)
+        vobs, vinfo = batch.reset(seed=seed)
+        assert np.array_equal(obs, vobs[0]) and info["seat"] == vinfo["seat"][0]
+        for _ in range(400):
+            mask = info["action_mask"]
+            action = int(rng.choice(np.flatnonzero(mask)))
+            obs, reward, term, trunc, info = single.step(action)
+            vobs, vreward, vterm, vtrunc, vinfo = batch.step(np.array([action]))
+            assert np.array_equal(obs, vobs[0]) and np.array_equal(info["action_mask"], vinfo["action_mask"][0])
+            assert (reward, term, trunc) == (vreward[0], vterm[0], vtrunc[0])
+            if term or trunc:
+                assert info["end_reason"] == vinfo["end_reason"][0] and info["length"] == vinfo["length"][0]
+                break
+        else:
+            raise AssertionError("no episode end in 400 learner steps")

@@ -465,10 +465,25 @@ def test_env_method_action_masks_stacks_as_one_copy():
 
 
 def _row_api_twin(env):
-    """``env`` with its random opponent played through the row API, one
-    round of ``act_rows`` at a time (the path of every other opponent),
-    instead of the engine's one-call ``agent_step`` driver."""
-    env._all_in_kernel = lambda: False
+    """``env`` with its random opponent asked from outside the engine, once
+    per round for every waiting row (the path of every model, policy and
+    pool opponent), instead of played inside the engine's learner loop: it
+    answers the row API's ``RANDOM`` code, which the engine draws from the
+    row's own generator as its random opponent does.  Counts its rounds in
+    ``env.rounds``."""
+    from boardenvs.opponents import RandomOpponent
+    from boardenvs.wrappers.selfplay import FixedOpponent
+
+    outside = RandomOpponent()
+    outside.in_kernel = False
+    env.opponents, env.rounds = FixedOpponent(outside), 0
+
+    def decide(opponent, rows, movers, observations, masks):
+        assert opponent is outside and masks.shape == (rows.shape[0], env.single_action_space.n)
+        env.rounds += 1
+        return np.full(rows.shape[0], env.vec.RANDOM)
+
+    env._decide = decide
     return env
 
 
@@ -520,7 +535,6 @@ def test_the_random_opponents_one_call_step_plays_the_row_api_games(env_id, n, o
     (2%) forfeited or replaced, seats drawn or fixed, both autoreset modes."""
     a = SingleAgentVectorEnv(env_id, num_envs=n, **options)
     b = _row_api_twin(SingleAgentVectorEnv(env_id, num_envs=n, **options))
-    assert a._all_in_kernel() and not b._all_in_kernel()
     ra, rb = a.reset(seed=5), b.reset(seed=5)
     _same_reset(ra, rb)  # a's reset: one agent_step call with every row pending; b's: the row API's rounds
     assert np.array_equal(a.vec.states, b.vec.states) and np.array_equal(a.seats, b.seats)
@@ -535,7 +549,7 @@ def test_the_random_opponents_one_call_step_plays_the_row_api_games(env_id, n, o
         _same_outputs(ra, rb, t)
         assert np.array_equal(a.vec.states, b.vec.states) and np.array_equal(a.seats, b.seats), t
         ended += int((ra[2] | ra[3]).sum())
-    assert ended >= n // 4  # episodes ended and restarted on both paths
+    assert ended >= n // 4 and b.rounds >= 90  # episodes ended and restarted on both paths; b asked every step
 
 
 def test_the_learners_actions_exclude_the_row_apis_random_code():
@@ -651,17 +665,12 @@ def test_rows_whose_new_games_all_end_at_once_are_named_and_the_rest_played():
     with pytest.raises(ValueError, match="must be to act in every row not pending; it is not in row 0"):
         vec.play_learners(np.zeros(4, np.int64), seats)  # the row is left as it is, not playable
     assert all(not np.array_equal(vec.states[r], before[r]) for r in (1, 2, 3))  # the others played
-    env = SingleAgentVectorEnv("quess_v0", num_envs=3)
-    env.reset(seed=0)
-
-    def fail(*args, **kwargs):
-        raise RuntimeError("quess_v0 make_vec: 64 new games in a row ended before the learner's first decision")
-
-    env.vec.play_learners = fail
-    with pytest.raises(RuntimeError, match="call reset"):
-        env.step(np.argmax(env.action_masks(), axis=1))
-    with pytest.raises(boardenvs.errors.ResetNeededError):
-        env.step(np.argmax(env.action_masks(), axis=1))
+    for opponent in ("random", lambda observations, masks: np.argmax(masks, axis=1)):  # in the engine, outside it
+        env = SingleAgentVectorEnv("contract_race_v0", num_envs=3, max_turns=1, first_player=0, seat=1, opponent=opponent)
+        with pytest.raises(RuntimeError, match=r"64 new games .* row\(s\) \[0, 1, 2\].*call reset"):
+            env.reset(seed=0)
+        with pytest.raises(boardenvs.errors.ResetNeededError):
+            env.step(np.zeros(3, np.int64))
 
 
 @pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("tryasina_v0", {"num_players": 3}),
@@ -736,40 +745,53 @@ def test_the_vector_view_plays_greedy_in_the_kernel_and_reproducibly():
     assert all(np.array_equal(x, y) for p, q in zip(a, b) for x, y in zip(p, q))
 
 
-def test_advance_rows_is_the_learner_loops_round():
-    """make_vec's advance_rows (issue 45, item 2): in-engine opponents play
-    until the learner is to act; rows whose opponent decides outside stop
-    where it is to act and are flagged; the answers are checked before any
-    row changes; serial and threaded give the same rows."""
-    def made(parallel):
+def test_play_learners_asks_the_opponents_outside_the_engine_once_per_round():
+    """make_vec's learner loop with opponents outside the engine (issue 45,
+    item 2): rows marked ``outside`` stop where their opponent is to act and
+    ``ask`` gets every waiting row once per round, with the mover's view and
+    mask; the others play in the engine; ``pick`` chooses the opponents of
+    new episodes; answers are checked; serial and threaded agree."""
+    def run(parallel, picked):
         vec = boardenvs.make_vec("quagmire_v0", num_envs=64, radius=2, parallel=parallel)
-        vec.reset(seed=3)
-        return vec
+        vec.seed_rows(3)
+        seats, outside, asked, picks = np.ones(64, np.int64), np.zeros(64, np.bool_), [], []
 
-    vec, threaded = made(False), made(True)
-    rows, seats = np.arange(64), np.ones(64, np.int64)
-    outside = np.zeros(64, np.bool_)
-    outside[::3] = True
-    for v in (vec, threaded):
-        waiting = v.advance_rows(rows, seats, outside)
-        st = v.states
-        live = st[:, E.H_STATUS] == E.PLAYING
-        assert np.array_equal(waiting, outside & live & (st[:, E.H_CURRENT] != 1))
-        assert ((st[:, E.H_CURRENT] == 1) | ~live | waiting).all()  # the others: the learner is to act
-    assert waiting[::3].any() and np.array_equal(vec.states, threaded.states)
-    wrows = rows[waiting]
-    before = vec.states.copy()
-    bad = np.full(wrows.shape[0], vec.num_actions + 5)
-    with pytest.raises(IllegalActionError):
-        vec.advance_rows(wrows, seats, outside, actions=bad)
-    assert np.array_equal(vec.states, before)
-    answers = np.argmax(vec.observe_rows(wrows, vec.states[wrows, E.H_CURRENT])[1], axis=1)
-    out = np.zeros(64, np.bool_)
-    vec.advance_rows(wrows, seats, outside, actions=answers, out=out)
-    assert (vec.states[wrows, E.H_TURN] > before[wrows, E.H_TURN]).all()
-    assert not out[~waiting].any()  # only the listed rows' entries are written
-    for kwargs, name in ((dict(seats=np.ones(3, np.int64)), "seats"), (dict(seats=np.full(64, 2)), "seats"),
-                         (dict(outside=outside.astype(np.int8)), "outside"), (dict(out=np.zeros(64)), "out")):  # fmt: skip
-        args = {"seats": seats, "outside": outside, **kwargs}
+        def ask(rows, movers, observations, masks):
+            assert np.array_equal(rows, np.sort(rows)) and outside[rows].all() and (movers != 1).all()
+            obs, engine_masks = vec.observe_rows(rows, movers)
+            assert np.array_equal(observations, obs) and np.array_equal(masks, engine_masks)
+            asked.append(rows.shape[0])
+            return np.argmax(masks, axis=1)
+
+        def pick(rows):
+            picks.append(rows.copy())
+            outside[rows] = rows % 3 == 0
+
+        if not picked:
+            outside[::3] = True
+        vec.play_learners(np.zeros(0, np.int64), seats, pending=np.ones(64, np.bool_), ask=ask, outside=outside,
+                          pick=pick if picked else None)  # fmt: skip
+        for _ in range(12):
+            st = vec.states
+            assert ((st[:, E.H_CURRENT] == 1) & (st[:, E.H_STATUS] == E.PLAYING)).all()  # every learner to act
+            masks = vec.observe_rows(np.arange(64), seats)[1]
+            vec.play_learners(np.argmax(masks, axis=1), seats, ask=ask, outside=outside, pick=pick if picked else None)
+        return vec, asked, picks, outside
+
+    (vec, asked, picks, outside), (threaded, asked2, _, _) = run(False, False), run(True, False)
+    assert np.array_equal(vec.states, threaded.states) and asked == asked2
+    assert len(asked) >= 12 and max(asked) <= 22 and not picks  # once per round, the 22 outside rows at most
+    picked, _, picks, outside2 = run(False, True)
+    assert np.array_equal(picks[0], np.arange(64)) and np.array_equal(outside2, outside)
+    assert np.array_equal(picked.states, vec.states)  # the same opponents, picked per episode: the same games
+    seats = np.ones(64, np.int64)
+    masks = vec.observe_rows(np.arange(64), seats)[1]
+    before = np.array(vec.states)
+    for kwargs, name in ((dict(outside=outside.astype(np.int8), ask=len), "outside"), (dict(outside=outside), "ask"),
+                         (dict(outside=outside, ask=len, pick=3), "pick")):  # fmt: skip
         with pytest.raises(ValueError, match=name):
-            vec.advance_rows(rows, **args)
+            vec.play_learners(np.argmax(masks, axis=1), seats, **kwargs)
+    assert np.array_equal(vec.states, before)
+    with pytest.raises(IllegalActionError, match="outside 0..102 or masked out"):
+        vec.play_learners(np.argmax(masks, axis=1), seats, outside=outside,
+                          ask=lambda rows, movers, obs, m: np.full(rows.shape[0], 1000))  # fmt: skip

@@ -8,13 +8,17 @@ row is one game in which the learner plays a seat (``seat``: an int, or
 the others.  One ``step(actions)`` plays the learner's action in every row,
 then every opponent move until it is the learner's turn again, in all rows:
 
-* against the ``"random"`` opponent the whole step is one call of the
-  engine (its ``agent_step`` driver: the learner's move, the opponents'
-  replies drawn from each row's own generator, the ended episodes' ends and
+* the step is the engine's learner loop (``make_vec``'s ``play_learners``:
+  the learner's move, the opponents' replies, the ended episodes' ends and
   next starts, the observations), in numba's threads for large N;
-* policy, model and pool opponents are evaluated once per round on the batch
+* opponents that play inside the engine (``"random"``, drawn from each
+  row's own generator; ``"greedy"``) play in that one call;
+* policy, model and pool opponents are asked once per round on the batch
   of rows where that opponent is to act (with the mover's observation and
-  mask), then those rows are stepped together;
+  mask), and the engine goes on in those rows with their answers; an
+  opponent that fails (raises, or answers an illegal action) leaves its
+  rows part-way (no copy of the rows is kept to undo the step): the next
+  ``step`` asks for ``reset()``;
 * chance is resolved in the kernel.
 
 Rows whose episode ended (the game is over, or the learner was eliminated)
@@ -40,8 +44,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from .. import engine as E
-from ..errors import IllegalActionError, ResetNeededError
+from ..errors import ResetNeededError
 from ..registry import game_class
 from ..fresh import FreshArrays
 from ..spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_render_mode, check_seat, check_seed
@@ -125,7 +128,6 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._seats = np.zeros(N, np.int64)  # the learner's seat per row
         self._lengths = np.zeros(N, np.int64)  # learner steps in the current episode
         # per-row opponents as small ints into _opp_list (one group per opponent)
-        self._waiting = np.zeros(N, np.bool_)  # rows waiting for an opponent outside the engine
         self._outside = np.zeros(N, np.bool_)  # rows whose opponent decides outside the engine
         self._failed = None  # why the last step stopped part-way (then step() asks for reset())
         # this step's observations and learner masks: new arrays each step, as
@@ -165,85 +167,26 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
             self._rng = np.random.default_rng(None if seed is None else np.random.SeedSequence(seed).spawn(1)[0])
         self._illegal = np.zeros(self.num_envs, np.bool_)
         self._pending[:] = False
-        self._failed = "reset() did not finish"  # (an opponent may fail in the new games' first moves)
-        if self._all_in_kernel():
-            self._deal_in_kernel()
-        else:
-            self._reset_rows(self._rows)
-            self._observe_all()
         self._failed = None
+        if self.seat_option != "random":
+            self._seats[:] = int(self.seat_option)
+        # every row pending: its first episode, up to the learner's first decision
+        self._loop(np.zeros(0, np.int64), np.ones(self.num_envs, np.bool_), restart=True)
         self._lengths[:] = 0
         return self._observations(), self._infos()
 
     def step(self, actions):
-        vec = self.vec
+        """The learner's action in every row, then the learner loop (see the
+        module docstring)."""
         if self._rng is None:
             raise ResetNeededError(f"{self.env_id} make_vec: step() before reset(): call reset() first")
         if self._failed:
             raise ResetNeededError(f"{self.env_id}: the last step() stopped part-way ({self._failed}): its rows are "
                                    "mid-move; call reset()")  # fmt: skip
-        if self._all_in_kernel():
-            return self._step_in_kernel(actions)
-        rewards = np.zeros(self.num_envs, np.float32)
-        terminated = np.zeros(self.num_envs, np.bool_)
-        truncated = np.zeros(self.num_envs, np.bool_)
-        infos = {}
-        next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
-        pending = np.flatnonzero(self._pending) if next_step else np.zeros(0, np.int64)
-        playing = self._rows
-        if pending.size:  # next_step: these rows start their new episode now, their actions unused
-            playing = np.flatnonzero(~self._pending)
-            actions = np.asarray(actions)
-            if actions.shape == (self.num_envs,):
-                actions = actions[playing]
-        # the learner's actions: checked against the engine's masks (raise: nothing changed)
-        illegal = vec.act_rows(playing, actions, allow_random=False)
-        try:
-            # no undo copy of the rows: an opponent that fails (raises, or answers an illegal
-            # action) leaves them mid-move, and the next step() asks for reset() (as a vector
-            # env whose sub-env raised)
-            if pending.size:
-                self._reset_rows(pending)
-            self._illegal = np.zeros(self.num_envs, np.bool_)
-            self._illegal[playing] = illegal
-            self._advance(playing)
-            st = vec.states
-            alive = ((st[playing, E.H_ALIVE] >> self._seats[playing]) & 1) == 1
-            ended = playing[(st[playing, E.H_STATUS] != E.PLAYING) | ~alive]
-            if ended.size:
-                seats = self._seats[ended]
-                rewards[ended] = st[ended, E.H_RET + seats]
-                terminated[ended] = (st[ended, E.H_STATUS] == E.TERMINATED) | ~((st[ended, E.H_ALIVE] >> seats) & 1 == 1)
-                truncated[ended] = ~terminated[ended]
-                final = None if next_step else vec.observe_rows(ended, self._seats[ended])
-                infos = self._ended_infos(ended, rewards, st[ended, E.H_REASON], st[ended, E.H_TURN], final)
-                if not next_step:
-                    self._reset_rows(ended)  # opponents may move first in the new games
-        except BaseException as e:
-            self._failed = _shorten(f"{type(e).__name__}: {e}")
-            raise
-        self._count_steps(playing, pending, ended)
-        self._observe_all()
-        infos.update(self._infos())
-        return self._observations(), rewards, terminated, truncated, infos
-
-    def _step_in_kernel(self, actions):
-        """``step`` against the random opponent: one call of the engine
-        (``make_vec``'s :meth:`~boardenvs.vector.VectorEnv.play_learners`),
-        the same games as :meth:`step`'s other path plays through the row
-        API, move for move."""
-        vec = self.vec
         next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
         pending = self._pending
-        obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
-        try:
-            res = vec.play_learners(actions, self._seats, draw_seats=self.seat_option == "random", restart=not next_step,
-                                    pending=pending if next_step else None, out=(obs, masks),
-                                    opponent=self._engine_opponent())  # fmt: skip
-        except RuntimeError as e:  # rows whose new games all ended at once: the batch needs reset()
-            self._rng = None
-            raise RuntimeError(f"{self.env_id}: {e}; call reset()") from e
-        self._obs_all, self._bool_masks, self._illegal = obs, masks, res["illegal_action"]
+        res = self._loop(actions, pending if next_step else None, restart=not next_step)
+        self._illegal = res["illegal_action"]
         ends, rewards = res["ended"], res["rewards"]
         terminated, truncated = ends == 1, ends == 2
         ended = np.flatnonzero(ends)
@@ -255,6 +198,70 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._count_steps(playing, pending, ended)
         infos.update(self._infos())
         return self._observations(), rewards, terminated, truncated, infos
+
+    def _loop(self, actions, pending, restart: bool) -> dict:
+        """One call of the engine's learner loop (``make_vec``'s
+        :meth:`~boardenvs.vector.VectorEnv.play_learners`): the learner's
+        actions, then the opponents (in the engine, or asked once per round:
+        :meth:`_ask`; a pool's picks: :meth:`_pick`) until every row's
+        learner is to act; the views in new arrays.  An opponent that fails
+        leaves its rows part-way: the next step asks for reset()."""
+        obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
+        fixed = self.opponents.opponent if isinstance(self.opponents, FixedOpponent) else None
+        if fixed is not None and not self._opp_list:
+            self._opp_id(fixed)
+        outside = fixed is None or not (fixed.in_kernel or fixed.engine_decision(self.game) is not None)
+        if fixed is not None:
+            self._outside[:] = outside
+        engine = None if fixed is None or fixed.in_kernel or outside else fixed
+        self._asked = False
+        try:
+            res = self.vec.play_learners(actions, self._seats, draw_seats=self.seat_option == "random", restart=restart,
+                                         pending=pending, out=(obs, masks), opponent=engine,
+                                         ask=self._ask if outside else None, outside=self._outside,
+                                         pick=None if fixed is not None else self._pick)  # fmt: skip
+        except BaseException as e:
+            if isinstance(e, RuntimeError) and hasattr(e, "result"):
+                self._rng = None  # rows whose new games all ended at once: the batch needs reset()
+                raise RuntimeError(f"{self.env_id}: {e}; call reset()") from e
+            if self._asked:  # an opponent failed: its rows are part-way
+                self._failed = _shorten(f"{type(e).__name__}: {e}")
+            raise
+        self._obs_all, self._bool_masks = obs, masks
+        return res
+
+    def _ask(self, rows, movers, observations, masks) -> np.ndarray:
+        """The answers of the opponents outside the engine in ``rows`` (one
+        round), through the one protocol (:func:`boardenvs.opponents.decide`),
+        one batch per opponent."""
+        self._asked = True
+        if self.flatten:
+            observations = observations.reshape(rows.shape[0], -1)
+        ids = self._opp_ids[rows]
+        first = ids[0]
+        if (ids == first).all():
+            return self._decide(self._opp_list[int(first)], rows, movers, observations, masks)
+        actions = np.empty(rows.shape[0], np.int64)
+        for k in np.unique(ids):
+            sel = np.flatnonzero(ids == k)
+            actions[sel] = self._decide(self._opp_list[int(k)], rows[sel], movers[sel], observations[sel], masks[sel])
+        return actions
+
+    def _decide(self, opponent, rows, movers, observations, masks) -> np.ndarray:
+        states = self.vec.states
+        batch = Batch(self.game, masks, self._rng, seats=movers, rows=rows, observations=observations,
+                      states=lambda: np.array(states[rows]))  # fmt: skip
+        return decide(opponent, batch)
+
+    def _pick(self, rows) -> None:
+        """A pool's opponents for the new episodes in ``rows`` (one at a time:
+        ``_opp_id`` may prune the list and renumber ``_opp_ids``, which must
+        include the ids already given to these rows)."""
+        self._asked = True
+        for r in rows:
+            opponent = self.opponents.pick(self._rng)
+            self._opp_ids[r] = self._opp_id(opponent)
+            self._outside[r] = not opponent.in_kernel
 
     def action_masks(self) -> np.ndarray:
         """The learner's mask in every row, ``(num_envs, num_actions)`` bool:
@@ -295,68 +302,6 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return f"<SingleAgentVectorEnv {self.env_id} num_envs={self.num_envs}>"
 
     # -- inside ------------------------------------------------------------------------
-    def _all_in_kernel(self) -> bool:
-        """Every opponent decision inside the engine's learner loop: one fixed
-        opponent, "random" or one with an engine decision ("greedy")."""
-        if not isinstance(self.opponents, FixedOpponent):
-            return False
-        opponent = self.opponents.opponent
-        return opponent.in_kernel or opponent.engine_decision(self.game) is not None
-
-    def _engine_opponent(self):
-        """The opponent ``play_learners`` plays in the kernel (None: random)."""
-        opponent = self.opponents.opponent
-        return None if opponent.in_kernel else opponent
-
-    def _reset_rows(self, rows):
-        """New games in ``rows``: seats, opponents, then opponents' moves
-        until the learner is to act.  A game that ended before the learner's
-        first decision (an opponent ended it at once) is no episode of the
-        learner's: it is dealt again (at most 64 times)."""
-        vec, draw = self.vec, self.seat_option == "random"
-        for _ in range(64):
-            drawn = vec.reset_rows(rows, draw_seats=draw)
-            self._seats[rows] = drawn if draw else int(self.seat_option)
-            if not isinstance(self.opponents, FixedOpponent):
-                # one row at a time: _opp_id may prune the list and renumber _opp_ids,
-                # which must include the ids already given to these rows
-                for r in rows:
-                    opponent = self.opponents.pick(self._rng)
-                    self._opp_ids[r] = self._opp_id(opponent)
-                    self._outside[r] = not opponent.in_kernel
-            else:
-                if not self._opp_list:
-                    self._opp_id(self.opponents.opponent)
-                self._outside[rows] = not self.opponents.opponent.in_kernel
-            self._advance(rows)
-            st = vec.states
-            gone = (st[rows, E.H_STATUS] != E.PLAYING) | (((st[rows, E.H_ALIVE] >> self._seats[rows]) & 1) == 0)
-            if not gone.any():
-                return
-            rows = rows[gone]
-        raise RuntimeError(f"{self.env_id}: 64 new games in a row ended before the learner's first decision")
-
-    def _deal_in_kernel(self):
-        """:meth:`reset` against the random opponent: every row's first
-        episode in one call of the engine (``play_learners`` with every row
-        pending), the games :meth:`_reset_rows` deals through the row API,
-        move for move; so a first reset compiles no driver but the step's."""
-        if not self._opp_list:
-            self._opp_id(self.opponents.opponent)
-        draw = self.seat_option == "random"
-        if not draw:
-            self._seats[:] = int(self.seat_option)
-        obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
-        try:
-            self.vec.play_learners(np.zeros(0, np.int64), self._seats, draw_seats=draw,
-                                   pending=np.ones(self.num_envs, np.bool_), out=(obs, masks),
-                                   opponent=self._engine_opponent())  # fmt: skip
-        except RuntimeError as e:  # as _reset_rows': the rows are no learner's episodes
-            self._rng = None
-            raise RuntimeError(f"{self.env_id}: 64 new games in a row ended before the learner's first decision; "
-                               "call reset()") from e  # fmt: skip
-        self._obs_all, self._bool_masks = obs, masks
-
     def _opp_id(self, opponent) -> int:
         key = id(opponent)
         if key not in self._opp_index and len(self._opp_list) >= 64:
@@ -375,41 +320,6 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._opp_ids[:] = remap[self._opp_ids]
         self._opp_list = keep
         self._opp_index = {id(o): k for k, o in enumerate(keep)}
-
-    def _advance(self, rows):
-        """The learner loop over ``rows`` (:meth:`~boardenvs.vector.VectorEnv.advance_rows`):
-        opponents in the engine play at once; each round, every row waiting
-        for an opponent outside it gets that opponent's decision (one batch
-        per opponent), until the learner is to act or its episode is over."""
-        vec, waiting = self.vec, self._waiting
-        vec.advance_rows(rows, self._seats, self._outside, out=waiting)
-        while True:
-            wrows = rows[waiting[rows]]
-            if not wrows.size:
-                return
-            movers = vec.states[wrows, E.H_CURRENT]
-            actions = np.empty(wrows.shape[0], np.int64)
-            ids = self._opp_ids[wrows]
-            for k in np.unique(ids):
-                sel = np.flatnonzero(ids == k)
-                actions[sel] = self._opponent_actions(self._opp_list[int(k)], wrows[sel], movers[sel])
-            vec.advance_rows(wrows, self._seats, self._outside, actions=actions, out=waiting)
-            rows = wrows
-
-    def _opponent_actions(self, opponent, rows, movers) -> np.ndarray:
-        """``opponent``'s decisions in ``rows`` (one round), through the one
-        protocol (:func:`boardenvs.opponents.decide`)."""
-        vec = self.vec
-        obs, masks = vec.observe_rows(rows, movers)
-        batch = Batch(self.game, masks, self._rng, seats=movers, rows=rows,
-                      observations=obs.reshape(rows.shape[0], -1) if self.flatten else obs,
-                      states=lambda: np.array(vec.states[rows]))  # fmt: skip
-        return decide(opponent, batch)
-
-    def _observe_all(self):
-        # new observation and mask arrays per step (what the caller gets to keep)
-        obs, masks = self._fresh_obs.get(), self._fresh_masks.get()
-        self._obs_all, self._bool_masks = self.vec.observe_rows(self._rows, self._seats, out=(obs, masks))
 
     def _count_steps(self, playing, pending, ended) -> None:
         """The learner steps of this step: one more in the ``playing`` rows,
