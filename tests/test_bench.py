@@ -222,4 +222,5 @@ def test_learner_loop_bench_runs(capsys):
     cells = [c.strip() for c in greedy.strip("|").split("|")]
     assert len(cells) == 8 and cells[-1].endswith(("met", "missed")) and float(cells[6].rstrip("x")) > 0
     cells = [c.strip() for c in model.strip("|").split("|")]  # the committed model's table
-    assert len(cells) == 5 and cells[-1].endswith(("met", "missed")) and float(cells[-1].split()[0]) > 0
+    assert len(cells) == 7 and cells[-1].endswith(("met", "missed")) and float(cells[-1].split()[0]) > 0
+    assert float(cells[3]) > 0.5  # the model's decisions per learner step, as the loop asked them

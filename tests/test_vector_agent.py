@@ -456,10 +456,11 @@ def test_env_method_action_masks_stacks_as_one_copy():
     np.testing.assert_array_equal(np.stack(rows, axis=1), slow.T)
     assert len(env.env_method("action_masks", indices=[2, 5])) == 2
     np.testing.assert_array_equal(np.stack(env.env_method("action_masks", indices=[2, 5])), slow[[2, 5]])
-    before = stacked.copy()
+    before, rows_before = stacked.copy(), [np.array(r) for r in rows]
     env.step_async(np.argmax(stacked, axis=1))
     env.step_wait()
     np.testing.assert_array_equal(stacked, before)
+    assert all(np.array_equal(r, b) for r, b in zip(rows, rows_before))  # the rows held: unchanged by the step
     np.testing.assert_array_equal(np.asarray(rows[0]), slow[0])
     assert not np.array_equal(get_action_masks(env), before)
 

@@ -29,7 +29,7 @@ from .vector import SingleAgentVectorEnv
 
 class _MaskRow(np.ndarray):
     """The first row of ``SB3VecEnv.env_method("action_masks")``'s answer
-    (the others are plain ndarray views of the same copy of every row's
+    (the others are plain ndarray views of the same array, this step's
     mask): an ndarray whose presence makes numpy hand ``np.stack`` of the
     whole answer, in order (what sb3-contrib's ``get_action_masks`` does),
     to :meth:`__array_function__`, which returns one copy of that array
@@ -106,13 +106,9 @@ class SB3VecEnv(VecEnv):
         return self.venv.action_masks()
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        if method_name == "action_masks":  # one copy, then a row view per env; np.stack of them: one more copy
-            masks = self.venv.action_masks()
-            if indices is None:
-                whole = self._mask_copies.get()
-                np.copyto(whole, masks)
-            else:
-                whole = masks[list(self._get_indices(indices))]
+        if method_name == "action_masks":  # a row view per env of this step's masks; np.stack of them: one copy
+            masks = self.venv.action_masks()  # (a new array each step, the engine's own never handed out)
+            whole = masks if indices is None else masks[list(self._get_indices(indices))]
             # the first row is a _MaskRow, which is what numpy dispatches np.stack on; the
             # others plain views (a subclass's view costs 2.5x a plain one, N of them a step)
             rows = _MaskRows((whole[0].view(_MaskRow), *whole[1:])) if len(whole) else _MaskRows()
