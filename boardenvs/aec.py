@@ -1,6 +1,9 @@
 """The PettingZoo AEC face: one generic class that drives any game's kernels."""
 from __future__ import annotations
 
+import functools
+import threading
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -20,6 +23,18 @@ from .spec import (ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, che
 CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
 # BoardEnv._settle reads the header's first five fields in one go
 assert (E.H_CURRENT, E.H_STATUS, E.H_ALIVE) == (0, 1, 4)
+
+
+def _one_at_a_time(method):
+    """``method`` of the AEC env, taking its turn with reset / step / observe
+    between threads (it reads or changes the env's row through the kernels)."""
+
+    @functools.wraps(method)
+    def taking_turns(self, *args, **kwargs):
+        with self._call_lock:
+            return method(self, *args, **kwargs)
+
+    return taking_turns
 
 
 class BoardEnv(AECEnv):
@@ -133,7 +148,7 @@ class BoardEnv(AECEnv):
     # what is derived, not copied: kernel handles, the mask buffer's views
     # (a copy must validate against its own buffer), the human window
     _DERIVED = ("_params", "_step_row", "_settle_row", "_probs", "_observe", "_obs_size", "_obs_shape",
-                "_mask_actions", "_mask_chance", "_mask", "_window")
+                "_mask_actions", "_mask_chance", "_mask", "_window", "_call_lock")
 
     def _setup(self) -> None:
         """The hot path's handles: the engine's one step on this game's row
@@ -150,6 +165,9 @@ class BoardEnv(AECEnv):
         self._mask_actions = self._mask_buffer[: game.num_actions]
         self._mask_chance = self._mask_buffer[: game.num_chance_outcomes]
         self._window = None
+        # one call at a time (issue 47): two threads stepping one env would run the
+        # engine's step on its row at once; they take turns instead
+        self._call_lock = threading.RLock()
         self._select_mask()
 
     def _select_mask(self) -> None:
@@ -189,85 +207,93 @@ class BoardEnv(AECEnv):
         return self.action_spaces[agent]
 
     # -- episode ----------------------------------------------------------
+    # reset, step and observe take turns between threads (the engine's step
+    # and the observation kernel read and write the env's one row)
     def reset(self, seed=None, options=None):
-        if seed is not None:
-            self.np_random, self.np_random_seed = seeding.np_random(check_seed(seed))
-        first = int(self.game.params[E.P_FIRST])
-        if first < 0:  # C-2 "random": drawn from the seeded generator
-            first = int(self.np_random.integers(self.game.num_players))
-        self._state = self.game.new_state(first, rng_seed=int(self.np_random.integers(2**62)))
-        self.agents = agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
-        self.terminations = dict.fromkeys(agents, False)
-        self.truncations = dict.fromkeys(agents, False)
-        self.infos = {a: {} for a in agents}
-        self._skip_agent_selection = None
-        self._alive = int(self._state[E.H_ALIVE])
-        self._asked = [0] * (self.game.num_players + 1)  # the last slot: chance (seat -1)
-        self._decisions = 0
-        self._refresh()
-        if self.render_mode == "human":
-            self.render()
+        with self._call_lock:
+            if seed is not None:
+                self.np_random, self.np_random_seed = seeding.np_random(check_seed(seed))
+            first = int(self.game.params[E.P_FIRST])
+            if first < 0:  # C-2 "random": drawn from the seeded generator
+                first = int(self.np_random.integers(self.game.num_players))
+            self._state = self.game.new_state(first, rng_seed=int(self.np_random.integers(2**62)))
+            self.agents = agents = self.possible_agents[:]
+            self.rewards = dict.fromkeys(agents, 0.0)
+            self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+            self.terminations = dict.fromkeys(agents, False)
+            self.truncations = dict.fromkeys(agents, False)
+            self.infos = {a: {} for a in agents}
+            self._skip_agent_selection = None
+            self._alive = int(self._state[E.H_ALIVE])
+            self._asked = [0] * (self.game.num_players + 1)  # the last slot: chance (seat -1)
+            self._decisions = 0
+            self._refresh()
+            if self.render_mode == "human":
+                self.render()
 
     def observe(self, agent):
-        state = self._state
-        if state is None:
-            self._require_reset("observe")
-        seat = self._seat[agent]
-        acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
-        if seat == E.CHANCE:
-            probs = self.game.chance_probs(state) if acting else np.zeros(self.game.num_chance_outcomes)
-            return {"observation": probs.astype(np.float32), "action_mask": (self._mask if acting else self._no_chance_mask).copy()}
-        obs = np.empty(self._obs_size, np.int8)  # the kernel writes every entry
-        self._observe(state, self._params, seat, obs)
-        return {"observation": obs.reshape(self._obs_shape), "action_mask": (self._mask if acting else self._no_mask).copy()}
+        with self._call_lock:
+            state = self._state
+            if state is None:
+                self._require_reset("observe")
+            seat = self._seat[agent]
+            acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+            if seat == E.CHANCE:
+                probs = self.game.chance_probs(state) if acting else np.zeros(self.game.num_chance_outcomes)
+                return {"observation": probs.astype(np.float32), "action_mask": (self._mask if acting else self._no_chance_mask).copy()}
+            obs = np.empty(self._obs_size, np.int8)  # the kernel writes every entry
+            self._observe(state, self._params, seat, obs)
+            return {"observation": obs.reshape(self._obs_shape), "action_mask": (self._mask if acting else self._no_mask).copy()}
 
     def last(self, observe=True):
         """PettingZoo's ``last()`` (observation, cumulative reward,
         terminated, truncated, info of the agent to act), read here."""
-        agent = self.agent_selection
-        return (
-            self.observe(agent) if observe else None,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
+        with self._call_lock:
+            agent = self.agent_selection
+            if agent not in self._cumulative_rewards:  # every agent's episode is over and gone (a KeyError before)
+                raise ResetNeededError(f"last() after the game ended ({agent} is out of it too): call reset() first")
+            return (
+                self.observe(agent) if observe else None,
+                self._cumulative_rewards[agent],
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
 
     def step(self, action):
-        if self._state is None:
-            self._require_reset("step")
-        if not self.agents:
-            raise IllegalActionError(f"step({action!r}) after the game ended: call reset() first")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            if action is not None:
-                raise IllegalActionError(f"{agent} is done; its only valid action is None, got {action!r}")
-            self._was_dead_step(action)
-            return
-        seat = self._seat[agent]
-        mask = self._mask
-        # the common case first: a legal plain int
-        if type(action) is int and 0 <= action < mask.shape[0] and mask[action]:
-            if "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
-                self.infos[agent] = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
-            # the engine's one step: apply, the seeded die (unless the chance agent rolls), the next mask
-            self._step_row(self._state, self._params, action, E.ILLEGAL_LOSE, not self.chance_agent, self._probs,
-                           self._mask_buffer)  # fmt: skip
-            self._asked[seat] += 1
-            self._decisions += 1
-        else:
-            self._step_problem(agent, seat, action, self._check(action))
-        self._cumulative_rewards[agent] = 0.0
-        if self._settle():
-            # someone's episode ended: hand out the rewards.  Otherwise every
-            # reward is 0 (a step that ends an agent's episode is followed by
-            # that agent's dead step, which clears them), so there is nothing
-            # to accumulate
-            self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+        with self._call_lock:
+            if self._state is None:
+                self._require_reset("step")
+            if not self.agents:
+                raise IllegalActionError(f"step({action!r}) after the game ended: call reset() first")
+            agent = self.agent_selection
+            if self.terminations[agent] or self.truncations[agent]:
+                if action is not None:
+                    raise IllegalActionError(f"{agent} is done; its only valid action is None, got {action!r}")
+                self._was_dead_step(action)
+                return
+            seat = self._seat[agent]
+            mask = self._mask
+            # the common case first: a legal plain int
+            if type(action) is int and 0 <= action < mask.shape[0] and mask[action]:
+                if "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
+                    self.infos[agent] = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
+                # the engine's one step: apply, the seeded die (unless the chance agent rolls), the next mask
+                self._step_row(self._state, self._params, action, E.ILLEGAL_LOSE, not self.chance_agent, self._probs,
+                               self._mask_buffer)  # fmt: skip
+                self._asked[seat] += 1
+                self._decisions += 1
+            else:
+                self._step_problem(agent, seat, action, self._check(action))
+            self._cumulative_rewards[agent] = 0.0
+            if self._settle():
+                # someone's episode ended: hand out the rewards.  Otherwise every
+                # reward is 0 (a step that ends an agent's episode is followed by
+                # that agent's dead step, which clears them), so there is nothing
+                # to accumulate
+                self._accumulate_rewards()
+            if self.render_mode == "human":
+                self.render()
 
     def _step_problem(self, agent, seat, action, problem: str) -> None:
         """``step`` for an action that is not a legal plain int: a numpy
@@ -378,6 +404,7 @@ class BoardEnv(AECEnv):
             self._deads_step_first()
         return True
 
+    @_one_at_a_time
     def adjudicate(self, winner: str | None, reason=E.REASON_TIMEOUT):
         """End the game now with ``winner`` (+1, others -1) or a draw (None),
         for out-of-rules endings such as a flag fall (QU-12); ``reason`` is an
@@ -396,6 +423,7 @@ class BoardEnv(AECEnv):
         for agent in self.agents:
             self._cumulative_rewards[agent] = self.rewards[agent]
 
+    @_one_at_a_time
     def eliminate(self, agent: str, reason="timeout"):
         """Take ``agent`` (the one to act) out of the game for an
         out-of-rules reason, e.g. a fallen flag: in a two-player (or
@@ -444,6 +472,7 @@ class BoardEnv(AECEnv):
         self._require_reset("turn")
         return int(self._state[E.H_TURN])
 
+    @_one_at_a_time
     def roll_chance(self) -> int:
         """At a chance node: the outcome the seeded die rolls (the game row's
         own generator, which moves on: :meth:`boardenvs.game.Game.draw_chance`),
@@ -453,6 +482,7 @@ class BoardEnv(AECEnv):
             raise ValueError(f"{self.game.env_id}: roll_chance() at a chance node only")
         return self.game.draw_chance(self._state)
 
+    @_one_at_a_time
     def state_snapshot(self) -> np.ndarray:
         """A copy of the state row (the kernels' whole state of the game;
         :meth:`position` wraps the same copy as a Position)."""
@@ -474,6 +504,7 @@ class BoardEnv(AECEnv):
         return out
 
     # -- faces ----------------------------------------------------------------
+    @_one_at_a_time
     def position(self) -> Position:
         """A snapshot of the live game as a Position (independent copy)."""
         self._require_reset("position")
@@ -483,12 +514,15 @@ class BoardEnv(AECEnv):
         """Has ``agent``'s episode ended (terminated or truncated)?"""
         return self._state is None or not self.agents or self._done(agent)
 
+    @_one_at_a_time
     def action_to_move(self, action: int) -> str:
         return self.position().action_to_move(action)
 
+    @_one_at_a_time
     def move_to_action(self, move: str) -> int:
         return self.position().move_to_action(move)
 
+    @_one_at_a_time
     def render(self):
         if self.render_mode is None:
 

@@ -42,6 +42,7 @@ works; the gymnasium ids work for the single-agent view):
 from __future__ import annotations
 
 import math
+import threading
 from pathlib import Path
 
 import gymnasium
@@ -108,9 +109,28 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         self._mask = np.zeros(game.mask_size, np.int8)  # the engine's mask of the row, kept current by its step
         self._done: set = set()
         self.np_random = np.random.default_rng()
+        self._call_lock = threading.RLock()  # reset / step take turns between threads (issue 47)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_call_lock", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._call_lock = threading.RLock()
 
     # -- RLlib's API ------------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
+        with self._call_lock:
+            return self._reset(seed)
+
+    def step(self, action_dict):
+        """The action of the agent to act (calls from two threads take turns)."""
+        with self._call_lock:
+            return self._step(action_dict)
+
+    def _reset(self, seed):
         if seed is not None:
             self.np_random = np.random.default_rng(check_seed(seed))
         game = self.game
@@ -123,7 +143,7 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         self._done = set()
         return self._observe(), {a: {} for a in self._observe()}
 
-    def step(self, action_dict):
+    def _step(self, action_dict):
         if self._state is None:
             raise ValueError(f"{self.env_id}: step() before reset()")
         game, state = self.game, self._state

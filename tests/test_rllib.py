@@ -251,3 +251,16 @@ def test_the_ray_tutorial_runs(tmp_path):
                           cwd=tmp_path)
     assert done.returncode == 0, f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     assert "win_rate" in done.stdout and "snapshots on each runner" in done.stdout and "main_v1" in done.stdout
+
+
+def test_the_multi_agent_env_stepped_from_two_threads_takes_turns():
+    """Issue 47, item 3: BoardMultiAgentEnv's step runs whole, one thread at
+    a time: two threads stepping it are never inside the engine's step
+    together (tests/test_threads.py's probe)."""
+    from test_threads import _overlap
+
+    env = brl.BoardMultiAgentEnv({"env_id": "quess_v0", "first_player": 0})
+    env.reset(seed=0)
+    action = int(np.flatnonzero(env.legal_mask_of("player_0"))[0])
+    assert not _overlap(env.game, "step", lambda: env.step({"player_0": action}))
+    assert env._state[boardenvs.engine.H_TURN] == 1  # one step played; the other thread's came after it

@@ -47,6 +47,8 @@ seed plays the same games here as in ``gymnasium.make_vec(..., num_envs=1)``.
 """
 from __future__ import annotations
 
+import threading
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -94,12 +96,18 @@ class SingleAgentEnv(gymnasium.Env):
         self._obs = None  # the last observation (None before the first reset)
         self._info = None
         self._over = True
+        self._call_lock = threading.RLock()  # reset / step take turns between threads (issue 47)
 
     def __getstate__(self):
-        """``copy.deepcopy`` / ``pickle``: everything but a window (a copy opens its own)."""
+        """``copy.deepcopy`` / ``pickle``: everything but a window (a copy opens its own) and the lock."""
         state = dict(self.__dict__)
         state["_window"] = None
+        state.pop("_call_lock")
         return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._call_lock = threading.RLock()
 
     def legal_mask(self):
         """The learner's int8 mask while its episode goes on, else None
@@ -113,6 +121,17 @@ class SingleAgentEnv(gymnasium.Env):
         learner's first decision (others won, or passes left it no turn) is
         no episode of the learner's: it is dealt again from the generator (at
         most 64 times), as the batched view does."""
+        with self._call_lock:
+            return self._reset(seed)
+
+    def step(self, action):
+        """The learner's ``action``, then the opponents until it is to act
+        again (the batched view's step at one row).  Calls from two threads
+        take turns."""
+        with self._call_lock:
+            return self._step(action)
+
+    def _reset(self, seed):
         seed = None if seed is None else check_seed(seed)
         super().reset(seed=seed)
         obs, info = self._venv.reset(seed=seed)
@@ -122,7 +141,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return self._obs, self._info
 
-    def step(self, action):
+    def _step(self, action):
         self._require_reset("step")
         if self._over:
             raise IllegalActionError(f"{self.env_id}: step({action!r}) after the episode ended: call reset() first")

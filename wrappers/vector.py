@@ -39,6 +39,8 @@ stable-baselines3, wrap this env in :class:`boardenvs.wrappers.sb3.SB3VecEnv`.
 """
 from __future__ import annotations
 
+import threading
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -130,6 +132,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         # per-row opponents as small ints into _opp_list (one group per opponent)
         self._outside = np.zeros(N, np.bool_)  # rows whose opponent decides outside the engine
         self._failed = None  # why the last step stopped part-way (then step() asks for reset())
+        self._call_lock = threading.RLock()  # reset / step / render take turns between threads (issue 47)
         # this step's observations and learner masks: new arrays each step, as
         # far as the caller can tell (recycled once nobody holds them: boardenvs.fresh)
         self._fresh_obs = FreshArrays((N, *self.plane_shape), np.int8)
@@ -146,16 +149,28 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_opp_index")  # keyed by id(): rebuilt for the copy's own opponents
+        state.pop("_call_lock")
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._opp_index = {id(o): k for k, o in enumerate(self._opp_list)}
+        self._call_lock = threading.RLock()
 
     # -- gymnasium API -----------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
         """New games in every row.  ``seed``: an int (each row's game and the
         learner's seat drawn from it), or None."""
+        with self._call_lock:
+            return self._reset(seed, options)
+
+    def step(self, actions):
+        """The learner's action in every row, then the learner loop (see the
+        module docstring).  Calls from two threads take turns."""
+        with self._call_lock:
+            return self._step(actions)
+
+    def _reset(self, seed, options):
         if options:
             raise ValueError(f"options are not used by reset(); got {options!r}")
         vec = self.vec
@@ -175,9 +190,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._lengths[:] = 0
         return self._observations(), self._infos()
 
-    def step(self, actions):
-        """The learner's action in every row, then the learner loop (see the
-        module docstring)."""
+    def _step(self, actions):
         if self._rng is None:
             raise ResetNeededError(f"{self.env_id} make_vec: step() before reset(): call reset() first")
         if self._failed:
@@ -293,7 +306,9 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         from ..render import ansi_frame, rgb_frame  # the board with legend, turn, last move, result
 
         draw = ansi_frame if self.render_mode == "ansi" else rgb_frame
-        return tuple(draw(self.game, row) for row in np.array(self.vec.states))
+        with self._call_lock:  # (the rows as one step left them)
+            rows = np.array(self.vec.states)
+        return tuple(draw(self.game, row) for row in rows)
 
     def close(self, **kwargs):
         self.closed = True
