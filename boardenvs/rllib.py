@@ -69,7 +69,7 @@ from .registry import tool_settings
 from .opponents import Batch, Opponent, make_opponent, register_adapter, register_resolver
 from .registry import game_class, gym_id_of, make_game, registered_ids
 from .spaces import LegalDiscrete, LegalOf
-from .spec import ILLEGAL_ACTION_DEFAULT, check_illegal_action, check_seed, check_size
+from .spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_seed, check_size
 
 OBS_KEY, MASK_KEY = "observations", "action_mask"
 MASKED_LOGIT = -1e9  # an illegal action's logit: exp() of it is 0 in float32
@@ -93,7 +93,7 @@ class BoardMultiAgentEnv(MultiAgentEnv):
             raise ValueError("BoardMultiAgentEnv needs env_config['env_id'] (one of "
                              f"{', '.join(registered_ids())})")  # fmt: skip
         illegal = check_illegal_action(config.pop("illegal_action", ILLEGAL_ACTION_DEFAULT), f"{env_id}: ")
-        flatten = bool(config.pop("flatten", False))
+        flatten = check_flag("flatten", config.pop("flatten", False), f"{env_id}: ")  # ("no" is no False; issue 47)
         config.pop("num_envs", None)  # RLlib's vector hint: one game per env here
         self.game = game = make_game(env_id, **config)
         self.env_id, self.illegal_action, self.flatten = env_id, illegal, flatten

@@ -226,8 +226,9 @@ class VectorEnv:
         self._drivers = self._batched.parallel if self.parallel else self._batched.serial
         self._threads = self.num_threads if self.parallel else None
         self._obs_view = self._obs.reshape((n, *game.obs_shape))
-        self._states_view = self._states.view()
-        self._states_view.flags.writeable = False
+        # read-only for good: a view of a read-only buffer over the rows, which no
+        # one can make writeable again (a plain view's flag can be set back; issue 47)
+        self._states_view = np.frombuffer(memoryview(self._states).toreadonly(), np.int64).reshape(self._states.shape)
         codes = {**GENERIC_REASONS, **game.reason_names}
         table = np.full(max(codes) + 1, None, dtype=object)
         for code, name in codes.items():

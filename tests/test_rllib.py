@@ -264,3 +264,11 @@ def test_the_multi_agent_env_stepped_from_two_threads_takes_turns():
     action = int(np.flatnonzero(env.legal_mask_of("player_0"))[0])
     assert not _overlap(env.game, "step", lambda: env.step({"player_0": action}))
     assert env._state[boardenvs.engine.H_TURN] == 1  # one step played; the other thread's came after it
+
+
+def test_flatten_takes_a_bool_only():
+    """Issue 47: ``flatten="no"`` was read as True; a flag is True or False."""
+    for bad in ("no", 1, None):
+        with pytest.raises(ValueError, match="flatten must be True or False"):
+            brl.BoardMultiAgentEnv({"env_id": "quess_v0", "flatten": bad})
+    assert brl.BoardMultiAgentEnv({"env_id": "quess_v0", "flatten": True}).flatten is True

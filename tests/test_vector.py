@@ -447,3 +447,28 @@ def test_a_threaded_driver_follows_the_types_it_is_given():
     with pytest.raises(ValueError, match="C-contiguous"):
         observe(vec._states, vec.game.params, rows, seats, f_order, vec._masks, masks)
     assert not f_order.any()
+
+
+def test_the_states_view_is_read_only_for_good():
+    """``make_vec.states`` (documented read-only) cannot be made writeable
+    again, not even through a view of it (issue 47: a caller's write would
+    reach the kernels' trust); it still shows the rows as they change, and
+    copies and pickles of the env give their own read-only views."""
+    import copy
+    import pickle
+
+    vec = boardenvs.make_vec("quagmire_v0", num_envs=4, radius=2)
+    vec.reset(seed=0)
+    for view in (vec.states, vec.states.view(), vec.states[1:]):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            view.flags.writeable = True
+    with pytest.raises(ValueError, match="read-only"):
+        vec.states[0, 0] = 1
+    before = vec.states[:, E.H_TURN].copy()
+    vec.step(vec.random_actions())
+    assert (vec.states[:, E.H_TURN] != before).any()  # a view of the live rows
+    for twin in (copy.deepcopy(vec), pickle.loads(pickle.dumps(vec))):
+        assert np.array_equal(twin.states, vec.states)
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            twin.states.flags.writeable = True
+        twin.step(twin.random_actions())  # plays on, on its own rows
