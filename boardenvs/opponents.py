@@ -37,6 +37,8 @@ without Ray); another package adds its own opponents the same way::
 """
 from __future__ import annotations
 
+import os
+
 import importlib
 from importlib import metadata
 from typing import Callable
@@ -288,7 +290,12 @@ def opponent_from_name(spec: str) -> Opponent:
             break
     if found is not None:
         return found
-    raise ValueError(f"unknown opponent {spec!r}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
+    shown = repr(spec) if len(repr(spec)) <= 80 else repr(spec)[:77] + "..."
+    if spec.endswith((".pt", ".zip", ".json")) or os.sep in spec or "/" in spec:  # (issue 50: a mistyped path)
+        where = os.path.abspath(spec)
+        raise ValueError(f"opponent {shown}: no such file ({where if len(where) <= 120 else where[:117] + '...'} "
+                         f"does not exist); {MODEL_FILES}")  # fmt: skip
+    raise ValueError(f"unknown opponent {shown}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
                      "policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")  # fmt: skip
 
 

@@ -131,7 +131,12 @@ def game_class(env_id: str):
     """The Game class registered under ``env_id`` (loaded on first use);
     ValueError naming the available ids for an unknown one."""
     if not isinstance(env_id, str) or env_id not in _GAMES:
-        raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(_GAMES)}")
+        for known, cls in _GAMES.items():
+            if isinstance(env_id, str) and env_id == gym_id_of(cls):  # (issue 50: say what it is and what to do)
+                raise ValueError(f"{env_id!r} is a gymnasium id (gymnasium.make / gymnasium.make_vec take it); here "
+                                 f"use its env id, {known!r}")  # fmt: skip
+        shown = repr(env_id) if len(repr(env_id)) <= 80 else repr(env_id)[:77] + "..."
+        raise ValueError(f"unknown env id {shown}; available: {', '.join(_GAMES)}")
     entry = _GAMES[env_id]
     if isinstance(entry, LazyGame):
         _GAMES[env_id] = entry = entry.load()

@@ -501,8 +501,12 @@ def test_train_then_play_the_pt_it_wrote_wherever_an_opponent_is_named(tmp_path,
     lone.write_bytes((run / "quagmire_v0.pt").read_bytes())
     with pytest.raises(ValueError, match=r"a saved model is a .pt/.json pair .* 'lone.json' is missing"):
         make_opponent("lone.pt")
-    with pytest.raises(ValueError, match=r"unknown opponent 'nothing/here.pt': accepted names are .* or the path of a saved model"):
+    # (issue 50: a mistyped path says so, not "unknown opponent" with the list of names)
+    with pytest.raises(ValueError, match=r"opponent 'nothing/here.pt': no such file \(.*nothing/here.pt does not exist\); "
+                                         r"the path of a saved model"):  # fmt: skip
         make_opponent("nothing/here.pt")
+    with pytest.raises(ValueError, match=r"unknown opponent 'nothing': accepted names are .* or the path of a saved model"):
+        make_opponent("nothing")
     assert main(["play", "quagmire_v0", "--vs", "lone.pt"]) == 2
     assert "'lone.json' is missing" in capsys.readouterr().err
 

@@ -138,14 +138,43 @@ def test_a_quick_or_busy_run_does_not_replace_the_published_tables(bench, tmp_pa
     assert json.loads((tmp_path / "published" / "results.json").read_text())["machine"]["quiet"] is False
 
 
-def test_other_processes_cpu_is_the_machines_less_our_own(bench):
+def test_other_processes_cpu_is_the_machines_less_our_own(bench, monkeypatch):
+    """Deterministic (issue 51: it asserted that the machine's other
+    processes used < 1.5 cores while it ran, and failed on a busy machine):
+    the counters are read from a fake /proc/stat, os.times and clock."""
     # (all processes' CPU-s, ours, wall)
     assert bench.others_cores((100.0, 10.0, 0.0), (103.0, 11.0, 2.0)) == pytest.approx(1.0)
     assert bench.others_cores((100.0, 10.0, 0.0), (101.0, 11.5, 1.0)) == 0.0  # clock granularity: never negative
     assert bench.others_cores(None, (1.0, 1.0, 1.0)) is None
-    before = bench.cpu_counters()
-    sum(range(3 * 10**6))  # our own work is not counted as others'
-    assert bench.others_cores(before, bench.cpu_counters()) < 1.5
+    import io
+    import os
+    from types import SimpleNamespace
+
+    # /proc/stat's cpu line: user nice system idle iowait irq softirq steal (ticks of 1/100 s)
+    readings = iter([("cpu  500 0 300 9000 700 100 100 0", 4.0, 10.0), ("cpu  700 0 400 9100 900 150 150 0", 5.0, 11.0)])
+    now = {}
+
+    def fake_open(path, *args, **kwargs):
+        assert path == "/proc/stat"
+        line, now["ours"], now["wall"] = next(readings)
+        return io.StringIO(line + "\n")
+
+    monkeypatch.setattr(bench, "open", fake_open, raising=False)
+    real_sysconf = os.sysconf
+    monkeypatch.setattr(os, "sysconf", lambda name: 100 if name == "SC_CLK_TCK" else real_sysconf(name))
+    monkeypatch.setattr(os, "times", lambda: SimpleNamespace(user=now["ours"], system=0.0, children_user=0.0,
+                                                            children_system=0.0))  # fmt: skip
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: now["wall"])
+    before, after = bench.cpu_counters(), bench.cpu_counters()
+    assert before == (10.0, 4.0, 10.0)  # busy = all but idle and iowait: (500 + 300 + 100 + 100) / 100
+    assert after == (14.0, 5.0, 11.0)
+    assert bench.others_cores(before, after) == pytest.approx(3.0)  # 4 CPU-s in 1 s, 1 of them ours
+
+    def no_proc(path, *args, **kwargs):
+        raise OSError("no /proc here")
+
+    monkeypatch.setattr(bench, "open", no_proc, raising=False)
+    assert bench.cpu_counters() is None
 
 
 class _FakeEnvPool:

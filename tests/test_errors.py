@@ -392,3 +392,14 @@ def test_c6_rejected_text_changes_nothing_elsewhere():
     with pytest.raises(NotationError):
         Position.from_text(_replace_line(GOOD, "status:", "status: over"))
     assert pos.to_text() == before
+
+
+def test_a_gymnasium_id_given_to_make_says_which_id_to_use():
+    """Issue 50: ``boardenvs.make("boardenvs/Quess-v0")`` says that is the
+    gymnasium id and names the env id; an unknown long name is shortened."""
+    for face in (boardenvs.make, lambda name: boardenvs.make_vec(name, num_envs=2), boardenvs.position):
+        with pytest.raises(ValueError, match=r"'boardenvs/Quess-v0' is a gymnasium id .*its env id, 'quess_v0'"):
+            face("boardenvs/Quess-v0")
+    with pytest.raises(ValueError, match="unknown env id") as err:
+        boardenvs.make("x" * 100_000)
+    assert len(str(err.value)) < 300

@@ -132,10 +132,9 @@ def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
     one set for every game (``boardenvs/_threaded.py``): a second game
     compiles nothing for threads, and they load from the cache too."""
     code = """
-        import json, os, sys, time
+        import json, os, sys
         import boardenvs
         from boardenvs.vector import drivers_for
-        t = time.perf_counter()
         for env_id in ("quagmire_v0", "quess_v0"):
             for parallel in (False, True):
                 v = boardenvs.make_vec(env_id, num_envs=40, parallel=parallel)
@@ -144,7 +143,7 @@ def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
         b = drivers_for(v.game.kernels)
         used = [b.serial.step.func, b.serial.reset.func, b.parallel.step.generic, b.parallel.reset.generic]
         stats = [(sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values())) for d in used]
-        print(json.dumps({"stats": stats, "s": time.perf_counter() - t, "module": b.serial.step.func.py_func.__module__,
+        print(json.dumps({"stats": stats, "module": b.serial.step.func.py_func.__module__,
                           "step_overloads": len(b.serial.step.func.overloads),
                           "threaded_overloads": len(b.parallel.step.generic.overloads)}))
         """
@@ -161,8 +160,9 @@ def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
     serial, threaded = first["stats"][:2], first["stats"][2:]
     assert all(hits == 0 and misses == 2 for hits, misses in serial)  # compiled for each game the first time...
     assert all(hits + misses == 1 for hits, misses in threaded)  # (the threaded ones once, for quagmire)
-    assert second["stats"] == [[2, 0], [2, 0], [1, 0], [1, 0]], second  # ...all loaded the second time
-    assert second["s"] < first["s"]
+    # ...all loaded the second time (numba's own counters: deterministic, where the two runs' times
+    # would depend on the machine's load; issue 51)
+    assert second["stats"] == [[2, 0], [2, 0], [1, 0], [1, 0]], second
     assert not any(home.rglob("*")), sorted(home.rglob("*"))  # nothing written under the home folder
 
 
