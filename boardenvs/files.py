@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import stat
 from pathlib import Path
 
 
@@ -26,6 +27,13 @@ def output_path(path, what: str = "output file", suffixes=None) -> Path:
         raise ValueError(f"{what} {str(path)!r}: the file name must end in {' or '.join(sorted(suffixes))}")
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
+    # only a new file or an existing regular one is written: the write replaces the path with a
+    # new regular file, so a symlink, a FIFO or a device node there would be replaced (issue 47)
+    if path.is_symlink():
+        raise ValueError(f"{what} {str(path)!r} is a symbolic link: refused (not followed, not replaced); "
+                         "give the path of a regular file")  # fmt: skip
+    if path.exists() and not path.is_file():
+        raise ValueError(f"{what} {str(path)!r} is not a regular file (a device, FIFO or socket): refused")
     folder = path.parent
     if not folder.is_dir():
         problem = "is not a folder" if folder.exists() else "does not exist"
@@ -50,3 +58,23 @@ def write_atomically(path, write, what: str = "output file") -> Path:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return path
+
+
+MAX_READ_BYTES = 64 * 1024 * 1024  # what a reader of a user's file (a saved game) reads at most
+
+
+def read_text_capped(path, what: str = "file", limit: int = MAX_READ_BYTES) -> str:
+    """The UTF-8 text of ``path``, a regular file of at most ``limit``
+    bytes; else ValueError naming ``what`` and the path (``/dev/zero`` or a
+    FIFO would otherwise be read without end).  UnicodeDecodeError for a
+    file that is not UTF-8."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # (before opening: a FIFO's open would wait for a writer)
+            raise ValueError(f"cannot read {what} {str(path)!r}: not a regular file (a folder, device, FIFO or socket)")
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise ValueError(f"{what} {str(path)!r} is larger than {limit:,} bytes: refused")
+    return data.decode("utf-8")

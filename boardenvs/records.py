@@ -15,7 +15,7 @@ import json
 import numpy as np
 
 from . import engine as E
-from .files import write_atomically
+from .files import read_text_capped, write_atomically
 from .api import position
 from .opponents import play_turn
 from .position import Position
@@ -68,10 +68,7 @@ def load_record(path):
     """The start Position, the moves and the record of a saved game, or
     ValueError saying what is wrong with the file."""
     try:
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+        record = json.loads(read_text_capped(path, "game record"))  # (a regular file, 64 MB at most)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not JSON: {exc}") from None
     except UnicodeDecodeError:

@@ -719,3 +719,37 @@ def test_a_model_of_another_action_count_is_refused_as_an_opponent_naming_both()
     flat = _policy_with_actions(103, gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=True).observation_space)
     after, move = play_turn(make_opponent(flat), pos, np.random.default_rng(0))  # same numbers, flattened: reshaped
     assert move in pos.legal_moves()
+
+
+def test_cli_writes_only_regular_files_and_reads_capped_ones(tmp_path, capsys, monkeypatch):
+    """Issue 47, item 4: ``--save`` / ``--out`` write only to a new or an
+    existing regular file (a symlink, a FIFO or a device node is refused,
+    not replaced by a regular file); ``replay`` reads only a regular file of
+    at most 64 MB (``/dev/zero`` was read without end).  Each is one
+    ``error:`` line, rc 2, nothing written."""
+    import os
+
+    from boardenvs import files
+    from boardenvs.cli import main
+
+    target = tmp_path / "real.png"
+    target.write_bytes(b"keep")
+    os.symlink(target, tmp_path / "link.png")
+    os.mkfifo(tmp_path / "pipe.png")
+    for name, words in (("link.png", "is a symbolic link: refused"), ("pipe.png", "is not a regular file")):
+        assert main(["picture", "quess_v0", "--out", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: ") and words in err[0], err
+    assert target.read_bytes() == b"keep" and (tmp_path / "link.png").is_symlink()
+    assert main(["picture", "quess_v0", "--out", str(tmp_path / "new.png")]) == 0  # a new file: written
+    for path, words in (("/dev/zero", "not a regular file"), (str(tmp_path / "pipe.png"), "not a regular file"),
+                        (str(tmp_path), "not a regular file")):  # fmt: skip
+        assert main(["replay", path]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: ") and words in err[0], err
+    big = tmp_path / "big.json"
+    big.write_text("{}" + " " * 100)
+    monkeypatch.setattr(files, "MAX_READ_BYTES", 50)
+    monkeypatch.setattr(files.read_text_capped, "__defaults__", ("file", 50))
+    assert main(["replay", str(big)]) == 2
+    assert "is larger than" in capsys.readouterr().err
