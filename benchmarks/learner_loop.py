@@ -52,6 +52,7 @@ import numpy as np
 
 import boardenvs
 from boardenvs.baselines.greedy import GreedyOpponent, greedy_driver
+from boardenvs.opponents import Opponent, decide, make_opponent
 from boardenvs.wrappers import SingleAgentVectorEnv
 
 
@@ -73,13 +74,12 @@ def _rate(fn, seconds: float, reps: int = 3) -> float:
     return best
 
 
-def _loop_rate(env_id, n, seconds, parallel, opponent, pool=None, hook=None) -> float:
+def _loop_rate(env_id, n, seconds, parallel, opponent, pool=None, totals=None) -> float:
     """Learner steps per second of the view's ``step`` alone: the learner's
     actions (drawn by numpy from its masks) are drawn before the clock runs.
-    ``hook(env)``: called on the view before its first reset."""
+    ``totals``: a dict whose ``"steps"`` (learner steps) and ``"spent"``
+    (seconds in ``step``) this adds every step to, warm-up included."""
     env = SingleAgentVectorEnv(env_id, num_envs=n, opponent=opponent, parallel=parallel)
-    if hook is not None:
-        hook(env)
     _, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
     state = {"info": info}
@@ -89,7 +89,11 @@ def _loop_rate(env_id, n, seconds, parallel, opponent, pool=None, hook=None) -> 
         actions = (rng.random(masks.shape) * masks).argmax(1)
         t = time.perf_counter()
         _, _, _, _, state["info"] = env.step(actions)
-        state["spent"] += time.perf_counter() - t
+        spent = time.perf_counter() - t
+        state["spent"] += spent
+        if totals is not None:
+            totals["steps"] += n
+            totals["spent"] += spent
         if pool is not None and len(pool) < 8:
             pool.append(np.array(env.vec.states))
         return n
@@ -128,68 +132,40 @@ def measure(env_id: str, n: int, seconds: float) -> dict:
             "rounds": rounds, "cost": (1.0 / engine_one) / parts}  # fmt: skip
 
 
+class Counted(Opponent):
+    """``inner`` (an opponent asked from outside the engine) with the rows it
+    is asked, the seconds its decisions take and its first batches kept."""
+
+    def __init__(self, inner: Opponent, keep: int = 8):
+        self.inner, self.name, self.keep = inner, inner.name, keep
+        self.rows, self.seconds, self.batches = 0, 0.0, []
+
+    def act(self, batch):
+        t = time.perf_counter()
+        out = self.inner.act(batch)
+        self.seconds += time.perf_counter() - t
+        self.rows += len(batch)
+        if len(self.batches) < self.keep:
+            self.batches.append(batch)
+        return out
+
+
 def measure_model(env_id: str, n: int, seconds: float) -> dict:
     """The committed model's row (see the module docstring)."""
-    from boardenvs.opponents import Batch, decide, make_opponent
-
-    game = boardenvs.make_game(env_id)
     vec = boardenvs.make_vec(env_id, num_envs=n)
     vec.reset(seed=1)
     for _ in range(300):
         vec.step(vec.random_actions())
     make_vec = _rate(lambda: (vec.step(vec.random_actions()), n)[1], seconds)
-    opponent = make_opponent(f"baseline:{env_id}")
-    batches: list = []
-    env = SingleAgentVectorEnv(env_id, num_envs=n, opponent=opponent)
-    decide_rows = env._decide
-
-    def keep(opp, rows, movers, observations, masks):  # the loop's own waiting rows, as asked
-        if len(batches) < 8:
-            batches.append((observations.copy(), masks.copy(), movers.copy(), rows.copy()))
-        return decide_rows(opp, rows, movers, observations, masks)
-
-    env._decide = keep
-    _, info = env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for _ in range(8):
-        masks = info["action_mask"]
-        _, _, _, _, info = env.step((rng.random(masks.shape) * masks).argmax(1))
-    gen = np.random.default_rng(0)
-    full = [b for b in batches if len(b[3]) >= n // 2] or batches
-
-    def alone():
-        done = 0
-        for obs, masks, movers, rows in full:
-            decide(opponent, Batch(game, masks, gen, seats=movers, rows=rows, observations=obs))
-            done += len(rows)
-        return done
-
-    model_alone = _rate(alone, seconds)
-    asked = {"rows": 0, "steps": 0, "seconds": 0.0, "step_seconds": 0.0}
-
-    def count(view):  # the opponent's decisions per learner step and their time, as the loop asks them
-        decide_rows, step = view._decide, view.step
-
-        def counted_decide(opp, rows, *rest):
-            t = time.perf_counter()
-            out = decide_rows(opp, rows, *rest)
-            asked["seconds"] += time.perf_counter() - t
-            asked["rows"] += len(rows)
-            return out
-
-        def counted_step(actions):
-            t = time.perf_counter()
-            out = step(actions)
-            asked["step_seconds"] += time.perf_counter() - t
-            asked["steps"] += n
-            return out
-
-        view._decide, view.step = counted_decide, counted_step
-
-    loop = _loop_rate(env_id, n, seconds, None, opponent, hook=count)
-    d = asked["rows"] / max(asked["steps"], 1)
+    model = make_opponent(f"baseline:{env_id}")
+    opponent, totals = Counted(model), {"steps": 0, "spent": 0.0}
+    loop = _loop_rate(env_id, n, seconds, None, opponent, totals=totals)
+    # the model alone, on the loop's own batches as it asked them (the full ones: warm caches, one forward each)
+    full = [b for b in opponent.batches if len(b) >= n // 2] or opponent.batches
+    model_alone = _rate(lambda: sum(len(decide(model, b)) for b in full), seconds)
+    d = opponent.rows / totals["steps"]  # the model's decisions per learner step, as the loop asks them
     engine = (1 + d) / make_vec  # 1 + d engine steps per learner step
-    in_loop = asked["seconds"] / asked["step_seconds"] / loop  # the decisions' share of a learner step, timed in it
+    in_loop = opponent.seconds / totals["spent"] / loop  # the decisions' share of a learner step, timed in it
     return {"env_id": env_id, "make_vec": make_vec, "alone": model_alone, "loop": loop, "per_step": d,
             "cost": (1.0 / loop) / (d / model_alone + engine), "cost_in_loop": (1.0 / loop) / (in_loop + engine)}  # fmt: skip
 

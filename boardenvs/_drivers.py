@@ -13,7 +13,6 @@ import functools
 import sys
 from typing import NamedTuple
 
-import numpy as np
 from numba import config, njit
 
 from boardenvs import _threaded

@@ -5,6 +5,12 @@ rejected input never changes any state.
 """
 
 
+def shorten(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters (the end shown as ``...``): what an
+    error message quotes of a caller's input or of another error."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class BoardEnvsError(ValueError):
     """Base class of the package's input errors."""
 

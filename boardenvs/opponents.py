@@ -37,15 +37,14 @@ without Ray); another package adds its own opponents the same way::
 """
 from __future__ import annotations
 
-import os
-
 import importlib
+import os
 from importlib import metadata
 from typing import Callable
 
 import numpy as np
 
-from .errors import IllegalActionError
+from .errors import IllegalActionError, shorten
 
 PLUGIN_GROUP = "boardenvs.opponents"  # the entry points of the packages that register opponents
 
@@ -290,11 +289,10 @@ def opponent_from_name(spec: str) -> Opponent:
             break
     if found is not None:
         return found
-    shown = repr(spec) if len(repr(spec)) <= 80 else repr(spec)[:77] + "..."
+    shown = shorten(repr(spec))
     if spec.endswith((".pt", ".zip", ".json")) or os.sep in spec or "/" in spec:  # (issue 50: a mistyped path)
-        where = os.path.abspath(spec)
-        raise ValueError(f"opponent {shown}: no such file ({where if len(where) <= 120 else where[:117] + '...'} "
-                         f"does not exist); {MODEL_FILES}")  # fmt: skip
+        raise ValueError(f"opponent {shown}: no such file ({shorten(os.path.abspath(spec), 120)} does not exist); "
+                         f"{MODEL_FILES}")  # fmt: skip
     raise ValueError(f"unknown opponent {shown}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
                      "policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")  # fmt: skip
 

@@ -14,6 +14,8 @@ import sys
 
 import gymnasium
 
+from .errors import shorten
+
 
 _GAMES: dict = {}  # env id -> Game class, or the catalog's LazyGame until first use
 _HOOKS: list = []  # what the layers above do for each registered game (on_register)
@@ -135,8 +137,7 @@ def game_class(env_id: str):
             if isinstance(env_id, str) and env_id == gym_id_of(cls):  # (issue 50: say what it is and what to do)
                 raise ValueError(f"{env_id!r} is a gymnasium id (gymnasium.make / gymnasium.make_vec take it); here "
                                  f"use its env id, {known!r}")  # fmt: skip
-        shown = repr(env_id) if len(repr(env_id)) <= 80 else repr(env_id)[:77] + "..."
-        raise ValueError(f"unknown env id {shown}; available: {', '.join(_GAMES)}")
+        raise ValueError(f"unknown env id {shorten(repr(env_id))}; available: {', '.join(_GAMES)}")
     entry = _GAMES[env_id]
     if isinstance(entry, LazyGame):
         _GAMES[env_id] = entry = entry.load()

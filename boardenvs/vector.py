@@ -427,11 +427,10 @@ class VectorEnv:
 
     def play_learners(self, actions, seats, draw_seats: bool = False, restart: bool = True, pending=None, out=None,
                       opponent=None, ask=None, outside=None, pick=None) -> dict:  # fmt: skip
-        """One learner per row against the random opponent, in one call of
-        the engine (the single-agent views' step): the same games as
-        :meth:`act_rows` / :meth:`reset_rows` / :meth:`observe_rows` played
-        round by round, move for move, each row drawing from its generator.
-        ``opponent``: an :class:`~boardenvs.opponents.Opponent` whose
+        """The learner loop, every single-agent view's step: one learner per
+        row, its opponents random (each row drawing from its generator) and
+        played in one call of the engine, or asked from outside it once per
+        round (``ask``, below).  ``opponent``: an :class:`~boardenvs.opponents.Opponent` whose
         :meth:`~boardenvs.opponents.Opponent.engine_decision` plays the other
         seats inside the same call instead (e.g. ``"greedy"``); ValueError
         for one that has none.
@@ -439,7 +438,7 @@ class VectorEnv:
         Row ``i``'s learner, in seat ``seats[i]`` and to act (as after
         the last call, for a row not pending), plays ``actions[i]``
         (checked as :meth:`step`'s, under the env's ``illegal_action``;
-        :attr:`RANDOM` is no learner's action), then random opponents move
+        :attr:`RANDOM` is no learner's action), then the opponents move
         until it is the learner's turn again or its episode is over (the
         game ended, or the learner is out of it).  With ``restart``
         (default) a row whose episode ended starts the next one at once: a
@@ -546,7 +545,7 @@ class VectorEnv:
                     buf["wait_observation"], buf["wait_mask"])  # fmt: skip
             self._run(drivers.agent_step, self._states, self.game.params, checked, *loop[:3], pend, *loop[3:])
             if ask is not None or picks:
-                self._rounds(drivers.agent_resume, loop, ask, pick)
+                self._rounds(drivers.agent_resume, loop, buf, ask, pick)
             result = {"observation": obs, "action_mask": masks, "illegal_action": illegal, "rewards": rewards,
                       "ended": buf["ended"], "end_reason_code": buf["end_reason_code"], "length": buf["length"]}  # fmt: skip
             if restart:
@@ -560,11 +559,12 @@ class VectorEnv:
                 raise error
             return result
 
-    def _rounds(self, resume, loop, ask, pick) -> None:
+    def _rounds(self, resume, loop, buf, ask, pick) -> None:
         """``play_learners``' rounds: while rows wait for an opponent outside
         the engine (``ask``) or for a new episode's opponent (``pick``), ask,
-        check the answers, and go on in those rows (``agent_resume``)."""
-        stage, wait_obs, wait_masks = loop[5], loop[17], loop[18]
+        check the answers, and go on in those rows (``agent_resume`` with the
+        loop's arguments ``loop``; ``buf``: its buffers by name)."""
+        stage, wait_obs, wait_masks = buf["stage"], buf["wait_observation"], buf["wait_mask"]
         shape, rows_buf, pick_buf = self.game.obs_shape, np.empty(stage.shape[0], np.int64), np.empty(stage.shape[0], np.int64)
         while True:
             nw, npick = _stopped(stage, rows_buf, pick_buf)

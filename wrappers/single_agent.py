@@ -51,9 +51,7 @@ import threading
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
-from .. import engine as E
 from ..errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
 from ..registry import game_class
 from ..spaces import LegalDiscrete

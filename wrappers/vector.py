@@ -46,7 +46,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from ..errors import ResetNeededError
+from ..errors import ResetNeededError, shorten
 from ..registry import game_class
 from ..fresh import FreshArrays
 from ..spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_render_mode, check_seat, check_seed
@@ -58,10 +58,6 @@ from .selfplay import FixedOpponent, make_picker
 # autoreset_mode's names (and gymnasium's AutoresetMode values) -> the mode
 AUTORESET_MODES = {"same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetMode.NEXT_STEP,
                    AutoresetMode.SAME_STEP.value: AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP.value: AutoresetMode.NEXT_STEP}
-
-
-def _shorten(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
@@ -238,7 +234,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 self._rng = None  # rows whose new games all ended at once: the batch needs reset()
                 raise RuntimeError(f"{self.env_id}: {e}; call reset()") from e
             if self._asked:  # an opponent failed: its rows are part-way
-                self._failed = _shorten(f"{type(e).__name__}: {e}")
+                self._failed = shorten(f"{type(e).__name__}: {e}", 300)
             raise
         self._obs_all, self._bool_masks = obs, masks
         return res
