@@ -18,7 +18,7 @@ from .game import Game
 from .position import Position
 from .spaces import LegalDiscrete, LegalOf
 from .spec import (ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_render_mode, check_seed,
-                   is_action_int, is_int)
+                   is_action_int)
 
 CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
 # BoardEnv._settle reads the header's first five fields in one go
@@ -189,8 +189,21 @@ class BoardEnv(AECEnv):
         return state
 
     def __setstate__(self, state):
+        """An unpickled env: its row checked as a Position's (C-6: a pickle
+        is data from outside), the mask the step trusts computed again from
+        it, never read from the pickle."""
         self.__dict__.update(state)
+        game = self.game
+        if not isinstance(game, Game):
+            raise ValueError(f"an unpickled env's game must be a boardenvs Game, got {type(game).__name__}")
+        self._mask_buffer = np.zeros(game.mask_size, np.int8)
+        if self._state is not None:
+            row = self._state
+            self._state = row = row.copy() if isinstance(row, np.ndarray) else row
+            game.check_row(row, "an unpickled env's row")
         self._setup()
+        if self._state is not None:
+            self._settle_row(self._state, self._params, False, self._probs, self._mask_buffer)
 
     def legal_mask_of(self, agent):
         """The mask of ``agent`` (int8; the env's own: do not write into it)

@@ -33,6 +33,7 @@ GENERIC_REASONS = {
     E.REASON_TIMEOUT: "timeout",
     E.REASON_MAX_CYCLES: "max_cycles",
 }
+HEADER_KEYS = ("game", "options", "to_move", "turn", "status", "reason", "alive", "returns")
 _UINT = re.compile(r"[0-9]{1,19}")
 
 
@@ -44,7 +45,13 @@ class Game:
     A class that declares an ``env_id`` is a game: what every face needs is
     checked when the class is defined (:meth:`__init_subclass__`), so a
     missing piece fails at import with a message, not in some generic code
-    later."""
+    later.
+
+    The row methods (:meth:`legal_mask`, :meth:`observe`, :meth:`step`, ...)
+    are the kernels' level: they take rows the engine made (a Position's,
+    ``make_vec``'s) and check their shape only.  A row from anywhere else
+    passes :meth:`check_row` first, as ``Position(game, state)`` and every
+    unpickled face do (C-6)."""
 
     # -- the declaration (class attributes) -----------------------------------
     env_id: str = ""
@@ -390,7 +397,10 @@ class Game:
         before = state.copy()
         before[E.H_CURRENT] = seat
         before[E.H_STATUS] = E.PLAYING
-        return self.action_to_move(before, action)
+        try:
+            return self.action_to_move(before, action)
+        except ValueError:  # a last decision that is no action of its seat (a row made by hand): none to show
+            return ""
 
     def cell_at(self, x: int, y: int):
         """The name of the board cell drawn at pixel ``(x, y)`` of
@@ -428,6 +438,66 @@ class Game:
 
     def text_options(self) -> str:
         return " ".join(f"{o.name}={self.options[o.name]}" for o in self.option_specs if o.in_text)
+
+    # -- rows from users (C-6): Position(game, state), a copied or unpickled row -------
+    def free_fields(self, state) -> dict:
+        """The fields of ``state`` its position text does not carry, each
+        with the values the kernels and the pictures accept, ``{name: (low,
+        high)}`` (inclusive; ``low`` / ``high`` an int or one per slot): what
+        :meth:`check_row` range-checks instead of comparing with the row the
+        text rebuilds.  The header's last decision, its seat, the count of
+        decisions and the generator here; a game adds its own (a record of
+        the last move for the pictures) and may depend on ``state`` (a field
+        the text carries in one phase only)."""
+        top = max(self.num_actions, self.num_chance_outcomes) - 1
+        return {"decisions": (0, 2**62), "last_action": (-1, top), "last_seat": (-1, self.num_players - 1),
+                "rng": (-(2**63), 2**63 - 1)}  # fmt: skip
+
+    def check_row(self, state, what: str = "the row") -> None:
+        """ValueError unless ``state`` (an int64 row of ``state_size``) is a
+        state of this game the rules could reach: its position text (which
+        :meth:`body_to_text` writes from the row in plain Python, never a
+        kernel) read back by :meth:`from_text_fields` (every check a text
+        gets) gives the same row, but in :meth:`free_fields`, which must hold
+        values in their ranges.  What every row from outside the engine
+        passes before a kernel reads it (C-6): ``Position(game, state)``, an
+        unpickled Position, env or ``make_vec``, a copied snapshot."""
+        where = f"{self.env_id}: {what}"
+        if not (isinstance(state, np.ndarray) and state.dtype == np.int64 and state.shape == (self.state_size,)):
+            raise ValueError(f"{where} must be an int64 array of shape ({self.state_size},), "
+                             f"got {getattr(state, 'dtype', type(state).__name__)} {getattr(state, 'shape', '')}")  # fmt: skip
+        try:
+            fields, body = split_text(self.to_text(state))
+            rebuilt = self.from_text_fields(fields, body)
+        except NotationError as exc:
+            raise ValueError(f"{where} is no state the rules can reach: {str(exc).removeprefix(self.env_id + ': ')}") from None
+        except Exception as exc:  # a value the text cannot show (an unknown status, a cell code out of range)
+            raise ValueError(f"{where} is no state of {self.env_id}: its values cannot be read as a position "
+                             f"({type(exc).__name__})") from None  # fmt: skip
+        layout = self.info.layout
+        for name, (low, high) in self.free_fields(state).items():
+            off = layout.offset(name)
+            size = next(f[2] for f in layout.fields if f[0] == name)
+            values = state[off : off + size]
+            bad = np.flatnonzero((values < low) | (values > high))
+            if bad.size:
+                k = int(bad[0])
+                lo, hi = (int(np.broadcast_to(b, values.shape)[k]) for b in (low, high))
+                raise ValueError(f"{where}: field {name!r}{f'[{k}]' if size > 1 else ''} holds {int(values[k])}, "
+                                 f"outside {lo}..{hi}")  # fmt: skip
+            rebuilt[off : off + size] = values
+        differ = np.flatnonzero(rebuilt != state)
+        if differ.size:
+            i = int(differ[0])
+            name, off = next((f[0], f[1]) for f in layout.fields if f[1] <= i < f[1] + f[2])
+            raise ValueError(f"{where}: field {name!r} (slot {i}) holds {int(state[i])}, which does not fit the "
+                             f"position the row shows ({int(rebuilt[i])} there)")  # fmt: skip
+
+    def __reduce__(self):
+        """A game copies and pickles as its class and options: the params
+        the kernels trust and the sizes are derived again, never read from
+        a pickle."""
+        return _game_of, (type(self), dict(self.options))
 
     def to_text(self, state) -> str:
         n = self.num_players
@@ -568,6 +638,36 @@ def _check_game_class(cls) -> None:
             raise TypeError(f"game {where}: {name} is no class attribute since 0.4: it moved to {target}")
     if missing:
         raise TypeError(f"game {where} declares no " + "; no ".join(missing))
+
+
+def _game_of(cls, options):
+    """Unpickling a game: ``cls(**options)``, options checked again."""
+    if not (isinstance(cls, type) and issubclass(cls, Game)) or not isinstance(options, dict):
+        raise TypeError(f"a pickled game is a Game subclass and its options, got {cls!r}")
+    return cls(**options)
+
+
+def split_text(text: str) -> tuple[dict, list[str]]:
+    """A position text's header lines (``key: value``, see HEADER_KEYS) and
+    body lines; NotationError for a malformed header."""
+    if not isinstance(text, str):
+        raise NotationError(f"position text must be a str, got {type(text).__name__}")
+    lines = [ln.rstrip() for ln in text.strip("\n").splitlines()]
+    fields = {}
+    body_start = 0
+    for k, line in enumerate(lines):
+        key, sep, value = line.partition(":")
+        if not sep or key in ("board",) or key.startswith(" "):
+            break
+        if key in fields:
+            raise NotationError(f"position text: the line '{key}:' appears twice")
+        if key not in HEADER_KEYS:
+            raise NotationError(f"position text: unknown header line {key!r}; expected {', '.join(HEADER_KEYS)}")
+        fields[key] = value.strip()
+        body_start = k + 1
+        if key == "returns":
+            break
+    return fields, lines[body_start:]
 
 
 def _writable(state):

@@ -13,11 +13,10 @@ import numpy as np
 
 from . import engine as E
 from .errors import IllegalMoveError, NotationError
-from .game import Game
+from .game import Game, split_text
 from .spec import is_int, parse_option_items
 
 
-HEADER_KEYS = ("game", "options", "to_move", "turn", "status", "reason", "alive", "returns")
 
 
 class Position:
@@ -30,13 +29,10 @@ class Position:
     def __init__(self, game: Game, state: np.ndarray):
         if not isinstance(game, Game):
             raise TypeError(f"Position(game, state): game must be a boardenvs Game, got {type(game).__name__}")
-        if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (game.state_size,):
-            raise ValueError(
-                f"{game.env_id}: Position(game, state): state must be an int64 array of shape ({game.state_size},), "
-                f"got {getattr(state, 'dtype', type(state).__name__)} {getattr(state, 'shape', '')}"
-            )
+        state = state.copy() if isinstance(state, np.ndarray) else state  # its own row: the caller's may change later
+        game.check_row(state, "Position(game, state): state")  # C-6: a state the rules could reach, or ValueError
         self.game = game
-        self._state = state.copy()  # the Position's own row: the caller's array may change later
+        self._state = state
 
     @classmethod
     def _own(cls, game: Game, state: np.ndarray) -> "Position":
@@ -56,7 +52,14 @@ class Position:
         return self.game, self._state
 
     def __setstate__(self, state):
-        self.game, self._state = state[0], np.array(state[1], np.int64)
+        """An unpickled Position's row is checked as ``Position(game, state)``'s
+        (a pickle is data from outside: C-6)."""
+        game, row = state
+        if not isinstance(game, Game) or not isinstance(row, np.ndarray):
+            raise ValueError(f"a pickled Position is a Game and its row, got {type(game).__name__}, {type(row).__name__}")
+        row = np.array(row, np.int64) if row.dtype == np.int64 else row
+        game.check_row(row, "an unpickled Position's row")
+        self.game, self._state = game, row
 
     # -- what a user asks ---------------------------------------------------
     @property
@@ -220,23 +223,7 @@ class Position:
         NotationError saying which field is wrong."""
         from .registry import make_game
 
-        if not isinstance(text, str):
-            raise NotationError(f"position text must be a str, got {type(text).__name__}")
-        lines = [ln.rstrip() for ln in text.strip("\n").splitlines()]
-        fields = {}
-        body_start = 0
-        for k, line in enumerate(lines):
-            key, sep, value = line.partition(":")
-            if not sep or key in ("board",) or key.startswith(" "):
-                break
-            if key in fields:
-                raise NotationError(f"position text: the line '{key}:' appears twice")
-            if key not in HEADER_KEYS:
-                raise NotationError(f"position text: unknown header line {key!r}; expected {', '.join(HEADER_KEYS)}")
-            fields[key] = value.strip()
-            body_start = k + 1
-            if key == "returns":
-                break
+        fields, body = split_text(text)
         if "game" not in fields:
             raise NotationError("position text must start with 'game: <env id>'")
         options = parse_option_items(fields.get("options", "").split(), NotationError, "position text")
@@ -244,7 +231,7 @@ class Position:
             game = make_game(fields["game"], **options)
         except (TypeError, ValueError) as exc:
             raise NotationError(f"position text: {exc}") from None
-        return cls(game, game.from_text_fields(fields, lines[body_start:]))
+        return cls._own(game, game.from_text_fields(fields, body))
 
     def __str__(self) -> str:
         from .render import ansi_frame

@@ -117,8 +117,16 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         return state
 
     def __setstate__(self, state):
+        """An unpickled env: its row checked as a Position's (C-6), its mask
+        computed again from it (what the step trusts is never a pickle's)."""
         self.__dict__.update(state)
         self._call_lock = threading.RLock()
+        game = self.game
+        self._mask = np.zeros(game.mask_size, np.int8)
+        if self._state is not None:
+            self._state = row = self._state.copy() if isinstance(self._state, np.ndarray) else self._state
+            game.check_row(row, "an unpickled env's row")
+            game.settle(row, self._mask, resolve=False)
 
     # -- RLlib's API ------------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -216,7 +224,7 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         """A Position snapshot of the game."""
         from .position import Position
 
-        return Position(self.game, self._state)
+        return Position._own(self.game, self._state.copy())
 
 
 # --- the masked module -------------------------------------------------------------------

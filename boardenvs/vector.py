@@ -251,10 +251,50 @@ class VectorEnv:
         return state
 
     def __setstate__(self, state):
-        if "_to_move" not in state:  # pickled before the drivers wrote it (0.3's first releases)
-            state["_to_move"] = state["_states"][:, E.H_CURRENT].copy()
-        self.__dict__.update(state)
-        self._setup()
+        """An unpickled env is built again from its configuration (the
+        game's options, ``num_envs``, ...: checked as ``make_vec``'s), then
+        takes the pickle's buffers of the same shapes and dtypes, its rows
+        checked one by one as a Position's (C-6: a pickle is data from
+        outside); the masks the engine trusts are computed again from the
+        rows, never read from the pickle."""
+        game = state.get("game")
+        if not isinstance(game, Game):
+            raise ValueError(f"an unpickled make_vec's game must be a boardenvs Game, got {type(game).__name__}")
+        self.__init__(type(game), state.get("num_envs"), state.get("illegal_action"), state.get("num_threads"),
+                      state.get("parallel"), **game.options)  # fmt: skip
+        for key, fresh in self.__dict__.items():
+            if isinstance(fresh, np.ndarray) and key in state and key != "_states":
+                got = state[key]
+                if not (isinstance(got, np.ndarray) and got.shape == fresh.shape and got.dtype == fresh.dtype):
+                    raise ValueError(f"{self.env_id}: an unpickled make_vec's {key} must be {fresh.dtype} of shape "
+                                     f"{fresh.shape}, got {_describe(got)}")  # fmt: skip
+                fresh[...] = got
+        self._has_reset = state.get("_has_reset") is True
+        self._warned_illegal = state.get("_warned_illegal") is True
+        if self._has_reset:
+            self._adopt_rows(state.get("_states"), "an unpickled make_vec's")
+        elif np.any(state.get("_states")):  # (before reset() the rows are zeros)
+            raise ValueError(f"{self.env_id}: an unpickled make_vec that was never reset holds rows that are not zeros")
+        self._reasons[(self._reasons < 0) | (self._reasons >= len(self._reason_table))] = E.REASON_NONE
+
+    def _adopt_rows(self, rows, whose: str) -> None:
+        """``rows`` from outside (an unpickled env's, a copied snapshot's)
+        checked one by one as a Position's (ValueError, and no row changes,
+        if one is no state of the game), then made the env's, with the
+        engine's masks and the seats to act computed from them."""
+        rows = np.array(rows, np.int64)
+        if rows.shape != self._states.shape:
+            raise ValueError(f"{self.env_id} make_vec: {whose} rows are {_describe(rows)}, the env's {self._states.shape}")
+        game = self.game
+        for i, row in enumerate(rows):
+            game.check_row(row, f"{whose} row {i}")
+        self._states[:] = rows
+        settle = game.one_row().settle
+        probs = np.zeros(max(game.num_chance_outcomes, 1), np.float64)
+        for row, mask in zip(self._states, self._masks):
+            settle(row, game.params, False, probs, mask)  # the mask of the row as it is
+        self._out_masks[:] = self._masks[:, : self.num_actions]
+        self._to_move[:] = self._states[:, E.H_CURRENT]
 
     # -- the API ---------------------------------------------------------------------
     @property
@@ -620,17 +660,24 @@ class VectorEnv:
 
     def snapshot(self) -> "RowsSnapshot":
         """Everything the rows hold (states, the engine's masks), to put back
-        with :meth:`restore` (a caller's undo or branch point)."""
+        with :meth:`restore` (a caller's undo or branch point).  Its arrays
+        are read-only for good."""
         with self._lock:
-            return RowsSnapshot(self, self._states.copy(), self._masks.copy())
+            return RowsSnapshot(self, self._states, self._masks)
 
     def restore(self, snapshot: "RowsSnapshot") -> None:
-        """Put back what :meth:`snapshot` took of this env."""
+        """Put back what :meth:`snapshot` took of this env.  A snapshot that
+        was copied or unpickled is data from outside: its rows are checked
+        as a Position's and the masks computed again from them (ValueError,
+        and no row changes, if one is no state of the game)."""
         if not isinstance(snapshot, RowsSnapshot) or snapshot.env is not self:
             raise ValueError(f"{self.env_id} make_vec: restore takes a snapshot() of this env, got {snapshot!r}")
         with self._lock:
-            self._states[:] = snapshot.states
-            self._masks[:] = snapshot.masks
+            if snapshot.taken_here:
+                self._states[:] = snapshot.states
+                self._masks[:] = snapshot.masks
+                return
+            self._adopt_rows(snapshot.states, "make_vec.restore: the copied snapshot's")
 
     def close(self) -> None:
         pass
@@ -794,15 +841,38 @@ class VectorEnv:
 
 
 class RowsSnapshot:
-    """What :meth:`VectorEnv.snapshot` took (the rows and the engine's masks)."""
+    """What :meth:`VectorEnv.snapshot` took (the rows and the engine's
+    masks), read-only for good.  ``taken_here``: made by ``snapshot()`` in
+    this process, not copied or unpickled (``restore`` checks the rows of
+    one that was)."""
 
-    __slots__ = ("env", "states", "masks")
+    __slots__ = ("_env", "_states", "_masks", "_here")
 
     def __init__(self, env, states, masks):
-        self.env, self.states, self.masks = env, states, masks
+        self._env, self._here = env, True
+        self._states, self._masks = _frozen(states), _frozen(masks)
+
+    env = property(lambda self: self._env)
+    states = property(lambda self: self._states, doc="The rows, read-only.")
+    masks = property(lambda self: self._masks, doc="The engine's masks, read-only.")
+    taken_here = property(lambda self: self._here)
+
+    def __getstate__(self):
+        return self._env, np.array(self._states), np.array(self._masks)
+
+    def __setstate__(self, state):
+        env, states, masks = state
+        self._env, self._here = env, False
+        self._states, self._masks = _frozen(np.asarray(states)), _frozen(np.asarray(masks))
 
     def __repr__(self) -> str:
         return f"<RowsSnapshot of {self.env!r}>"
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """A copy of ``array`` no one can write (over immutable bytes: its
+    writeable flag cannot be set back)."""
+    return np.frombuffer(np.ascontiguousarray(array).tobytes(), array.dtype).reshape(array.shape)
 
 
 def _describe_out(out) -> str:

@@ -71,6 +71,81 @@ def probe(env_id: str, variant: dict, rng) -> None:
         assert boardenvs.Position.from_text(pos.to_text()) == pos
 
 
+def tampered_rows(env_id: str, variant: dict, rng) -> tuple[int, int]:
+    """Rows from outside (issue 47, C-6): rows of a random game with slots
+    overwritten (any slot, any value; or the fields a text does not carry,
+    within their ranges) handed to ``Position(game, state)``, to an
+    unpickled Position, AEC env and make_vec, and to ``make_vec.restore``
+    as a copied snapshot.  Each is refused with ValueError (and changes
+    nothing) or is a state the kernels, the text and the pictures take.
+    Returns (refused, taken)."""
+    pos = boardenvs.position(env_id, **variant)
+    game, rows = pos.game, []
+    while not pos.is_terminal and len(rows) < 40:
+        rows.append(pos.state)
+        pos = pos.play(int(rng.choice(pos.legal_actions())))
+    rows.append(pos.state)
+    layout = game.info.layout
+    vec = boardenvs.make_vec(env_id, num_envs=2, **variant)
+    vec.reset(seed=3)
+    refused = taken = 0
+    for k in range(24):
+        row = rows[int(rng.integers(len(rows)))].copy()
+        if k % 2:  # the fields the text does not carry, within their declared ranges
+            for name, (low, high) in game.free_fields(row).items():
+                off = layout.offset(name)
+                size = next(f[2] for f in layout.fields if f[0] == name)
+                low, high = (np.broadcast_to(b, (size,)) for b in (low, high))
+                row[off : off + size] = [int(rng.integers(lo, hi, endpoint=True)) for lo, hi in zip(low, high)]
+        else:
+            for _ in range(int(rng.integers(1, 4))):
+                row[int(rng.integers(len(row)))] = int(rng.choice([-1, 1, 2, 7, 40, 1 << 20, -(1 << 40), 1 << 62]))
+        try:
+            p = boardenvs.Position(game, row)
+        except ValueError:
+            refused += 1
+            for build in (lambda: pickle.loads(pickle.dumps(boardenvs.Position._own(game, row.copy()))),
+                          lambda: _unpickled_env(env_id, variant, row), lambda: _restored(vec, row)):  # fmt: skip
+                before = vec.states.copy()
+                try:
+                    build()
+                except ValueError:
+                    pass
+                else:
+                    raise AssertionError(f"{env_id}: a row Position refuses was taken from outside")
+                assert np.array_equal(vec.states, before)
+            continue
+        taken += 1
+        assert k % 2 or np.array_equal(p.state, row)
+        p.to_text(), str(p), game.last_move(p.state)  # the text and the pictures read every field
+        if k % 6 == 1:
+            game.render_rgb(p.state)
+        for seat in range(game.num_players):
+            game.observe(p.state, seat)
+        if not p.is_terminal:
+            p.play(int(rng.choice(p.legal_actions())))
+        _restored(vec, row)
+        vec.step(vec.random_actions())
+    return refused, taken
+
+
+def _unpickled_env(env_id, variant, row) -> None:
+    """An AEC env whose row is ``row``, pickled and loaded."""
+    raw = boardenvs.make(env_id, **variant).unwrapped
+    raw.reset(seed=0)
+    raw._state = row.copy()
+    pickle.loads(pickle.dumps(raw))
+
+
+def _restored(vec, row) -> None:
+    """``vec.restore`` of a copied snapshot whose first row is ``row``."""
+    copied = copy.copy(vec.snapshot())
+    states = np.array(copied.states)
+    states[0] = row
+    copied.__setstate__((vec, states, np.array(copied.masks)))
+    vec.restore(copied)
+
+
 def learner_loop(env_id: str, variant: dict) -> None:
     """The engine's learner loop with greedy played inside it (its scratch
     rows, its row-sized carrier) and with an opponent outside it (a Python
@@ -104,13 +179,17 @@ def threads() -> None:
 def main() -> int:
     rng = np.random.default_rng(0)
     count = 0
+    refused = taken = 0
     for env_id in registered_ids():
         for variant in game_class(env_id).variants:
             probe(env_id, variant, rng)
+            r, t = tampered_rows(env_id, variant, rng)
+            refused, taken = refused + r, taken + t
             count += 1
         learner_loop(env_id, game_class(env_id).variants[0])
     threads()
-    print(f"{count} variants: probes passed under NUMBA_BOUNDSCHECK=1")
+    assert refused > count and taken > count, (refused, taken)
+    print(f"{count} variants, {refused} tampered rows refused and {taken} taken: probes passed under NUMBA_BOUNDSCHECK=1")
     return 0
 
 

@@ -443,8 +443,12 @@ def test_qu8_seed_example_from_a_hand_built_text():
     row[quess.Q_HLEN] = 1
     row[quess.Q_BLOOM : quess.Q_BLOOM + quess.BLOOM_WORDS] = 0
     quess_rules._remember(row, row[quess.Q_HASH])
-    fresh = Position(with_history.game, row)
-    assert sorted(set(fresh.legal_moves()) - set(with_history.legal_moves())) == ["D6-C6"]
+    # (a row no game reaches: Position refuses it, C-6, so the kernels read it directly)
+    with pytest.raises(ValueError, match="since_capture lists every move"):
+        Position(with_history.game, row)
+    game = with_history.game
+    freed = np.flatnonzero(game.legal_mask(row) & ~game.legal_mask(with_history.state))
+    assert [game.action_to_move(row, int(a)) for a in freed] == ["D6-C6"]
 
 
 def test_qu8_initial_board_counts_as_occurred():
@@ -555,8 +559,11 @@ def test_qu9_only_the_movers_pieces_count():
     pos = pos_from(["......", "..T...", "......", "t.....", "......", "....S."], to_move=0)
     state = pos.state.copy()
     state[quess.Q_BB + 3] |= (1 << idx("F3")) | (1 << idx("E1"))  # two Dark triangles in Light's zone
-    after = Position(pos.game, state).play("B3-B2")
-    assert not after.is_terminal
+    with pytest.raises(ValueError, match="zone"):  # Position refuses the row too (C-6)
+        Position(pos.game, state)
+    game = pos.game
+    played = game.step(state, game.move_to_action(state, "B3-B2"), np.empty(game.mask_size, np.int8), mode=E.ILLEGAL_REFUSE)
+    assert played == E.STEP_PLAYED and state[E.H_STATUS] == E.PLAYING
 
 
 def test_qu9_is_checked_before_qu11():

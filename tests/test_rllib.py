@@ -272,3 +272,21 @@ def test_flatten_takes_a_bool_only():
         with pytest.raises(ValueError, match="flatten must be True or False"):
             brl.BoardMultiAgentEnv({"env_id": "quess_v0", "flatten": bad})
     assert brl.BoardMultiAgentEnv({"env_id": "quess_v0", "flatten": True}).flatten is True
+
+
+def test_an_unpickled_multi_agent_env_checks_its_row_and_derives_its_mask():
+    """Issue 47, item 2 (C-6): a pickled BoardMultiAgentEnv (what Ray ships
+    between processes) is checked when loaded: its row as a Position's, its
+    mask computed again from the row, never taken from the pickle."""
+    import pickle
+
+    env = brl.BoardMultiAgentEnv({"env_id": "quess_v0", "first_player": 0})
+    env.reset(seed=0)
+    env.step({"player_0": int(np.flatnonzero(env.legal_mask_of("player_0"))[0])})
+    twin = pickle.loads(pickle.dumps(env))
+    assert np.array_equal(twin._state, env._state) and np.array_equal(twin._mask, env._mask)
+    env._mask[:] = 1
+    assert np.array_equal(pickle.loads(pickle.dumps(env))._mask, twin._mask)
+    env._state[boardenvs.engine.H_ALIVE] = 1  # one seat left in a game still playing
+    with pytest.raises(ValueError, match="unpickled env's row"):
+        pickle.loads(pickle.dumps(env))

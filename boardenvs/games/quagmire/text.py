@@ -93,6 +93,11 @@ class QuagmireText:
             lines.append(f"{chr(ord('a') + row)} {indent}" + " ".join(CELL_CHARS[int(cells[i])] for i in members))
         return lines
 
+    def free_fields(self, state) -> dict:
+        """The last move (kind, from, via, to: the pictures' outline) is no
+        part of a position text."""
+        return {**super().free_fields(state), "last_move": ((NONE, -1, -1, -1), (JUMP,) + (self.num_cells - 1,) * 3)}
+
     def body_to_text(self, state) -> list[str]:
         return ["board:"] + self.board_lines(state)
 

@@ -294,6 +294,8 @@ def apply(state, params, action):
     if t != 0:  # QU-4 capture: boards before it can never return
         state[Q_BB + t - 1] ^= np.int64(1) << j
         h ^= ZOBRIST[j, t]
+        for w in range(Q_HIST, Q_HIST + (state[Q_HLEN] + 2) // 4):  # the moves recorded since the last capture
+            state[w] = 0  # (cleared: a row holds nothing its position text does not show, see Game.check_row)
         state[Q_HLEN] = 1
         for w in range(Q_BLOOM, Q_BLOOM + BLOOM_WORDS):  # (a loop: numba's slice fill is slower)
             state[w] = 0

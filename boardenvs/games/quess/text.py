@@ -10,8 +10,8 @@ import numpy as np
 from ... import engine as E
 from ...errors import NotationError
 from .rules import (
-    DARK, INITIAL_BOARD, LIGHT, NUM_ACTIONS, P_HIST_CAP, PIECE_CHARS, Q_BB, Q_HLEN, REASON_MEMORY,
-    REASON_NO_MOVE, REASON_ONE_EACH, REASON_ZONE, ZOBRIST, ZONE_BB, _frame, _get_move, _moves, _popcount, _remember,
+    DARK, INITIAL_BOARD, LIGHT, NUM_ACTIONS, P_HIST_CAP, PIECE_CHARS, Q_BB, Q_HIST, Q_HLEN, REASON_MEMORY,
+    REASON_NO_MOVE, REASON_ONE_EACH, REASON_ZONE, ZOBRIST, ZONE_BB, _frame, _moves, _popcount, _remember,
     square_index, square_name,
 )
 
@@ -49,7 +49,10 @@ class QuessText:
         lines = ["board:", "  1 2 3 4 5 6"]
         for r in range(6):
             lines.append("ABCDEF"[r] + " " + " ".join(PIECE_CHARS[int(v)] for v in board[r * 6 : r * 6 + 6]))
-        moves = [_get_move(state, k) % 1296 for k in range(state[Q_HLEN] - 1)]
+        boards = int(state[Q_HLEN])
+        if not 1 <= boards <= self.params[P_HIST_CAP]:  # (read in plain Python: a row from outside is checked by its text)
+            raise ValueError(f"{self.env_id}: {boards} boards since the last capture; the record holds 1..{int(self.params[P_HIST_CAP])}")
+        moves = [((int(state[Q_HIST + k // 4]) >> (16 * (k % 4))) & 0xFFFF) % 1296 for k in range(boards - 1)]
         lines.append("since_capture: " + " ".join(f"{square_name(m // 36)}-{square_name(m % 36)}" for m in moves))
         return [ln.rstrip() for ln in lines]
 

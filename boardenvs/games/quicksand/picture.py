@@ -59,7 +59,8 @@ class QuicksandPicture:
         moved = rotation_map(last_rot // 3, last_rot % 3) if last_rot >= 0 else {}
         n = int(state[Q_LAST + R_N])
         for c in state[Q_LAST + R_CELLS : Q_LAST + R_CELLS + n]:
-            pic.outline(*rc(moved.get(int(c), int(c))))
+            if c >= 0:
+                pic.outline(*rc(moved.get(int(c), int(c))))
         for c in self.jump_path(state):
             pic.outline(*rc(c))
         jmask = int(state[Q_JMASK])

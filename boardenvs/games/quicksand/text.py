@@ -11,7 +11,7 @@ import numpy as np
 from ... import engine as E
 from ...errors import IllegalMoveError, NotationError
 from .rules import (
-    CELL_CHARS, DIRECTION_NAMES, DIRECTIONS, RAYS, SENTINEL, cell_index, cell_name, HOP0, JUMP, MAX_JUMPED, MAX_SCORE, NONE, OFF, PH_FIRST, PH_HOP, PH_ROTATE, PHASE_NAMES, PIECES_PER_SIZE,
+    CELL_CHARS, DIRECTION_NAMES, DIRECTIONS, RAYS, SENTINEL, cell_index, cell_name, HOP0, JUMP, MAX_JUMPED, MAX_SCORE, NCELLS, NONE, OFF, PH_FIRST, PH_HOP, PH_ROTATE, PHASE_NAMES, PIECES_PER_SIZE,
     PLACE, POINTS, Q_CELLS, Q_JCOUNT, Q_JMASK, Q_LAST, Q_PHASE, Q_RESERVE, Q_SCORE, Q_TURN, R_CELLS, R_KIND, R_N, R_ROT,
     R_SIZE, REASON_NO_MOVE, REASON_SCORE, ROT0, SELECT0, SIZE_CHARS, STOP, WIN_POINTS, _any_hop, _can_move, _clear_record,
 )
@@ -48,8 +48,8 @@ class QuicksandText:
     # -- notation ------------------------------------------------------------
     def _record_move(self, state, base) -> str:
         kind, n = int(state[base + R_KIND]), int(state[base + R_N])
-        cells = [int(c) for c in state[base + R_CELLS : base + R_CELLS + n]]
-        if kind == NONE:
+        cells = [int(c) for c in state[base + R_CELLS : base + R_CELLS + n] if c >= 0]
+        if kind == NONE or not cells:  # (a record no turn wrote, from a row made by hand: no move to show)
             return ""
         if kind == PLACE:
             text = f"{SIZE_CHARS[int(state[base + R_SIZE])]}@{cell_name(cells[0])}"
@@ -198,6 +198,16 @@ class QuicksandText:
             lines.append(f"{rank} " + " ".join(CELL_CHARS[int(v)] for v in row))
         lines.append("  a b c d e f")
         return lines
+
+    def free_fields(self, state) -> dict:
+        """The last turn's record (the pictures') is no part of a position
+        text; nor, but in the jump phase (whose text shows the jump's path),
+        the turn in progress and its count of jumped pyramids."""
+        record = ((NONE, -1, 0, -1, -1, -1, -1, -1, -1), (JUMP, 2, 4, NCELLS - 1, NCELLS - 1, NCELLS - 1, NCELLS - 1, 11, 1))
+        free = {**super().free_fields(state), "last_record": record}
+        if state[Q_PHASE] != PH_HOP:
+            free.update(turn_record=record, jumped=(0, int(MAX_JUMPED.max())))
+        return free
 
     def body_to_text(self, state) -> list[str]:
         res = [" ".join(str(v) for v in self.reserve(state, s)) for s in (0, 1)]

@@ -98,6 +98,10 @@ class TryasinaText:
                     rows[6 - y][x + 6] = LETTERS[seat].lower() if lapped else LETTERS[seat]
         return rows
 
+    def free_fields(self, state) -> dict:
+        """The last pawn move (seat, from, to: the pictures') is no part of a position text."""
+        return {**super().free_fields(state), "last_move": (-1, (self.num_players - 1, NUM_LOCS - 1, NUM_LOCS - 1))}
+
     def body_to_text(self, state) -> list[str]:
         n = self.num_players
         roll = int(state[T_ROLL])
