@@ -3,6 +3,7 @@
 All are ``ValueError`` subclasses, so ``except ValueError`` catches them; a
 rejected input never changes any state.
 """
+import re
 
 
 def shorten(text: str, limit: int = 80) -> str:
@@ -11,8 +12,26 @@ def shorten(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def shorten_words(text: str, limit: int = 80) -> str:
+    """``text`` with every run of more than ``limit`` characters without a
+    space cut to ``limit`` (a caller's 100,000-character name quoted in a
+    message shows its start)."""
+    return re.sub(rf"\S{{{limit + 1},}}", lambda m: shorten(m.group(0), limit), text)
+
+
+def shown(value, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters: how a message quotes a caller's value."""
+    return shorten(repr(value), limit)
+
+
 class BoardEnvsError(ValueError):
-    """Base class of the package's input errors."""
+    """Base class of the package's input errors (their messages quote a
+    caller's input cut to length: :func:`shorten_words`)."""
+
+    def __init__(self, *args):
+        if args and isinstance(args[0], str):
+            args = (shorten_words(args[0]), *args[1:])
+        super().__init__(*args)
 
 
 class IllegalActionError(BoardEnvsError):

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import OptionError
+from .errors import OptionError, shorten, shown
 
 RANDOM = "random"
 
@@ -46,7 +46,7 @@ ILLEGAL_ACTION_DEFAULT = "lose"
 def check_seed(seed) -> int:
     """A seed as a non-negative int (numpy integers welcome), or ValueError."""
     if not is_int(seed) or seed < 0:
-        raise ValueError(f"a seed is a non-negative int (or None), got {seed!r}")
+        raise ValueError(f"a seed is a non-negative int (or None), got {shown(seed)}")
     return int(seed)
 
 
@@ -62,8 +62,8 @@ def check_choice(name: str, value, choices, where: str = ""):
     """``value`` if it is one of ``choices`` (compared by type too: ``1`` is
     not ``True``), else ValueError naming the option and the choices."""
     if not any(type(value) is type(c) and value == c for c in choices):
-        shown = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{where}{name} must be one of {shown}, got {value!r}")
+        choices_shown = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{where}{name} must be one of {choices_shown}, got {shown(value)}")
     return value
 
 
@@ -71,7 +71,7 @@ def check_flag(name: str, value, where: str = "") -> bool:
     """A bool option: ``True`` or ``False`` (numpy bools welcome), never
     ``1``, ``1.0`` or ``"yes"``."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{where}{name} must be True or False, got {value!r}")
+        raise ValueError(f"{where}{name} must be True or False, got {shown(value)}")
     return bool(value)
 
 
@@ -85,14 +85,14 @@ def check_seat(value, num_players: int, name: str = "seat", where: str = "", all
         return value
     if not is_int(value) or not 0 <= value < num_players:
         also = f" or {RANDOM!r}" if allow_random else ""
-        raise ValueError(f"{where}{name} must be a seat 0..{num_players - 1}{also}, got {value!r}")
+        raise ValueError(f"{where}{name} must be a seat 0..{num_players - 1}{also}, got {shown(value)}")
     return int(value)
 
 
 def check_render_mode(value, modes, where: str = ""):
     """``None`` or one of ``modes`` (the face's ``metadata["render_modes"]``)."""
     if value is not None and not (isinstance(value, str) and value in modes):
-        raise ValueError(f"{where}render_mode must be one of {list(modes)} or None, got {value!r}")
+        raise ValueError(f"{where}render_mode must be one of {list(modes)} or None, got {shown(value)}")
     return value
 
 
@@ -100,7 +100,7 @@ def check_size(name: str, value, high: int, where: str = "", low: int = 1) -> in
     """An int ``low..high``: sizes the caller picks (rows, games), bounded so
     that a typo fails with a message instead of numpy's MemoryError."""
     if not is_int(value) or not low <= value <= high:
-        raise ValueError(f"{where}{name} must be an int {low}..{high:,}, got {value!r}")
+        raise ValueError(f"{where}{name} must be an int {low}..{high:,}, got {shown(value)}")
     return int(value)
 
 
@@ -140,7 +140,7 @@ class Option:
         naming the option and what it allows."""
 
         def bad():
-            return OptionError(f"{env_id}: option {self.name}={value!r} is not allowed; expected {self.allowed(num_players)}")
+            return OptionError(f"{env_id}: option {self.name}={shown(value)} is not allowed; expected {self.allowed(num_players)}")
 
         if self.kind == "choice":
             if isinstance(value, str) and value in self.choices:
@@ -190,9 +190,9 @@ def parse_option_items(items, error=ValueError, where: str = "options") -> dict:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise error(f"{where}: malformed option {item!r}; expected key=value")
+            raise error(f"{where}: malformed option {shown(item)}; expected key=value")
         if key in options:
-            raise error(f"{where}: option {key!r} given twice")
+            raise error(f"{where}: option {shown(key)} given twice")
         options[key] = int(value) if re.fullmatch(r"-?[0-9]{1,19}", value) else value
     return options
 
@@ -203,7 +203,7 @@ def check_options(options: tuple, given: dict, env_id: str) -> dict:
     names = [o.name for o in options]
     unknown = sorted(set(given) - set(names))
     if unknown:
-        raise TypeError(f"{env_id}: unknown option(s) {unknown}; accepted: {sorted(names)}")
+        raise TypeError(f"{env_id}: unknown option(s) {shorten(str(unknown), 120)}; accepted: {sorted(names)}")
     values = {}
     # num_players first: a seat option's range depends on it
     ordered = sorted(options, key=lambda o: o.name != "num_players")

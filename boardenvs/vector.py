@@ -144,7 +144,8 @@ def drivers_for(kernels) -> _drivers.Batched:
     return _drivers.batched(kernels)
 
 
-MAX_NUM_ENVS = 1 << 20  # rows of one make_vec: 2**20 Quess rows are already 8.6 GB of arrays
+MAX_NUM_ENVS = 1 << 20  # rows of one make_vec
+MAX_BYTES = 4 << 30  # and the bytes of its buffers (2**20 Quess rows would need 8.6 GB: refused with a message)
 
 
 class VectorEnv:
@@ -166,7 +167,10 @@ class VectorEnv:
       pay, :func:`boardenvs._threads.parallel_from`: 128 with TBB or
       OpenMP, 4096 with workqueue), ``True`` or ``False``.
 
-    ``num_envs`` is at most :data:`MAX_NUM_ENVS` (2**20).
+    ``num_envs`` is at most :data:`MAX_NUM_ENVS` (2**20), and the rows'
+    buffers at most :data:`MAX_BYTES` (4 GiB: fewer rows of a game with long
+    rows, such as Quess with its default superko memory).  After
+    :meth:`close`, every call raises gymnasium's ``ClosedEnvironmentError``.
 
     **What the caller holds.**  The observation and mask arrays returned by
     ``reset`` / ``step`` / :meth:`action_masks` are the env's output buffers,
@@ -190,6 +194,13 @@ class VectorEnv:
                 raise ValueError(f"{where}num_threads must be an int 1..{top} (NUMBA_NUM_THREADS), got {num_threads!r}")
         check_choice("parallel", parallel, (None, True, False), where)
         self.game = game = game_cls(**options)
+        info = game.info
+        per_row = 8 * info.state_size + info.obs_size + info.mask_size + game.num_actions + 4 * game.num_players \
+            + 8 * max(info.num_chance_outcomes, 1) + 36  # the buffers below, per row
+        if n * per_row > MAX_BYTES:
+            raise ValueError(f"{where}num_envs={n:,} rows need {n * per_row / 2**30:.1f} GiB of buffers ({per_row:,} bytes "
+                             f"a row with these options); at most {MAX_BYTES >> 30} GiB: use at most "
+                             f"{MAX_BYTES // per_row:,} rows")  # fmt: skip
         self.env_id = game.env_id
         self.num_envs = n
         self.num_players = game.num_players
@@ -198,7 +209,6 @@ class VectorEnv:
         self.num_threads = None if num_threads is None else int(num_threads)
         self.parallel = n >= _threads.parallel_from() if parallel is None else bool(parallel)
         self.possible_agents = game.agents
-        info = game.info
         self._states = np.zeros((n, info.state_size), np.int64)
         self._obs = np.zeros((n, info.obs_size), np.int8)
         # the kernels' masks (the engine's own: actions are checked against
@@ -216,6 +226,7 @@ class VectorEnv:
         self._illegal = np.zeros(n, np.bool_)
         self._has_reset = False
         self._warned_illegal = False
+        self._closed = False
         self._setup()
 
     def _setup(self) -> None:
@@ -270,6 +281,7 @@ class VectorEnv:
                                      f"{fresh.shape}, got {_describe(got)}")  # fmt: skip
                 fresh[...] = got
         self._has_reset = state.get("_has_reset") is True
+        self._closed = state.get("_closed") is True
         self._warned_illegal = state.get("_warned_illegal") is True
         if self._has_reset:
             self._adopt_rows(state.get("_states"), "an unpickled make_vec's")
@@ -308,6 +320,7 @@ class VectorEnv:
         own seed, derived from it), an array of ``num_envs`` non-negative
         ints (one per row), or None (fresh entropy)."""
         with self._lock:
+            self._require_open("reset")
             seeds = self._row_seeds(seed)
             self._run(self._drivers.reset, self._states, self.game.params, seeds, self._probs, self._obs, self._masks,
                       self._out_masks, self._to_move)  # fmt: skip
@@ -404,6 +417,7 @@ class VectorEnv:
         row's own seed derived from it; ``num_envs`` ints: one per row; None:
         fresh entropy), without starting games: :meth:`reset_rows` next."""
         with self._lock:
+            self._require_open("seed_rows")
             self._states[:, E.H_RNG] = self._row_seeds(seed)
             self._has_reset = True
 
@@ -663,6 +677,7 @@ class VectorEnv:
         with :meth:`restore` (a caller's undo or branch point).  Its arrays
         are read-only for good."""
         with self._lock:
+            self._require_open("snapshot")
             return RowsSnapshot(self, self._states, self._masks)
 
     def restore(self, snapshot: "RowsSnapshot") -> None:
@@ -673,6 +688,7 @@ class VectorEnv:
         if not isinstance(snapshot, RowsSnapshot) or snapshot.env is not self:
             raise ValueError(f"{self.env_id} make_vec: restore takes a snapshot() of this env, got {snapshot!r}")
         with self._lock:
+            self._require_open("restore")
             if snapshot.taken_here:
                 self._states[:] = snapshot.states
                 self._masks[:] = snapshot.masks
@@ -680,13 +696,23 @@ class VectorEnv:
             self._adopt_rows(snapshot.states, "make_vec.restore: the copied snapshot's")
 
     def close(self) -> None:
-        pass
+        """Done with the env: every later call raises gymnasium's
+        ``ClosedEnvironmentError`` (as its ``AsyncVectorEnv`` does); closing
+        twice is fine."""
+        self._closed = True
 
     def __repr__(self) -> str:
         return f"<VectorEnv {self.env_id} num_envs={self.num_envs} {'parallel' if self.parallel else 'serial'}>"
 
     # -- checks and views ------------------------------------------------------------
+    def _require_open(self, what: str) -> None:
+        if self._closed:
+            from gymnasium.error import ClosedEnvironmentError
+
+            raise ClosedEnvironmentError(f"{self.env_id} make_vec: {what}() after close(): make a new env")
+
     def _require_reset(self, what: str) -> None:
+        self._require_open(what)
         if not self._has_reset:
             from .errors import ResetNeededError
 

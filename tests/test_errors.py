@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -403,3 +404,52 @@ def test_a_gymnasium_id_given_to_make_says_which_id_to_use():
     with pytest.raises(ValueError, match="unknown env id") as err:
         boardenvs.make("x" * 100_000)
     assert len(str(err.value)) < 300
+
+
+# --- issue 47, item 5: the smaller findings ---------------------------------------------------
+
+_LONG = "x" * 100_000
+_LONG_INPUTS = {
+    "env id": lambda: boardenvs.make(_LONG),
+    "option name": lambda: boardenvs.make("quess_v0", **{_LONG: 1}),
+    "option value": lambda: boardenvs.make("quess_v0", max_turns=_LONG),
+    "seat option": lambda: boardenvs.make("quess_v0", first_player=_LONG),
+    "render_mode": lambda: boardenvs.make("quess_v0", render_mode=_LONG),
+    "illegal_action": lambda: boardenvs.make_vec("quess_v0", 2, illegal_action=_LONG),
+    "num_envs": lambda: boardenvs.make_vec("quess_v0", _LONG),
+    "move": lambda: boardenvs.position("quess_v0").play(_LONG),
+    "text option": lambda: boardenvs.Position.from_text("game: quess_v0\noptions: " + _LONG),
+    "seed": lambda: boardenvs.make("quess_v0").reset(seed=_LONG),
+    "opponent": lambda: gymnasium.make("boardenvs/Quess-v0", opponent=_LONG),
+}
+
+
+@pytest.mark.parametrize("what", list(_LONG_INPUTS))
+def test_a_long_input_is_quoted_short(what):
+    """A 100,000-character input is named by its start, not echoed whole."""
+    with pytest.raises((ValueError, TypeError)) as caught:
+        _LONG_INPUTS[what]()
+    assert "xxxx" in str(caught.value) and len(str(caught.value)) < 700, len(str(caught.value))
+
+
+def test_make_vec_after_close_raises_and_bounds_its_buffers():
+    """``make_vec`` after ``close()`` raises gymnasium's ClosedEnvironmentError
+    (it kept working); the rows' buffers are bounded in bytes, not only in
+    rows (2**20 Quess rows would need 9 GiB), with the largest count allowed."""
+    from gymnasium.error import ClosedEnvironmentError
+
+    vec = boardenvs.make_vec("quess_v0", 4)
+    vec.reset(seed=0)
+    vec.close()
+    vec.close()
+    for call in (vec.reset, lambda: vec.step(np.zeros(4, np.int64)), vec.snapshot, vec.random_actions):
+        with pytest.raises(ClosedEnvironmentError, match="after close"):
+            call()
+    view = gymnasium.make_vec("boardenvs/Quagmire-v0", num_envs=2, radius=2)
+    view.reset(seed=0)
+    view.close()
+    with pytest.raises(ClosedEnvironmentError):
+        view.step(np.zeros(2, np.int64))
+    with pytest.raises(ValueError, match=r"GiB of buffers.*use at most [0-9,]+ rows"):
+        boardenvs.make_vec("quess_v0", 1 << 20)
+    assert boardenvs.make_vec("quagmire_v0", 1 << 16, radius=2).num_envs == 1 << 16

@@ -307,7 +307,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return tuple(draw(self.game, row) for row in rows)
 
     def close(self, **kwargs):
+        """Done with the view: its rows' ``make_vec`` is closed too, so a later
+        ``reset`` / ``step`` raises gymnasium's ``ClosedEnvironmentError``."""
         self.closed = True
+        self.vec.close()
 
     def __repr__(self) -> str:
         return f"<SingleAgentVectorEnv {self.env_id} num_envs={self.num_envs}>"
