@@ -43,11 +43,25 @@ def register(game_cls) -> types.ModuleType:
         sys.modules[module.__name__] = module
         setattr(package, env_id, module)
         registry.add(game_cls)  # (and the layers above add their faces: registry.on_register)
+        _register_pettingzoo(game_cls)
     except BaseException:
         if previous is None:
             registry.unregister(env_id)
         raise
     return module
+
+
+def _register_pettingzoo(game_cls) -> None:
+    """PettingZoo's registry (1.27): ``pettingzoo.make("aec", "boardenvs/<Name>-v<N>")``
+    is ``boardenvs.<env id>.env()`` and ``pettingzoo.make("parallel", ...)``
+    its ``parallel_env()``, options passed through; the same id as gymnasium's."""
+    import pettingzoo
+
+    gym_id = registry.gym_id_of(game_cls)
+    for kind, known, creator in (("aec", pettingzoo.aec_registry, "env"),
+                                 ("parallel", pettingzoo.parallel_registry, "parallel_env")):  # fmt: skip
+        if gym_id not in known:
+            pettingzoo.register(kind, gym_id, entry_point=f"{_PACKAGE}.{game_cls.env_id}:{creator}")
 
 
 def make(env_id: str, render_mode=None, **options):

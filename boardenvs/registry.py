@@ -118,7 +118,12 @@ def gym_id_of(game_cls) -> str:
 
 def unregister(env_id: str) -> None:
     if env_id in _GAMES:
-        gymnasium.registry.pop(gym_id_of(_GAMES[env_id]), None)
+        gym_id = gym_id_of(_GAMES[env_id])
+        gymnasium.registry.pop(gym_id, None)
+        import pettingzoo
+
+        pettingzoo.aec_registry.pop(gym_id, None)
+        pettingzoo.parallel_registry.pop(gym_id, None)
     _GAMES.pop(env_id, None)
     sys.modules.pop(f"{__package__}.{env_id}", None)
     if hasattr(sys.modules[__package__], env_id):

@@ -63,6 +63,30 @@ def test_pettingzoo_api_and_parallel_api_tests(env_id, variant):
     parallel_api_test(mod.parallel_env(), num_cycles=200)
 
 
+@pytest.mark.parametrize("env_id", registered_ids())
+def test_pettingzoos_registry_makes_every_game_by_its_gymnasium_id(env_id):
+    """Issue 51: ``pettingzoo.make("aec" / "parallel", "boardenvs/<Name>-v0")``
+    (PettingZoo 1.27's registry, the ids gymnasium knows the games by) makes
+    the game's env and parallel env, options and ``max_cycles`` passed
+    through; each passes PettingZoo's API test, and nothing of ours warns
+    that it is deprecated."""
+    import pettingzoo
+
+    gym_id = gym_id_of(game_class(env_id))
+    variant = dict(game_class(env_id).variants[-1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env = pettingzoo.make("aec", gym_id, **variant)
+        assert env.unwrapped.game.env_id == env_id and variant.items() <= env.unwrapped.game.options.items()
+        api_test(env, num_cycles=100)
+        parallel = pettingzoo.make("parallel", gym_id, max_cycles=7, **variant)
+        assert parallel.unwrapped.game.env_id == env_id and parallel.unwrapped.max_decisions == 7  # (one parallel step a decision)
+        parallel_api_test(parallel, num_cycles=100)
+    ours = [w for w in caught if issubclass(w.category, DeprecationWarning) and "boardenvs" in w.filename]
+    assert not ours, [str(w.message) for w in ours]
+    assert pettingzoo.spec("aec", gym_id).entry_point == f"boardenvs.{env_id}:env"
+
+
 @pytest.mark.parametrize("env_id, variant", CASES)
 def test_pettingzoo_seed_and_parallel_seed_tests(env_id, variant):
     mod = _module(env_id, variant)
