@@ -18,21 +18,32 @@ Importing this package registers its opponents with the core's registry
 ``"greedy"``, ``"mcts"``, ``"mcts:<simulations>"``, ``"baseline:<model>"``
 ``"search:<simulations>:<model>"`` (:mod:`.search`: PUCT guided by a
 model), ``"search-greedy:<simulations>:<model>"`` (the same search, the
-other seats played by ``greedy`` in its simulations) and the path of a saved model (a ``.pt`` from :mod:`.train`, an SB3 ``.zip``).
+other seats played by ``greedy`` in its simulations) and the path of a saved model (a ``.pt`` from :mod:`.train`; an SB3
+``.zip`` only with ``trust=True``: :func:`boardenvs.opponents.load_opponent`).
 
 The committed models live in ``models/``: ``<name>.pt`` (the policy's
 weights) beside ``<name>.json`` (game, options, network, budget, the
-command that trained it).  Names are the env id, with ``_<P>p`` for a
+command that trained it).  :func:`load` reads a model's files as a user's:
+the config is checked before anything is built
+(:func:`.networks.check_config`: the network's fields typed and bounded),
+the weights read with ``torch.load(weights_only=True)`` (no code runs)
+after their size is checked against the network's; any failure is one
+line, a :class:`~boardenvs.errors.ModelFileError`.  Names are the env id, with ``_<P>p`` for a
 player count other than 2 (``hex_quoridor_v0_4p``).
 """
 from __future__ import annotations
 
 import json
+import os
+import pickle
+import stat
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from ..opponents import register_opponent, register_resolver
+from ..errors import ModelFileError, first_line, shorten
+from ..opponents import register_opponent, register_resolver, untrusted
 from ..wrappers.selfplay import ModelOpponent
 
 __all__ = ["MODELS", "Baseline", "BaselineOpponent", "available", "load", "model_path", "opponent", "opponent_from_path"]
@@ -50,6 +61,48 @@ def model_path(name: str | Path) -> Path:
     """Where the model ``name`` is, suffix aside: ``MODELS / name`` for a
     committed model's name (:func:`available`), else ``name`` as a path."""
     return MODELS / name if isinstance(name, str) and name in available() else Path(name)
+
+
+MAX_CONFIG_BYTES = 1 << 20  # a model's .json (the committed ones: 2-20 KB)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the system, a NUL byte: no such file
+        return False
+
+
+def _regular_size(path: Path, what: str, limit: int, fail) -> int:
+    """The size of ``path``, a regular file of at most ``limit`` bytes (else ``fail(words)``)."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        fail(f"cannot read its {what} ({exc.strerror or exc})")
+    if not stat.S_ISREG(info.st_mode):
+        fail(f"its {what} is not a regular file")
+    if info.st_size > limit:
+        fail(f"its {what} has {info.st_size:_} bytes, more than {limit:_}")
+    return info.st_size
+
+
+def _read_config(path: Path, fail) -> dict:
+    """The JSON of a model's config file (at most :data:`MAX_CONFIG_BYTES`)."""
+    _regular_size(path, "config", MAX_CONFIG_BYTES, fail)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:  # (grown since its size was read)
+            fail(f"its config has more than {MAX_CONFIG_BYTES:_} bytes")
+        return json.loads(data.decode("utf-8"))
+    except OSError as exc:
+        fail(f"cannot read its config ({exc.strerror or exc})")
+    except UnicodeDecodeError:
+        fail("its config is not UTF-8 text")
+    except json.JSONDecodeError as exc:
+        fail(f"its config is not JSON ({exc.msg}, line {exc.lineno} column {exc.colno})")
+    except RecursionError:
+        fail("its config is not JSON a model holds (nested too deeply)")
 
 
 class Baseline:
@@ -76,7 +129,8 @@ class Baseline:
         return self.policy.predict(obs, state, episode_start, deterministic, action_masks=action_masks)
 
     def __repr__(self) -> str:
-        return f"<Baseline {self.name}: {self.env_id} {self.options or ''} after {self.config['budget']['steps']} steps>"
+        steps = (self.config.get("budget") or {}).get("steps") if isinstance(self.config.get("budget"), dict) else None
+        return f"<Baseline {self.name}: {self.env_id} {self.options or ''} after {steps} steps>"
 
 
 class BaselineOpponent(ModelOpponent):
@@ -108,28 +162,76 @@ def opponent(name: str) -> BaselineOpponent:
 
 def load(name: str | Path) -> Baseline:
     """A committed model by name (:func:`available`), or the path of a
-    ``.pt``/``.json`` pair written by :mod:`.train`."""
+    ``.pt``/``.json`` pair written by :mod:`.train` (the path with or
+    without either extension).  The config is checked before anything is
+    built (:func:`.networks.check_config`), the weights' size before they
+    are read (``torch.load(weights_only=True)``, which runs no code); a
+    model whose files cannot be loaded is a one-line
+    :class:`~boardenvs.errors.ModelFileError` (a ValueError) naming it and
+    what is wrong, whatever failed underneath; no such model, a ValueError
+    naming the committed ones."""
     import torch
 
-    from .networks import new_policy
+    from .networks import check_config, new_policy
 
-    path = model_path(name)
-    config_file, weights = path.with_suffix(".json"), path.with_suffix(".pt")
-    if not (config_file.is_file() and weights.is_file()):
-        raise ValueError(f"no baseline {str(name)!r}: one of {', '.join(available()) or '(none committed)'}, "
+    if not isinstance(name, (str, os.PathLike)) or not str(name):
+        raise ValueError(f"a model is a committed model's name or the path of a .pt/.json pair, got "
+                         f"{shorten(repr(name))}")  # fmt: skip
+    shown = shorten(repr(str(name)), 120)
+
+    def fail(words):
+        raise ModelFileError(f"model {shown}: {words}")
+
+    try:
+        path = model_path(name)
+        config_file, weights = path.with_suffix(".json"), path.with_suffix(".pt")
+    except ValueError:  # a path with an empty name ("/", "..")
+        config_file = weights = None
+    if config_file is None or not (_is_file(config_file) and _is_file(weights)):
+        raise ValueError(f"no baseline {shown}: one of {', '.join(available()) or '(none committed)'}, "
                          f"or the path of a <name>.pt/<name>.json pair")  # fmt: skip
-    config = json.loads(config_file.read_text())
-    policy = new_policy(config)
-    saved, wanted = torch.load(weights, map_location="cpu", weights_only=True), policy.state_dict()
+    config = _read_config(config_file, fail)
+    try:
+        count = check_config(config)  # the network's fields, before anything is built (issue 47)
+        if not isinstance(config.get("name"), str):
+            raise ValueError(f"the config's name must be a str, got {shorten(repr(config.get('name')))}")
+        policy = new_policy(config)
+    except ValueError as exc:
+        fail(f"config {config_file.name!r}: {exc}")
+    # the weights: torch's zip of at most 8 bytes per parameter (float64 at most) and the buffers' bytes
+    limit = 8 * count + (1 << 22)
+    _regular_size(weights, "weights file", limit, fail)
+    try:
+        with zipfile.ZipFile(weights) as archive:  # what torch.save writes; its sizes as declared, before reading
+            declared = sum(info.file_size for info in archive.infolist())
+        if declared > limit:
+            fail(f"its weights file declares {declared:_} bytes, more than {limit:_} for this network")
+        saved = torch.load(weights, map_location="cpu", weights_only=True)
+    except ModelFileError:
+        raise
+    except zipfile.BadZipFile:
+        fail(f"{weights.name!r} is not a weights file torch.save wrote (not a zip archive)")
+    except pickle.UnpicklingError as exc:  # an object that is no tensor: refused by the weights-only reader, not run
+        why = [line.split("WeightsUnpickler error:", 1)[1] for line in str(exc).splitlines() if "WeightsUnpickler error:" in line]
+        fail(f"{weights.name!r} is not a weights file torch can read ("
+             + (shorten(f"UnpicklingError: {why[0].strip()}", 160) if why else first_line(exc)) + ")")
+    except Exception as exc:  # what a malformed file makes torch raise: UnpicklingError, RuntimeError, EOFError, KeyError, ...
+        fail(f"{weights.name!r} is not a weights file torch can read ({first_line(exc)})")
+    if not (isinstance(saved, dict) and all(isinstance(v, torch.Tensor) for v in saved.values())):
+        fail(f"{weights.name!r} holds no network's weights (a dict of tensors)")
+    wanted = policy.state_dict()
     unfit = sorted(k for k in saved.keys() & wanted.keys() if saved[k].shape != wanted[k].shape)
     if unfit or saved.keys() != wanted.keys():  # e.g. saved before the game's observation changed shape
-        raise ValueError(f"{weights} does not fit the network its config builds for {config['env_id']} "
-                         f"(observations {tuple(policy.observation_space.shape)}): "
-                         + (f"{unfit[0]} is {tuple(saved[unfit[0]].shape)}, the network's {tuple(wanted[unfit[0]].shape)}"
-                            if unfit else f"missing {sorted(wanted.keys() - saved.keys())[:3]}, "
-                                          f"unexpected {sorted(saved.keys() - wanted.keys())[:3]}")
-                         + "; retrain it")  # fmt: skip
-    policy.load_state_dict(saved)
+        fail(f"{weights.name} does not fit the network its config builds for {config['env_id']} "
+             f"(observations {tuple(policy.observation_space.shape)}): "
+             + (f"{shorten(str(unfit[0]))} is {tuple(saved[unfit[0]].shape)}, the network's {tuple(wanted[unfit[0]].shape)}"
+                if unfit else f"missing {sorted(wanted.keys() - saved.keys())[:3]}, "
+                              f"unexpected {shorten(repr(sorted(map(str, saved.keys() - wanted.keys()))[:3]))}")
+             + "; retrain it")  # fmt: skip
+    try:
+        policy.load_state_dict(saved)
+    except (RuntimeError, TypeError, ValueError) as exc:  # a tensor of another kind (complex, ...)
+        fail(f"{weights.name!r}: {first_line(exc)}")
     policy.set_training_mode(False)
     return Baseline(policy, config)
 
@@ -143,14 +245,7 @@ def _model_file(spec: str):
     extension), ``("zip", path)`` for an SB3 zip (``.zip`` may be left
     out); None if there is no such file.  ValueError for a ``.pt`` or
     ``.json`` whose other half is missing."""
-    from pathlib import Path
-
-    def is_file(p) -> bool:
-        try:
-            return p.is_file()
-        except (OSError, ValueError):  # a name too long for the system, a NUL byte: no such file
-            return False
-
+    is_file = _is_file
     path = Path(spec)
     if not spec or not path.name:
         return None
@@ -161,8 +256,8 @@ def _model_file(spec: str):
             return None
         if not all(is_file(p) for p in pair):
             missing = next(p for p in pair if not is_file(p))
-            raise ValueError(f"opponent {spec!r}: a saved model is a .pt/.json pair (what boardenvs.baselines.train "
-                             f"writes); {str(missing)!r} is missing")  # fmt: skip
+            raise ModelFileError(f"opponent {shorten(repr(spec))}: a saved model is a .pt/.json pair (what "
+                                 f"boardenvs.baselines.train writes); {shorten(repr(str(missing)))} is missing")  # fmt: skip
         return "pt", pair[0]
     if suffix == ".zip":
         return ("zip", path) if is_file(path) else None
@@ -174,28 +269,31 @@ def _model_file(spec: str):
     return None
 
 
-def opponent_from_path(spec: str):
+def opponent_from_path(spec: str, trust: bool = False):
     """The opponent of a saved model's path, playing its most likely legal
     action: a ``.pt`` with its ``.json`` (:func:`boardenvs.baselines.load`)
-    or an SB3 ``.zip`` (sb3-contrib's ``MaskablePPO``, else SB3's ``PPO``);
-    None if ``spec`` names no such file.  ValueError for a file that is no
-    such model."""
+    or, with ``trust=True`` only, an SB3 ``.zip`` (sb3-contrib's
+    ``MaskablePPO``, else SB3's ``PPO``: their loader unpickles, so a zip
+    runs code when loaded; :class:`~boardenvs.errors.UntrustedFileError`
+    without trust); None if ``spec`` names no such file.  A
+    :class:`~boardenvs.errors.ModelFileError` (one line) for a file that is
+    no such model."""
     found = _model_file(spec)
     if found is None:
         return None
     kind, path = found
+    shown = shorten(repr(spec))
     if kind == "pt":
         try:
             return BaselineOpponent(load(path), name=spec)
-        except ValueError:  # load's own words (weights that do not fit, ...)
-            raise
-        except Exception as exc:  # a file torch or the config cannot read
-            raise ValueError(f"opponent {spec!r}: {str(path)!r} is not a model boardenvs.baselines.train wrote "
-                             f"({type(exc).__name__}: {exc})") from None  # fmt: skip
+        except ModelFileError as exc:  # load's one line, naming the opponent too
+            raise ModelFileError(f"opponent {shown}: {exc}") from None
+    if trust is not True:
+        raise untrusted(spec, "an SB3 .zip")
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:
-        raise ValueError(f"loading the model {spec!r} needs sb3-contrib: pip install 'boardenvs[train]'") from exc
+        raise ModelFileError(f"loading the model {shown} needs sb3-contrib: pip install 'boardenvs[train]'") from exc
     try:
         model = MaskablePPO.load(path, device="cpu")
     except Exception as exc:  # a zip that is no MaskablePPO: try plain PPO, then give up clearly
@@ -204,10 +302,8 @@ def opponent_from_path(spec: str):
 
             model = PPO.load(path, device="cpu")
         except Exception:
-            raise ValueError(f"opponent {spec!r} is not a saved SB3 model ({exc})") from None
+            raise ModelFileError(f"opponent {shown} is not a saved SB3 model ({first_line(exc)})") from None
     return ModelOpponent(model, deterministic=True, name=spec)
-
-
 
 
 def _greedy():
@@ -236,13 +332,36 @@ def _search(arg, others=None):
 
     prefix = "search" if others is None else f"search-{others}"
     sims, sep, model = arg.partition(":")
+    if sep and not (sims.isascii() and sims.isdigit()) and (_number_like(sims) or _model_name_like(model)):
+        # "1e9:quess_v0", "-3:quess_v0", "x:quess_v0": a bad count before a model, not a model named "1e9:quess_v0"
+        raise ValueError(f"{prefix}:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations (digits), "
+                         f"got {shorten(repr(sims))}")  # fmt: skip
     if not (sep and sims.isascii() and sims.isdigit()):
         sims, model = str(DEFAULT_SIMULATIONS), arg
     if not model:
         raise ValueError(f"{prefix}:<simulations>:<model> needs a model (a committed baseline or a saved model's path)")
     if len(sims) > 9 or int(sims) < 1 or int(sims) > MAX_SIMULATIONS:
-        raise ValueError(f"{prefix}:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations, got {sims!r}")
+        raise ValueError(f"{prefix}:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations, got {shorten(repr(sims))}")
     return SearchOpponent(load(model), int(sims), name=f"{prefix}:{int(sims)}:{model}", others=others)
+
+
+def _number_like(text: str) -> bool:
+    """Whether ``text`` reads as a number that is no count of simulations ("1e9", "-3", "2.5")."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _model_name_like(text: str) -> bool:
+    """Whether ``text`` names a committed model or a saved model's files."""
+    if text in available():
+        return True
+    try:
+        return _model_file(text) is not None
+    except ValueError:  # half a pair: a model's name all the same
+        return True
 
 
 def _search_greedy(arg):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from boardenvs.errors import first_line, shorten
+
 
 @dataclass(frozen=True)
 class TrainingDefaults:
@@ -75,21 +77,121 @@ def game_options(env_id: str, players: int | None) -> dict:
     return {"num_players": players} if len(counts) > 1 else {}
 
 
-# extractor options that are sizes (BoardCNN, TrackMLP): ints >= 1
-SIZE_OPTIONS = ("hidden", "features_dim", "channels", "layers", "pieces")
+# the bounds of a saved model's network (a model's .json is read before anything is built: issue 47)
+MAX_LAYERS = 16  # hidden layers of net_arch, convolutions of an extractor
+MAX_WIDTH = 4096  # units of a hidden layer, channels, features
+MAX_PARAMETERS = 20_000_000  # the whole policy (the committed models have 0.1M-0.6M)
+# extractor options that are sizes (BoardCNN, HexPathsCNN, TrackMLP): ints in 1..their bound
+SIZE_OPTIONS = {"hidden": MAX_WIDTH, "features_dim": MAX_WIDTH, "channels": MAX_WIDTH, "layers": MAX_LAYERS,
+                "pieces": 64, "scale_steps": 1_000_000}  # fmt: skip
+FLAG_OPTIONS = ("hex", "around")  # True or False
+NETWORK_FIELDS = ("env_id", "options", "extractor", "extractor_kwargs", "net_arch")  # what builds the network
 
 
 def check_extractor_kwargs(kwargs) -> dict:
-    """``kwargs`` as extractor options (a dict, sizes ints >= 1; ValueError
-    naming the first one that is not), sizes as plain ints."""
+    """``kwargs`` as extractor options (a dict with str keys; sizes ints in
+    1..their bound (:data:`SIZE_OPTIONS`), ``hex`` / ``around`` bools,
+    ``split`` a short list of plane numbers; ValueError naming the first one
+    that is not), sizes as plain ints."""
     from boardenvs.spec import is_int
 
-    if not isinstance(kwargs, dict):
-        raise ValueError(f"extractor options must be a dict, got {kwargs!r}")
-    for key in SIZE_OPTIONS:
+    if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+        raise ValueError(f"extractor options must be a dict, got {shorten(repr(kwargs))}")
+    for key, top in SIZE_OPTIONS.items():
         if key in kwargs and not (is_int(kwargs[key]) and kwargs[key] >= 1):
-            raise ValueError(f"extractor option {key!r} must be an int >= 1, got {kwargs[key]!r}")
+            raise ValueError(f"extractor option {key!r} must be an int >= 1, got {shorten(repr(kwargs[key]))}")
+        if key in kwargs and kwargs[key] > top:
+            raise ValueError(f"extractor option {key!r} must be at most {top:_}, got {shorten(repr(kwargs[key]))}")
+    for key in FLAG_OPTIONS:
+        if key in kwargs and not isinstance(kwargs[key], bool):
+            raise ValueError(f"extractor option {key!r} must be true or false, got {shorten(repr(kwargs[key]))}")
+    split = kwargs.get("split", ())
+    if not (isinstance(split, (list, tuple)) and len(split) <= 64 and all(is_int(k) and 0 <= k < 1024 for k in split)):
+        raise ValueError(f"extractor option 'split' must be a list of at most 64 plane numbers, got {shorten(repr(split))}")
     return {k: int(v) if k in SIZE_OPTIONS else v for k, v in kwargs.items()}
+
+
+def check_config(config) -> int:
+    """Check the fields of a model's config that build its network, before
+    anything is built (issue 47: a model's .json is a user's file):
+    ``env_id`` a registered game, ``options`` its options, ``extractor``
+    one of the extractors and ``extractor_kwargs`` options it takes
+    (:func:`check_extractor_kwargs`), ``net_arch`` at most
+    :data:`MAX_LAYERS` hidden layers of 1..:data:`MAX_WIDTH` units, and the
+    whole policy at most :data:`MAX_PARAMETERS` parameters (counted, not
+    built: :func:`parameter_count`).  ValueError naming the field otherwise.
+    Returns the parameter count."""
+    from boardenvs.registry import make_game, registered_ids
+    from boardenvs.spec import is_int
+
+    from .extractors import EXTRACTORS, option_names
+
+    if not isinstance(config, dict):
+        raise ValueError(f"a model's config is a JSON object, got {type(config).__name__}")
+    missing = [k for k in NETWORK_FIELDS if k not in config]
+    if missing:
+        raise ValueError(f"the config has no {missing[0]!r} (a model's config holds {', '.join(NETWORK_FIELDS)})")
+    env_id, options, extractor, kwargs, net_arch = (config[k] for k in NETWORK_FIELDS)
+    if not isinstance(env_id, str) or env_id not in registered_ids():
+        raise ValueError(f"env_id {shorten(repr(env_id))} is no registered game ({', '.join(registered_ids())})")
+    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        raise ValueError(f"options must be a dict of game options, got {shorten(repr(options))}")
+    try:
+        info = make_game(env_id, **options).info
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"options {shorten(repr(options))}: {first_line(exc)}") from None
+    if not isinstance(extractor, str) or extractor not in EXTRACTORS:
+        raise ValueError(f"extractor {shorten(repr(extractor))} is none of {', '.join(EXTRACTORS)}")
+    kwargs = check_extractor_kwargs(kwargs)
+    unknown = sorted(set(kwargs) - option_names(EXTRACTORS[extractor]))
+    if unknown:
+        raise ValueError(f"extractor options {shorten(repr(kwargs))}: {EXTRACTORS[extractor].__name__} takes no "
+                         f"{shorten(repr(unknown[0]))} (it takes {', '.join(sorted(option_names(EXTRACTORS[extractor])))})")  # fmt: skip
+    if not (isinstance(net_arch, list) and len(net_arch) <= MAX_LAYERS
+            and all(is_int(n) and 1 <= n <= MAX_WIDTH for n in net_arch)):  # fmt: skip
+        raise ValueError(f"net_arch must be a list of at most {MAX_LAYERS} layer sizes in 1..{MAX_WIDTH}, got "
+                         f"{shorten(repr(net_arch))}")  # fmt: skip
+    count = parameter_count(extractor, kwargs, net_arch, tuple(info.obs_low.shape), info.num_actions)
+    if count > MAX_PARAMETERS:
+        raise ValueError(f"the network has {count:_} parameters, more than {MAX_PARAMETERS:_} (extractor {extractor} "
+                         f"{kwargs}, net_arch {shorten(repr(net_arch))})")  # fmt: skip
+    return count
+
+
+def parameter_count(extractor: str, kwargs: dict, net_arch: list, obs_shape: tuple, num_actions: int) -> int:
+    """The number of parameters of the policy :func:`new_policy` builds
+    (the extractor shared by the policy and value heads, then ``net_arch``
+    for each head, the action and value layers), by arithmetic: nothing is
+    allocated.  ValueError if the extractor cannot read observations of
+    ``obs_shape``."""
+    import math
+
+    def linear(n_in, n_out):
+        return n_in * n_out + n_out
+
+    fd = kwargs.get("features_dim", 128)
+    if extractor == "mlp":
+        hidden = kwargs.get("hidden", 256)
+        features = linear(math.prod(obs_shape), hidden) + linear(hidden, fd)
+    else:
+        if len(obs_shape) != 3:
+            raise ValueError(f"extractor {extractor!r} reads (H, W, C) board planes, the game's observations are {obs_shape}")
+        h, w, c = obs_shape
+        seats = 0
+        if extractor == "hexpaths":
+            if (c - 7) % 5 or c < 17:
+                raise ValueError(f"extractor 'hexpaths' reads Hex Quoridor's (H, W, 5n + 7) planes, got {obs_shape}")
+            seats = (c - 7) // 5
+        channels, layers = kwargs.get("channels", 32), kwargs.get("layers", 3)
+        pieces = len(kwargs.get("split", ())) * kwargs.get("pieces", 2)
+        c_in = c + pieces + 8 * seats
+        views = pieces * (2 * h - 1) * (2 * w - 1) * c_in if kwargs.get("around") else 0
+        convs = linear(9 * c_in, channels) + (layers - 1) * linear(9 * channels, channels)
+        features = convs + linear(channels * h * w + views + seats, fd)
+    heads, last = 0, fd
+    for units in net_arch:
+        heads, last = heads + linear(last, units), units
+    return features + 2 * heads + linear(last, num_actions) + linear(last, 1)
 
 
 def same_game(env_id: str, options: dict, other_id: str, other_options: dict) -> bool:
@@ -123,8 +225,10 @@ def policy_kwargs(config: dict) -> dict:
 
 def new_policy(config: dict):
     """The (untrained) ``MaskableActorCriticPolicy`` of a model's config:
-    the game's spaces, the config's network (ValueError naming the
+    the game's spaces, the config's network (checked first,
+    :func:`check_config`: ValueError naming the field; or naming the
     extractor options if the network cannot be built from them)."""
+    check_config(config)
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 

@@ -3,20 +3,25 @@
 
 * ``demo`` plays a few seeded games of every env between random agents
   through the public AEC env, prints each final board and a results line.
-* ``play GAME [--seat 0] [--vs random|greedy|mcts|mcts:N|MODEL.pt|MODEL.zip] [--option k=v ...] [--seed N]
-  [--window] [--save FILE.json]``: you against an opponent (see
+* ``play GAME [--seat 0] [--vs random|greedy|mcts|mcts:N|MODEL.pt] [--trust-files] [--option k=v ...]
+  [--seed N] [--window] [--save FILE.json]``: you against an opponent (see
   :mod:`boardenvs.interactive`); the game is saved as JSON.  With moves and
   no ``-i`` (``boardenvs play quess_v0 F3-E3 A4-B4``) it prints the position
   they reach and its legal moves.
-* ``watch GAME [--players random MODEL.pt ...] [--window] [--gif F] [--mp4 F]
+* ``watch GAME [--players random MODEL.pt ...] [--trust-files] [--window] [--gif F] [--mp4 F]
   [--save F.json]``: a game between opponents, shown and recorded.
+* ``--trust-files`` (``play``, ``watch``): the opponents named may be an
+  SB3 ``.zip`` or an RLlib checkpoint folder, formats whose loaders run
+  code from the file (pickle): name only files you trust.  Without it they
+  are refused; a ``.pt`` from ``boardenvs.baselines.train`` needs no trust.
 * ``replay FILE.json [--gif F] [--mp4 F] [--show]``: play a saved game back.
 * ``picture GAME [MOVES ...] --out F.png``: the picture of a position.
 * ``list``: the games, their player counts and options.
 * ``rules GAME``: a game's rules as shipped with the package.
 
 Bad input (an unknown game, a malformed move or file, a folder that does
-not exist) gets one line ``error: ...`` on stderr and exit status 2, and
+not exist, a model that cannot be loaded) gets one line ``error: ...`` on
+stderr and exit status 2, and
 nothing is written: output paths are checked before a game is played, and
 files are written whole or not at all (:mod:`boardenvs.files`).
 """
@@ -113,7 +118,7 @@ def play(args) -> int:
     from .interactive import Match
 
     match = Match(args.env, options, seed=args.seed, seat=args.seat, opponent=args.vs, save=args.save,
-                  window=args.window, opening=args.moves)  # fmt: skip
+                  window=args.window, opening=args.moves, trust=args.trust_files)  # fmt: skip
     return match.run()
 
 
@@ -231,7 +236,7 @@ def watch(args) -> int:
     check_outputs(args)
     options = parse_options(args.option)
     pos, rng = new_game(args.env, options, args.seed)
-    opponents = [load_opponent(spec, args.env) for spec in (args.players or ["random"])]
+    opponents = [load_opponent(spec, args.env, trust=args.trust_files) for spec in (args.players or ["random"])]
     frames_pos = [pos]
     moves = []
     window = None
@@ -325,6 +330,18 @@ def _delay(text: str) -> float:
     return value
 
 
+TRUST_HELP = ("load an SB3 .zip or an RLlib checkpoint folder named as an opponent: their loaders run code from "
+              "the file (pickle), so name only files you trust (a .pt from boardenvs.baselines.train needs no trust)")
+
+
+def one_line(exc: object) -> str:
+    """An error's message as the one line the CLI prints: its lines joined,
+    cut to 1,000 characters."""
+    from .errors import shorten
+
+    return shorten(" ".join(line.strip() for line in str(exc).splitlines() if line.strip()), 1000)
+
+
 def main(argv=None) -> int:
     from .registry import registered_ids
 
@@ -346,8 +363,9 @@ def main(argv=None) -> int:
     p.add_argument("moves", nargs="*", help="moves in notation from the start (an opening)")
     p.add_argument("--seat", type=_seat, default=0, help="your seat (default 0)")
     p.add_argument("--vs", default="random", help="the opponent: a name ('random', 'greedy', 'mcts', 'mcts:<simulations>', "
-                   "'baseline:<name>', ...) or the path of a saved model (a .pt from python -m boardenvs.baselines.train, "
-                   "an SB3 .zip)")  # fmt: skip
+                   "'baseline:<name>', ...) or the path of a saved model (a .pt from python -m boardenvs.baselines.train; "
+                   "an SB3 .zip or an RLlib checkpoint folder with --trust-files)")  # fmt: skip
+    p.add_argument("--trust-files", action="store_true", help=TRUST_HELP)
     p.add_argument("--option", action="append", metavar="K=V", help="a game option, e.g. --option max_turns=100")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the chance outcomes and the opponent")
     p.add_argument("--save", default=None, help="where to save the game as JSON (default: ENV-DATE.json)")
@@ -365,7 +383,9 @@ def main(argv=None) -> int:
     w.add_argument("env", choices=registered)
     w.add_argument("--players", nargs="+", default=None, metavar="OPP",
                    help="one opponent per seat (cycled): a name ('random', 'greedy', 'mcts', 'mcts:400', ...) or the "
-                        "path of a saved model (.pt from boardenvs.baselines.train, SB3 .zip)")  # fmt: skip
+                        "path of a saved model (.pt from boardenvs.baselines.train; SB3 .zip or RLlib checkpoint folder "
+                        "with --trust-files)")  # fmt: skip
+    w.add_argument("--trust-files", action="store_true", help=TRUST_HELP)
     w.add_argument("--option", action="append", metavar="K=V")
     w.add_argument("--seed", type=_seed, default=0)
     w.add_argument("--window", action="store_true", help="show it in a pygame window")
@@ -395,11 +415,13 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except (ValueError, TypeError, ImportError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # a file that could not be read or written after the checks (a full disk, ...)
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        from .errors import shorten
+
+        where = f"{shorten(str(exc.filename), 200)}: " if exc.filename else ""
+        print(f"error: {where}{one_line(exc.strerror or exc)}", file=sys.stderr)
         return 2
 
 

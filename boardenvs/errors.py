@@ -24,6 +24,15 @@ def shown(value, limit: int = 80) -> str:
     return shorten(repr(value), limit)
 
 
+def first_line(exc: BaseException, limit: int = 160) -> str:
+    """``exc`` in one short line: its type and the first line of its message
+    (a library's message may run over several lines, and colour its words
+    with terminal escapes: those are dropped), cut to ``limit``."""
+    text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", str(exc))
+    lines = [re.sub(r"[\x00-\x1f\x7f]", " ", line).strip() for line in text.strip().splitlines()]
+    return shorten(f"{type(exc).__name__}: {lines[0]}" if lines and lines[0] else type(exc).__name__, limit)
+
+
 class BoardEnvsError(ValueError):
     """Base class of the package's input errors (their messages quote a
     caller's input cut to length: :func:`shorten_words`)."""
@@ -49,6 +58,18 @@ class NotationError(BoardEnvsError):
 
 class OptionError(BoardEnvsError):
     """An option has a value of the wrong type or outside its range."""
+
+
+class ModelFileError(BoardEnvsError):
+    """A saved model's files cannot be loaded: unreadable, malformed, too
+    large, a network beyond the bounds, or a format that runs code when
+    loaded, not trusted (:class:`UntrustedFileError`)."""
+
+
+class UntrustedFileError(ModelFileError):
+    """A file in a format that runs code when it is loaded (an SB3 ``.zip``,
+    an RLlib checkpoint: pickles) was named without the caller saying it
+    trusts it (``trust=True``, the CLI's ``--trust-files``)."""
 
 
 class ResetNeededError(BoardEnvsError, RuntimeError):

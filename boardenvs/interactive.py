@@ -38,7 +38,7 @@ HELP = """Type a move in the rules' notation (legal now: {example}), or:
 
 class Match:
     def __init__(self, env_id, options, seed=None, seat=0, opponent="random", save=None, window=False,
-                 opening=(), stdin=None, stdout=None):  # fmt: skip
+                 opening=(), stdin=None, stdout=None, trust=False):  # fmt: skip
         from .files import output_path
         from .records import new_game
         from .opponents import load_opponent
@@ -50,7 +50,7 @@ class Match:
         self.start = self.pos
         check_seat(seat, self.pos.game.num_players, "--seat", f"{env_id}: ", allow_random=False)
         self.seat = seat
-        self.opponent = load_opponent(opponent, env_id)
+        self.opponent = load_opponent(opponent, env_id, trust=trust)  # trust: --trust-files
         self.env_id = env_id
         self.stdin = stdin or sys.stdin
         self.out = stdout or sys.stdout

@@ -25,6 +25,17 @@ registered an adapter for (:func:`register_adapter`: SB3 models, in
 :mod:`boardenvs.wrappers.selfplay`), or a batched policy
 ``policy(observations, action_masks) -> actions``.
 
+**Trust.**  A saved model in a format that runs code when it is loaded (an
+SB3 ``.zip``, an RLlib checkpoint folder: their loaders unpickle) loads only
+when the caller says it trusts the file: :func:`load_opponent` with
+``trust=True`` (the CLI's ``--trust-files``).  A string naming one anywhere
+else (``opponent="model.zip"``) is refused with an
+:class:`~boardenvs.errors.UntrustedFileError` saying how, before any plugin
+reads it; the resolvers get the caller's ``trust`` and load such a format
+only with it.  The package's own format (a ``.pt`` of weights, read with
+``torch.load(weights_only=True)``, beside a ``.json`` checked before
+anything is built) loads by default.
+
 **Plugins.**  The packages that register opponents are found by their
 distribution's entry points, group ``boardenvs.opponents`` (the core names
 none of them): each is imported on first need, in the order of the entry
@@ -39,12 +50,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import pickle
 from importlib import metadata
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from .errors import IllegalActionError, shorten
+from .errors import IllegalActionError, ModelFileError, UntrustedFileError, first_line, shorten
 
 PLUGIN_GROUP = "boardenvs.opponents"  # the entry points of the packages that register opponents
 
@@ -209,7 +222,53 @@ _RESOLVERS: list = []
 _ADAPTERS: list = []
 _loaded: list = []  # the plugins tried so far
 
-MODEL_FILES = "the path of a saved model (a .pt from python -m boardenvs.baselines.train, or an SB3 .zip)"
+MODEL_FILES = ("the path of a saved model (a .pt from python -m boardenvs.baselines.train; an SB3 .zip or an RLlib "
+               "checkpoint with trust=True)")  # fmt: skip
+TRUST_HOW = ("load it only if you trust the file: boardenvs.opponents.load_opponent(path, trust=True) (and pass "
+             "the opponent it returns), or --trust-files on the command line")  # fmt: skip
+# what an RLlib checkpoint folder holds (any of them): its loader unpickles
+CHECKPOINT_FILES = ("rllib_checkpoint.json", "learner_group", "module_state.pt", "class_and_ctor_args.pkl")
+# errors a loader of a user's file may raise besides ValueError (a resolver's or a prefix's): one line each
+LOAD_ERRORS = (OSError, RuntimeError, EOFError, KeyError, IndexError, AttributeError, RecursionError, MemoryError,
+               UnicodeError, pickle.UnpicklingError)  # fmt: skip
+
+
+def untrusted(spec: str, what: str) -> UntrustedFileError:
+    """The refusal of ``spec``, a file of a format that runs code when it is
+    loaded (``what``: "an SB3 .zip", ...), named without trust."""
+    return UntrustedFileError(f"opponent {shorten(repr(spec))}: {what} runs code when it is loaded (pickle); {TRUST_HOW}")
+
+
+def code_format(spec: str) -> str | None:
+    """What ``spec`` names if it is a saved model in a format that runs code
+    when loaded: ``"an SB3 .zip"`` (the file, or ``spec + ".zip"`` where no
+    ``.pt``/``.json`` pair of that name exists), ``"an RLlib checkpoint
+    folder"`` (a folder holding one of :data:`CHECKPOINT_FILES` or a
+    ``.pkl``); None otherwise.  Reads only the file system's names."""
+    def exists(p: Path, kind: str) -> bool:
+        try:
+            return p.is_file() if kind == "file" else p.is_dir() if kind == "dir" else p.exists()
+        except (OSError, ValueError):  # a name too long for the system, a NUL byte: nothing there
+            return False
+
+    path = Path(spec)
+    if not spec or not path.name:
+        return None
+    suffix = path.suffix.lower()
+    if suffix == ".zip" and exists(path, "file"):
+        return "an SB3 .zip"
+    if exists(path, "dir"):
+        try:
+            pickles = any(p.suffix == ".pkl" for p in path.iterdir())
+        except OSError:
+            pickles = False
+        if pickles or any(exists(path / name, "any") for name in CHECKPOINT_FILES):
+            return "an RLlib checkpoint folder"
+    if suffix not in (".pt", ".json", ".zip"):
+        pair = all(exists(path.with_name(path.name + ext), "file") for ext in (".pt", ".json"))
+        if not pair and exists(path.with_name(path.name + ".zip"), "file"):
+            return "an SB3 .zip"
+    return None
 
 
 def register_opponent(name: str, factory: Callable, prefix: bool = False, help: str = "", replace: bool = False) -> None:
@@ -227,8 +286,11 @@ def register_opponent(name: str, factory: Callable, prefix: bool = False, help: 
 
 
 def register_resolver(resolver: Callable) -> None:
-    """``resolver(spec: str) -> Opponent | None`` for strings that are no
-    registered name (a saved model's path); the first that answers wins."""
+    """``resolver(spec: str, trust: bool) -> Opponent | None`` for strings
+    that are no registered name (a saved model's path); the first that
+    answers wins.  ``trust``: the caller trusts the file (:func:`load_opponent`
+    with ``trust=True``); a resolver loads a format that runs code when
+    loaded only then, and otherwise raises :func:`untrusted`'s error."""
     if resolver not in _RESOLVERS:
         _RESOLVERS.append(resolver)
 
@@ -277,19 +339,31 @@ def _accepted() -> str:
     return ", ".join(repr(n) for n in opponent_names())
 
 
-def opponent_from_name(spec: str) -> Opponent:
+def opponent_from_name(spec: str, *, trust: bool = False) -> Opponent:
     """The opponent a registered name stands for, or what a resolver makes of
-    ``spec`` (a saved model's path, an RLlib checkpoint folder); ValueError
-    listing the accepted names otherwise."""
+    ``spec`` (a saved model's path, an RLlib checkpoint folder: that one and
+    an SB3 .zip only with ``trust=True``, :class:`UntrustedFileError`
+    otherwise); ValueError listing the accepted names otherwise."""
     if spec not in _NAMED and spec.partition(":")[0] not in _PREFIXED:
         _load_plugins()
+        if not trust and spec not in _NAMED and spec.partition(":")[0] not in _PREFIXED:
+            what = code_format(spec)  # refused before any other plugin is imported or any file read
+            if what is not None:
+                raise untrusted(spec, what)
     while True:
-        found = _resolve_name(spec)
+        found = _resolve_name(spec, trust)
         if found is not None or not _load_next_plugin():
             break
     if found is not None:
         return found
     shown = shorten(repr(spec))
+    try:
+        folder = os.path.isdir(spec)
+    except (OSError, ValueError):
+        folder = False
+    if folder:
+        raise ValueError(f"opponent {shown}: {shorten(os.path.abspath(spec), 120)} is a folder, not a saved model; "
+                         f"{MODEL_FILES}")  # fmt: skip
     if spec.endswith((".pt", ".zip", ".json")) or os.sep in spec or "/" in spec:  # (issue 50: a mistyped path)
         raise ValueError(f"opponent {shown}: no such file ({shorten(os.path.abspath(spec), 120)} does not exist); "
                          f"{MODEL_FILES}")  # fmt: skip
@@ -297,37 +371,50 @@ def opponent_from_name(spec: str) -> Opponent:
                      "policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")  # fmt: skip
 
 
-def _resolve_name(spec: str):
-    """``opponent_from_name``'s one try with the plugins loaded so far (None: not found)."""
+def _resolve_name(spec: str, trust: bool = False):
+    """``opponent_from_name``'s one try with the plugins loaded so far (None:
+    not found).  A saved model that cannot be loaded is a one-line
+    :class:`ModelFileError` naming the opponent (whatever its loader raised)."""
+    shown = shorten(repr(spec))
     if spec in _NAMED:
         return _NAMED[spec][0]()
     head, sep, arg = spec.partition(":")
     if sep and head in _PREFIXED:
         if not arg:
-            raise ValueError(f"opponent {spec!r}: {head}: needs an argument ({head}:{_PREFIXED[head][1]}); accepted: {_accepted()}")
+            raise ValueError(f"opponent {shown}: {head}: needs an argument ({head}:{_PREFIXED[head][1]}); accepted: {_accepted()}")
         try:
             return _PREFIXED[head][0](arg)
+        except ModelFileError as exc:  # the model it names: its own words, not the list of names
+            raise type(exc)(f"opponent {shown}: {exc}") from None
         except ValueError as exc:
-            raise ValueError(f"opponent {spec!r}: {exc}; accepted: {_accepted()}") from None
+            raise ValueError(f"opponent {shown}: {exc}; accepted: {_accepted()}") from None
+        except LOAD_ERRORS as exc:
+            raise ModelFileError(f"opponent {shown}: cannot be loaded ({first_line(exc)})") from None
     if sep and head in _NAMED:
-        raise ValueError(f"opponent {spec!r}: {head!r} takes no ':' argument; accepted: {_accepted()}")
+        raise ValueError(f"opponent {shown}: {head!r} takes no ':' argument; accepted: {_accepted()}")
     for resolver in _RESOLVERS:
-        found = resolver(spec)
+        try:
+            found = resolver(spec, trust)
+        except LOAD_ERRORS as exc:
+            raise ModelFileError(f"opponent {shown}: cannot be loaded ({first_line(exc)})") from None
         if found is not None:
             return found
     return None
 
 
-def make_opponent(spec) -> Opponent:
+def make_opponent(spec, *, trust: bool = False) -> Opponent:
     """An :class:`Opponent` from what a user passes as ``opponent=``: a
     registered name (:func:`opponent_names`), the path of a saved model, an
-    Opponent, an object an adapter takes (an SB3 model) or a batched policy."""
+    Opponent, an object an adapter takes (an SB3 model) or a batched policy.
+    ``trust``: a path may name a format that runs code when loaded (an SB3
+    .zip, an RLlib checkpoint folder; refused otherwise, see the module's
+    docstring)."""
     if spec is None:
         return RandomOpponent()
     if isinstance(spec, Opponent):
         return spec
     if isinstance(spec, str):
-        return opponent_from_name(spec)
+        return opponent_from_name(spec, trust=trust)
     _load_plugins()
     while True:
         for adapter in _ADAPTERS:
@@ -342,13 +429,19 @@ def make_opponent(spec) -> Opponent:
                      f"SelfPlayPool; got {spec!r}")  # fmt: skip
 
 
-def load_opponent(spec: str, env_id: str | None = None) -> Opponent:
+def load_opponent(spec: str, env_id: str | None = None, *, trust: bool = False) -> Opponent:
     """What ``--vs`` / ``--players`` name (the CLI): a registered name or the
     path of a saved model, as ``opponent=`` everywhere (:func:`make_opponent`);
-    ValueError for anything else, listing the accepted names."""
+    ValueError for anything else, listing the accepted names.  ``trust=True``
+    (the CLI's ``--trust-files``): the caller trusts the file, which may then
+    be an SB3 ``.zip`` or an RLlib checkpoint folder (their loaders unpickle,
+    so they run code); without it those are an :class:`UntrustedFileError`.
+    The opponent it returns can be passed as ``opponent=`` anywhere."""
     if not isinstance(spec, str) or not spec:
-        raise ValueError(f"an opponent is one of {opponent_names()} or {MODEL_FILES}, got {spec!r}")
-    return make_opponent(spec)
+        raise ValueError(f"an opponent is one of {opponent_names()} or {MODEL_FILES}, got {shorten(repr(spec))}")
+    if not isinstance(trust, bool):
+        raise ValueError(f"trust must be True or False, got {shorten(repr(trust))}")
+    return make_opponent(spec, trust=trust)
 
 
 def play_turn(opponent: Opponent, pos, rng) -> tuple[object, str]:

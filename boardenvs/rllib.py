@@ -36,8 +36,9 @@ works; the gymnasium ids work for the single-agent view):
   instead (:class:`BoardMultiAgentEnv`, a policy per role, the main policy
   against frozen snapshots added as modules: RLlib's league tools).
 * :func:`opponent` — a trained RLlib policy (an Algorithm, or a checkpoint
-  folder) as an opponent for :func:`boardenvs.wrappers.evaluate`,
-  ``gymnasium.make(..., opponent=...)`` and ``boardenvs play --vs``.
+  folder with ``trust=True``: its loader unpickles) as an opponent for
+  :func:`boardenvs.wrappers.evaluate`, ``gymnasium.make(..., opponent=...)``
+  and ``boardenvs play --vs <folder> --trust-files``.
 """
 from __future__ import annotations
 
@@ -64,9 +65,10 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("boardenvs.rllib needs Ray RLlib and torch: pip install 'boardenvs[rllib]'") from exc
 
 from . import engine as E
-from .errors import ILLEGAL_ACTION_HELP, IllegalActionError
+from .errors import ILLEGAL_ACTION_HELP, IllegalActionError, ModelFileError, first_line, shorten
 from .registry import tool_settings
-from .opponents import Batch, Opponent, make_opponent, register_adapter, register_resolver
+from .opponents import (CHECKPOINT_FILES, Batch, Opponent, make_opponent, register_adapter, register_resolver,
+                        untrusted)  # fmt: skip
 from .registry import game_class, gym_id_of, make_game, registered_ids
 from .spaces import LegalDiscrete, LegalOf
 from .spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_seed, check_size
@@ -338,12 +340,15 @@ class ModuleOpponent(Opponent):
         return np.minimum((np.cumsum(probs, axis=1) < u).sum(axis=1), batch.masks.shape[1] - 1).astype(np.int64)
 
 
-def opponent(source, deterministic: bool = True) -> ModuleOpponent:
+def opponent(source, deterministic: bool = True, *, trust: bool = False) -> ModuleOpponent:
     """A trained RLlib policy as an opponent: ``source`` an Algorithm (its
     default module), an RLModule, or a checkpoint folder (of an Algorithm
-    saved with ``algo.save(path)``, or of the module itself).  Accepted
-    wherever an opponent is named: :func:`boardenvs.wrappers.evaluate`,
-    ``gymnasium.make(..., opponent=...)``, ``boardenvs play --vs <folder>``."""
+    saved with ``algo.save(path)``, or of the module itself).  A checkpoint
+    loads only with ``trust=True``: RLlib's loader unpickles its files, so
+    a checkpoint runs code when loaded (:class:`~boardenvs.errors.UntrustedFileError`
+    without it).  Accepted wherever an opponent is named:
+    :func:`boardenvs.wrappers.evaluate`, ``gymnasium.make(...,
+    opponent=...)``; ``boardenvs play --vs <folder> --trust-files``."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     if hasattr(source, "get_module"):
@@ -355,24 +360,41 @@ def opponent(source, deterministic: bool = True) -> ModuleOpponent:
         return ModuleOpponent(module, deterministic, name="rllib")
     if isinstance(source, RLModule):
         return ModuleOpponent(source, deterministic, name="rllib")
+    if not isinstance(source, (str, Path)):
+        raise ValueError(f"{shorten(repr(source))} is no RLlib Algorithm, RLModule or checkpoint folder")
+    shown = shorten(repr(str(source)))
     path = Path(source)
     for candidate in (path / "learner_group" / "learner" / "rl_module" / "default_policy", path):
-        if (candidate / "module_state.pt").is_file() or (candidate / "class_and_ctor_args.pkl").is_file():
-            return ModuleOpponent(RLModule.from_checkpoint(str(candidate.resolve())), deterministic, name=str(source))
-    raise ValueError(f"{source!r} is no RLlib Algorithm, RLModule or checkpoint folder (of algo.save(path) or of a module)")
+        try:
+            found = (candidate / "module_state.pt").is_file() or (candidate / "class_and_ctor_args.pkl").is_file()
+        except (OSError, ValueError):  # a name too long for the system, a NUL byte: nothing there
+            found = False
+        if not found:
+            continue
+        if trust is not True:
+            raise untrusted(str(source), "an RLlib checkpoint folder")
+        try:
+            module = RLModule.from_checkpoint(str(candidate.resolve()))
+        except Exception as exc:  # whatever a checkpoint that is not one makes RLlib raise
+            raise ModelFileError(f"opponent {shown}: not an RLlib checkpoint RLlib can load ({first_line(exc)})") from None
+        return ModuleOpponent(module, deterministic, name=str(source))
+    raise ValueError(f"{shown} is no RLlib Algorithm, RLModule or checkpoint folder (of algo.save(path) or of a module)")
 
 
-def _checkpoint(spec: str):
+def _checkpoint(spec: str, trust: bool = False):
     """The core's resolver for RLlib checkpoint folders named as opponents
-    (``boardenvs play GAME --vs <folder>``); None for anything else."""
+    (``boardenvs play GAME --vs <folder> --trust-files``): only with
+    ``trust`` (else :func:`boardenvs.opponents.untrusted`'s error); None
+    for anything else."""
     path = Path(spec)
     try:
-        if not path.is_dir() or not any((path / f).exists() for f in ("rllib_checkpoint.json", "learner_group",
-                                                                       "module_state.pt", "class_and_ctor_args.pkl")):  # fmt: skip
+        if not path.is_dir() or not any((path / f).exists() for f in CHECKPOINT_FILES):
             return None
     except (OSError, ValueError):
         return None
-    return opponent(path)
+    if trust is not True:
+        raise untrusted(spec, "an RLlib checkpoint folder")
+    return opponent(path, trust=True)
 
 
 def _module_adapter(obj):

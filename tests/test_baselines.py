@@ -512,22 +512,30 @@ def test_train_then_play_the_pt_it_wrote_wherever_an_opponent_is_named(tmp_path,
 
 
 def test_an_sb3_zip_is_an_opponent_everywhere_too(tmp_path, monkeypatch):
+    """Loaded with trust (an SB3 zip runs code when loaded: issue 47), the
+    zip's opponent is accepted wherever an opponent is; its path alone is
+    refused (tests/test_trust.py)."""
     from sb3_contrib import MaskablePPO
 
+    from boardenvs.errors import UntrustedFileError
+    from boardenvs.opponents import load_opponent
     from boardenvs.wrappers import make_opponent
 
     monkeypatch.chdir(tmp_path)
     MaskablePPO("MlpPolicy", gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=True), n_steps=64,
                 seed=0).save("model")  # fmt: skip
     for spec in ("model.zip", "model"):
-        assert make_opponent(spec).deterministic
-        env = gymnasium.make("boardenvs/Quagmire-v0", radius=2, opponent=spec, seat=1, first_player=0)
+        trusted = load_opponent(spec, trust=True)
+        assert trusted.deterministic and trusted.name == spec
+        with pytest.raises(UntrustedFileError, match="trust=True"):
+            make_opponent(spec)
+        env = gymnasium.make("boardenvs/Quagmire-v0", radius=2, opponent=trusted, seat=1, first_player=0)
         obs, info = env.reset(seed=0)  # the model (flattened observations) has placed a piece on the planes
         assert env.unwrapped.position().turn == 1
-    assert evaluate("model.zip", "quagmire_v0", games=2, radius=2)["games"] == 2
+    assert evaluate(load_opponent("model.zip", trust=True), "quagmire_v0", games=2, radius=2)["games"] == 2
     (tmp_path / "junk.zip").write_bytes(b"no model")
     with pytest.raises(ValueError, match="'junk.zip' is not a saved SB3 model"):
-        make_opponent("junk.zip")
+        load_opponent("junk.zip", trust=True)
 
 
 def test_train_and_distill_help_name_the_run_folder_default(capsys):

@@ -10,7 +10,8 @@ environment, ``.venv-rllib``, where ``ray[rllib]`` pins gymnasium 1.2.2).
   step (RLlib would otherwise store a new game's first observation as the
   old game's last);
 * self-play snapshots reach remote runners; ``opponent()`` round-trips a
-  checkpoint and is accepted wherever an opponent is named;
+  checkpoint (with ``trust=True``: a checkpoint runs code when loaded, and
+  is refused without it) and is accepted wherever an opponent is named;
 * a 3-node cluster (a head and two 1-CPU workers): env runners on the
   workers, a short masked PPO run on Quess through ``ppo_config`` that wins
   >= 90% of 200 games against random.
@@ -158,8 +159,8 @@ def test_self_play_snapshots_reach_remote_runners_and_opponent_round_trips(local
     bot = brl.opponent(algo)
     path = tmp_path / "ckpt"
     algo.save(str(path))
-    again = brl.opponent(path)
-    named = boardenvs.opponents.make_opponent(str(path))  # what `boardenvs play --vs <folder>` names
+    again = brl.opponent(path, trust=True)  # a checkpoint runs code when loaded: only with trust (issue 47)
+    named = boardenvs.opponents.load_opponent(str(path), trust=True)  # what `--vs <folder> --trust-files` names
     pos = boardenvs.position("quagmire_v0", radius=2)
     rng = np.random.default_rng(0)
     for _ in range(6):
@@ -170,6 +171,38 @@ def test_self_play_snapshots_reach_remote_runners_and_opponent_round_trips(local
     res = evaluate(bot, "quagmire_v0", games=20, seed=0, radius=2)
     assert res["games"] == 20
     algo.stop()
+
+
+def test_a_checkpoint_folder_loads_only_with_trust(tmp_path, monkeypatch):
+    """Issue 47: RLlib's loader unpickles a checkpoint's files (its
+    ``class_and_ctor_args.pkl`` first), so a checkpoint runs code when it
+    is loaded: ``opponent(folder)``, a folder named as an opponent string
+    and the resolver refuse it without ``trust=True``, naming it, and
+    nothing in it runs (this one's pickle creates a marker file)."""
+    import pickle
+
+    from boardenvs.errors import ModelFileError, UntrustedFileError
+    from boardenvs.opponents import load_opponent, make_opponent
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "ran"
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "class_and_ctor_args.pkl").write_bytes(pickle.dumps(Payload()))
+    calls = (lambda: brl.opponent(folder), lambda: brl.opponent("ckpt"), lambda: brl._checkpoint("ckpt"),
+             lambda: make_opponent("ckpt"), lambda: load_opponent("ckpt"))  # fmt: skip
+    for call in calls:
+        with pytest.raises(UntrustedFileError, match=r"an RLlib checkpoint folder runs code when it is loaded.*trust=True"):
+            call()
+    assert not marker.exists()
+    # trusted, RLlib reads it (its pickle runs: the marker appears), and a folder that is no checkpoint is one line
+    with pytest.raises(ModelFileError, match=r"^opponent 'ckpt': not an RLlib checkpoint RLlib can load \(") as info:
+        load_opponent("ckpt", trust=True)
+    assert marker.exists() and "\n" not in str(info.value)
 
 
 def test_a_three_node_cluster_trains_quess_to_beat_random(tmp_path):

@@ -487,14 +487,15 @@ def test_cli_plays_against_a_saved_sb3_model(flatten, tmp_path, monkeypatch, cap
 
     env = gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=flatten)
     MaskablePPO("MlpPolicy", env, seed=0, n_steps=64).save(tmp_path / "model")
-    opponent = load_opponent(str(tmp_path / "model.zip"))
+    opponent = load_opponent(str(tmp_path / "model.zip"), trust=True)  # a zip runs code when loaded (issue 47)
     pos = boardenvs.position("quagmire_v0", radius=2)
     rng = np.random.default_rng(0)
     assert pos.action_mask()[opponent.act(Batch.of_position(pos, rng))[0]]
     monkeypatch.setattr(sys, "stdin", io.StringIO("@a1\n@e1\nquit\n"))
     save = tmp_path / "g.json"
     args = ["play", "quagmire_v0", "--option", "radius=2", "--vs", str(tmp_path / "model"), "--save", str(save)]
-    assert main(args) == 0
+    assert main(args) == 2 and "--trust-files" in capsys.readouterr().err  # the zip is refused without trust
+    assert main([*args, "--trust-files"]) == 0
     moves = json.loads(save.read_text())["moves"]
     assert moves[0] == "@a1" and moves[3] == "@e1" and len(moves) == 4  # QM-2: the model placed twice between
     assert "player_1 (o) plays" in capsys.readouterr().out
