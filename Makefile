@@ -17,13 +17,13 @@ RLLIB_PIP := $(RLLIB_VENV)/bin/python -m pip install --quiet --disable-pip-versi
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) --upgrade pip "setuptools>=69"
+	$(PIP_INSTALL) --upgrade pip "setuptools>=70.1"
 	$(PIP_INSTALL) -e '.[test,render,train,interop,docs]'
 	touch $(STAMP)
 
 $(RLLIB_STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(RLLIB_VENV)
-	$(RLLIB_PIP) --upgrade pip "setuptools>=69"
+	$(RLLIB_PIP) --upgrade pip "setuptools>=70.1"
 	$(RLLIB_PIP) -e '.[test,render,train,rllib]'
 	touch $(RLLIB_STAMP)
 
@@ -37,10 +37,16 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m boardenvs.baselines.demo --game quess_v0 --steps 100000 --out runs/demo
 
-# the whole suite, then Ray RLlib's tests and the checkers under RLlib's gymnasium
+# the whole suite, then Ray RLlib's tests and the checkers under RLlib's gymnasium; beside them
+# (on the second core) the wheel as users get it: tests/wheel_check.py builds the sdist and the
+# wheel, checks its files, installs it in a new environment and uses it from outside the checkout
 test: $(STAMP) $(RLLIB_STAMP)
-	$(BIN)/python -m pytest -q
-	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py
+	@$(BIN)/python tests/wheel_check.py > $(VENV)/wheel-check.log 2>&1 & wheel=$$!; \
+	$(BIN)/python -m pytest -q; main=$$?; \
+	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py; rllib=$$?; \
+	wait $$wheel; built=$$?; cat $(VENV)/wheel-check.log; \
+	$(BIN)/python -m boardenvs.versions; $(RLLIB_VENV)/bin/python -m boardenvs.versions; \
+	test $$main = 0 && test $$rllib = 0 && test $$built = 0
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench.py

@@ -8,6 +8,8 @@ import importlib.util
 
 import contract_game
 import tictactoe_game
+from hypothesis import HealthCheck, settings
+
 
 from boardenvs import register
 
@@ -17,3 +19,10 @@ collect_ignore = [] if importlib.util.find_spec("ray") else ["test_rllib.py"]
 
 register(contract_game.ContractRaceGame)
 register(tictactoe_game.TicTacToeGame)
+
+# hypothesis draws the same examples on every run (derandomize: no unseeded
+# draw decides a test), with no time limits (a deadline or the too_slow health
+# check would fail a test on a busy machine) and no example database (issue 51)
+settings.register_profile("boardenvs", derandomize=True, deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+settings.load_profile("boardenvs")

@@ -78,6 +78,8 @@ def test_max_cycles_caps_every_agent(env_id, variant):
     for seed in range(3):
         par = mod.parallel_env(max_cycles=4)
         par.reset(seed=seed)
+        for k, a in enumerate(par.possible_agents):  # (seeded samples: the same games on every run)
+            par.action_space(a).seed(seed * 100 + k)
         steps = 0
         while par.agents:
             par.step({a: par.action_space(a).sample() for a in par.agents})
@@ -85,6 +87,8 @@ def test_max_cycles_caps_every_agent(env_id, variant):
         assert steps == 4
         env = mod.env(max_cycles=4)
         env.reset(seed=seed)
+        for k, a in enumerate(env.possible_agents):
+            env.action_space(a).seed(seed * 100 + k)
         counts = dict.fromkeys(env.possible_agents, 0)
         for agent in env.agent_iter():
             counts[agent] += 1

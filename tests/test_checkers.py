@@ -57,7 +57,7 @@ def _ours(message) -> bool:
 
 @pytest.mark.parametrize("env_id, variant", CASES)
 def test_pettingzoo_api_and_parallel_api_tests(env_id, variant):
-    mod = _module(env_id, variant)
+    mod = _seeded_module(env_id, variant, 0)  # (seeded: the same random games on every run)
     api_test(mod.env(), num_cycles=200)
     api_test(mod.raw_env(), num_cycles=50)
     parallel_api_test(mod.parallel_env(), num_cycles=200)
@@ -78,10 +78,10 @@ def test_pettingzoos_registry_makes_every_game_by_its_gymnasium_id(env_id):
         warnings.simplefilter("always")
         env = pettingzoo.make("aec", gym_id, **variant)
         assert env.unwrapped.game.env_id == env_id and variant.items() <= env.unwrapped.game.options.items()
-        api_test(env, num_cycles=100)
+        api_test(_seeded(env), num_cycles=100)
         parallel = pettingzoo.make("parallel", gym_id, max_cycles=7, **variant)
         assert parallel.unwrapped.game.env_id == env_id and parallel.unwrapped.max_decisions == 7  # (one parallel step a decision)
-        parallel_api_test(parallel, num_cycles=100)
+        parallel_api_test(_seeded(parallel), num_cycles=100)
     ours = [w for w in caught if issubclass(w.category, DeprecationWarning) and "boardenvs" in w.filename]
     assert not ours, [str(w.message) for w in ours]
     assert pettingzoo.spec("aec", gym_id).entry_point == f"boardenvs.{env_id}:env"
@@ -125,7 +125,17 @@ def _seeded_module(env_id, variant, seed):
 
         return build
 
-    return types.SimpleNamespace(env=seeded(module.env), parallel_env=seeded(module.parallel_env))
+    return types.SimpleNamespace(env=seeded(module.env), raw_env=seeded(module.raw_env),
+                                 parallel_env=seeded(module.parallel_env))  # fmt: skip
+
+
+def _seeded(env, seed: int = 0):
+    """``env`` (AEC or parallel) with its generator and every agent's action
+    space seeded: a checker's own random games are the same on every run."""
+    env.reset(seed=seed)
+    for k, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(seed * 100 + k)
+    return env
 
 
 @pytest.mark.parametrize("env_id, variant", MAX_CYCLES_CASES)

@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 import boardenvs
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -76,7 +77,7 @@ def site(tmp_path_factory) -> Path:
     shutil.rmtree(ROOT / "build" / "docs-src", ignore_errors=True)  # as on a fresh clone: the build makes it
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
+                          capture_output=True, text=True, env=env, timeout=HANG_S)  # fmt: skip
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
     return out
 
@@ -212,7 +213,7 @@ def test_the_pages_code_blocks_run(page, tmp_path):
     code, blocks, _ = code_of(page)
     assert blocks > 0
     env = {**os.environ, "MPLBACKEND": "Agg", "SDL_VIDEODRIVER": "dummy"}
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=HANG_S)
     assert done.returncode == 0, f"{page.relative_to(ROOT)}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
 
 
@@ -302,3 +303,29 @@ def test_no_text_exists_twice():
                 twice.append((seen[line], name, line[:80]))
             seen.setdefault(line, name)
     assert not twice, twice[:10]
+
+
+def test_the_install_page_states_each_requirement_as_pyproject_declares_it():
+    """Issue 51: the install page's table of tested versions gives each
+    package's requirement as pyproject.toml declares it (so the two cannot
+    drift) and a version the suite ran with, at least that requirement."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {}
+    for line in [*meta["dependencies"], *(d for extra in meta["optional-dependencies"].values() for d in extra)]:
+        req = Requirement(line)
+        declared.setdefault(req.name, str(req.specifier))
+    rows = {}
+    for line in (ROOT / "docs" / "install.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0] in declared:
+            rows[cells[0]] = cells[1:]
+    for name in ("numba", "numpy", "gymnasium", "pettingzoo", "stable-baselines3", "torch", "ray", "envpool"):
+        assert name in rows, f"docs/install.md's table of tested versions lacks {name}"
+        requires, tested = rows[name]
+        assert requires.split(" ")[0] == declared[name], (name, requires, declared[name])
+        assert Version(tested.split(" ")[0]) in Requirement(f"{name}{declared[name]}").specifier, (name, tested)

@@ -25,6 +25,7 @@ from boardenvs import engine as E
 from boardenvs.errors import IllegalMoveError
 from boardenvs.position import Position
 from position_text import header
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 ENV_ID = C.ContractRaceGame.env_id
 
@@ -608,7 +609,7 @@ def test_plain_python_path_runs_the_same_code():
     )
     proc = subprocess.run(
         [sys.executable, "-W", "error::RuntimeWarning", "-c", code],
-        env=env, cwd=TESTS_DIR, capture_output=True, text=True, timeout=180,
+        env=env, cwd=TESTS_DIR, capture_output=True, text=True, timeout=HANG_S,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     plain = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -677,7 +678,7 @@ def test_row_view_is_the_row_itself(order):
 def _prints_ok_under_boundscheck(code: str) -> None:
     """``code`` run in a fresh process with ``NUMBA_BOUNDSCHECK=1`` ends by printing ok."""
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=HANG_S)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:] + proc.stdout
 
 

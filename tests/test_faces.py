@@ -37,6 +37,7 @@ import pytest
 import boardenvs
 from boardenvs import IllegalActionError
 from boardenvs.registry import game_class, gym_id_of, registered_ids
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 
 def _cases():
@@ -485,6 +486,6 @@ def test_boundscheck_probe():
     inputs, random games of every game) in a fresh process compiled with
     NUMBA_BOUNDSCHECK=1: an out-of-bounds access would be an IndexError there."""
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(Path(__file__).parent / ".boundscheck_cache")}
-    done = subprocess.run([sys.executable, str(PROBE)], env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run([sys.executable, str(PROBE)], env=env, capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "probes passed" in done.stdout

@@ -2,7 +2,6 @@
 max_cycles, rendering, the registry and C-6 bad input."""
 from __future__ import annotations
 
-import functools
 import types
 
 import numpy as np
@@ -41,10 +40,17 @@ def test_pettingzoo_seed_test():
 def _max_cycles_module(module):
     """``max_cycles_test`` plays ``action_space(agent).sample()``, ignoring the
     mask; ``illegal_action="random"`` swaps such actions for legal ones."""
-    return types.SimpleNamespace(
-        env=functools.partial(module.env, illegal_action="random"),
-        parallel_env=functools.partial(module.parallel_env, illegal_action="random"),
-    )
+    def seeded(make):  # the env's generator and each agent's space seeded: the same games on every run
+        def build(**kwargs):
+            env = make(illegal_action="random", **kwargs)
+            env.reset(seed=0)
+            for k, agent in enumerate(env.possible_agents):
+                env.action_space(agent).seed(k)
+            return env
+
+        return build
+
+    return types.SimpleNamespace(env=seeded(module.env), parallel_env=seeded(module.parallel_env))
 
 
 @pytest.mark.parametrize("module", [quagmire_v0, quess_v0], ids=["quagmire_v0", "quess_v0"])
@@ -61,6 +67,8 @@ def test_max_cycles_means_each_agent_asked_that_many_times():
     env = quagmire_v0.env(max_cycles=3, illegal_action="random")
     assert env.unwrapped.game.options["max_turns"] == 1000, "max_cycles is its own limit, not max_turns"
     env.reset(seed=0)
+    for k, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(k)
     asked = {a: 0 for a in env.possible_agents}
     for agent in env.agent_iter():
         _, _, term, trunc, info = env.last()

@@ -29,6 +29,7 @@ import boardenvs  # noqa: E402
 import boardenvs.rllib as brl  # noqa: E402
 from boardenvs.registry import game_class, registered_ids  # noqa: E402
 from boardenvs.wrappers import evaluate  # noqa: E402
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 CASES = [pytest.param(e, v, id=f"{e}[{'-'.join(f'{k}={x}' for k, x in v.items()) or 'default'}]")
          for e in registered_ids() for v in game_class(e).variants]  # fmt: skip
@@ -280,7 +281,7 @@ def test_the_ray_tutorial_runs(tmp_path):
 
     code, blocks, budgets = code_of(ROOT / "docs/tutorials/rllib.md")
     assert blocks >= 3 and budgets >= 3
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S,
                           cwd=tmp_path)
     assert done.returncode == 0, f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     assert "win_rate" in done.stdout and "snapshots on each runner" in done.stdout and "main_v1" in done.stdout

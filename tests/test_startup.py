@@ -16,11 +16,12 @@ import pytest
 import boardenvs
 from boardenvs.catalog import GAMES
 from boardenvs.registry import LazyGame, game_class, gym_id_of
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 
 def _fresh(code: str, env: dict | None = None) -> dict:
     """Run ``code`` in a new interpreter; it prints one JSON object."""
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=600, env=env)
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=HANG_S, env=env)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -28,6 +28,7 @@ import boardenvs
 from boardenvs import Position
 from boardenvs.errors import IllegalActionError, ResetNeededError
 from boardenvs.wrappers import SingleAgentVectorEnv
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 sys.setswitchinterval(1e-6)
 EXPECTED = (IllegalActionError, ResetNeededError)
@@ -103,7 +104,7 @@ print("ok")
 
 def test_one_env_stepped_from_two_threads_takes_turns():
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
-    proc = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=HANG_S)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:] + proc.stdout[-1000:]
 
 

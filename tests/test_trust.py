@@ -33,6 +33,7 @@ from boardenvs.baselines import networks
 from boardenvs.cli import main
 from boardenvs.errors import ModelFileError, UntrustedFileError
 from boardenvs.opponents import load_opponent, make_opponent
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 MODEL = baselines.MODELS / "quess_v0"  # a committed model: its .json and .pt
 
@@ -124,7 +125,7 @@ def test_an_rllib_checkpoint_folder_is_refused_before_any_plugin_reads_it(tmp_pa
             "try:\n    opponents.load_opponent(sys.argv[1])\nexcept opponents.UntrustedFileError as exc:\n"
             "    print('refused:', exc)\n"
             "print('plugins tried:', opponents._loaded, 'rllib imported:', 'boardenvs.rllib' in sys.modules)\n")  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", code, "ckpt"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", code, "ckpt"], capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 0, done.stderr
     assert "refused: opponent" in done.stdout and "an RLlib checkpoint folder runs code when it is loaded" in done.stdout
     assert "plugins tried: ['boardenvs.baselines'] rllib imported: False" in done.stdout, done.stdout

@@ -15,6 +15,7 @@ import boardenvs
 from boardenvs import IllegalActionError
 from boardenvs import engine as E
 from boardenvs.errors import ResetNeededError
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 
 def _vec(n=8, **options):
@@ -296,7 +297,7 @@ FORK_CHECK = Path(__file__).resolve().parent / "fork_check.py"
 def _run_fork_check(**env):
     return subprocess.run(
         [sys.executable, str(FORK_CHECK)], env={**os.environ, **env}, cwd=FORK_CHECK.parent,
-        capture_output=True, text=True, timeout=240,
+        capture_output=True, text=True, timeout=HANG_S,
     )  # fmt: skip
 
 

@@ -1,0 +1,34 @@
+"""The versions this install runs with: ``python -m boardenvs.versions``
+prints Python's, the platform's and each dependency's (what a bug report
+needs; ``make test`` prints them for both of its environments, the tested
+versions the install page states)."""
+from __future__ import annotations
+
+import platform
+import sys
+from importlib import metadata
+
+# the package and what it runs on, then the extras' packages
+PACKAGES = ("boardenvs", "numpy", "numba", "gymnasium", "pettingzoo", "stable-baselines3", "sb3-contrib", "torch",
+            "ray", "torchrl", "tianshou", "envpool")  # fmt: skip
+
+
+def versions() -> dict:
+    """``{distribution: version}``, None for one not installed."""
+    found = {}
+    for name in PACKAGES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def main() -> int:
+    print(f"Python {platform.python_version()} on {platform.platform()} ({sys.executable})")
+    print(", ".join(f"{name} {v}" for name, v in versions().items() if v is not None))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
