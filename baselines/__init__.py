@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelFileError, first_line, shorten
+from ..errors import MissingExtraError, ModelFileError, first_line, shorten
 from ..opponents import register_opponent, register_resolver, untrusted
 from ..wrappers.selfplay import ModelOpponent
 
@@ -170,9 +170,13 @@ def load(name: str | Path) -> Baseline:
     :class:`~boardenvs.errors.ModelFileError` (a ValueError) naming it and
     what is wrong, whatever failed underneath; no such model, a ValueError
     naming the committed ones."""
-    import torch
+    try:
+        import torch
 
-    from .networks import check_config, new_policy
+        from .networks import check_config, new_policy
+    except ImportError as exc:  # (the core installs without torch and SB3)
+        raise MissingExtraError(f"loading the model {shorten(repr(str(name)), 120)} needs torch and SB3 (the train "
+                                f"extra): pip install 'boardenvs[train]' ({exc.name or exc} is not installed)") from None  # fmt: skip
 
     if not isinstance(name, (str, os.PathLike)) or not str(name):
         raise ValueError(f"a model is a committed model's name or the path of a .pt/.json pair, got "

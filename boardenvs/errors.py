@@ -72,6 +72,11 @@ class UntrustedFileError(ModelFileError):
     trusts it (``trust=True``, the CLI's ``--trust-files``)."""
 
 
+class MissingExtraError(BoardEnvsError, ImportError):
+    """What was asked for needs a package of an extra that is not installed
+    (the message names the ``pip install 'boardenvs[...]'`` line)."""
+
+
 class ResetNeededError(BoardEnvsError, RuntimeError):
     """An env was stepped, observed or asked for its position before ``reset()``."""
 

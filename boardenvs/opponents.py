@@ -57,7 +57,7 @@ from typing import Callable
 
 import numpy as np
 
-from .errors import IllegalActionError, ModelFileError, UntrustedFileError, first_line, shorten
+from .errors import IllegalActionError, MissingExtraError, ModelFileError, UntrustedFileError, first_line, shorten
 
 PLUGIN_GROUP = "boardenvs.opponents"  # the entry points of the packages that register opponents
 
@@ -384,7 +384,7 @@ def _resolve_name(spec: str, trust: bool = False):
             raise ValueError(f"opponent {shown}: {head}: needs an argument ({head}:{_PREFIXED[head][1]}); accepted: {_accepted()}")
         try:
             return _PREFIXED[head][0](arg)
-        except ModelFileError as exc:  # the model it names: its own words, not the list of names
+        except (ModelFileError, MissingExtraError) as exc:  # the model it names: its own words, not the list of names
             raise type(exc)(f"opponent {shown}: {exc}") from None
         except ValueError as exc:
             raise ValueError(f"opponent {shown}: {exc}; accepted: {_accepted()}") from None

@@ -453,3 +453,23 @@ def test_make_vec_after_close_raises_and_bounds_its_buffers():
     with pytest.raises(ValueError, match=r"GiB of buffers.*use at most [0-9,]+ rows"):
         boardenvs.make_vec("quess_v0", 1 << 20)
     assert boardenvs.make_vec("quagmire_v0", 1 << 16, radius=2).num_envs == 1 << 16
+
+
+def test_a_model_without_the_train_extra_names_the_extra(monkeypatch, capsys):
+    """Issue 50: a committed model, a search guided by one, or a saved
+    model's path, used where torch is not installed, says which extra to
+    install (a MissingExtraError: an ImportError and a ValueError), not a
+    bare ModuleNotFoundError; the CLI prints it on one line, rc 2."""
+    import sys
+
+    from boardenvs.cli import main
+    from boardenvs.errors import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
+    for opponent in ("baseline:quess_v0", "search:8:quess_v0"):
+        with pytest.raises(MissingExtraError, match=r"pip install 'boardenvs\[train\]'") as caught:
+            gymnasium.make("boardenvs/Quess-v0", opponent=opponent)
+        assert isinstance(caught.value, ImportError) and "accepted:" not in str(caught.value)
+    assert main(["play", "quess_v0", "--vs", "baseline:quess_v0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and "boardenvs[train]" in err[0]
