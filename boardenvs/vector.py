@@ -209,6 +209,13 @@ class VectorEnv:
         self.num_threads = None if num_threads is None else int(num_threads)
         self.parallel = n >= _threads.parallel_from() if parallel is None else bool(parallel)
         self.possible_agents = game.agents
+        # gymnasium's vector attributes: one row's spaces (the observation of the seat to act and
+        # its mask), the batched ones built on first read (a Box of N rows' bounds is large)
+        self.single_observation_space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(info.obs_low, info.obs_high, info.obs_shape, np.int8),
+            "action_mask": gymnasium.spaces.Box(0, 1, (game.num_actions,), np.int8)})  # fmt: skip
+        self.single_action_space = gymnasium.spaces.Discrete(game.num_actions)
+        self.metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP, "render_modes": []}
         self._states = np.zeros((n, info.state_size), np.int64)
         self._obs = np.zeros((n, info.obs_size), np.int8)
         # the kernels' masks (the engine's own: actions are checked against
@@ -257,7 +264,8 @@ class VectorEnv:
     def __getstate__(self):
         state = dict(self.__dict__)
         for key in ("_batched", "_drivers", "_threads", "_obs_view", "_states_view", "_reason_table", "_name_table",
-                    "_reason_names", "_named", "_reason_names_out", "_lock", "_engine_steps"):  # fmt: skip
+                    "_reason_names", "_named", "_reason_names_out", "_lock", "_engine_steps", "_observation_space",
+                    "_action_space"):  # fmt: skip
             state.pop(key, None)
         return state
 
@@ -309,6 +317,23 @@ class VectorEnv:
         self._to_move[:] = self._states[:, E.H_CURRENT]
 
     # -- the API ---------------------------------------------------------------------
+    @property
+    def observation_space(self) -> gymnasium.spaces.Dict:
+        """gymnasium's batched observation space: ``single_observation_space``
+        for ``num_envs`` rows (built on first read)."""
+        if "_observation_space" not in self.__dict__:
+            from gymnasium.vector.utils import batch_space
+
+            self._observation_space = batch_space(self.single_observation_space, self.num_envs)
+        return self._observation_space
+
+    @property
+    def action_space(self) -> gymnasium.spaces.MultiDiscrete:
+        """gymnasium's batched action space: one action id per row."""
+        if "_action_space" not in self.__dict__:
+            self._action_space = gymnasium.spaces.MultiDiscrete(np.full(self.num_envs, self.num_actions))
+        return self._action_space
+
     @property
     def states(self) -> np.ndarray:
         """The rows, ``(num_envs, state_size)`` int64: a read-only view (the

@@ -4,10 +4,12 @@ works in forked and spawned workers after it ran."""
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -473,3 +475,21 @@ def test_the_states_view_is_read_only_for_good():
         with pytest.raises(ValueError, match="WRITEABLE"):
             twin.states.flags.writeable = True
         twin.step(twin.random_actions())  # plays on, on its own rows
+
+
+def test_make_vec_carries_gymnasiums_vector_attributes():
+    """Issue 50: make_vec has gymnasium's vector attributes (one row's spaces,
+    the batched ones, metadata with its same-step auto-reset), and what it
+    returns lies in them; a copy builds its own."""
+    vec = boardenvs.make_vec("tryasina_v0", 5, num_players=3)
+    assert vec.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    assert vec.single_action_space == gymnasium.spaces.Discrete(vec.num_actions)
+    assert vec.single_observation_space["action_mask"].shape == (vec.num_actions,)
+    assert vec.action_space.shape == (5,) and vec.observation_space["observation"].shape[0] == 5
+    obs, _ = vec.reset(seed=0)
+    for _ in range(20):
+        assert vec.observation_space.contains(obs)
+        actions = vec.random_actions()
+        assert vec.action_space.contains(actions)
+        obs = vec.step(actions)[0]
+    assert pickle.loads(pickle.dumps(vec)).observation_space == vec.observation_space
