@@ -1,8 +1,8 @@
 """``make demo``: train a short baseline, measure it, watch it play.
 
-    python -m boardenvs.baselines.demo [--game quess_v0] [--steps 100000] [--out runs/demo]
+    python -m boardenvs.baselines.demo [quess_v0] [--steps 100000] [--out runs/demo]
 
-1. trains MaskablePPO on ``--game`` for ``--steps`` environment steps
+1. trains MaskablePPO on the game (default quess_v0) for ``--steps`` environment steps
    (:func:`boardenvs.baselines.train.train`: self-play plus a share of the
    random and greedy opponents, a progress bar, TensorBoard logs);
 2. plays it against ``random`` and ``greedy`` (``--games`` games each, both
@@ -28,12 +28,15 @@ def main(argv=None) -> int:
     from .train import train
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.demo", description=help_text(__doc__))
-    ap.add_argument("--game", default="quess_v0", choices=sorted(trainable_ids()))
+    ap.add_argument("game", nargs="?", default="quess_v0", choices=sorted(trainable_ids()), help="the env id (default quess_v0)")
+    ap.add_argument("--game", dest="game_option", default=None, choices=sorted(trainable_ids()), help=argparse.SUPPRESS)  # (0.3's spelling)
     ap.add_argument("--steps", type=int, default=100_000)
     ap.add_argument("--games", type=int, default=100, help="evaluation games per opponent")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/demo", help="folder for the model, its logs and the GIF")
     args = ap.parse_args(argv)
+    if args.game_option:
+        args.game = args.game_option
     from boardenvs.wrappers.evaluation import MAX_GAMES
 
     if args.steps < 1 or args.games < 1:

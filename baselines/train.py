@@ -297,10 +297,10 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
     return config
 
 
-def main(argv=None) -> int:
+def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
     from boardenvs.helptext import help_text
 
-    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.train", description=help_text(__doc__))
+    ap = argparse.ArgumentParser(prog=prog, description=help_text(__doc__))
     ap.add_argument("game", choices=sorted(trainable_ids()), help="the env id")
     ap.add_argument("--steps", type=int, default=None, help="environment steps (default: the committed model's budget)")
     ap.add_argument("--num-envs", type=int, default=64, help="games stepped per call (default 64)")

@@ -1,8 +1,12 @@
-"""Command line: ``boardenvs demo`` (the README's main job), ``play``,
-``watch``, ``replay``, ``picture``, ``list`` and ``rules``.
+"""Command line: ``boardenvs demo``, ``play``, ``watch``, ``replay``,
+``picture``, ``train``, ``list`` and ``rules``.  A game is named the same way
+in every command: its env id, first (``boardenvs play quess_v0``).
 
-* ``demo`` plays a few seeded games of every env between random agents
-  through the public AEC env, prints each final board and a results line.
+* ``demo [GAME]`` plays a few seeded games of every env (or one) between
+  random agents through the public AEC env, prints each final board and a
+  results line (``make demo`` is the one that trains a model).
+* ``train GAME [--steps N ...]``: train a masked-PPO agent
+  (:mod:`boardenvs.baselines.train`, which ``--help`` describes; the train extra).
 * ``play GAME [--seat 0] [--vs random|greedy|mcts|mcts:N|MODEL.pt] [--trust-files] [--option k=v ...]
   [--seed N] [--window] [--save FILE.json]``: you against an opponent (see
   :mod:`boardenvs.interactive`); the game is saved as JSON.  With moves and
@@ -63,6 +67,17 @@ def random_game(env_id: str, seed: int, **options) -> tuple[object, dict, int]:
             steps += 1
         env.step(action)
     return final, totals, steps
+
+
+def train(args) -> int:
+    """``boardenvs train GAME ...``: :mod:`boardenvs.baselines.train`'s command line."""
+    try:
+        from .baselines import train as trainer
+    except ImportError as exc:
+        print(f"error: training needs torch and SB3 (the train extra): pip install 'boardenvs[train]' ({exc.name or exc} "
+              "is not installed)", file=sys.stderr)  # fmt: skip
+        return 2
+    return trainer.main(args.args, prog="boardenvs train")
 
 
 def demo(args) -> int:
@@ -352,8 +367,9 @@ def main(argv=None) -> int:
     def command(name, help):  # a command's --help starts with its line in the list of commands
         return sub.add_parser(name, help=help, description=help)
 
-    d = command("demo", help="seeded random-vs-random games, boards and a results line")
-    d.add_argument("--env", default=None, choices=ENV_IDS, help="one env (default: every env)")
+    d = command("demo", help="seeded random-vs-random games of every game (or one), boards and a results line")
+    d.add_argument("env", nargs="?", default=None, choices=ENV_IDS, help="one game (default: every game)")
+    d.add_argument("--env", dest="env_option", default=None, choices=ENV_IDS, help=argparse.SUPPRESS)  # (0.3's spelling)
     d.add_argument("--games", type=_games, default=3)
     d.add_argument("--seed", type=_seed, default=0)
     d.set_defaults(func=demo)
@@ -411,7 +427,15 @@ def main(argv=None) -> int:
     r = command("rules", help="print a game's rules (no id: the common conventions)")
     r.add_argument("env", nargs="?", choices=registered)
     r.set_defaults(func=rules)
+    t = command("train", help="train a masked-PPO agent on a game (boardenvs train GAME --help: its options)")
+    t.add_argument("args", nargs=argparse.REMAINDER, help="the game and the options of python -m boardenvs.baselines.train")
+    t.set_defaults(func=train)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train"]:  # everything after it is the trainer's own (its --help included)
+        return train(argparse.Namespace(args=argv[1:]))
     args = parser.parse_args(argv)
+    if getattr(args, "env_option", None) and not args.env:
+        args.env = args.env_option
     try:
         return args.func(args)
     except (ValueError, TypeError, ImportError) as exc:

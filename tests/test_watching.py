@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 
 import imageio.v3 as iio
@@ -649,3 +650,23 @@ def test_clock_refuses_a_bad_time_reading_and_changes_nothing(bad):
     clock.t = good + 3
     env.step(first_legal(env))  # player_1: charged from the good reading before (3 s)
     assert env.remaining == {"player_0": 9.0, "player_1": 8.0}
+
+
+def test_every_command_names_the_game_the_same_way(capsys):
+    """Issue 50: the game is the env id, first, in every command that takes
+    one (demo's too; its 0.3 ``--env`` still works); ``boardenvs train`` is
+    the baselines' trainer under the same command line, its --help included."""
+    from boardenvs.cli import main
+
+    for command in ("demo", "play", "watch", "picture", "rules", "train"):
+        with pytest.raises(SystemExit) as done:
+            main([command, "--help"])
+        assert done.value.code == 0
+        usage = capsys.readouterr().out.split("\n\n")[0]
+        assert f"boardenvs {command}" in usage and not re.search(r"--env\b|--game\b", usage), usage
+        assert "{" in usage or "env" in usage or "game" in usage, usage  # the positional game
+    assert main(["demo", "tryasina_v0", "--games", "1"]) == 0 and "tryasina_v0" in capsys.readouterr().out
+    assert main(["demo", "--env", "tryasina_v0", "--games", "1"]) == 0 and "tryasina_v0" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as done:
+        main(["train", "no_such_game"])
+    assert done.value.code == 2 and "invalid choice" in capsys.readouterr().err
