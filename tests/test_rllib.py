@@ -271,8 +271,9 @@ def test_the_native_multi_agent_route_plays_main_against_its_snapshots(local_ray
 
 def test_the_ray_tutorial_runs(tmp_path):
     """docs/tutorials/rllib.md's python blocks, in order, in a fresh
-    interpreter of this environment, with their ``# tests: N`` budgets (the
-    page's ``ray.init(address=...)`` starts a local Ray); tests/test_docs.py
+    interpreter of this environment, with their ``# tests: N`` budgets, as
+    pasted (the page's ``ray.init()`` finds no cluster here and starts a
+    local Ray: issue 50, ``address="auto"`` failed there); tests/test_docs.py
     runs every other page and checks this one is run here."""
     import subprocess
     import sys
