@@ -32,18 +32,18 @@ catalog's order; each is a module here (``boardenvs.quess_v0``) and a
 gymnasium id (``boardenvs/Quess-v0``)."""
 
 __version__ = "0.3.0"
-__all__ = [
+__all__ = [  # the entry points first (the API reference lists them in this order)
+    "make",
+    "make_vec",
+    "position",
+    "Position",
     "ENV_IDS",
+    "register",
+    "game_class",
+    "make_game",
     "IllegalActionError",
     "IllegalMoveError",
     "NotationError",
     "OptionError",
-    "Position",
-    "game_class",
-    "make",
-    "make_game",
-    "make_vec",
-    "position",
-    "register",
     *ENV_IDS,
 ]

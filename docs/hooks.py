@@ -114,7 +114,26 @@ def source_tree() -> Path:
     shutil.copytree(ROOT / "boardenvs", tree / "boardenvs", ignore=keep)
     for name in ("wrappers", "baselines"):
         shutil.copytree(ROOT / name, tree / "boardenvs" / name, ignore=keep)
+    for path in tree.rglob("*.py"):  # the docstrings' Sphinx roles as the code spans mkdocstrings renders
+        path.write_text(plain_roles(path.read_text(encoding="utf-8")), encoding="utf-8")
     return tree
+
+
+_ROLE = re.compile(r":(?:py:)?(?:class|meth|func|mod|attr|data|exc|obj|const|data|term|ref):`(~?)([^`<]*?)(?:\s*<([^`>]*)>)?`")
+
+
+def plain_roles(text: str) -> str:
+    """``:class:`~boardenvs.game.Game``` -> ```Game```, ``:func:`make``` -> ```make```
+    (mkdocstrings' Markdown shows Sphinx roles raw: issue 50)."""
+
+    def plain(m) -> str:
+        tilde, title, target = m.groups()
+        name = title.strip() or (target or "")
+        if tilde:
+            name = name.rsplit(".", 1)[-1]
+        return f"``{name}``"
+
+    return _ROLE.sub(plain, text)
 
 
 @event_priority(100)  # before mkdocstrings sets up its handler, which keeps only search paths that exist
@@ -221,7 +240,7 @@ def api_page(page: str) -> str:
     if public:
         module = importlib.import_module(public)
         doc = inspect.cleandoc(module.__doc__ or "").split("\n\n")[0]
-        lines += [doc.replace("``", "`"), "", "Every public name (`__all__`), documented where it is defined:", ""]
+        lines += [plain_roles(doc).replace("``", "`"), "", "Every public name (`__all__`), documented where it is defined:", ""]
         for name, path in api_names(public):
             lines += [f"## `{public}.{name}`", "", f"::: {path}", "    options:", "      show_root_heading: false",
                       "      heading_level: 3", ""]  # fmt: skip
@@ -236,7 +255,7 @@ def api_page(page: str) -> str:
             assert mod.env.__doc__ and mod.raw_env.__doc__ and mod.parallel_env.__doc__
         first = getattr(boardenvs, boardenvs.ENV_IDS[0])
         for f in ("env", "raw_env", "parallel_env"):
-            lines += ["", f"### `{f}()`", "", inspect.cleandoc(getattr(first, f).__doc__).replace("``", "`")]
+            lines += ["", f"### `{f}()`", "", plain_roles(inspect.cleandoc(getattr(first, f).__doc__)).replace("``", "`")]
         lines.append("")
     documented = {path for _, pub, _ in API_PAGES.values() if pub for _, path in api_names(pub)}
     for module_name in whole:

@@ -329,3 +329,16 @@ def test_the_install_page_states_each_requirement_as_pyproject_declares_it():
         requires, tested = rows[name]
         assert requires.split(" ")[0] == declared[name], (name, requires, declared[name])
         assert Version(tested.split(" ")[0]) in Requirement(f"{name}{declared[name]}").specifier, (name, tested)
+
+
+def test_no_page_shows_raw_sphinx_roles_and_the_api_lists_the_entry_points_first(site):
+    """Issue 50: the docstrings' Sphinx roles (``:class:`X```) render as code,
+    not raw (docs/hooks.py ``plain_roles``); the ``boardenvs`` page starts
+    with the entry points (``make``, ``make_vec``, ``position``), not the errors."""
+    for page in sorted(site.rglob("*.html")):  # the API reference, the env cards, every page
+        text = page.read_text(encoding="utf-8")
+        raw = re.findall(r":(?:py:)?(?:class|meth|func|mod|attr|exc|data|obj|const):(?:`|<code>)", text)
+        assert not raw, f"{page.name}: {len(raw)} raw roles, e.g. {raw[:3]}"
+    top = (site / "api" / "boardenvs.html").read_text(encoding="utf-8")
+    order = [top.find(f"boardenvs.{name}</code>") for name in ("make", "make_vec", "position", "IllegalActionError")]
+    assert all(k > 0 for k in order) and order == sorted(order), order
