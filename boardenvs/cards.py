@@ -17,7 +17,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from .game import GENERIC_REASONS
+from .game import GENERIC_REASON_DOCS, GENERIC_REASONS
 from .registry import tool_settings
 from .registry import game_class, gym_id_of
 
@@ -65,7 +65,7 @@ def _table(lines: list[str]) -> list[str]:
         elif rows and body:
             joiner = "<br>• " if body.startswith("* ") else " "
             rows[-1][1] += joiner + (body[2:] if body.startswith("* ") else body)
-    out = ["| | |", "|---|---|"]
+    out = ["| what | how |", "|---|---|"]
     for head, body in rows:
         out.append(f"| {_inline(head)} | {_inline(body).replace('|', chr(92) + '|')} |")
     return out
@@ -128,6 +128,21 @@ def doc_picture(game) -> DocPicture:
         raise TypeError(f"TOOLS['doc_picture'] of {game}: {exc}") from None
 
 
+# the options every game takes on a face, beside its own (the env card's second options table)
+FACE_OPTIONS = (
+    ("AEC", "render_mode", "None", "`'ansi'`, `'rgb_array'` or `'human'` (a pygame window; the render extra)"),
+    ("AEC", "max_cycles", "None", "PettingZoo's limit: every seat asked at most this many times, then truncated"),
+    ("AEC", "max_decisions", "None", "a limit on decisions in all (the parallel view's `max_cycles`)"),
+    ("AEC", "chance_agent", "False", "chance nodes as an agent (`'chance'`) that the caller steps, instead of the seeded die"),
+    ("AEC", "clock_seconds", "None", "a chess clock per agent (`clock_increment` seconds added each turn): a fallen flag loses"),
+    ("gymnasium", "opponent", "'random'", "who plays the other seats: a name, a policy, a model or a path (the opponents guide)"),
+    ("gymnasium", "seat", "'random'", "the learner's seat (an int), or `'random'`: drawn per episode from the reset seed"),
+    ("gymnasium", "flatten", "True", "the observation as one flat vector (below), or the planes"),
+    ("gymnasium", "autoreset_mode", "'same_step'", "`gymnasium.make_vec`'s auto-reset, or `'next_step'`"),
+    ("make_vec", "num_threads / parallel", "None", "the threads of the batched drivers (the Threads page)"),
+)
+
+
 def env_card(env_id: str, *, picture: str | None = None, rules: str | None = None) -> str:
     """The Markdown env card of ``env_id`` (see the module docstring).
 
@@ -175,8 +190,20 @@ def env_card(env_id: str, *, picture: str | None = None, rules: str | None = Non
     for opt in cls.option_specs:
         lines.append(f"| `{opt.name}` | {opt.allowed()} | `{opt.default!r}` | {opt.doc} |")
     lines += ["| `illegal_action` | one of 'lose', 'raise', 'random' | `'lose'` | what an illegal action does (C-6) |"]
+    lines += ["", "The faces add their own options (every game takes them):", "",
+              "| face | option | default | meaning |", "|---|---|---|---|"]  # fmt: skip
+    lines += [f"| {face} | `{name}` | `{value}` | {meaning} |" for face, name, value, meaning in FACE_OPTIONS]
     reasons = {**{k: v for k, v in GENERIC_REASONS.items() if k}, **cls.reason_names}
-    lines += ["", "## End reasons", "", ", ".join(f"`{name}`" for _, name in sorted(reasons.items())), ""]
+    docs = {**GENERIC_REASON_DOCS, **cls.reason_docs}
+    lines += ["", "## End reasons", "", "`info['end_reason']` when a game ends (`Position.end_reason`):", "",
+              "| end reason | meaning |", "|---|---|"]  # fmt: skip
+    lines += [f"| `{name}` | {docs.get(name, '')} |" for _, name in sorted(reasons.items())]
+    lines += ["", "## Observations", "",
+              f"The AEC env, `make_vec` and `Position` give the planes, `int8 {default.obs_shape}` (height, width, "
+              "plane; the notes below say what each plane holds). The gymnasium ids give the same values flattened "
+              f"in C order, an `int8` vector of {default.obs_size} (index `(row * width + column) * planes + plane`: "
+              "SB3's convention for a non-image box); `flatten=False` keeps the planes, and the mask is "
+              "`info['action_mask']` (`action_masks()` for MaskablePPO).", ""]  # fmt: skip
     paragraphs = [p for p in notes.strip().split("\n\n") if not p.lstrip().startswith("Rules:")]
     if "\n\n".join(paragraphs).strip():  # the game's own words: encodings of actions and observations, notes
         lines += ["## The game's notes", "", notes_markdown("\n\n".join(paragraphs))]

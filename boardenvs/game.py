@@ -34,6 +34,13 @@ GENERIC_REASONS = {
     E.REASON_MAX_CYCLES: "max_cycles",
 }
 HEADER_KEYS = ("game", "options", "to_move", "turn", "status", "reason", "alive", "returns")
+# what the generic end reasons mean (every env card's table of end reasons)
+GENERIC_REASON_DOCS = {
+    "max_turns": "the game reached `max_turns` turns: truncated, 0 for the seats still in it (C-3)",
+    "illegal_action": "an illegal action with `illegal_action='lose'`: -1 for its seat, 0 for the others (C-6)",
+    "timeout": "a flag fell on the chess clock (`clock_seconds`): -1 for its seat (QU-12, `ChessClock`)",
+    "max_cycles": "PettingZoo's `max_cycles` (the AEC env, `max_decisions` in its parallel view): truncated",
+}
 _UINT = re.compile(r"[0-9]{1,19}")
 
 
@@ -63,6 +70,8 @@ class Game:
     # end reasons: code -> name, and the codes that are truncations (limits,
     # not results: 0 for everyone, ``truncations`` true)
     reason_names: dict = {}
+    # what each of the game's end reasons means, by name (its env card's table of end reasons)
+    reason_docs: dict = {}
     truncation_reasons: frozenset = frozenset()
     # can a turn be a chain of several decisions by the same seat?
     multi_decision_turns: bool = False

@@ -294,6 +294,8 @@ class ContractRaceGame(Game):
         max_turns_option(200),
     )
     reason_names = {REASON_GOAL: "goal", REASON_LAST: "last_standing"}
+    reason_docs = {"goal": "a pawn reached the goal: its seat (or team) wins (CR-6)",
+                   "last_standing": "one seat (or team) is left in the game: it wins (CR-6)"}  # fmt: skip
     multi_decision_turns = True
     eliminations = True
     seat_labels = ("A", "B", "C", "D", "E", "F")

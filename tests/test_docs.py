@@ -342,3 +342,23 @@ def test_no_page_shows_raw_sphinx_roles_and_the_api_lists_the_entry_points_first
     top = (site / "api" / "boardenvs.html").read_text(encoding="utf-8")
     order = [top.find(f"boardenvs.{name}</code>") for name in ("make", "make_vec", "position", "IllegalActionError")]
     assert all(k > 0 for k in order) and order == sorted(order), order
+
+
+def test_every_card_explains_every_end_reason_and_the_faces_options():
+    """Issue 50: an env card gives each end reason its meaning (the game's
+    ``reason_docs``, the generic ones), every option a face adds
+    (``render_mode``, ``max_cycles``, ``clock_seconds``, ...) and the flat
+    gymnasium observation's layout; its notes table has a header."""
+    from boardenvs.cards import env_card
+    from boardenvs.registry import game_class, registered_ids
+
+    for env_id in registered_ids():
+        cls = game_class(env_id)
+        card = env_card(env_id)
+        assert set(cls.reason_names.values()) <= set(cls.reason_docs), (env_id, "reason_docs lacks a reason")
+        rows = re.findall(r"^\| `(\w+)` \| (.*) \|$", card.split("## End reasons")[1].split("##")[0], re.M)
+        assert {"max_turns", "illegal_action", *cls.reason_names.values()} <= {n for n, _ in rows}
+        assert all(len(meaning) > 20 for _, meaning in rows), (env_id, rows)
+        for option in ("render_mode", "max_cycles", "clock_seconds", "opponent", "flatten", "autoreset_mode"):
+            assert f"| `{option}` |" in card, (env_id, option)
+        assert "flattened in C order" in card and "| | |" not in card

@@ -87,6 +87,7 @@ class TicTacToeGame(Game):
     layout = LAYOUT
     option_specs = (first_player_option(0), max_turns_option(9))
     reason_names = {REASON_LINE: "line", REASON_FULL: "full"}
+    reason_docs = {"line": "three marks in a row: their player wins", "full": "the board is full with no line: a draw"}
     seat_labels = ("x", "o")
 
     def configure(self, o):

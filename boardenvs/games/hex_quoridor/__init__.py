@@ -148,6 +148,8 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
         max_turns_option(1000),  # HQ-16
     )
     reason_names = {REASON_GOAL: "goal", REASON_STUCK: "no_legal_move"}
+    reason_docs = {"goal": "a pawn reached its goal side: its team +1, every other seat -1 (HQ-14)",
+                   "no_legal_move": "no player left has a legal move: a draw, 0 for all (HQ-13)"}  # fmt: skip
     eliminations = True
     action_class_names = ("move", "fence")
     variants = (

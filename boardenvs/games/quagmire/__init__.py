@@ -87,6 +87,7 @@ class QuagmireGame(QuagmireText, QuagmirePicture, Game):
         max_turns_option(1000),
     )
     reason_names = {REASON_TRAPPED: "no_legal_move"}
+    reason_docs = {"no_legal_move": "the player to move has no legal move at the start of its turn: it loses (QM-8)"}
     seat_labels = ("x", "o")
     variants = ({}, {"radius": 2}, {"radius": 4})
 

@@ -74,6 +74,12 @@ class QuessGame(QuessText, QuessPicture, Game):
     )
     reason_names = {REASON_ZONE: "zone", REASON_ONE_EACH: "one_each", REASON_NO_MOVE: "no_legal_move",
                     REASON_MEMORY: "superko_memory"}  # fmt: skip
+    reason_docs = {
+        "zone": "the mover has two or more pieces in the opponent's starting zone: it wins (QU-9)",
+        "one_each": "each player has one piece left: a draw (QU-10; with the clock, more time left wins)",
+        "no_legal_move": "the player to move has no legal move (no pieces, all blocked or forbidden by superko): it loses (QU-11)",
+        "superko_memory": "the superko record (superko_memory boards since the last capture) is full: truncated",
+    }
     truncation_reasons = frozenset({REASON_MEMORY})
     seat_labels = ("Light", "Dark")
     seat_symbols = ("T C S", "t c s")  # triangles, circles, squares in the text form

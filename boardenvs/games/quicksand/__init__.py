@@ -116,6 +116,8 @@ class QuicksandGame(QuicksandText, QuicksandPicture, Game):
         max_turns_option(1000),
     )
     reason_names = {REASON_SCORE: "score", REASON_NO_MOVE: "no_legal_move"}
+    reason_docs = {"score": "a player reached 15 points: it wins at once (QS-10)",
+                   "no_legal_move": "the player to move can neither place nor jump: it loses (QS-11)"}  # fmt: skip
     multi_decision_turns = True
     seat_labels = ("light", "dark")
     seat_symbols = ("S M L", "s m l")  # small, medium, large in the text form

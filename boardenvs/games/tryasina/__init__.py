@@ -95,6 +95,7 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
         max_turns_option(3000),  # TR-16: see the module docstring (random play's game lengths)
     )
     reason_names = {REASON_HOME: "all_home"}
+    reason_docs = {"all_home": "a player has all four pawns in its home: +1 for it, -1 for the others (TR-15)"}
     # TR-7: a roll no pawn can use passes the turn, as the roller's one legal
     # action "pass" (OpenSpiel's backgammon convention), so every seat is
     # asked once per turn (no forced pass without a decision)
