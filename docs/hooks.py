@@ -388,4 +388,6 @@ def on_page_markdown(markdown, page, config, files):
             raise ValueError(f"{page.file.src_uri}: no generated block {name!r} ({', '.join(GENERATED_BLOCKS)})")
         return GENERATED_BLOCKS[name]()
 
-    return re.sub(r"<!-- generated: ([\w-]+) -->", fill, markdown)
+    markdown = re.sub(r"<!-- generated: ([\w-]+) -->", fill, markdown)
+    # the test suite's budgets (``STEPS = 20_000  # tests: 256``) are for tests/test_docs.py, not readers
+    return re.sub(r"[ \t]*#\s*tests:[^\n]*", "", markdown)

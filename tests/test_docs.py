@@ -362,3 +362,11 @@ def test_every_card_explains_every_end_reason_and_the_faces_options():
         for option in ("render_mode", "max_cycles", "clock_seconds", "opponent", "flatten", "autoreset_mode"):
             assert f"| `{option}` |" in card, (env_id, option)
         assert "flattened in C order" in card and "| | |" not in card
+
+
+def test_no_page_shows_the_tests_budgets(site):
+    """Issue 50: the ``# tests: N`` budgets the suite reads from the pages'
+    code are dropped from the site (the home page, the tutorials)."""
+    pages = sorted(site.rglob("*.html"))
+    assert pages and not [p.name for p in pages if re.search(r"#\s*tests:", p.read_text(encoding="utf-8"))]
+    assert "STEPS" in (site / "tutorials" / "gymnasium.html").read_text(encoding="utf-8")
