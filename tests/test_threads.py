@@ -17,6 +17,7 @@ import gymnasium
 import numpy as np
 
 import boardenvs
+from backstop import HANG_S  # the tests' one wall-clock backstop
 from boardenvs.errors import IllegalActionError, ResetNeededError
 from boardenvs.wrappers import SingleAgentVectorEnv
 
@@ -28,7 +29,6 @@ import boardenvs
 from boardenvs import Position
 from boardenvs.errors import IllegalActionError, ResetNeededError
 from boardenvs.wrappers import SingleAgentVectorEnv
-from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 sys.setswitchinterval(1e-6)
 EXPECTED = (IllegalActionError, ResetNeededError)
