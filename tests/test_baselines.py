@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import gymnasium
@@ -550,3 +551,34 @@ def test_train_and_distill_help_name_the_run_folder_default(capsys):
         assert "models folder" not in text
     guide = (Path(__file__).parent.parent / "docs" / "guide" / "training.md").read_text()  # the docs' training guide
     assert "`runs/<name>-<date>-<time>/<name>.pt`" in guide and "--vs runs/hq4.pt" in guide
+
+
+def test_the_demo_prints_a_table_a_newcomer_can_read(tmp_path, capsys):
+    """Issue 50: ``make demo``'s end says what each opponent is, the trained
+    model's win rate with its interval beside the shipped model's and a
+    random agent's against the same opponent, which side the model played,
+    and records the game with the model named in the legend (a tiny run)."""
+    from boardenvs.baselines.demo import main as demo_main
+
+    assert demo_main(["quagmire_v0", "--steps", "256", "--games", "2", "--out", str(tmp_path / "demo")]) == 0
+    out = capsys.readouterr().out
+    table = [line for line in out.splitlines() if line.startswith("| ")]
+    assert table[0] == "| opponent | what it is | your model: W-D-L | win rate [95% CI] | the shipped model | a random agent |"
+    rows = {line.split(" | ")[0].strip("| "): line for line in table[1:]}
+    assert "a uniformly random legal move" in rows["random"] and "one-move heuristic" in rows["greedy"]
+    assert re.search(r"\| \d+% \| \d+% \|$", rows["greedy"]), rows["greedy"]  # the shipped model's and random's
+    assert "your model played player_0" in out and "the shipped model (baseline:quagmire_v0" in out
+    assert (tmp_path / "demo" / "quagmire_v0.gif").is_file()
+
+
+def test_a_recording_names_the_players_in_its_legend():
+    """``record_game(..., players=[...])`` / ``position_frames``: the names
+    show beside the seats (the frames differ from unnamed ones); a wrong
+    count is refused."""
+    from boardenvs.wrappers.recording import position_frames
+
+    start = boardenvs.position("quagmire_v0", radius=2)
+    plain, named = position_frames(start, []), position_frames(start, [], players=["your model", "greedy"])
+    assert plain[0].shape == named[0].shape and not np.array_equal(plain[0], named[0])
+    with pytest.raises(ValueError, match="2 strs"):
+        position_frames(start, [], players=["only one"])

@@ -124,25 +124,28 @@ class Recorder(BaseWrapper):
         return str(self.env)
 
 
-def position_frames(start, moves, rng=None) -> list[np.ndarray]:
+def position_frames(start, moves, rng=None, players=None) -> list[np.ndarray]:
     """The pictures of a game from Position ``start``: the start, then one
     after every decision of ``moves`` (notation, whole turns, or action ids).
     Chance outcomes listed in ``moves`` are played without a frame of their
     own (they show in the next one); chance nodes left open are drawn from
-    ``rng`` (a numpy generator) when one is given."""
+    ``rng`` (a numpy generator) when one is given.  ``players``: who plays
+    each seat (names, one per seat), shown beside the seats in the legend."""
     pos = _settle(start, rng)
-    frames = [rgb_frame(pos.game, pos.state)]
+    notes = _player_notes(pos.game, players)
+    frame = lambda p: rgb_frame(p.game, p.state, notes)  # noqa: E731
+    frames = [frame(pos)]
     for move in moves:
         # Position.play checks the move first, with its errors (a float is no action id: C-6)
         after = pos.play(move)
         if pos.is_chance:
             pos = after
-            frames[-1] = rgb_frame(pos.game, pos.state)
+            frames[-1] = frame(pos)
             continue
         actions = pos.move_to_actions(move) if isinstance(move, str) else [int(move)]
         for a in actions:
             pos = _settle(pos.play(a), rng)
-            frames.append(rgb_frame(pos.game, pos.state))
+            frames.append(frame(pos))
     return frames
 
 
@@ -153,9 +156,20 @@ def _settle(pos, rng):
     return pos
 
 
-def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, **options) -> Path:
+def _player_notes(game, players) -> dict:
+    """``{seat: name}`` for the legend from ``players`` (None, or one str per seat)."""
+    if players is None:
+        return {}
+    if not isinstance(players, (list, tuple)) or len(players) != game.num_players or not all(isinstance(p, str) for p in players):
+        raise ValueError(f"{game.env_id}: players names who plays each seat: {game.num_players} strs, got {players!r}")
+    return {s: name for s, name in enumerate(players)}
+
+
+def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, players=None, **options) -> Path:
     """Save the game of ``moves`` from the start of ``game`` (an env id, with
-    ``options``, or a Position) as a GIF or MP4 (by ``path``'s extension)."""
+    ``options``, or a Position) as a GIF or MP4 (by ``path``'s extension).
+    ``players``: who played each seat (one name per seat), shown in the
+    pictures' legend."""
     from ..position import Position
     from ..api import position
 
@@ -164,7 +178,8 @@ def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, 
     if ext not in FORMATS:
         raise ValueError(f"an animation is saved as {' or '.join(FORMATS)}, got {path!r}")
     output_path(path, "animation")  # before the frames are drawn
-    return save_animation(position_frames(start, moves), path, fps=fps, end_pause=end_pause)
+    frames = position_frames(start, moves, players=players)
+    return save_animation(frames, path, fps=fps, end_pause=end_pause)
 
 
 def record_vec_row(vec, row: int, path, *, policy=None, seed=None, max_steps: int = 100_000,
