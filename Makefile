@@ -38,10 +38,11 @@ demo: $(STAMP)
 	$(BIN)/python -m boardenvs.baselines.demo quess_v0 --steps 100000 --out runs/demo
 
 # the whole suite, then Ray RLlib's tests and the checkers under RLlib's gymnasium; beside them
-# (on the second core) the wheel as users get it: tests/wheel_check.py builds the sdist and the
-# wheel, checks its files, installs it in a new environment and uses it from outside the checkout
+# (on the second core) the wheel as users get it (tests/wheel_check.py builds the sdist and the
+# wheel, checks its files, installs it in a new environment and uses it from outside the checkout),
+# then the pages' training claims at full size (tests/claims_check.py)
 test: $(STAMP) $(RLLIB_STAMP)
-	@$(BIN)/python tests/wheel_check.py > $(VENV)/wheel-check.log 2>&1 & wheel=$$!; \
+	@($(BIN)/python tests/wheel_check.py && $(BIN)/python tests/claims_check.py) > $(VENV)/wheel-check.log 2>&1 & wheel=$$!; \
 	$(BIN)/python -m pytest -q; main=$$?; \
 	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py; rllib=$$?; \
 	wait $$wheel; built=$$?; cat $(VENV)/wheel-check.log; \

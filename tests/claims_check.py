@@ -1,0 +1,57 @@
+"""What the pages claim of training, checked at full size (issue 50):
+``make test`` runs this beside the suite, after ``tests/wheel_check.py``.
+
+The suite runs every page's code with its ``# tests: N`` budgets (256 steps:
+the code runs, it does not learn).  Here the training examples run as the
+pages print them, full size, and their claim is checked against what
+``evaluate`` printed: each claim below names the page, the python blocks that
+make the example (counted from the page's first python block), and the least
+win rate the page promises.
+
+``python tests/claims_check.py`` prints one line per claim and exits 1 at
+the first one that does not hold.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from backstop import HANG_S
+
+ROOT = Path(__file__).resolve().parent.parent
+# (page, the python blocks of the example, what the page says, the least win rate that says it)
+CLAIMS = (
+    ("README.md", (1,), "20k steps of MaskablePPO on Quess: nearly every game won against random", 0.9),
+    ("docs/tutorials/gymnasium.md", (0, 1), "after these 20k steps the agent wins nearly every game against random", 0.9),
+)
+
+
+def python_blocks(page: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+
+
+def main() -> int:
+    for name, blocks, claim, least in CLAIMS:
+        code = "\n".join(python_blocks(ROOT / name)[k] for k in blocks)
+        t0 = time.perf_counter()
+        with tempfile.TemporaryDirectory() as tmp:
+            done = subprocess.run([sys.executable, "-c", code], cwd=tmp, capture_output=True, text=True, timeout=HANG_S)
+        if done.returncode != 0:
+            sys.exit(f"claims check: {name} blocks {blocks} failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
+        rates = re.findall(r"'win_rate': ([0-9.]+)", done.stdout)
+        if not rates:
+            sys.exit(f"claims check: {name} blocks {blocks} printed no evaluate() result:\n{done.stdout[-2000:]}")
+        rate = float(rates[-1])
+        if rate < least:
+            sys.exit(f"claims check: {name} says {claim!r}, but the example won {rate:.0%} (at least {least:.0%} says it)")
+        print(f"claims check: {name}: {claim}: {rate:.0%} won (at least {least:.0%}), {time.perf_counter() - t0:.0f} s")
+    print("claims check passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
