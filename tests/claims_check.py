@@ -1,5 +1,5 @@
 """What the pages claim of training, checked at full size (issue 50):
-``make test`` runs this beside the suite, after ``tests/wheel_check.py``.
+``make check-claims``, which CI runs after ``make test`` (.ci/run).
 
 The suite runs every page's code with its ``# tests: N`` budgets (256 steps:
 the code runs, it does not learn).  Here the training examples run as the

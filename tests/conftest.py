@@ -6,6 +6,7 @@ turn, eliminations, teams, silent passes); tic-tac-toe is the sixth game a
 newcomer would add (test_sixth_game.py)."""
 import importlib.util
 
+import background
 import contract_game
 import tictactoe_game
 from hypothesis import HealthCheck, settings
@@ -26,3 +27,9 @@ register(tictactoe_game.TicTacToeGame)
 settings.register_profile("boardenvs", derandomize=True, deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 settings.load_profile("boardenvs")
+
+
+def pytest_collection_finish(session):
+    """The long subprocess checks of the selected tests start now and run on
+    the second core beside the suite (tests/background.py)."""
+    background.start_for([item.nodeid for item in session.items])

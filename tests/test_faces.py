@@ -22,13 +22,9 @@ under ``NUMBA_BOUNDSCHECK=1``: any out-of-bounds access there is an error.
 from __future__ import annotations
 
 import copy
-import os
 import pickle
-import subprocess
-import sys
 import threading
 import warnings
-from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -37,7 +33,6 @@ import pytest
 import boardenvs
 from boardenvs import IllegalActionError
 from boardenvs.registry import game_class, gym_id_of, registered_ids
-from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 
 def _cases():
@@ -478,14 +473,14 @@ def test_loose_option_values_are_refused():
 
 # --- the bounds-checked probe ----------------------------------------------------------------
 
-PROBE = Path(__file__).with_name("boundscheck_probe.py")
-
-
 def test_boundscheck_probe():
     """The public API's probes (buffers written over, copies, threads, bad
-    inputs, random games of every game) in a fresh process compiled with
-    NUMBA_BOUNDSCHECK=1: an out-of-bounds access would be an IndexError there."""
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(Path(__file__).parent / ".boundscheck_cache")}
-    done = subprocess.run([sys.executable, str(PROBE)], env=env, capture_output=True, text=True, timeout=HANG_S)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "probes passed" in done.stdout
+    inputs, tampered rows, random games of every game) in a fresh process
+    compiled with NUMBA_BOUNDSCHECK=1 (tests/boundscheck_probe.py): an
+    out-of-bounds access would be an IndexError there.  It starts when the
+    suite is collected and runs beside it (tests/background.py)."""
+    import background
+
+    rc, out, err = background.result("boundscheck")
+    assert rc == 0, out[-3000:] + err[-3000:]
+    assert "probes passed" in out
