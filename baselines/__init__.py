@@ -29,7 +29,7 @@ the config is checked before anything is built
 the weights read with ``torch.load(weights_only=True)`` (no code runs)
 after their size is checked against the network's; any failure is one
 line, a :class:`~boardenvs.errors.ModelFileError`.  Names are the env id, with ``_<P>p`` for a
-player count other than 2 (``hex_quoridor_v0_4p``).
+player count other than 2 (``hex_quoridor_v1_4p``).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Expert iteration: a policy-value network improved by its own guided search.
 
     python -m boardenvs.baselines.expert_iteration quess_v0 --init quess_v0 --iterations 6 --out runs/qx
-    python -m boardenvs.baselines.expert_iteration hex_quoridor_v0 --players 4 --simulations 64 --games 256
+    python -m boardenvs.baselines.expert_iteration hex_quoridor_v1 --players 4 --simulations 64 --games 256
     boardenvs play quess_v0 -i --vs search:200:runs/qx.pt                      # play its search
 
 Each iteration (Anthony, Tian & Barber, 2017; AlphaZero's targets):

@@ -61,7 +61,7 @@ def training_defaults(env_id: str) -> TrainingDefaults:
 
 
 def model_name(env_id: str, players: int | None = None) -> str:
-    """``quess_v0``; ``hex_quoridor_v0_4p`` for a player count other than 2."""
+    """``quess_v0``; ``hex_quoridor_v1_4p`` for a player count other than 2."""
     return env_id if players in (None, 2) else f"{env_id}_{players}p"
 
 

@@ -2,7 +2,7 @@
 intervals and Elo.
 
     python -m boardenvs.baselines.tournament quess_v0
-    python -m boardenvs.baselines.tournament hex_quoridor_v0 --players 4 --games 200
+    python -m boardenvs.baselines.tournament hex_quoridor_v1 --players 4 --games 200
     python -m boardenvs.baselines.tournament tryasina_v0_4p --games 200 --games-vs random=2000
     python -m boardenvs.baselines.tournament all
     python -m boardenvs.baselines.tournament --rerate     # ratings again from results.json, no game played
@@ -447,7 +447,7 @@ def main(argv=None) -> int:
     from . import available
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.tournament", description=help_text(__doc__))
-    ap.add_argument("game", nargs="?", help="a committed model's name (quess_v0, hex_quoridor_v0_4p, ...), an env id, "
+    ap.add_argument("game", nargs="?", help="a committed model's name (quess_v0, hex_quoridor_v1_4p, ...), an env id, "
                     "or 'all' (with --rerate: the default)")  # fmt: skip
     ap.add_argument("--players", type=int, default=None, help="player count, with an env id")
     ap.add_argument("--games", type=int, default=200, help="games per ordered pair (default 200, at most 10,000,000)")

@@ -1,7 +1,7 @@
 """Train a masked-PPO baseline for one game.
 
     python -m boardenvs.baselines.train quess_v0            # -> runs/quess_v0-<date>-<time>/quess_v0.pt
-    python -m boardenvs.baselines.train hex_quoridor_v0 --players 4 --steps 400000
+    python -m boardenvs.baselines.train hex_quoridor_v1 --players 4 --steps 400000
     python -m boardenvs.baselines.train quagmire_v0 --steps 50000 --out runs/q   # -> runs/q.pt, runs/q.json
     boardenvs play quagmire_v0 -i --vs runs/q.pt                                 # play against it
 

@@ -19,5 +19,5 @@ GAMES = (
     LazyGame("quagmire_v0", "Quagmire", "boardenvs.games.quagmire:QuagmireGame"),
     LazyGame("quicksand_v0", "Quicksand", "boardenvs.games.quicksand:QuicksandGame"),
     LazyGame("tryasina_v0", "Tryasina", "boardenvs.games.tryasina:TryasinaGame"),
-    LazyGame("hex_quoridor_v0", "HexQuoridor", "boardenvs.games.hex_quoridor:HexQuoridorGame"),
+    LazyGame("hex_quoridor_v1", "HexQuoridor", "boardenvs.games.hex_quoridor:HexQuoridorGame"),
 )

@@ -77,10 +77,12 @@ class Game:
     multi_decision_turns: bool = False
     # can a seat leave the game while the others play on?
     eliminations: bool = False
-    # can a turn pass with no decision at all (a roll no pawn can use,
-    # TR-7)?  Then agents are asked unevenly often, which PettingZoo's
-    # max_cycles_test cannot allow for (the generic tests check max_cycles
-    # another way for such games)
+    # can a turn pass with no decision at all?  The engine allows it (the
+    # tests' contract race, CR-5), but the package's games never do: a seat
+    # that must pass is asked, with one legal action "pass" (TR-7, HQ-13),
+    # so every seat in a game is asked once a turn.  With silent passes
+    # agents are asked unevenly often, which PettingZoo's max_cycles_test
+    # cannot allow for (the generic tests check max_cycles another way there)
     forced_passes: bool = False
     # option sets that change the game's shape (players, board size): the
     # generic tests and the benchmark run each

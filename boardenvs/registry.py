@@ -142,6 +142,9 @@ def game_class(env_id: str):
             if isinstance(env_id, str) and env_id == gym_id_of(cls):  # (issue 50: say what it is and what to do)
                 raise ValueError(f"{env_id!r} is a gymnasium id (gymnasium.make / gymnasium.make_vec take it); here "
                                  f"use its env id, {known!r}")  # fmt: skip
+            if isinstance(env_id, str) and env_id.rpartition("_v")[0] == known.rpartition("_v")[0]:
+                raise ValueError(f"{env_id!r} is another version of {known!r}, the one this package has: its games "
+                                 f"differ (docs/guide/changes.md says how); use {known!r}")  # fmt: skip
         raise ValueError(f"unknown env id {shorten(repr(env_id))}; available: {', '.join(_GAMES)}")
     entry = _GAMES[env_id]
     if isinstance(entry, LazyGame):

@@ -298,6 +298,7 @@ class ContractRaceGame(Game):
                    "last_standing": "one seat (or team) is left in the game: it wins (CR-6)"}  # fmt: skip
     multi_decision_turns = True
     eliminations = True
+    forced_passes = True  # CR-5: a seat with no legal decision passes without being asked
     seat_labels = ("A", "B", "C", "D", "E", "F")
     variants = (
         {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},

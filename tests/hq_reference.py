@@ -131,4 +131,4 @@ def legal_moves(text):
                 moves.add(name)
             elif elimination and mover not in cut and len(live) - len(cut) >= 2:
                 moves.add(name)  # HQ-9
-    return moves
+    return moves or {"pass"}  # HQ-13: a seat with no move is asked, and passes

@@ -99,6 +99,64 @@ def test_max_cycles_caps_every_agent(env_id, variant):
         assert env.unwrapped.end_reason == "max_cycles" or env_id == "tictactoe_v0"
 
 
+# One convention for a seat that must pass (issue 51): every package game asks
+# it, with one legal action "pass" (TR-7, HQ-13), so every seat still in the
+# game is asked once a turn and max_cycles caps each of them at exactly
+# max_cycles decisions.  Hex Quoridor's crowded board (radius 2, six players,
+# 15 fences each) makes its eliminations (HQ-9) and forced passes (HQ-13)
+# common enough to come up in a few seeded games.
+CROWDED_HQ = ("hex_quoridor_v1", {"num_players": 6, "radius": 2, "fences_per_player": 15})
+PACKAGE_CASES = [(c.values[0], c.values[1]) for c in CASES if c.values[0] in boardenvs.ENV_IDS] + [CROWDED_HQ]
+
+
+@pytest.mark.parametrize("env_id, variant", PACKAGE_CASES)
+def test_max_cycles_asks_every_seat_in_the_game_exactly_max_cycles_times(env_id, variant):
+    """max_cycles over many seeded random games of every package variant,
+    eliminations and forced passes included: a game cut by max_cycles has
+    asked every seat still in it exactly max_cycles times (a seat that left,
+    at most that many; in a game whose turns can be several decisions of one
+    seat, the most-asked seat exactly that many), one a game ends first no
+    seat more; and every agent gets its one final dead step."""
+    module = getattr(boardenvs, env_id)
+    game = boardenvs.make_game(env_id, **variant)
+    assert not game.forced_passes  # the package's convention: a seat that must pass is asked
+    pass_action = getattr(game, "pass_action", None) if env_id == "hex_quoridor_v1" else game.num_actions - 1
+    seen = {"max_cycles": 0, "out": 0, "passes": 0}
+    for seed in range(90):
+        cycles = (3, 10, 25)[seed % 3]
+        env = module.env(max_cycles=cycles, **variant)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        asked = dict.fromkeys(env.possible_agents, 0)
+        dead = dict.fromkeys(env.possible_agents, 0)
+        for agent in env.agent_iter():
+            if env.terminations[agent] or env.truncations[agent]:
+                dead[agent] += 1
+                env.step(None)
+                continue
+            asked[agent] += 1
+            mask = env.observe(agent)["action_mask"]
+            legal = np.flatnonzero(mask)
+            if legal.tolist() == [pass_action]:
+                seen["passes"] += 1
+            env.step(int(rng.choice(legal)))
+        raw = env.unwrapped
+        alive = [raw.position().alive(s) for s in range(game.num_players)]
+        assert all(n == 1 for n in dead.values()), (seed, dead)
+        assert all(n <= cycles for n in asked.values()), (seed, asked)
+        if raw.end_reason == "max_cycles":
+            seen["max_cycles"] += 1
+            seen["out"] += not all(alive)
+            if game.multi_decision_turns:  # a turn is a chain of decisions (Quicksand): the most-asked seat is capped
+                assert max(asked.values()) == cycles, (seed, asked)
+                continue
+            for seat, agent in enumerate(env.possible_agents):  # (a seat out: fewer, or its last one cut it off)
+                assert asked[agent] == cycles or not alive[seat], (seed, agent, asked, alive)
+    assert seen["max_cycles"] >= 5  # the cap was reached in enough of the games to mean something
+    if (env_id, variant) == CROWDED_HQ:  # the awkward cases came up: seats out, and seats that had to pass
+        assert seen["out"] >= 3 and seen["passes"] >= 1, seen
+
+
 def _random_game(env_id, variant, seed):
     """A seeded random game through Position, chance included; yields every
     (position, action) before each decision."""

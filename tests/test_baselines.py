@@ -129,17 +129,17 @@ def test_hex_paths_extractor_measures_the_rules_goal_distances(players):
     every distance from it to the goal, edges between path cells only."""
     from boardenvs.games.hex_quoridor import rules as hq
 
-    game = boardenvs.make_game("hex_quoridor_v0", num_players=players)
+    game = boardenvs.make_game("hex_quoridor_v1", num_players=players)
     space = gymnasium.spaces.Box(game.info.obs_low, game.info.obs_high, game.info.obs_low.shape, np.int8)
     net = HexPathsCNN(space, features_dim=8, layers=1)
     n, far = players, float(space.shape[0] * space.shape[1])
     params = game.params
     dist, queue = np.empty(params[hq.P_N] + 1, np.int64), np.empty(params[hq.P_N] + 1, np.int64)
     rng = np.random.default_rng(players)
-    pos, checked, fenced = boardenvs.position("hex_quoridor_v0", num_players=players), 0, 0
+    pos, checked, fenced = boardenvs.position("hex_quoridor_v1", num_players=players), 0, 0
     while checked < 30:
         if pos.is_terminal:
-            pos = boardenvs.position("hex_quoridor_v0", num_players=players)
+            pos = boardenvs.position("hex_quoridor_v1", num_players=players)
         seat = pos.to_move
         obs = torch.as_tensor(pos.observation(seat)[None])
         planes, lengths = net._extra(obs)
@@ -274,7 +274,7 @@ def test_committed_models_load_and_play_legal_moves():
 
 
 def test_model_names_and_player_counts(tmp_path):
-    assert model_name("quess_v0") == "quess_v0" and model_name("hex_quoridor_v0", 4) == "hex_quoridor_v0_4p"
+    assert model_name("quess_v0") == "quess_v0" and model_name("hex_quoridor_v1", 4) == "hex_quoridor_v1_4p"
     assert game_options("tryasina_v0", 4) == {"num_players": 4}
     with pytest.raises(ValueError, match="played by 2 players"):
         game_options("quess_v0", 3)
@@ -297,7 +297,7 @@ def test_opponent_mix_shares():
         OpponentMix(pool, {"random": 0.7, "greedy": 0.6})
 
 
-@pytest.mark.parametrize("env_id, options", [("tryasina_v0", {"num_players": 4}), ("hex_quoridor_v0", {})])
+@pytest.mark.parametrize("env_id, options", [("tryasina_v0", {"num_players": 4}), ("hex_quoridor_v1", {})])
 def test_shaped_rewards_are_potential_differences_that_telescope(env_id, options):
     """With gamma = 1 an episode's shaping adds up to -phi(its first state)
     (phi = 0 at the end): the game's own return is unchanged up to a constant

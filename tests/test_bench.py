@@ -113,7 +113,7 @@ def test_profile_aec_runs_on_the_declared_cases(bench, capsys):
     import boardenvs
 
     assert {e for e, _ in module.CASES} == set(boardenvs.ENV_IDS)
-    assert ("hex_quoridor_v0", {"num_players": 6}) in module.CASES
+    assert ("hex_quoridor_v1", {"num_players": 6}) in module.CASES
     assert module.main(["--seconds", "0.05", "--repeats", "1", "--games", "quagmire_v0"]) == 0
     assert "quagmire_v0" in capsys.readouterr().out and module.aec_steps_per_second(lambda: boardenvs.make("quess_v0"), 0.05) > 0
 

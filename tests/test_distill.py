@@ -206,20 +206,20 @@ def test_distill_extractor_swaps_the_network_and_keeps_the_options_it_takes(tmp_
 
     assert {"hex", "layers", "split", "scale_steps"} <= option_names(EXTRACTORS["hexpaths"])  # BoardCNN's via **kwargs
     assert "scale_steps" not in option_names(EXTRACTORS["cnn"]) and "hex" not in option_names(EXTRACTORS["mlp"])
-    default = distill("hex_quoridor_v0", "greedy", games=2, out=tmp_path / "hp", num_envs=2, epochs=1,
+    default = distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "hp", num_envs=2, epochs=1,
                       extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
     assert default["extractor"] == "hexpaths" and default["extractor_kwargs"] == {"hex": True, "layers": 1}
-    plain = distill("hex_quoridor_v0", "greedy", games=2, out=tmp_path / "hc", num_envs=2, epochs=1, extractor="cnn",
+    plain = distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "hc", num_envs=2, epochs=1, extractor="cnn",
                     verbose=0)  # fmt: skip
     assert plain["extractor"] == "cnn" and plain["extractor_kwargs"] == {"hex": True, "layers": 6}
     agent = baselines.load(tmp_path / "hc")
     assert type(agent.policy.features_extractor).__name__ == "BoardCNN"
-    assert evaluate(agent, "hex_quoridor_v0", games=2, opponent="random", seed=0)["games"] == 2
+    assert evaluate(agent, "hex_quoridor_v1", games=2, opponent="random", seed=0)["games"] == 2
     mlp = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "qm", num_envs=2, epochs=1, extractor="mlp",
                   verbose=0)  # fmt: skip
     assert mlp["extractor"] == "mlp" and mlp["extractor_kwargs"] == {}  # hex, split, around: the CNN's alone
     with pytest.raises(ValueError, match="extractor must be one of cnn, hexpaths, mlp, got 'gnn'"):
-        distill("hex_quoridor_v0", "greedy", games=2, out=tmp_path / "new" / "m", extractor="gnn", verbose=0)
+        distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "new" / "m", extractor="gnn", verbose=0)
     assert not (tmp_path / "new").exists()
 
 

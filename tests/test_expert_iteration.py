@@ -74,7 +74,7 @@ def test_match_alternates_seats_and_scores_from_the_candidate_side():
     back = xi.match("random", "greedy", "quagmire_v0", {"radius": 2}, games=40, seed=3, opening=2)
     assert back.mean() < 0.3
     assert np.array_equal(scores, xi.match("greedy", "random", "quagmire_v0", {"radius": 2}, games=40, seed=3, opening=2))
-    four = xi.match("random", "random", "hex_quoridor_v0", {"num_players": 4}, games=8, seed=1, opening=0)
+    four = xi.match("random", "random", "hex_quoridor_v1", {"num_players": 4}, games=8, seed=1, opening=0)
     assert set(np.unique(four)) <= {0.0, 0.25, 1.0}
 
 
@@ -108,7 +108,7 @@ def test_a_small_run_end_to_end(tmp_path):
 
 def test_settings_are_checked_before_any_game(tmp_path):
     for kw, words in [({"iterations": 0}, "iterations"), ({"gate_search": -1}, "gate_search"), ({"lr": 0}, "lr"), ({"elo0": 5, "elo1": 0}, "elo1"),
-                      ({"init": "hex_quoridor_v0"}, "plays hex_quoridor_v0")]:  # fmt: skip
+                      ({"init": "hex_quoridor_v1"}, "plays hex_quoridor_v1")]:  # fmt: skip
         with pytest.raises(ValueError, match=words):
             xi.expert_iteration("quagmire_v0", out=tmp_path / "x", progress=False, **kw)
     assert not (tmp_path / "x.json").exists()
@@ -121,10 +121,10 @@ def test_strength_targets_follow_the_issue():
     assert goal("quess_v0", 2, "search:200:quess_v0", "mcts:400") == (0.70, False)
     assert goal("tryasina_v0", 2, "baseline:tryasina_v0", "mcts:400") is None  # dice-bound: greedy only
     assert goal("tryasina_v0", 4, "baseline:tryasina_v0_4p", "greedy") == (0.40, False)
-    assert goal("hex_quoridor_v0", 4, "greedy", "greedy") is None  # the scale rows have no target
-    assert goal("hex_quoridor_v0", 4, "search-greedy:50:hex_quoridor_v0_4p", "greedy") == (0.50, False)
-    assert pairs("hex_quoridor_v0_4p", 4, greedy_simulations=30)[:2] == [
-        ("baseline:hex_quoridor_v0_4p", "greedy"), ("search-greedy:30:hex_quoridor_v0_4p", "greedy")]
+    assert goal("hex_quoridor_v1", 4, "greedy", "greedy") is None  # the scale rows have no target
+    assert goal("hex_quoridor_v1", 4, "search-greedy:50:hex_quoridor_v1_4p", "greedy") == (0.50, False)
+    assert pairs("hex_quoridor_v1_4p", 4, greedy_simulations=30)[:2] == [
+        ("baseline:hex_quoridor_v1_4p", "greedy"), ("search-greedy:30:hex_quoridor_v1_4p", "greedy")]
     assert pairs("quess_v0", 2)[-1] == ("search:200:quess_v0", "mcts:400")
     row = {"model": "m", "agent": "a", "opponent": "b", "games": 10, "wins": 6, "draws": 0, "losses": 4, "rate": 0.6,
            "interval": [0.31, 0.83], "target": 0.55, "met": False}  # fmt: skip

@@ -1,4 +1,4 @@
-"""hex_quoridor_v0 through its faces: eliminations in the AEC env (HQ-9),
+"""hex_quoridor_v1 through its faces: eliminations in the AEC env (HQ-9),
 the make_vec soak test with invariants, pictures, and bad position texts."""
 from __future__ import annotations
 
@@ -15,17 +15,23 @@ from boardenvs.position import Position
 from boardenvs.render import PALETTE, rgb_frame, seat_colour
 from test_hex_quoridor_rules import hq
 
-ENV = "hex_quoridor_v0"
+ENV = "hex_quoridor_v1"
 
 
 def test_registered_with_gymnasium_id_and_dice_classes():
     import gymnasium
 
-    assert ENV in boardenvs.ENV_IDS and "boardenvs/HexQuoridor-v0" in gymnasium.registry
+    assert ENV in boardenvs.ENV_IDS and "boardenvs/HexQuoridor-v1" in gymnasium.registry
     game = boardenvs.make_game(ENV)
     classes = game.action_classes(game.new_state(0))
     assert game.action_class_names == ("move", "fence")
-    assert (classes[: game.num_cells] == 0).all() and (classes[game.num_cells :] == 1).all()
+    assert (classes[: game.num_cells] == 0).all() and (classes[game.num_cells : game.pass_action] == 1).all()
+    assert classes[game.pass_action] == -1 and len(classes) == game.num_actions  # pass: no class (HQ-13)
+    # hex_quoridor_v0 (no pass action) is gone: gymnasium names the version that replaced it
+    with pytest.raises(gymnasium.error.DeprecatedEnv, match="HexQuoridor-v1"):
+        gymnasium.make("boardenvs/HexQuoridor-v0")
+    with pytest.raises(ValueError, match="'hex_quoridor_v0' is another version of 'hex_quoridor_v1'"):
+        boardenvs.make("hex_quoridor_v0")
 
 
 def test_hq9_an_eliminated_agent_terminates_with_minus_one_and_leaves_the_agents():

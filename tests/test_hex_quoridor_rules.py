@@ -21,7 +21,7 @@ from boardenvs.position import Position
 from hq_reference import Board, legal_moves as reference_moves
 from position_text import header
 
-ENV = "hex_quoridor_v0"
+ENV = "hex_quoridor_v1"
 FENCES = {2: 9, 3: 6, 4: 4, 6: 3}
 B2, B4 = Board(2), Board(4)
 
@@ -75,7 +75,8 @@ def pawn_moves(pos):
 @pytest.mark.parametrize("radius, cells", [(2, 19), (4, 61), (6, 127)])
 def test_hq1_radius_option_even_sizes(radius, cells):
     pos = boardenvs.position(ENV, radius=radius)
-    assert pos.game.num_cells == cells and pos.game.num_actions == cells + len(Board(radius).fences())
+    assert pos.game.num_actions == cells + len(Board(radius).fences()) + 1  # + pass (HQ-13)
+    assert pos.game.num_cells == cells and pos.game.pass_action == pos.game.num_actions - 1
     for bad in (3, 0, 5, "4"):
         with pytest.raises(OptionError, match="radius"):
             boardenvs.position(ENV, radius=bad)
@@ -333,14 +334,35 @@ PASS_TEXT = hq(["x", "d2", "e1", "d1", "a1", "d4"], fences="a1a2/b2b3 b1c1/b2c2 
                alive=[0, 1, 1, 1, 1, 1], to_move=5)  # fmt: skip
 
 
-def test_hq13_a_player_without_a_legal_move_passes():
+def test_hq13_a_player_without_a_legal_move_is_asked_and_passes():
     pos = Position.from_text(PASS_TEXT)
     after = pos.play("c5")
-    assert after.to_move == 2 and after.turn == pos.turn + 2  # player_1's pass is a turn of its own
-    # player_1 (d2, 4 fences left) has no step, no jump and no legal fence there: the model agrees
-    stuck = after.to_text().replace("to_move: player_2", "to_move: player_1")
-    assert reference_moves(stuck) == set()
-    assert not after.is_terminal
+    # player_1 (d2, 4 fences left) has no step, no jump and no legal fence: it is asked all the same
+    # (every seat in the game is asked once a turn), with one legal action, pass; the model agrees
+    assert after.to_move == 1 and after.turn == pos.turn + 1 and not after.is_terminal
+    assert after.legal_moves() == ["pass"] and reference_moves(after.to_text()) == {"pass"}
+    assert after.legal_actions() == [after.game.pass_action] == [after.game.num_actions - 1]
+    assert after.move_to_action("pass") == after.game.pass_action and after.action_to_move(after.game.pass_action) == "pass"
+    passed = after.play("pass")  # a turn of its own: nothing on the board changes
+    assert passed.to_move == 2 and passed.turn == after.turn + 1
+    assert passed.to_text().split("\npawns:")[1] == after.to_text().split("\npawns:")[1]
+    # pass is no move while a seat has one (C-6: refused, nothing changes)
+    with pytest.raises(IllegalMoveError):
+        pos.play("pass")
+    assert pos.to_move == 5 and "pass" not in pos.legal_moves()
+
+
+def test_hq13_pass_is_never_legal_with_two_players():
+    """HQ-13: with two players a forced pass cannot happen (each pawn keeps a
+    path, HQ-8, so it can step or jump): 2-player games are the games of
+    hex_quoridor_v0, and the committed 2-player model plays them as before."""
+    for seed in range(40):
+        pos = boardenvs.position(ENV, radius=2 if seed % 2 else 4, fences_per_player=20 if seed % 2 else -1)
+        rng = np.random.default_rng(seed)
+        while not (pos.is_terminal or pos.is_truncated):
+            mask = pos.action_mask()
+            assert mask[pos.game.pass_action] == 0 and mask.sum() >= 1
+            pos = pos.play(int(rng.choice(np.flatnonzero(mask))))
 
 
 # --- the end (HQ-14..HQ-16) --------------------------------------------------------------

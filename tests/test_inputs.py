@@ -368,7 +368,7 @@ def test_rules_ship_with_their_ids(env_id, capsys):
     prefix = boardenvs.game_class(env_id).rule_prefix
     numbers = {int(k) for k in re.findall(rf"\b{prefix}-([0-9]+)\b", text)}
     assert numbers and numbers == set(range(1, max(numbers) + 1))
-    count = {"quess_v0": 13, "quagmire_v0": 9, "quicksand_v0": 12, "tryasina_v0": 17, "hex_quoridor_v0": 16}.get(env_id)
+    count = {"quess_v0": 13, "quagmire_v0": 9, "quicksand_v0": 12, "tryasina_v0": 17, "hex_quoridor_v1": 16}.get(env_id)
     assert count is None or max(numbers) == count
     assert main(["rules"]) == 0
     conventions = capsys.readouterr().out

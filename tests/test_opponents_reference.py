@@ -224,8 +224,8 @@ def test_register_a_name_and_a_prefix():
 
 
 @pytest.mark.parametrize("env_id, options", [("tryasina_v0", {"num_players": 4}), ("tryasina_v0", {}),
-                                             ("hex_quoridor_v0", {"num_players": 4, "radius": 2}),
-                                             ("hex_quoridor_v0", {"num_players": 4, "teams": "2v2", "radius": 2})])  # fmt: skip
+                                             ("hex_quoridor_v1", {"num_players": 4, "radius": 2}),
+                                             ("hex_quoridor_v1", {"num_players": 4, "teams": "2v2", "radius": 2})])  # fmt: skip
 @pytest.mark.parametrize("name", ["greedy", "mcts:10"])
 def test_chance_and_four_players(env_id, options, name):
     """Chance (Tryasina's die), eliminations (Hex Quoridor, HQ-9) and teams:

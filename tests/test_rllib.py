@@ -89,8 +89,8 @@ def test_a_truncated_game_gives_every_agent_its_last_observation():
         assert all(not term and trunc for term, trunc, _ in ended.values())
 
 
-@pytest.mark.parametrize("env_id, options", [("tryasina_v0", {"num_players": 3}), ("hex_quoridor_v0", {"num_players": 4, "radius": 2}),
-                                             ("hex_quoridor_v0", {"num_players": 4, "teams": "2v2", "radius": 2}),
+@pytest.mark.parametrize("env_id, options", [("tryasina_v0", {"num_players": 3}), ("hex_quoridor_v1", {"num_players": 4, "radius": 2}),
+                                             ("hex_quoridor_v1", {"num_players": 4, "teams": "2v2", "radius": 2}),
                                              ("contract_race_v0", {"num_players": 6, "teams": 3})])  # fmt: skip
 def test_chance_eliminations_and_teams_are_the_games(env_id, options):
     """Replayed decision by decision with Position (the die as the row's
@@ -111,7 +111,7 @@ def test_chance_eliminations_and_teams_are_the_games(env_id, options):
             for t in range(game.num_players):
                 if game.team_of(s) == game.team_of(t) and final.alive(s) and final.alive(t):
                     assert final.returns[s] == final.returns[t]
-    if options.get("teams") is None and env_id == "hex_quoridor_v0":
+    if options.get("teams") is None and env_id == "hex_quoridor_v1":
         assert eliminated > 0, "HQ-9: some pawn was cut off in 8 random 4-player games"
 
 

@@ -138,7 +138,7 @@ def random_positions(env_id, count, plies, seed, **options):
 
 
 @pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("quess_v0", {}),
-                                             ("hex_quoridor_v0", {"num_players": 3})])  # fmt: skip
+                                             ("hex_quoridor_v1", {"num_players": 3})])  # fmt: skip
 @pytest.mark.parametrize("parallel", [False, True])
 def test_compiled_search_matches_the_reference_puct(env_id, options, parallel):
     """Visit counts equal, edge by edge, to a plain Python PUCT with the
@@ -155,7 +155,7 @@ def test_compiled_search_matches_the_reference_puct(env_id, options, parallel):
         assert visits[i].sum() == 60
 
 
-@pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("hex_quoridor_v0", {"num_players": 4})])
+@pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("hex_quoridor_v1", {"num_players": 4})])
 @pytest.mark.parametrize("parallel", [False, True])
 def test_search_greedy_plays_the_other_seats_as_greedy(env_id, options, parallel):
     """``others="greedy"`` (``search-greedy:<n>:<model>``): every tree edge
@@ -256,7 +256,7 @@ def test_plays_wherever_an_opponent_is_named():
     assert evaluate("random", "quagmire_v0", games=4, opponent="search:8:quagmire_v0", seed=2)["games"] == 4
 
 
-@pytest.mark.parametrize("model", ["tryasina_v0", "tryasina_v0_4p", "hex_quoridor_v0_4p"])
+@pytest.mark.parametrize("model", ["tryasina_v0", "tryasina_v0_4p", "hex_quoridor_v1_4p"])
 @pytest.mark.parametrize("kind", ["search", "search-greedy"])
 def test_chance_and_four_players(model, kind):
     """Open-loop over dice (Tryasina) and one value per mover with four

@@ -53,7 +53,7 @@ def hammer(fn, rounds):
         w.join()
 
 
-for env_id, options in (("tryasina_v0", {"num_players": 4}), ("hex_quoridor_v0", {"num_players": 3, "radius": 2})):
+for env_id, options in (("tryasina_v0", {"num_players": 4}), ("hex_quoridor_v1", {"num_players": 3, "radius": 2})):
     aec = boardenvs.make(env_id, **options)
     aec.reset(seed=0)
 

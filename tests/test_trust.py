@@ -237,7 +237,7 @@ def test_the_parameter_count_is_the_built_network_s():
         _config(net_arch=[]),
         {**json.loads((baselines.MODELS / "quagmire_v0.json").read_text()), "net_arch": [7],
          "extractor_kwargs": {"hex": True, "split": [2, 1], "pieces": 3, "around": True, "channels": 4, "layers": 1}},
-        {**json.loads((baselines.MODELS / "hex_quoridor_v0.json").read_text()),
+        {**json.loads((baselines.MODELS / "hex_quoridor_v1.json").read_text()),
          "extractor_kwargs": {"layers": 1, "channels": 5, "split": [1], "around": True, "scale_steps": 3}},
         {**json.loads((baselines.MODELS / "tryasina_v0.json").read_text()), "extractor_kwargs": {"hidden": 9, "features_dim": 5}},
     ]  # fmt: skip

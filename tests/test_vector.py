@@ -265,7 +265,7 @@ def test_ended_rows_report_and_restart():
 
 
 @pytest.mark.parametrize("env_id,options", [("quess_v0", {}), ("tryasina_v0", {"num_players": 3}),
-                                            ("hex_quoridor_v0", {"num_players": 4})])
+                                            ("hex_quoridor_v1", {"num_players": 4})])
 @pytest.mark.parametrize("parallel", [False, True])
 def test_infos_to_move_and_end_reason_are_every_rows_own(env_id, options, parallel):
     """infos["to_move"] is written by the drivers as each row is stepped (not

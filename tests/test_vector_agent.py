@@ -381,7 +381,7 @@ def test_more_opponents_than_the_list_keeps_each_row_with_its_own():
 
 
 @pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("tryasina_v0", {"num_players": 3, "max_turns": 60}),
-                                             ("hex_quoridor_v0", {"num_players": 4, "radius": 2})])  # fmt: skip
+                                             ("hex_quoridor_v1", {"num_players": 4, "radius": 2})])  # fmt: skip
 def test_next_step_autoreset_plays_the_same_episodes_one_step_later(env_id, options):
     """autoreset_mode="next_step" (gymnasium's default, what RLlib's env
     runners assume): the step that ends an episode returns its last
@@ -524,8 +524,8 @@ def _same_reset(a, b):
     ("quagmire_v0", 300, {"radius": 3, "autoreset_mode": "next_step", "seat": 1, "parallel": True}),  # threaded drivers
     ("quicksand_v0", 16, {"flatten": False, "illegal_action": "random"}),
     ("tryasina_v0", 200, {"num_players": 4, "autoreset_mode": "next_step", "max_turns": 60}),
-    ("hex_quoridor_v0", 140, {"num_players": 6, "seat": 2, "action_mask_in_obs": True, "max_turns": 80}),
-    ("hex_quoridor_v0", 20, {"num_players": 3, "max_turns": 50}),
+    ("hex_quoridor_v1", 140, {"num_players": 6, "seat": 2, "action_mask_in_obs": True, "max_turns": 80}),
+    ("hex_quoridor_v1", 20, {"num_players": 3, "max_turns": 50}),
 ])  # fmt: skip
 def test_the_random_opponents_one_call_step_plays_the_row_api_games(env_id, n, options):
     """Against ``"random"`` a step is one call of the engine's ``agent_step``
@@ -675,7 +675,7 @@ def test_rows_whose_new_games_all_end_at_once_are_named_and_the_rest_played():
 
 
 @pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("tryasina_v0", {"num_players": 3}),
-                                             ("hex_quoridor_v0", {"num_players": 4, "radius": 2})])  # fmt: skip
+                                             ("hex_quoridor_v1", {"num_players": 4, "radius": 2})])  # fmt: skip
 @pytest.mark.parametrize("parallel", [False, True])
 def test_greedy_plays_inside_the_learner_loop_as_its_driver_decides(env_id, options, parallel):
     """Issue 45, the learner loop: "greedy" has an engine decision, so

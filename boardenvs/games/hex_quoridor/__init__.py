@@ -1,6 +1,6 @@
-"""Hex Quoridor — ``hex_quoridor_v0``: Quoridor on a hex-hex board with zig-zag fences.
+"""Hex Quoridor — ``hex_quoridor_v1``: Quoridor on a hex-hex board with zig-zag fences.
 
-Rules: ``boardenvs/rules/hex_quoridor.md`` (``boardenvs rules hex_quoridor_v0``)
+Rules: ``boardenvs/rules/hex_quoridor.md`` (``boardenvs rules hex_quoridor_v1``)
 (HQ-1..HQ-16), implemented once, in the numba kernels below;
 :class:`HexQuoridorGame` adds notation, the text form and pictures.  Board
 geometry (C-5) comes from :mod:`boardenvs.hexboard`.
@@ -8,12 +8,16 @@ geometry (C-5) comes from :mod:`boardenvs.hexboard`.
 =================  ==========================================================
 Agents             ``player_0`` .. ``player_{n-1}``, ``n`` in {2, 3, 4, 6}
                    (HQ-4); seat ``s`` starts on side ``SIDES[n][s]``
-Actions            ``Discrete(C + F)`` in the **mover's frame** (the board
-                   turned so its start side is at the bottom): ``0 .. C-1``
-                   move the pawn to cell ``i`` (reading order of the turned
-                   board; step or jump, HQ-11/12); ``C + f``: place fence
-                   ``f`` (fences in the order of :func:`fence_geometry`).
-                   Radius 4: ``C = 61``, ``F = 264``, ``Discrete(325)``.
+Actions            ``Discrete(C + F + 1)`` in the **mover's frame** (the
+                   board turned so its start side is at the bottom):
+                   ``0 .. C-1`` move the pawn to cell ``i`` (reading order of
+                   the turned board; step or jump, HQ-11/12); ``C + f``:
+                   place fence ``f`` (fences in the order of
+                   :func:`fence_geometry`); ``C + F``: ``pass``, legal alone
+                   when the seat has no step, jump or fence (HQ-13: only with
+                   3+ players), so every seat in the game is asked once a
+                   turn.  Radius 4: ``C = 61``, ``F = 264``,
+                   ``Discrete(326)``.
 Action mask        exact, path rule (HQ-8) and eliminations (HQ-9) included
 Observation        ``int8 (2R+1, 2R+1, 5n+7)`` over the axial grid, in the
                    observer's frame: 0 on the board; 1 own pawn; 2..n the
@@ -32,7 +36,7 @@ Options            ``num_players`` (2), ``teams`` ("none"), ``radius`` (4),
                    ``fences_per_player`` (-1: by HQ-5), ``first_player``
                    ("random"), ``max_turns`` (1000)
 Notation           a pawn move is its destination (``e5``); a fence its two
-                   facing pairs (``d3d4/e4e5``)
+                   facing pairs (``d3d4/e4e5``); ``pass``
 =================  ==========================================================
 
 Memory: ``42 + 7 (C + 1) + F + ceil(F / 64)`` int64 slots per game: 5.8 KB
@@ -130,7 +134,7 @@ MOVE, FENCE = 0, 1  # action classes (the dice variant)
 class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
     """Hex Quoridor with its options fixed (see the module docstring for the card)."""
 
-    env_id = "hex_quoridor_v0"
+    env_id = "hex_quoridor_v1"
     title = "Hex Quoridor"
     rule_prefix = "HQ"
     # the hex CNN plus each pawn's goal distances and shortest paths (baselines' "hexpaths"); shaping: goal distances
@@ -181,7 +185,7 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
                 P_TABLES + geo.tables.size, obs_tables.shape[1], fen + geo.F]  # fmt: skip
         assert len(head) == P_TABLES - E.P_GAME
         high = [1] * (n + 8) + [n * fpp] * n + [1] * (3 * n - 1)  # fences left: counts up to every fence
-        return Config(num_players=n, num_actions=geo.n + geo.F, obs_shape=(geo.board.side, geo.board.side, planes),
+        return Config(num_players=n, num_actions=geo.n + geo.F + 1, obs_shape=(geo.board.side, geo.board.side, planes),
                     obs_high_per_plane=high, params=np.concatenate([head, geo.tables, obs_tables.ravel()]),
                     sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F, "fence_words": geo.words}, teams=team_ids)  # fmt: skip
 
@@ -237,7 +241,13 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
     def action_classes(self, state) -> np.ndarray:
         classes = np.full(self.num_actions, FENCE, np.int64)
         classes[: self.num_cells] = MOVE
+        classes[self.pass_action] = -1  # no class: a turn with only the pass is played unrestricted
         return classes
+
+    @property
+    def pass_action(self) -> int:
+        """The action id of ``pass`` (HQ-13): the last one, ``C + F``."""
+        return self.num_cells + self.num_fences
 
 
 # what the tools above the core read of this game (boardenvs.registry.tool_settings): how the

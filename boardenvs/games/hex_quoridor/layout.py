@@ -9,7 +9,7 @@ SENTINEL = 7  # occupant code of the off-board sentinel cell
 FAR = 1 << 30  # distance of a cell with no path to the goal
 
 # --- the state row after the generic header -----------------------------------
-LAYOUT = E.HEADER_LAYOUT.extend("hex_quoridor_v0")
+LAYOUT = E.HEADER_LAYOUT.extend("hex_quoridor_v1")
 Q_PAWNS = LAYOUT.add("pawns", E.MAX_PLAYERS, "cell of each seat's pawn, -1 once eliminated (or no such seat)")
 Q_LEFT = LAYOUT.add("fences_left", E.MAX_PLAYERS, "unplayed fences per seat")
 Q_OCC = LAYOUT.add("occupant", "cells1", "seat + 1 on each cell (0 empty), then the sentinel cell (SENTINEL)")

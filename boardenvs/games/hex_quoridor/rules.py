@@ -372,7 +372,10 @@ def legal(state, params, mask):
         count += _fence_moves(state, params, seat, mask, write)
     else:
         mask[n:] = 0
-    return count
+    # HQ-13: a seat with no step, jump or fence is asked, and passes
+    if write:
+        mask[n + params[P_F]] = 1 if count == 0 else 0
+    return count if count else 1
 
 
 @njit(cache=True)
@@ -382,7 +385,9 @@ def apply(state, params, action):
     k = _frame(params, seat)
     num = params[E.P_NUM_PLAYERS]
     E.record_action(state, seat, action)
-    if action < n:  # HQ-11/12: the pawn goes to the cell
+    if action == n + params[P_F]:  # HQ-13: the forced pass (its one legal action)
+        pass
+    elif action < n:  # HQ-11/12: the pawn goes to the cell
         c = params[params[P_TCMAP] + k * n + action]
         state[Q_OCC + state[Q_PAWNS + seat]] = 0
         state[Q_OCC + c] = seat + 1
@@ -414,18 +419,16 @@ def apply(state, params, action):
                         E.eliminate(state, p)
     nxt = E.next_alive_seat(state, seat)
     E.end_turn(state, params, nxt)
-    # HQ-13: a seat without a legal action passes (a turn of its own)
-    alive = 0
-    for p in range(num):
-        alive += E.is_alive(state, p)
-    checked = 0
-    while state[E.H_STATUS] == E.PLAYING and not _has_legal(state, params, nxt):
-        checked += 1
-        if checked >= alive:  # ruling: nobody can act; the game is drawn
+    # HQ-13: a seat without a step, jump or fence is asked all the same, with
+    # one legal action, pass; when no seat in the game has a move, it is a draw
+    if state[E.H_STATUS] == E.PLAYING and not _has_legal(state, params, nxt):
+        stuck = True
+        for p in range(num):
+            if p != nxt and E.is_alive(state, p) and _has_legal(state, params, p):
+                stuck = False
+                break
+        if stuck:
             E.draw(state, REASON_STUCK)
-            break
-        nxt = E.next_alive_seat(state, nxt)
-        E.end_turn(state, params, nxt)
 
 
 @njit(cache=True)

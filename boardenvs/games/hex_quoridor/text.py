@@ -34,6 +34,8 @@ class HexQuoridorText:
     def action_to_move(self, state, action: int) -> str:
         action = self.check_action_id(action)
         k = self.frame(self._mover(state))
+        if action == self.pass_action:
+            return "pass"
         if action < self.num_cells:
             return self.board.name(int(self.geo.cmap[k, action]))
         return self.fence_name(int(self.geo.fmap[k, action - self.num_cells]))
@@ -55,14 +57,17 @@ class HexQuoridorText:
 
     def move_to_action(self, state, move: str) -> int:
         if not isinstance(move, str):
-            raise NotationError(f"{self.env_id}: a move is a str like 'e5' (pawn) or 'd3d4/e4e5' (fence), got {move!r}")
+            raise NotationError(f"{self.env_id}: a move is a str like 'e5' (pawn), 'd3d4/e4e5' (fence) or 'pass', got {move!r}")
         text = move.strip()
+        if text == "pass":  # HQ-13
+            return self.pass_action
         k = self.frame(self._mover(state))
         if _CELL_RE.match(text):
             return int(self.geo.cinv[k, self.board.cell(text)])
         if "/" in text:
             return self.num_cells + int(self.geo.finv[k, self.parse_fence(text)])
-        raise NotationError(f"{self.env_id}: malformed move {move!r}; expected a cell like 'e5' or a fence like 'd3d4/e4e5'")
+        raise NotationError(f"{self.env_id}: malformed move {move!r}; expected a cell like 'e5', a fence like 'd3d4/e4e5' "
+                            "or 'pass' (HQ-13)")
 
     # -- text form -----------------------------------------------------------------
     def body_to_text(self, state) -> list[str]:

@@ -62,10 +62,9 @@ the shortcuts as continuous diagonal bands, the framed swamps, the grey
 quagmire, with a key to the colours under it): pawns are discs in the seat
 colours with a count where several wait in an origin or lie sunk in the
 quagmire, the die lies on the roller's side showing its roll, and the
-caption says whose roll it is and the last pawn move.  Since PettingZoo's
-``max_cycles_test`` assumes every agent is asked equally often, Tryasina
-(``Game.forced_passes``) is checked by ``test_max_cycles_caps_every_agent``
-instead.
+caption says whose roll it is and the last pawn move.  Every seat is asked
+once a turn (a roll no pawn can use is the roller's ``pass``, TR-7), so
+PettingZoo's ``max_cycles_test`` applies as it assumes.
 """
 from __future__ import annotations
 
