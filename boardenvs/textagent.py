@@ -11,8 +11,7 @@ a model), the agent seeing nothing but text::
     from boardenvs.textagent import parse_reply, play_text_game, prompt
 
     def first_move(text: str) -> str:  # sees the prompt only
-        listed = text.split("Legal moves: ")[1].splitlines()[0]
-        return "move: " + listed.split(", ")[0]
+        return "move: " + next(line[2:] for line in text.splitlines() if line.startswith("- "))
 
     game = play_text_game("quess_v0", first_move, opponent="greedy", seed=0)
     game.returns, game.position.end_reason
@@ -49,7 +48,7 @@ def _seat_words(game, seat: int) -> str:
 def prompt(pos: Position, *, rules: bool = False, error: str | None = None) -> str:
     """The position as a prompt for the seat to act: the game and the seat,
     the position text (:meth:`Position.to_text`), every legal move (whole
-    turns) in the game's notation, and how to answer (``move: <move>`` on a
+    turns) in the game's notation, one a line after ``"- "``, and how to answer (``move: <move>`` on a
     line of its own).  ``rules``: the game's rules file first.  ``error``: a
     line saying why the last reply was refused (:func:`play_text_game` asks
     again with it).  ValueError for a finished game or a chance node (no
@@ -76,8 +75,8 @@ def prompt(pos: Position, *, rules: bool = False, error: str | None = None) -> s
         "",
         pos.to_text().rstrip("\n"),
         "",
-        f"Legal moves: {', '.join(moves)}",
-        f"({len(moves)} legal move{'s' if len(moves) != 1 else ''}{turns}.)",
+        f"Your {len(moves)} legal move{'s' if len(moves) != 1 else ''}{turns}, one a line:",
+        *(f"- {m}" for m in moves),
     ]
     if error:
         lines.append(f"Your last reply was refused: {error}")
