@@ -104,6 +104,10 @@ class Game:
     # how each seat's pieces are written in the text board, where the label
     # does not say it (Quess: "T C S" / "t c s"); the ANSI legend shows them
     seat_symbols: tuple = ()
+    # the JSON form (boardenvs/jsonform.py): the kind of each ``name: value``
+    # line of the text body that is not a list of words ("word", "word?",
+    # "int", "int?", "ints", "text"; "?": "-" is null); grids are lists of rows
+    json_fields: dict = {}
 
     # the prefix of its rule ids ("QU" for QU-1..QU-13): tests and docs cite them
     rule_prefix: str = ""

@@ -233,6 +233,52 @@ class Position:
             raise NotationError(f"position text: {exc}") from None
         return cls._own(game, game.from_text_fields(fields, body))
 
+    # -- JSON (boardenvs/jsonform.py: the schema) ----------------------------
+    def to_dict(self, legal_moves: bool = False) -> dict:
+        """The position as a JSON document of Python values (``json.dumps``
+        writes it): ``schema`` / ``version``, ``game``, ``options``, the
+        header (``to_move``, ``turn``, ``status``, ``reason``, ``alive``,
+        ``returns``) and the game's fields by name (``board``, ...; the
+        fields of its text form).  With ``legal_moves``, also
+        ``"legal_moves"``: :meth:`legal_moves_json`'s list.  The schema is
+        documented in ``boardenvs.jsonform``."""
+        from .jsonform import legal_moves as moves
+        from .jsonform import to_dict
+
+        if not isinstance(legal_moves, bool):
+            raise ValueError(f"legal_moves must be True or False, got {legal_moves!r}")
+        return to_dict(self.game, self._state, moves(self) if legal_moves else None)
+
+    def to_json(self, legal_moves: bool = False, indent: int | None = None) -> str:
+        """:meth:`to_dict` as a JSON text; :meth:`from_json` reads it back."""
+        import json
+
+        if indent is not None and not (is_int(indent) and 0 <= indent <= 16):
+            raise ValueError(f"indent must be None or an int 0..16, got {indent!r}")
+        return json.dumps(self.to_dict(legal_moves), indent=indent)
+
+    @classmethod
+    def from_json(cls, doc) -> "Position":
+        """The Position of a JSON document (a JSON text, or the dict of
+        :meth:`to_dict`).  Every document is checked like a position text
+        (:meth:`from_text`): a consistent position the rules could reach, or
+        a NotationError naming the field that is wrong (a wrong schema or
+        version, a value of the wrong type, a board the rules cannot reach, a
+        ``legal_moves`` list that is not this position's)."""
+        from .jsonform import from_dict, parse
+
+        game, state = from_dict(doc if isinstance(doc, dict) else parse(doc))
+        return cls._own(game, state)
+
+    def legal_moves_json(self) -> list[dict]:
+        """The legal moves as JSON-ready dicts: ``[{"move": "F3-E3",
+        "actions": [75]}, ...]``, every whole turn in notation with its chain
+        of action ids (at a chance node each outcome, with its
+        ``"probability"``); ``[]`` once the game is over."""
+        from .jsonform import legal_moves
+
+        return legal_moves(self)
+
     def __str__(self) -> str:
         from .render import ansi_frame
 
@@ -246,6 +292,19 @@ class Position:
         if mode not in ("ansi", "rgb_array") or mode not in self.game.render_modes:
             raise ValueError(f"{self.game.env_id}: mode must be one of {list(self.game.render_modes)}, got {mode!r}")
         return ansi_frame(self.game, self._state) if mode == "ansi" else rgb_frame(self.game, self._state)
+
+    def _repr_png_(self) -> bytes | None:
+        """The picture of :meth:`render` as PNG bytes: how Jupyter shows a
+        Position (None, and so its text, without Pillow, the render extra)."""
+        import io
+
+        try:
+            from PIL import Image
+        except ImportError:
+            return None
+        buf = io.BytesIO()
+        Image.fromarray(self.render("rgb_array")).save(buf, format="PNG")
+        return buf.getvalue()
 
     def __repr__(self) -> str:
         return f"<Position {self.game.env_id} turn={self.turn} to_move={self.to_move}>"

@@ -6,6 +6,8 @@
 * every public name of ``boardenvs``, ``boardenvs.wrappers`` and
   ``boardenvs.baselines`` has a docstring, and the API reference renders it;
 * the benchmark and baseline pages show the tables of the results files;
+* the tutorial notebook runs in a Jupyter kernel (nbclient) and the site
+  shows it executed (mkdocs-jupyter runs it at every build);
 * every ``python`` block of the tutorials, the guides and the README runs
   (page by page, in a fresh interpreter, with the step counts a ``# tests: N``
   comment gives; a block marked ``<!-- no-test: why -->`` is skipped, and
@@ -256,6 +258,37 @@ def test_a_budget_comment_off_an_assignment_is_refused(tmp_path):
         code_of(page)
     page.write_text("```python\nSTEPS = 20_000  # tests: 256\n```\n<!-- no-test: a window -->\n```python\nimport nothing\n```\n")
     assert code_of(page) == ("STEPS = 256  # tests: 256\n", 1, 1)
+
+
+# --- the notebook -----------------------------------------------------------------------------------
+
+NOTEBOOK = DOCS / "tutorials" / "notebook.ipynb"
+
+
+def test_the_notebook_runs_and_shows_its_pictures(tmp_path):
+    """The tutorial notebook, executed as Jupyter runs it (nbclient, a
+    kernel of this interpreter): no cell fails, the Positions and the env's
+    frame show as PNG pictures (``Position._repr_png_``), the animation
+    inline, the JSON round trip and the text agent's game print."""
+    import nbclient
+    import nbformat
+
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), "commit the notebook without outputs"
+    nbclient.NotebookClient(nb, timeout=HANG_S, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    shown = [o for o in outputs if o.output_type == "execute_result"]
+    assert sum("image/png" in o.data for o in shown) >= 3
+    assert [o for o in shown if "data:image/gif;base64," in o.data.get("text/html", "")]
+    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert "'schema': 'boardenvs/position'" in printed and "Your " in printed and " turns" in printed
+
+
+def test_the_site_shows_the_executed_notebook(site):
+    page = (site / "tutorials" / "notebook.html").read_text()
+    assert page.count("data:image/png;base64,") >= 3 and "data:image/gif;base64," in page
+    assert "Traceback" not in page
 
 
 # --- the README ------------------------------------------------------------------------------------

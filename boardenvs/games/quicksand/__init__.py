@@ -123,6 +123,7 @@ class QuicksandGame(QuicksandText, QuicksandPicture, Game):
     seat_symbols = ("S M L", "s m l")  # small, medium, large in the text form
     action_class_names = ("small", "medium", "large")
     variants = ({}, {"max_turns": 20})
+    json_fields = {"reserve": "text", "score": "ints", "phase": "word", "jump": "word?"}
 
     def configure(self, o):
         return Config(num_actions=NUM_ACTIONS, obs_shape=(6, 6, OBS_PLANES), obs_high_per_plane=OBS_HIGH)

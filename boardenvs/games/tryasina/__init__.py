@@ -100,6 +100,7 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
     # asked once per turn (no forced pass without a decision)
     forced_passes = False
     variants = ({"num_players": 2}, {"num_players": 3}, {"num_players": 4})
+    json_fields = {"roller": "word", "roll": "int?", "origin": "ints", "quagmire": "ints"}
 
     def configure(self, o):
         n = o["num_players"]
