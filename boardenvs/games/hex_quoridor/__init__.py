@@ -155,6 +155,7 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
     reason_docs = {"goal": "a pawn reached its goal side: its team +1, every other seat -1 (HQ-14)",
                    "no_legal_move": "no player left has a legal move: a draw, 0 for all (HQ-13)"}  # fmt: skip
     eliminations = True
+    json_fields = {"fences_left": "ints"}  # the JSON form's types (boardenvs.jsonform): counts as numbers
     action_class_names = ("move", "fence")
     variants = (
         {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
