@@ -105,13 +105,15 @@ def check_outputs(args) -> None:
     """Refuse (ValueError naming the flag and the file) the output files of
     ``args`` (``--save``, ``--gif``, ``--mp4``) that cannot be written,
     before anything is played or written."""
-    for flag in ("save", "gif", "mp4"):
+    for flag in ("save", "gif", "mp4", "html"):
         path = getattr(args, flag, None)
         if path is None:
             continue
         suffixes = None
-        if flag != "save":
+        if flag in ("gif", "mp4"):
             from .wrappers.recording import FORMATS as suffixes
+        elif flag == "html":
+            suffixes = (".html", ".htm")
         output_path(path, f"--{flag}", suffixes)
 
 
@@ -148,7 +150,7 @@ def replay(args) -> int:
     else:
         print(positions[-1])
     print(f"{len(moves)} moves replayed: {'game over' if positions[-1].is_terminal else 'game not over'}")
-    for path in (args.gif, args.mp4):
+    for path in (args.gif, args.mp4, args.html):
         if path:
             from .wrappers.recording import record_game
 
@@ -242,7 +244,7 @@ def list_games(args) -> int:
 
 def watch(args) -> int:
     """A game between opponents (random by default): each position in the
-    terminal (or the window), optionally saved as JSON / GIF / MP4."""
+    terminal (or the window), optionally saved as JSON / GIF / MP4 / HTML."""
     import time as _time
 
     from .opponents import load_opponent
@@ -283,11 +285,13 @@ def watch(args) -> int:
     record = game_record(frames_pos[0], args.seed, moves, pos)
     if args.save:
         print(f"saved {save_record(record, args.save)}")
-    for path in (args.gif, args.mp4):
+    players = [str(spec) for spec in (args.players or ["random"])]
+    players = [players[s % len(players)] for s in range(pos.game.num_players)]
+    for path in (args.gif, args.mp4, args.html):
         if path:
             from .wrappers.recording import record_game
 
-            record_game(frames_pos[0], moves, path, fps=args.fps)
+            record_game(frames_pos[0], moves, path, fps=args.fps, players=players)
             print(f"saved {path}")
     return 0
 
@@ -388,10 +392,11 @@ def main(argv=None) -> int:
     p.add_argument("--window", action="store_true", help="play in a pygame window by clicking the legal moves")
     p.add_argument("-i", "--interactive", action="store_true", help="play on from the given moves")
     p.set_defaults(func=play)
-    rp = command("replay", help="play back a saved game (JSON); --gif/--mp4 record it")
+    rp = command("replay", help="play back a saved game (JSON); --gif/--mp4/--html record it")
     rp.add_argument("file")
     rp.add_argument("--gif", default=None)
     rp.add_argument("--mp4", default=None)
+    rp.add_argument("--html", default=None, help="a page to step through the game in a browser (no server needed)")
     rp.add_argument("--fps", type=_fps, default=2.0)
     rp.add_argument("--show", action="store_true", help="print every position, not only the last")
     rp.set_defaults(func=replay)
@@ -411,6 +416,7 @@ def main(argv=None) -> int:
     w.add_argument("--save", default=None, help="save the game as JSON")
     w.add_argument("--gif", default=None)
     w.add_argument("--mp4", default=None)
+    w.add_argument("--html", default=None, help="a page to step through the game in a browser (no server needed)")
     w.add_argument("--fps", type=_fps, default=2.0)
     w.set_defaults(func=watch)
     pc = command("picture", help="save the picture (PNG) of a position: the moves given, or --random N turns")

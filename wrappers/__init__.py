@@ -24,6 +24,7 @@ _NAMES = {  # name -> the module that defines it (relative: this package's; abso
     "Recorder": ".recording",
     "record_game": ".recording",
     "save_animation": ".recording",
+    "save_replay_html": ".html_replay",
     "evaluate": ".evaluation",
 }
 __all__ = sorted(_NAMES)

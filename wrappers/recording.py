@@ -27,6 +27,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from .. import engine as E
 from ..files import output_path, write_atomically
 from ..render import RENDER_EXTRA, rgb_frame
+from ..spec import is_action_int
 
 FORMATS = (".gif", ".mp4")
 
@@ -93,7 +94,8 @@ class Recorder(BaseWrapper):
     """Keeps the picture after ``reset`` and after every decision of an AEC
     env (any render mode; pictures of the raw env's game, with its notes such
     as a chess clock); :meth:`save` writes them.  ``frames`` holds the
-    current game's pictures (a reset starts a new list)."""
+    current game's pictures (a reset starts a new list), ``steps`` its
+    positions with the decision before each (what an HTML page shows)."""
 
     def __init__(self, env):
         super().__init__(env)
@@ -108,20 +110,39 @@ class Recorder(BaseWrapper):
     def reset(self, seed=None, options=None):
         super().reset(seed=seed, options=options)
         self.frames = []
+        self.steps = [(self.unwrapped.position(), None)]  # (what .save("x.html") shows)
         self._snap()
 
     def step(self, action):
-        done = self.unwrapped.is_done(self.agent_selection)
+        raw = self.unwrapped
+        done = raw.is_done(self.agent_selection)
+        before = None if done else raw.position()
         super().step(action)
         if not done:  # a dead agent's None step changes nothing
+            decision = None
+            if before.to_move >= 0 and is_action_int(action) and 0 <= int(action) < before.game.num_actions:
+                decision = (before.game.seat_name(before.to_move), before.action_to_move(int(action)), int(action))
+            self.steps.append((raw.position(), decision))
             self._snap()
 
     def save(self, path, fps: float = 2.0, end_pause: float = 2.0) -> Path:
-        """Write the current game's frames to ``path`` (``.gif`` or ``.mp4``, see :func:`save_animation`)."""
+        """Write the current game's frames to ``path`` (``.gif`` or ``.mp4``, see :func:`save_animation`),
+        or, for ``.html``, the page of the game to step through
+        (:mod:`boardenvs.wrappers.html_replay`: the game played from the
+        start of this episode, its decisions in notation)."""
+        if _is_html(path):
+            from .html_replay import _write, steps_page
+
+            output_path(path, "replay page", (".html", ".htm"))
+            return _write(steps_page(self.steps), path)
         return save_animation(self.frames, path, fps=fps, end_pause=end_pause)
 
     def __str__(self):
         return str(self.env)
+
+
+def _is_html(path) -> bool:
+    return isinstance(path, (str, Path)) and Path(path).suffix.lower() in (".html", ".htm")
 
 
 def position_frames(start, moves, rng=None, players=None) -> list[np.ndarray]:
@@ -167,16 +188,22 @@ def _player_notes(game, players) -> dict:
 
 def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, players=None, **options) -> Path:
     """Save the game of ``moves`` from the start of ``game`` (an env id, with
-    ``options``, or a Position) as a GIF or MP4 (by ``path``'s extension).
+    ``options``, or a Position) as a GIF, an MP4 or a page to step through
+    in a browser (``.html``; :mod:`boardenvs.wrappers.html_replay`), by
+    ``path``'s extension.
     ``players``: who played each seat (one name per seat), shown in the
     pictures' legend."""
     from ..position import Position
     from ..api import position
 
     start = game if isinstance(game, Position) else position(game, **options)
+    if _is_html(path):  # a page to step through (boardenvs.wrappers.html_replay)
+        from .html_replay import save_replay_html
+
+        return save_replay_html(start, moves, path, players=players)
     ext = Path(path).suffix.lower() if isinstance(path, (str, Path)) else ""
     if ext not in FORMATS:
-        raise ValueError(f"an animation is saved as {' or '.join(FORMATS)}, got {path!r}")
+        raise ValueError(f"a recording is saved as {', '.join(FORMATS)} or .html, got {path!r}")
     output_path(path, "animation")  # before the frames are drawn
     frames = position_frames(start, moves, players=players)
     return save_animation(frames, path, fps=fps, end_pause=end_pause)

@@ -1,0 +1,296 @@
+"""The HTML replay (issue 48): a recorded game as one self-contained page
+(boardenvs.wrappers.html_replay), written by ``record_game(..., "g.html")``,
+``Recorder.save`` and ``boardenvs watch / replay --html``.
+
+The page is checked as data (it parses, refers to nothing outside itself, and
+its steps are the game's positions and moves) and as a program: its script
+runs in QuickJS (an embedded JavaScript engine, the ``test`` extra) over a
+stand-in document, and the tests press its keys, move its slider and click
+its moves.  No browser is needed, so these tests run everywhere CI does."""
+from __future__ import annotations
+
+import base64
+import io
+import json
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+import quickjs
+from PIL import Image
+
+import boardenvs
+from boardenvs.render import rgb_frame
+from boardenvs.wrappers.html_replay import SCHEMA, replay_page, save_replay_html
+from boardenvs.wrappers.recording import Recorder, record_game
+from backstop import HANG_S
+
+
+def seeded_moves(env_id, seed, decisions=10, **options):
+    """The start, ``decisions`` seeded random decisions as action ids
+    (chance outcomes drawn by their probabilities and listed among them), and
+    the position they reach."""
+    start = pos = boardenvs.position(env_id, **options)
+    rng = np.random.default_rng(seed)
+    moves, made = [], 0
+    while made < decisions and not (pos.is_terminal or pos.is_truncated):
+        if pos.is_chance:
+            probs = pos.game.chance_probs(pos.state)
+            a = int(rng.choice(len(probs), p=probs))
+        else:
+            a, made = int(rng.choice(pos.legal_actions())), made + 1
+        moves.append(a)
+        pos = pos.play(a)
+    return start, moves, pos
+
+
+class _Page(HTMLParser):
+    """What the tests read of a page: tags with their attributes, and the scripts' text."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags, self.scripts, self._in = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "script":
+            self._in = dict(attrs)
+            self.scripts.append([dict(attrs), ""])
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in = None
+
+    def handle_data(self, data):
+        if self._in is not None:
+            self.scripts[-1][1] += data
+
+
+def parse(page: str) -> _Page:
+    p = _Page()
+    p.feed(page)
+    p.close()
+    return p
+
+
+def data_of(page: str) -> dict:
+    (block,) = [text for attrs, text in parse(page).scripts if attrs.get("id") == "replay-data"]
+    return json.loads(block)
+
+
+def png(uri: str) -> np.ndarray:
+    assert uri.startswith("data:image/png;base64,")
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))).convert("RGB"))
+
+
+@pytest.mark.parametrize("env_id, options", [("quess_v0", {}), ("quagmire_v0", {"radius": 2}), ("quicksand_v0", {}),
+                                             ("tryasina_v0", {"num_players": 3}),
+                                             ("hex_quoridor_v1", {"num_players": 3, "radius": 2})])  # fmt: skip
+def test_the_page_holds_the_game_and_nothing_from_outside(env_id, options):
+    start, moves, final = seeded_moves(env_id, seed=7, **options)
+    page = replay_page(start, moves, players=["me"] + ["random"] * (start.game.num_players - 1))
+    tree = parse(page)
+    # self-contained: no file, server or network is named (pictures are data: URIs, scripts inline)
+    for tag, attrs in tree.tags:
+        for key in ("src", "href"):
+            assert attrs.get(key) in (None, "") or attrs[key].startswith("data:"), (tag, attrs)
+    assert not re.search(r"https?:|ftp:|file:|url\(|@import|fetch\(|XMLHttpRequest|import\(", page), "a reference outside the page"
+    data = data_of(page)
+    first, k0 = start, 0
+    while first.is_chance:  # the rolls before the first decision show in the first picture
+        first, k0 = first.play(moves[k0]), k0 + 1
+    assert data["format"] == SCHEMA and data["env_id"] == env_id and data["start"] == first.to_text()
+    # one step per decision (chance outcomes show in the next picture), each move as the game writes it
+    steps = data["steps"]
+    pos, k = start, 0
+    for move in moves:
+        if pos.is_chance:
+            pos = pos.play(move)
+            continue
+        k += 1
+        assert (steps[k]["move"], steps[k]["action"], steps[k]["by"]) == (pos.action_to_move(move), move,
+                                                                           f"player_{pos.to_move}")  # fmt: skip
+        pos = pos.play(move)
+    assert len(steps) == k + 1 and steps[0]["move"] is None
+    # the first and last pictures are the positions' pictures, legend included
+    notes = {0: "me", **{s: "random" for s in range(1, start.game.num_players)}}
+    assert np.array_equal(png(steps[0]["image"]), rgb_frame(first.game, first.state, notes))
+    assert np.array_equal(png(steps[-1]["image"]), rgb_frame(final.game, final.state, notes))
+    assert data["over"] == bool(final.is_terminal or final.is_truncated)
+
+
+@pytest.fixture(scope="module")
+def finished():
+    """A whole seeded Quess game, its page."""
+    start, moves, final = seeded_moves("quess_v0", seed=3, decisions=500)
+    return start, moves, final, replay_page(start, moves)
+
+
+def test_a_finished_game_ends_with_its_result_and_returns(finished):
+    start, moves, final, page = finished
+    assert final.is_terminal
+    data = data_of(page)
+    assert data["over"] and data["steps"][-1]["status"].startswith("game over")
+    assert data["returns"] == ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(final.returns))
+
+
+# --- the page's script, run in QuickJS over a stand-in document -----------------------------------
+
+STAND_IN = r"""
+function El(tag) { this.tag = tag; this.listeners = {}; this.children = []; this.attrs = {};
+                   this.className = ""; this.textContent = ""; this.src = ""; this.alt = ""; this.value = ""; this.max = ""; }
+El.prototype.addEventListener = function (type, f) { (this.listeners[type] = this.listeners[type] || []).push(f); };
+El.prototype.appendChild = function (c) { this.children.push(c); };
+El.prototype.setAttribute = function (k, v) { this.attrs[k] = v; };
+El.prototype.fire = function (type, e) {
+  var ev = e || {}; ev.prevented = false; ev.preventDefault = function () { ev.prevented = true; };
+  (this.listeners[type] || []).forEach(function (f) { f(ev); }); return ev.prevented; };
+var els = {};
+["board", "slider", "status", "counter", "returns", "moves", "prev", "next", "first", "end", "replay-data"].forEach(
+  function (id) { els[id] = new El(id); });
+var document = new El("document");
+document.getElementById = function (id) { return els[id]; };
+document.createElement = function (tag) { return new El(tag); };
+function view() {
+  return JSON.stringify({src: els.board.src, slider: els.slider.value, max: els.slider.max, status: els.status.textContent,
+    counter: els.counter.textContent, returns: els.returns.textContent,
+    current: els.moves.children.map(function (li) { return li.className; }).indexOf("current"),
+    items: els.moves.children.map(function (li) { return li.textContent; })});
+}
+"""
+
+
+class PageScript:
+    """The page's own script, run over the stand-in document."""
+
+    def __init__(self, page: str):
+        tree = parse(page)
+        (code,) = [text for attrs, text in tree.scripts if "type" not in attrs]
+        (block,) = [text for attrs, text in tree.scripts if attrs.get("id") == "replay-data"]
+        self.js = quickjs.Context()
+        self.js.eval(STAND_IN)
+        self.js.set("block", block)
+        self.js.eval('els["replay-data"].textContent = block;')
+        self.js.eval(code)  # the script as the browser runs it: the function, then its call on the document
+
+    def view(self) -> dict:
+        return json.loads(self.js.eval("view()"))
+
+    def key(self, name: str) -> bool:
+        return self.js.eval(f"document.fire('keydown', {{key: {json.dumps(name)}}})")
+
+    def fire(self, element: str, event: str, **props) -> None:
+        if "value" in props:
+            self.js.eval(f"els[{json.dumps(element)}].value = {json.dumps(props['value'])};")
+        self.js.eval(f"els[{json.dumps(element)}].fire({json.dumps(event)})")
+
+    def click_move(self, k: int) -> None:
+        self.js.eval(f"els.moves.children[{k}].fire('click')")
+
+
+def test_the_script_shows_the_start_then_steps_back_and_forth(finished):
+    page = finished[3]
+    steps = data_of(page)["steps"]
+    last = len(steps) - 1
+    js = PageScript(page)
+    v = js.view()  # it loads and shows the first position
+    assert (v["src"], v["slider"], v["max"], v["status"], v["current"]) == (steps[0]["image"], "0", str(last),
+                                                                            steps[0]["status"], -1)  # fmt: skip
+    assert v["items"] == [f"{s['by']}: {s['move']}" for s in steps[1:]] and v["returns"] == ""
+    assert js.key("ArrowRight")  # a step on (the key's default action prevented: the page does not scroll)
+    v = js.view()
+    assert (v["src"], v["slider"], v["current"]) == (steps[1]["image"], "1", 0) and steps[1]["move"] in v["counter"]
+    assert not js.key("a")  # other keys are the browser's
+    assert js.view()["slider"] == "1"
+    js.key("End")  # the last position, with the returns
+    v = js.view()
+    assert (v["src"], v["slider"], v["current"]) == (steps[last]["image"], str(last), last - 1)
+    assert v["status"].startswith("game over") and v["returns"] == "returns: " + data_of(page)["returns"]
+    js.key("ArrowRight")  # no step past the end
+    assert js.view()["slider"] == str(last)
+    js.fire("slider", "input", value="2")  # the slider
+    v = js.view()
+    assert (v["src"], v["slider"], v["current"], v["returns"]) == (steps[2]["image"], "2", 1, "")
+    js.click_move(4)  # a move in the list: the position after it
+    assert (js.view()["src"], js.view()["slider"]) == (steps[5]["image"], "5")
+    js.fire("prev", "click")
+    assert js.view()["slider"] == "4"
+    js.key("Home")
+    js.key("ArrowLeft")  # no step before the start
+    assert (js.view()["src"], js.view()["slider"]) == (steps[0]["image"], "0")
+    js.fire("end", "click")
+    assert js.view()["slider"] == str(last)
+    js.fire("slider", "input", value="x")  # a value that is no step shows the start
+    assert js.view()["slider"] == "0"
+
+
+def test_moves_that_hold_markup_stay_text():
+    """A game's data cannot end the page's JSON block early or inject markup:
+    "</script>" in a title and in the data stays text."""
+    start, moves, _ = seeded_moves("quess_v0", seed=1, decisions=3)
+    page = replay_page(start, moves, players=["</script><b>x", "random"], title="<i>t</i>")
+    assert "<i>t</i>" not in page and "&lt;i&gt;t&lt;/i&gt;" in page
+    data = data_of(page)
+    assert data["players"] == ["</script><b>x", "random"] and PageScript(page).view()["slider"] == "0"
+
+
+# --- where pages are written from ------------------------------------------------------------------
+
+
+def test_the_recorder_writes_the_page_of_the_game_it_saw(tmp_path):
+    """``Recorder.save("x.html")`` on a live AEC env, chance resolved inside
+    it (Tryasina's rolls show in the next picture): a step per decision, each
+    the decision the agent sent and a position it leads to, each picture the
+    recorder's frame."""
+    env = Recorder(boardenvs.make("tryasina_v0", num_players=2))
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for _ in env.agent_iter(max_iter=16):
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    steps = data_of(env.save(tmp_path / "live.html").read_text(encoding="utf-8"))["steps"]
+    assert len(steps) == len(env.steps) == len(env.frames) > 10
+    for k, ((before, _), (after, decision)) in enumerate(zip(env.steps, env.steps[1:]), start=1):
+        by, move, action = decision
+        assert (steps[k]["by"], steps[k]["move"], steps[k]["action"]) == decision
+        assert by == f"player_{before.to_move}" and move == before.action_to_move(action)
+        played = before.play(action)
+        rolls = [played.play(r) for r in range(played.game.num_chance_outcomes)] if played.is_chance else [played]
+        assert after in rolls
+        assert np.array_equal(png(steps[k]["image"]), env.frames[k])
+    path = record_game("quess_v0", seeded_moves("quess_v0", seed=2, decisions=4)[1], tmp_path / "moves.html")
+    assert len(data_of(path.read_text(encoding="utf-8"))["steps"]) == 5
+
+
+def test_bad_paths_are_refused_before_anything_is_drawn(tmp_path):
+    with pytest.raises(ValueError, match=r"\.html"):
+        save_replay_html("quess_v0", [], tmp_path / "game.txt")
+    (tmp_path / "d.html").mkdir()
+    with pytest.raises(ValueError, match="folder"):
+        save_replay_html("quess_v0", [], tmp_path / "d.html")
+    with pytest.raises(ValueError, match="no/such"):
+        save_replay_html("quess_v0", [], tmp_path / "no" / "such" / "g.html")
+    with pytest.raises(boardenvs.errors.IllegalMoveError):  # a move that is not legal: C-6, and no file
+        save_replay_html("quess_v0", ["A1-A1"], tmp_path / "g.html")
+    assert [p.name for p in tmp_path.iterdir()] == ["d.html"]
+
+
+def test_the_command_line_writes_a_page_from_watch_and_replay(tmp_path):
+    cli = [sys.executable, "-c", "from boardenvs.cli import main; raise SystemExit(main())"]
+    done = subprocess.run([*cli, "watch", "quess_v0", "--players", "random", "greedy", "--seed", "3", "--quiet",
+                           "--save", "g.json", "--html", "watched.html"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=HANG_S)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    watched = data_of((tmp_path / "watched.html").read_text(encoding="utf-8"))
+    assert watched["players"] == ["random", "greedy"] and watched["over"]
+    done = subprocess.run([*cli, "replay", "g.json", "--html", "replayed.html"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=HANG_S)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    replayed = data_of((tmp_path / "replayed.html").read_text(encoding="utf-8"))
+    assert [s["move"] for s in replayed["steps"]] == [s["move"] for s in watched["steps"]]
+    done = subprocess.run([*cli, "watch", "quess_v0", "--html", "w.png"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=HANG_S)  # fmt: skip
+    assert done.returncode != 0 and "--html" in done.stderr and ".html" in done.stderr

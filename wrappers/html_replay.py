@@ -1,0 +1,227 @@
+"""A recorded game as one self-contained web page: step through it in a
+browser, back and forth.
+
+:func:`replay_page` (the HTML as a str) and :func:`save_replay_html` (a
+file), from a start (an env id with options, or a Position) and the moves
+played (notation, whole turns, or action ids); ``record_game(..., "g.html")``,
+``Recorder.save("g.html")`` and the command line's ``--html`` (``boardenvs
+watch`` / ``replay``) write the same page.
+
+The page needs no server and no network: every picture is a PNG inside it
+(``data:`` URIs; the pictures of ``boardenvs/render.py``, one per decision,
+chance outcomes shown in the next one), the game's data is a JSON block,
+and a few lines of JavaScript show one step at a time:
+
+* a slider over the steps, buttons, and the keys ``←`` / ``→`` (a step),
+  ``Home`` / ``End`` (the start, the end);
+* the move list in notation, grouped by turn, with who played each; a click
+  on a move shows the position after it, and the current one is marked;
+* under the picture, who is to act (or the result) and, at the end, every
+  seat's return.
+
+The script is one function, ``boardenvsReplay(document, data)``, that reads
+and writes nothing but the elements it is handed: the tests run it in an
+embedded JavaScript engine over a stand-in document (no browser needed).
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from pathlib import Path
+
+from .. import engine as E
+from ..files import output_path, write_atomically
+from ..render import RENDER_EXTRA, result_text, rgb_frame, turn_status
+
+SCHEMA = "boardenvs-replay/1"  # the JSON block's "format"
+
+# the page's behaviour, kept apart from its data: boardenvsReplay(document, data) -> the controller
+SCRIPT = r"""
+function boardenvsReplay(doc, data) {
+  var steps = data.steps, last = steps.length - 1, at = 0;
+  var img = doc.getElementById("board"), slider = doc.getElementById("slider");
+  var status = doc.getElementById("status"), counter = doc.getElementById("counter");
+  var returns = doc.getElementById("returns"), moves = doc.getElementById("moves");
+  var items = [];
+  slider.max = String(last);
+  for (var k = 1; k <= last; k++) {
+    var li = doc.createElement("li");
+    li.textContent = steps[k].by + ": " + steps[k].move;
+    li.setAttribute("data-step", String(k));
+    li.addEventListener("click", (function (j) { return function () { show(j); }; })(k));
+    moves.appendChild(li);
+    items.push(li);
+  }
+  function show(i) {
+    i = Math.max(0, Math.min(last, Math.floor(Number(i)) || 0));
+    at = i;
+    var s = steps[i];
+    img.src = s.image;
+    img.alt = s.status;
+    slider.value = String(i);
+    status.textContent = s.status;
+    counter.textContent = "step " + i + " of " + last + (i > 0 ? " \u2014 " + s.by + ": " + s.move : " \u2014 the start");
+    returns.textContent = (i === last && data.returns) ? "returns: " + data.returns : "";
+    for (var k = 0; k < items.length; k++) {
+      items[k].className = (k + 1 === i) ? "current" : "";
+    }
+    return at;
+  }
+  function key(name) {
+    if (name === "ArrowRight") return show(at + 1);
+    if (name === "ArrowLeft") return show(at - 1);
+    if (name === "Home") return show(0);
+    if (name === "End") return show(last);
+    return at;
+  }
+  slider.addEventListener("input", function () { show(slider.value); });
+  doc.getElementById("prev").addEventListener("click", function () { key("ArrowLeft"); });
+  doc.getElementById("next").addEventListener("click", function () { key("ArrowRight"); });
+  doc.getElementById("first").addEventListener("click", function () { key("Home"); });
+  doc.getElementById("end").addEventListener("click", function () { key("End"); });
+  doc.addEventListener("keydown", function (e) {
+    if (["ArrowRight", "ArrowLeft", "Home", "End"].indexOf(e.key) >= 0) { key(e.key); e.preventDefault(); }
+  });
+  show(0);
+  return {show: show, key: key, at: function () { return at; }, steps: last + 1};
+}
+"""
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="generator" content="boardenvs {version}">
+<title>{title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 1em; color: #222; }}
+main {{ display: flex; gap: 1.5em; align-items: flex-start; flex-wrap: wrap; }}
+#board {{ max-width: 100%; border: 1px solid #ccc; }}
+#controls {{ margin: .5em 0; display: flex; gap: .3em; align-items: center; }}
+#slider {{ flex: 1; min-width: 12em; }}
+#moves {{ max-height: 80vh; overflow-y: auto; padding-left: 2.5em; margin: 0; }}
+#moves li {{ cursor: pointer; font-family: ui-monospace, monospace; }}
+#moves li.current {{ background: #ffe08a; }}
+#status {{ font-weight: 600; }}
+small {{ color: #666; }}
+</style>
+</head>
+<body>
+<h1>{title}</h1>
+<p><small>{subtitle}</small></p>
+<main>
+<section>
+<img id="board" src="" alt="">
+<div id="controls">
+<button id="first" title="the start (Home)">&#x23EE;</button>
+<button id="prev" title="a step back (&#x2190;)">&#x25C0;</button>
+<input id="slider" type="range" min="0" max="0" value="0" aria-label="step">
+<button id="next" title="a step on (&#x2192;)">&#x25B6;</button>
+<button id="end" title="the end (End)">&#x23ED;</button>
+</div>
+<div id="counter"></div>
+<div id="status"></div>
+<div id="returns"></div>
+</section>
+<section>
+<h2>Moves</h2>
+<ol id="moves"></ol>
+</section>
+</main>
+<script type="application/json" id="replay-data">{data}</script>
+<script>{script}
+boardenvsReplay(document, JSON.parse(document.getElementById("replay-data").textContent));
+</script>
+</body>
+</html>
+"""
+
+
+def _png_uri(frame) -> str:
+    try:
+        from PIL import Image
+    except ImportError as exc:
+        raise ImportError(f"an HTML replay draws its pictures with Pillow: pip install '{RENDER_EXTRA}'") from exc
+    buf = io.BytesIO()
+    Image.fromarray(frame).save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _status(pos) -> str:
+    game, state = pos.game, pos.state
+    return result_text(game, state) if state[E.H_STATUS] != E.PLAYING else turn_status(game, state)
+
+
+def game_steps(start, moves) -> list[tuple]:
+    """The game of ``moves`` from Position ``start`` as the page's steps:
+    ``[(start, None), (position, (agent, notation, action id)), ...]``, a
+    position after every decision.  Chance outcomes in ``moves`` are played
+    without a step of their own (they show in the next picture)."""
+    game, pos = start.game, start
+    steps = [(pos, None)]
+    for move in moves:
+        after = pos.play(move)  # checks the move first (C-6), with its errors
+        if pos.is_chance:
+            steps[-1] = (after, steps[-1][1])
+            pos = after
+            continue
+        for a in pos.move_to_actions(move) if isinstance(move, str) else [int(move)]:
+            decision = (game.seat_name(pos.to_move), pos.action_to_move(a), int(a))
+            pos = pos.play(a)
+            steps.append((pos, decision))
+    return steps
+
+
+def steps_page(steps, *, players=None, title: str | None = None) -> str:
+    """The page of ``steps`` (:func:`game_steps`' form: the first position,
+    then each position with the decision that led to it).  The JSON block's
+    ``start`` is the first step's position text (after any roll before the
+    first decision), from which its moves replay."""
+    from .. import __version__
+    from .recording import _player_notes
+
+    first, final = steps[0][0], steps[-1][0]
+    game = first.game
+    notes = _player_notes(game, players)
+    rows = []
+    for pos, decision in steps:
+        by, move, action = decision or (None, None, None)
+        rows.append({"move": move, "action": action, "by": by, "turn": int(pos.turn), "status": _status(pos),
+                     "image": _png_uri(rgb_frame(game, pos.state, notes))})  # fmt: skip
+    over = bool(final.state[E.H_STATUS] != E.PLAYING)
+    returns = ", ".join(f"{game.seat_name(s)} {r:+g}" for s, r in enumerate(final.returns)) if over else ""
+    data = {"format": SCHEMA, "env_id": game.env_id, "options": dict(game.options), "players": players,
+            "start": first.to_text(), "steps": rows, "returns": returns, "over": over}  # fmt: skip
+    title = title or f"{game.title} ({game.env_id})"
+    who = ", ".join(f"{game.seat_name(s)}: {p}" for s, p in enumerate(players)) if players else ""
+    subtitle = f"{len(rows) - 1} decisions" + (f"; {who}" if who else "") + ("; " + rows[-1]["status"] if over else "")
+    # the JSON sits in a <script> block: "</" must not end it early
+    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    return _PAGE.format(version=__version__, title=html.escape(title), subtitle=html.escape(subtitle), data=blob,
+                        script=SCRIPT)  # fmt: skip
+
+
+def replay_page(start, moves, *, players=None, title: str | None = None) -> str:
+    """The page (a str) of the game of ``moves`` from Position ``start``."""
+    return steps_page(game_steps(start, moves), players=players, title=title)
+
+
+def _write(page: str, path) -> Path:
+    path = output_path(path, "replay page", (".html", ".htm"))
+    write_atomically(path, lambda tmp: Path(tmp).write_text(page, encoding="utf-8"), "replay page")
+    return path
+
+
+def save_replay_html(game, moves, path, *, players=None, title: str | None = None, **options) -> Path:
+    """Write the page of the game of ``moves`` from the start of ``game`` (an
+    env id, with ``options``, or a Position) to ``path`` (``.html``), whole
+    or not at all; a path that cannot be written is a ValueError before
+    anything is drawn."""
+    from ..api import position
+    from ..position import Position
+
+    output_path(path, "replay page", (".html", ".htm"))
+    start = game if isinstance(game, Position) else position(game, **options)
+    return _write(replay_page(start, moves, players=players, title=title), path)
