@@ -150,8 +150,9 @@ def test_partial_resets():
     only = torch.tensor([True, False, False, False]).unsqueeze(-1)
     out = selfplay.reset(last.clone().set("_reset", only))
     assert torch.equal(out["observation"][1:], last["observation"][1:])
-    board = selfplay.game  # a fresh game in row 0: its first view is a new game's
-    assert out["action_mask"][0].any() and board is not None
+    # row 0 starts again: its view is a new game's first (every row's at the first reset: no chance at the start)
+    assert torch.equal(out["observation"][0], td["observation"][0, 0]) and out["turn"][0].item() == 0
+    assert not torch.equal(last["observation"][0], td["observation"][0, 0])
 
 
 def test_bad_inputs_are_clear_errors():
