@@ -20,6 +20,9 @@ every step; ended games restart):
   single-agent path, random opponent, actions from ``env_method
   ("action_masks")`` as MaskablePPO asks) at N = 1024, and once more with the
   masks from ``SB3VecEnv.action_masks()``.
+* the TorchRL table: ``boardenvs.torchrl.BoardEnv`` env steps/s against
+  ``SB3VecEnv`` and TorchRL's ``SerialEnv`` / ``ParallelEnv`` of the
+  gymnasium id's ``GymWrapper`` at the same N (``--no-torchrl`` skips it).
 * anchors, each skipped with a printed reason when its extra is absent:
   PettingZoo classic connect_four / chess / go 9x9 (``boardenvs[bench]``);
   OpenSpiel quoridor / amazons / breakthrough / backgammon / hex /
@@ -898,6 +901,142 @@ def training_path_table(seconds: float, repeats: int, log=print) -> tuple[list[s
     return lines, targets
 
 
+TORCHRL_KINDS = ("BoardEnv", "SB3VecEnv", "SerialEnv", "ParallelEnv")
+TORCHRL_SIZES = (8, 64, 1024)
+TORCHRL_BATCHED_UP_TO = 64  # SerialEnv / ParallelEnv of one gymnasium env per row: 1024 of them take minutes to build
+
+
+def torchrl_env(kind: str, gym_id: str, n: int):
+    """The TorchRL envs of ``n`` rows against the random opponent: our
+    ``BoardEnv`` (the engine's learner loop), or TorchRL's ``SerialEnv`` of
+    ``n`` ``GymWrapper``-ed single-agent envs (the mask read from the infos,
+    as the TorchRL tutorial's), or its ``ParallelEnv`` of such a
+    ``SerialEnv`` per worker (one worker per core, ``n`` rows in all)."""
+    if kind == "BoardEnv":
+        from boardenvs.torchrl import BoardEnv
+
+        return BoardEnv(gym_id, num_envs=n, opponent="random")
+    import functools
+
+    torchrl_envs = optional_import("torchrl.envs")
+    one = functools.partial(_gym_with_mask, gym_id)
+    if kind == "SerialEnv":
+        return torchrl_envs.SerialEnv(n, one)
+    workers = torchrl_workers(n)
+    return torchrl_envs.ParallelEnv(workers, _SerialOf(n // workers, one))
+
+
+def torchrl_workers(n: int) -> int:
+    """ParallelEnv's workers for ``n`` rows: one per core, as many as divide ``n``."""
+    workers = max(1, min(os.cpu_count() or 1, n))
+    while n % workers:
+        workers -= 1
+    return workers
+
+
+def _gym_with_mask(gym_id: str):
+    """TorchRL's ``GymWrapper`` of the single-agent env, the mask read from
+    its infos (the TorchRL tutorial's)."""
+    import gymnasium
+    import torch
+    from torchrl.data import Binary
+    from torchrl.envs import GymWrapper
+    from torchrl.envs.gym_like import default_info_dict_reader
+
+    env = GymWrapper(gymnasium.make(gym_id), categorical_action_encoding=True)
+    size = env.action_spec.space.n
+    env.set_info_dict_reader(default_info_dict_reader(["action_mask"], spec={"action_mask": Binary(n=size, dtype=torch.bool)}))
+    return env
+
+
+class _SerialOf:
+    """A ``SerialEnv`` of ``k`` envs made by ``make`` (picklable, for ParallelEnv's workers)."""
+
+    def __init__(self, k, make):
+        self.k, self.make = k, make
+
+    def __call__(self):
+        from torchrl.envs import SerialEnv
+
+        return SerialEnv(self.k, self.make)
+
+
+def torchrl_stepper(kind: str, gym_id: str, n: int) -> Callable[[], int]:
+    """Learner steps (each with the opponent's reply) of ``n`` rows: a
+    random legal action per row by the bench's compiled sampler (every row
+    the same small cost), then ``step_and_maybe_reset`` (TorchRL's step and
+    the reset of the rows that ended) or, for ``SB3VecEnv``, its step with
+    the masks from ``action_masks()``."""
+    import torch
+
+    rng = np.random.default_rng(0)
+    if kind == "SB3VecEnv":
+        return sb3_stepper("SB3VecEnv", gym_id, n, direct=True)
+    env = torchrl_env(kind, gym_id, n)
+    env.set_seed(0)
+    state = {"td": env.reset()}
+    shape = env.batch_size
+
+    def chunk():
+        td = state["td"]
+        masks = td["action_mask"].reshape(n, -1).numpy()
+        td.set("action", torch.from_numpy(_random_legal(masks, rng)).reshape(shape))
+        _, state["td"] = env.step_and_maybe_reset(td)
+        return n
+
+    chunk()
+    return chunk
+
+
+def torchrl_table(seconds: float, repeats: int, sizes=TORCHRL_SIZES, gym_ids=("boardenvs/Quess-v0",),
+                  log=print) -> tuple[list[str], list[dict]]:  # fmt: skip
+    """``BoardEnv`` (boardenvs.torchrl) env steps/s against ``SB3VecEnv`` and
+    TorchRL's ``SerialEnv`` / ``ParallelEnv`` of the gymnasium env at the
+    same N, interleaved in one run: the table's lines and the rows (JSON)."""
+    try:
+        optional_import("torchrl")
+        optional_import("sb3_contrib")
+    except Exception as exc:
+        log(f"TorchRL rows skipped: {exc}; pip install 'boardenvs[interop,train]'")
+        return [], []
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the tutorial: torch's threads and numba's fought over 2 cores (5x slower steps at N = 1024)
+    rows = []
+    for gym_id in gym_ids:
+        for n in sizes:
+            for kind in TORCHRL_KINDS:
+                if kind in ("SerialEnv", "ParallelEnv") and n > TORCHRL_BATCHED_UP_TO:
+                    continue
+                rows.append(Row(kind, gym_id, kind, n, setup=lambda k=kind, g=gym_id, n=n: torchrl_stepper(k, g, n)))
+    try:
+        rows = run_interleaved(rows, seconds, repeats, log=log)
+    finally:
+        torch.set_num_threads(threads)
+    lines = [
+        "| id | N | BoardEnv steps/s | SB3VecEnv steps/s | SerialEnv steps/s | ParallelEnv steps/s | BoardEnv / SB3VecEnv "
+        "| BoardEnv / SerialEnv | BoardEnv / ParallelEnv |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for gym_id in gym_ids:
+        for n in sizes:
+            got = {kind: find(rows, kind, gym_id, kind, n) for kind in TORCHRL_KINDS}
+            ours = got["BoardEnv"]
+            if not (ours and ours.samples):
+                continue
+            cells = [fmt_rate(got[k]) if got[k] and got[k].samples else "-" for k in TORCHRL_KINDS]
+            ratios = [f"{ours.rate / got[k].rate:.1f}x" if got[k] and got[k].samples else "-" for k in TORCHRL_KINDS[1:]]
+            lines.append(f"| {gym_id} | {n} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+    lines.append("")
+    lines.append(f"(SerialEnv / ParallelEnv: TorchRL's, of `GymWrapper(gymnasium.make(id))` with the mask from the infos; "
+                 f"ParallelEnv: one worker process per core ({torchrl_workers(max(sizes))} here), each a SerialEnv of its "
+                 f"share of the N rows; built up to N = {TORCHRL_BATCHED_UP_TO}; torch on one thread, as the TorchRL tutorial "
+                 "sets it. At large N most of a BoardEnv step is TorchRL's partial reset of the ended rows: a "
+                 "`torch.where` over every row's observation and mask.)")  # fmt: skip
+    return lines, [r.to_json() for r in rows]
+
+
 def ppo_steps_per_second(kind: str, gym_id: str, n: int, steps: int) -> float:
     """MaskablePPO ``learn`` timesteps/s (rollouts + updates, MlpPolicy,
     n_steps = 128 per env, one epoch; the bench runs one rollout) on an SB3 VecEnv."""
@@ -1132,6 +1271,10 @@ def parse_args(argv=None):
     ap.add_argument("--no-sb3", dest="sb3", action="store_false", help="skip the SB3VecEnv rows")
     ap.add_argument("--no-training-path", dest="training_path", action="store_false",
                     help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO table")  # fmt: skip
+    ap.add_argument("--no-torchrl", dest="torchrl", action="store_false",
+                    help="skip the TorchRL table (boardenvs.torchrl.BoardEnv against SB3VecEnv, SerialEnv, ParallelEnv)")  # fmt: skip
+    ap.add_argument("--torchrl-sizes", type=int, nargs="+", default=list(TORCHRL_SIZES),
+                    help=f"N of the TorchRL table (default {' '.join(map(str, TORCHRL_SIZES))})")  # fmt: skip
     ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip the peak-RSS subprocesses")
     ap.add_argument("--no-startup", dest="startup", action="store_false", help="skip the start-up subprocesses")
     ap.add_argument("--no-breakdown", dest="breakdown", action="store_false",
@@ -1154,6 +1297,7 @@ def parse_args(argv=None):
     args.sizes = sorted(set(args.sizes))
     if quick:  # about 2 minutes
         args.training_path = False
+        args.torchrl = False
         args.breakdown = False
         args.memory = False
     known = registered_ids()
@@ -1193,6 +1337,10 @@ def measure_all(args, log) -> dict:
     if args.training_path:
         with sections("training path"):
             training, training_targets = training_path_table(args.seconds, args.repeats, log=log)
+    torchrl_lines, torchrl_rows = [], []
+    if args.torchrl:
+        with sections("torchrl"):
+            torchrl_lines, torchrl_rows = torchrl_table(args.seconds, args.repeats, sorted(set(args.torchrl_sizes)), log=log)
     with sections("game lengths"):
         lengths = length_lines(args.lengths, args.qs_lengths, env_ids)
     m = machine()
@@ -1209,6 +1357,7 @@ def measure_all(args, log) -> dict:
         "memory": memory,
         "startup": startup,
         "training_path": training,
+        "torchrl": {"table": torchrl_lines, "rows": torchrl_rows},
         "breakdown": parts,
         "lengths": lengths,
     }  # fmt: skip
@@ -1274,6 +1423,10 @@ def render(results: dict) -> str:
     if results.get("training_path"):
         lines += ["", "Training path (learner steps, each with the random opponent's reply; random legal actions from "
                   "`env_method(\"action_masks\")`, as MaskablePPO asks):", "", *results["training_path"]]  # fmt: skip
+    if (results.get("torchrl") or {}).get("table"):
+        lines += ["", "TorchRL (`boardenvs.torchrl.BoardEnv`; env steps/s = learner steps, each with the random opponent's "
+                  "reply; a random legal action per row from the mask, then `step_and_maybe_reset`; SB3VecEnv stepped "
+                  "with the masks from `action_masks()`):", "", *results["torchrl"]["table"]]  # fmt: skip
     lines += results.get("lengths", [])
     return "\n".join(lines)
 

@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CLAIMS = (
     ("README.md", (1,), "20k steps of MaskablePPO on Quess: nearly every game won against random", 0.9),
     ("docs/tutorials/gymnasium.md", (0, 1), "after these 20k steps the agent wins nearly every game against random", 0.9),
+    ("docs/tutorials/torchrl.md", (1,), "after these 20k frames of TorchRL's PPO the agent wins nearly every game against random", 0.9),
 )
 
 

@@ -34,7 +34,7 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     monkeypatch.setattr(bench, "optional_import", no_anchor)
     readme_before = (ROOT / "README.md").read_text()
     argv = ["--games", "quagmire_v0", "--sizes", "1", "4", "--seconds", "0.02", "--repeats", "2", "--no-startup",
-            "--no-memory", "--no-training-path", "--lengths", "0", "--qs-lengths", "0", "--out", str(tmp_path)]  # fmt: skip
+            "--no-memory", "--no-training-path", "--no-torchrl", "--lengths", "0", "--qs-lengths", "0", "--out", str(tmp_path)]  # fmt: skip
     assert bench.main(argv) == 0
     out, err = capsys.readouterr()
     # every anchor says why it was skipped
@@ -125,7 +125,7 @@ def test_a_quick_or_busy_run_does_not_replace_the_published_tables(bench, tmp_pa
     monkeypatch.setattr(bench, "ROOT", tmp_path)
     monkeypatch.setattr(bench, "PUBLISHED", tmp_path / "published")
     tiny = ["--games", "quagmire_v0", "--sizes", "2", "--seconds", "0.01", "--repeats", "1", "--no-startup", "--no-memory",
-            "--no-sb3", "--no-breakdown", "--anchors", "--lengths", "0", "--qs-lengths", "0"]  # fmt: skip
+            "--no-sb3", "--no-breakdown", "--no-torchrl", "--anchors", "--lengths", "0", "--qs-lengths", "0"]  # fmt: skip
     assert bench.main([*tiny, "--quick"]) == 0
     assert "a --quick run" in capsys.readouterr().err
     assert (tmp_path / "build" / "bench" / "results.json").exists() and not (tmp_path / "published").exists()
@@ -253,3 +253,13 @@ def test_learner_loop_bench_runs(capsys):
     cells = [c.strip() for c in model.strip("|").split("|")]  # the committed model's table
     assert len(cells) == 7 and cells[-1].endswith(("met", "missed")) and float(cells[-1].split()[0]) > 0
     assert float(cells[3]) > 0.5  # the model's decisions per learner step, as the loop asked them
+
+
+def test_the_torchrl_table_runs_every_kind(bench):
+    """boardenvs.torchrl.BoardEnv against SB3VecEnv and TorchRL's SerialEnv /
+    ParallelEnv of the gymnasium env, at the same N (tiny: N = 2)."""
+    lines, rows = bench.torchrl_table(0.02, 1, sizes=(2,), gym_ids=("boardenvs/Quagmire-v0",), log=lambda *_: None)
+    assert {(r["api"], r["n"]) for r in rows} == {(kind, 2) for kind in bench.TORCHRL_KINDS}
+    assert all(r["median"] > 0 for r in rows)
+    (row,) = [line for line in lines if line.startswith("| boardenvs/Quagmire-v0 | 2 |")]
+    assert row.count("x |") == 3 and " - " not in row  # every rate and ratio measured

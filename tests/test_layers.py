@@ -2,7 +2,7 @@
 statement, the ones inside functions included):
 
     command line  (boardenvs.cli, boardenvs.interactive)        may use everything below
-                  and integrations (boardenvs.rllib)
+                  and integrations (boardenvs.rllib, boardenvs.torchrl)
     package entry (boardenvs/__init__.py: registers the catalog's games and
                   imports the layer that adds their gymnasium ids)
     baselines     (boardenvs.baselines: training, evaluation, greedy/mcts, models)
@@ -27,7 +27,7 @@ import importlib.util
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-COMMAND_LINE = {"boardenvs.cli", "boardenvs.interactive", "boardenvs.__main__", "boardenvs.rllib"}  # and integrations
+COMMAND_LINE = {"boardenvs.cli", "boardenvs.interactive", "boardenvs.__main__", "boardenvs.rllib", "boardenvs.torchrl"}  # and integrations
 
 
 def _package_files() -> dict:
