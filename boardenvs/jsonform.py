@@ -210,7 +210,8 @@ def parse(text) -> dict:
 
 def from_dict(doc) -> tuple:
     """``(game, state)`` of a JSON document (a dict, as :func:`to_dict`
-    writes it): checked like a position text, or NotationError."""
+    writes it): checked like a position text, or NotationError (its
+    ``legal_moves``: :func:`check_legal_moves`)."""
     from .registry import make_game
 
     if not isinstance(doc, dict):
@@ -263,14 +264,18 @@ def from_dict(doc) -> tuple:
         state = game.from_text_fields(fields, _body_lines(game, doc))  # every check a position text gets
     except NotationError as exc:
         raise _fail("", str(exc)) from None
-    if "legal_moves" in doc:
-        from .position import Position
-
-        have = legal_moves(Position._own(game, state))
-        if doc["legal_moves"] != have:
-            raise _fail(gid, f"'legal_moves' is not the list of this position's legal moves ({len(have)} of them: "
-                             f"{shown(have[:3])}...)")  # fmt: skip
     return game, state
+
+
+def check_legal_moves(doc: dict, pos) -> None:
+    """A document's ``legal_moves``, when it has one, must be those of the
+    position it describes (``pos``, read by :func:`from_dict`): else
+    NotationError."""
+    if "legal_moves" in doc:
+        have = legal_moves(pos)
+        if doc["legal_moves"] != have:
+            raise _fail(pos.game.env_id, f"'legal_moves' is not the list of this position's legal moves "
+                                         f"({len(have)} of them: {shown(have[:3])}...)")  # fmt: skip
 
 
 def legal_moves(pos) -> list[dict]:

@@ -265,10 +265,13 @@ class Position:
         a NotationError naming the field that is wrong (a wrong schema or
         version, a value of the wrong type, a board the rules cannot reach, a
         ``legal_moves`` list that is not this position's)."""
-        from .jsonform import from_dict, parse
+        from .jsonform import check_legal_moves, from_dict, parse
 
-        game, state = from_dict(doc if isinstance(doc, dict) else parse(doc))
-        return cls._own(game, state)
+        doc = doc if isinstance(doc, dict) else parse(doc)
+        game, state = from_dict(doc)
+        pos = cls._own(game, state)
+        check_legal_moves(doc, pos)
+        return pos
 
     def legal_moves_json(self) -> list[dict]:
         """The legal moves as JSON-ready dicts: ``[{"move": "F3-E3",

@@ -381,6 +381,16 @@ LINE = 20  # pixels per text line in the panel under the board
 MIN_WIDTH = 380
 
 
+def player_notes(game, players) -> dict:
+    """``{seat: name}`` for the legend from ``players`` (None, or one str per
+    seat: who plays each seat); ValueError for anything else."""
+    if players is None:
+        return {}
+    if not isinstance(players, (list, tuple)) or len(players) != game.num_players or not all(isinstance(p, str) for p in players):
+        raise ValueError(f"{game.env_id}: players names who plays each seat: {game.num_players} strs, got {players!r}")
+    return {s: name for s, name in enumerate(players)}
+
+
 def rgb_frame(game, state, notes=None) -> np.ndarray:
     """The game's board picture with a panel under it: the legend (a swatch in
     each seat's colour, a marker on the one to act), the turn notes, the

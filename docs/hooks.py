@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # pages whose nav entry (mkdocs.yml) is replaced with a section that lists the generated pages
 SECTIONS = {"games/index.md", "rules/index.md", "api/index.md"}
 API_PAGES = {  # page -> (title, the modules whose public names it documents, modules documented whole)
-    "api/boardenvs.md": ("boardenvs", "boardenvs", ("boardenvs.jsonform", "boardenvs.textagent")),
-    "api/wrappers.md": ("boardenvs.wrappers", "boardenvs.wrappers", ("boardenvs.wrappers.dice",)),
+    "api/boardenvs.md": ("boardenvs", "boardenvs", ("boardenvs.jsonform", "boardenvs.textagent", "boardenvs.torchrl")),
+    "api/wrappers.md": ("boardenvs.wrappers", "boardenvs.wrappers", ("boardenvs.wrappers.dice", "boardenvs.wrappers.html_replay")),
     "api/baselines.md": ("boardenvs.baselines", "boardenvs.baselines",
                          ("boardenvs.baselines.train", "boardenvs.baselines.distill", "boardenvs.baselines.tournament",
                           "boardenvs.baselines.greedy", "boardenvs.baselines.mcts", "boardenvs.baselines.extractors")),

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .. import engine as E
 from ..files import output_path, write_atomically
-from ..render import RENDER_EXTRA, result_text, rgb_frame, turn_status
+from ..render import RENDER_EXTRA, player_notes, result_text, rgb_frame, turn_status
 
 SCHEMA = "boardenvs-replay/1"  # the JSON block's "format"
 
@@ -179,12 +179,11 @@ def steps_page(steps, *, players=None, title: str | None = None) -> str:
     then each position with the decision that led to it).  The JSON block's
     ``start`` is the first step's position text (after any roll before the
     first decision), from which its moves replay."""
-    from .. import __version__
-    from .recording import _player_notes
+    from ..versions import versions
 
     first, final = steps[0][0], steps[-1][0]
     game = first.game
-    notes = _player_notes(game, players)
+    notes = player_notes(game, players)
     rows = []
     for pos, decision in steps:
         by, move, action = decision or (None, None, None)
@@ -199,7 +198,7 @@ def steps_page(steps, *, players=None, title: str | None = None) -> str:
     subtitle = f"{len(rows) - 1} decisions" + (f"; {who}" if who else "") + ("; " + rows[-1]["status"] if over else "")
     # the JSON sits in a <script> block: "</" must not end it early
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return _PAGE.format(version=__version__, title=html.escape(title), subtitle=html.escape(subtitle), data=blob,
+    return _PAGE.format(version=versions()["boardenvs"] or "", title=html.escape(title), subtitle=html.escape(subtitle), data=blob,
                         script=SCRIPT)  # fmt: skip
 
 
@@ -208,7 +207,8 @@ def replay_page(start, moves, *, players=None, title: str | None = None) -> str:
     return steps_page(game_steps(start, moves), players=players, title=title)
 
 
-def _write(page: str, path) -> Path:
+def write_page(page: str, path) -> Path:
+    """Write a page (:func:`steps_page`) to ``path`` (``.html``), whole or not at all."""
     path = output_path(path, "replay page", (".html", ".htm"))
     write_atomically(path, lambda tmp: Path(tmp).write_text(page, encoding="utf-8"), "replay page")
     return path
@@ -224,4 +224,4 @@ def save_replay_html(game, moves, path, *, players=None, title: str | None = Non
 
     output_path(path, "replay page", (".html", ".htm"))
     start = game if isinstance(game, Position) else position(game, **options)
-    return _write(replay_page(start, moves, players=players, title=title), path)
+    return write_page(replay_page(start, moves, players=players, title=title), path)

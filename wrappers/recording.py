@@ -26,7 +26,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from .. import engine as E
 from ..files import output_path, write_atomically
-from ..render import RENDER_EXTRA, rgb_frame
+from ..render import RENDER_EXTRA, player_notes, rgb_frame
 from ..spec import is_action_int
 
 FORMATS = (".gif", ".mp4")
@@ -131,10 +131,10 @@ class Recorder(BaseWrapper):
         (:mod:`boardenvs.wrappers.html_replay`: the game played from the
         start of this episode, its decisions in notation)."""
         if _is_html(path):
-            from .html_replay import _write, steps_page
+            from .html_replay import steps_page, write_page
 
             output_path(path, "replay page", (".html", ".htm"))
-            return _write(steps_page(self.steps), path)
+            return write_page(steps_page(self.steps), path)
         return save_animation(self.frames, path, fps=fps, end_pause=end_pause)
 
     def __str__(self):
@@ -153,7 +153,7 @@ def position_frames(start, moves, rng=None, players=None) -> list[np.ndarray]:
     ``rng`` (a numpy generator) when one is given.  ``players``: who plays
     each seat (names, one per seat), shown beside the seats in the legend."""
     pos = _settle(start, rng)
-    notes = _player_notes(pos.game, players)
+    notes = player_notes(pos.game, players)
     frame = lambda p: rgb_frame(p.game, p.state, notes)  # noqa: E731
     frames = [frame(pos)]
     for move in moves:
@@ -175,15 +175,6 @@ def _settle(pos, rng):
         probs = pos.game.chance_probs(pos.state)
         pos = pos.play(int(rng.choice(len(probs), p=probs)))
     return pos
-
-
-def _player_notes(game, players) -> dict:
-    """``{seat: name}`` for the legend from ``players`` (None, or one str per seat)."""
-    if players is None:
-        return {}
-    if not isinstance(players, (list, tuple)) or len(players) != game.num_players or not all(isinstance(p, str) for p in players):
-        raise ValueError(f"{game.env_id}: players names who plays each seat: {game.num_players} strs, got {players!r}")
-    return {s: name for s, name in enumerate(players)}
 
 
 def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, players=None, **options) -> Path:
