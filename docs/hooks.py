@@ -347,8 +347,8 @@ def ppo_settings() -> str:
     """benchmarks/ppo_settings.md (MaskablePPO's speed by setting, ``benchmarks/ppo_settings.py``) and its run."""
     results = json.loads((ROOT / "benchmarks" / "ppo_settings.json").read_text())
     m = results["machine"]
-    head = ["| the run | |", "|---|---|", f"| date | {m['date']} |", f"| command | `python benchmarks/ppo_settings.py "
-            f"--out benchmarks/ppo_settings` |", f"| machine | {m['cpu']}, {m['cores']} cores, {m['os']} |",
+    head = ["| the run | |", "|---|---|", f"| date | {m['date']} |", "| command | `python benchmarks/ppo_settings.py "
+            "--out benchmarks/ppo_settings` |", f"| machine | {m['cpu']}, {m['cores']} cores, {m['os']} |",
             f"| load | {_load(m)} |", "", ""]  # fmt: skip
     return "\n".join(head) + (ROOT / "benchmarks" / "ppo_settings.md").read_text()
 
