@@ -961,6 +961,9 @@ class _SerialOf:
         return SerialEnv(self.k, self.make)
 
 
+_OPEN_TORCHRL_ENVS: list = []
+
+
 def torchrl_stepper(kind: str, gym_id: str, n: int) -> Callable[[], int]:
     """Learner steps (each with the opponent's reply) of ``n`` rows: a
     random legal action per row by the bench's compiled sampler (every row
@@ -973,6 +976,7 @@ def torchrl_stepper(kind: str, gym_id: str, n: int) -> Callable[[], int]:
     if kind == "SB3VecEnv":
         return sb3_stepper("SB3VecEnv", gym_id, n, direct=True)
     env = torchrl_env(kind, gym_id, n)
+    _OPEN_TORCHRL_ENVS.append(env)  # closed by torchrl_table (ParallelEnv's workers would keep the process from exiting)
     env.set_seed(0)
     state = {"td": env.reset()}
     shape = env.batch_size
@@ -1014,6 +1018,8 @@ def torchrl_table(seconds: float, repeats: int, sizes=TORCHRL_SIZES, gym_ids=("b
         rows = run_interleaved(rows, seconds, repeats, log=log)
     finally:
         torch.set_num_threads(threads)
+        while _OPEN_TORCHRL_ENVS:  # every env the rows built, ParallelEnv's worker processes included
+            _OPEN_TORCHRL_ENVS.pop().close()
     lines = [
         "| id | N | BoardEnv steps/s | SB3VecEnv steps/s | SerialEnv steps/s | ParallelEnv steps/s | BoardEnv / SB3VecEnv "
         "| BoardEnv / SerialEnv | BoardEnv / ParallelEnv |",
