@@ -137,6 +137,9 @@ def random_positions(env_id, count, plies, seed, **options):
     return out
 
 
+_REFERENCE = {}  # (env_id, options) -> the reference PUCT's visits (the same for both drivers: computed once)
+
+
 @pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("quess_v0", {}),
                                              ("hex_quoridor_v1", {"num_players": 3})])  # fmt: skip
 @pytest.mark.parametrize("parallel", [False, True])
@@ -149,8 +152,10 @@ def test_compiled_search_matches_the_reference_puct(env_id, options, parallel):
     states = np.stack([p.state for p in positions])
     tree = GuidedSearch(game, states, evaluate_fn, simulations=60, parallel=parallel, rng=np.random.default_rng(0))
     visits = tree.run()
-    for i, pos in enumerate(positions):
-        expected = reference_visits(game, pos.state.copy(), evaluate_fn, 60)
+    key = (env_id, tuple(sorted(options.items())))
+    if key not in _REFERENCE:
+        _REFERENCE[key] = [reference_visits(game, pos.state.copy(), evaluate_fn, 60) for pos in positions]
+    for i, expected in enumerate(_REFERENCE[key]):
         assert np.array_equal(visits[i], expected), (i, np.flatnonzero(visits[i] != expected))
         assert visits[i].sum() == 60
 
