@@ -6,7 +6,8 @@ notation), written by ``boardenvs play`` / ``watch`` and played back by
 chance outcomes and random opponents; a random first player is recorded as
 a seat); :func:`game_record` / :func:`save_record` write one,
 :func:`load_record` / :func:`replay_moves` read and replay one, each bad
-file or move a ValueError saying what is wrong.
+file or move a ValueError saying what is wrong; :func:`replay_decisions`
+walks a game decision by decision (the recordings' pictures and pages).
 """
 from __future__ import annotations
 
@@ -101,6 +102,38 @@ def replay_moves(start, moves):
             raise ValueError(f"move {k + 1} ({move!r}): {exc}") from None
         out.append(pos)
     return out
+
+
+def replay_decisions(start, moves, rng=None) -> list[tuple]:
+    """The game of ``moves`` (notation, whole turns, or action ids) from
+    Position ``start`` decision by decision: ``[(first, None), (position,
+    (agent, notation, action id)), ...]``, a position after every decision
+    (what a recording shows: a picture, a step of an HTML replay).  Chance
+    outcomes listed in ``moves`` are played without a step of their own
+    (they show in the next position); chance nodes left open are drawn from
+    ``rng`` (a numpy generator) when one is given.  A bad move raises
+    :meth:`Position.play`'s errors (C-6)."""
+    pos = _settle(start, rng)
+    game = pos.game
+    steps = [(pos, None)]
+    for move in moves:
+        after = pos.play(move)  # checks the move first, with its errors (a float is no action id)
+        if pos.is_chance:
+            pos = after
+            steps[-1] = (pos, steps[-1][1])
+            continue
+        for a in pos.move_to_actions(move) if isinstance(move, str) else [int(move)]:
+            decision = (game.seat_name(pos.to_move), pos.action_to_move(a), int(a))
+            pos = _settle(pos.play(a), rng)
+            steps.append((pos, decision))
+    return steps
+
+
+def _settle(pos, rng):
+    while rng is not None and pos.is_chance:
+        probs = pos.game.chance_probs(pos.state)
+        pos = pos.play(int(rng.choice(len(probs), p=probs)))
+    return pos
 
 
 def play_game(start, rng, players, max_moves: int = 100_000):

@@ -154,29 +154,10 @@ def _status(pos) -> str:
     return result_text(game, state) if state[E.H_STATUS] != E.PLAYING else turn_status(game, state)
 
 
-def game_steps(start, moves) -> list[tuple]:
-    """The game of ``moves`` from Position ``start`` as the page's steps:
-    ``[(start, None), (position, (agent, notation, action id)), ...]``, a
-    position after every decision.  Chance outcomes in ``moves`` are played
-    without a step of their own (they show in the next picture)."""
-    game, pos = start.game, start
-    steps = [(pos, None)]
-    for move in moves:
-        after = pos.play(move)  # checks the move first (C-6), with its errors
-        if pos.is_chance:
-            steps[-1] = (after, steps[-1][1])
-            pos = after
-            continue
-        for a in pos.move_to_actions(move) if isinstance(move, str) else [int(move)]:
-            decision = (game.seat_name(pos.to_move), pos.action_to_move(a), int(a))
-            pos = pos.play(a)
-            steps.append((pos, decision))
-    return steps
-
-
 def steps_page(steps, *, players=None, title: str | None = None) -> str:
-    """The page of ``steps`` (:func:`game_steps`' form: the first position,
-    then each position with the decision that led to it).  The JSON block's
+    """The page of ``steps`` (:func:`boardenvs.records.replay_decisions`'
+    form: the first position, then each position with the decision that led
+    to it).  The JSON block's
     ``start`` is the first step's position text (after any roll before the
     first decision), from which its moves replay."""
     from ..versions import versions
@@ -204,7 +185,9 @@ def steps_page(steps, *, players=None, title: str | None = None) -> str:
 
 def replay_page(start, moves, *, players=None, title: str | None = None) -> str:
     """The page (a str) of the game of ``moves`` from Position ``start``."""
-    return steps_page(game_steps(start, moves), players=players, title=title)
+    from ..records import replay_decisions
+
+    return steps_page(replay_decisions(start, moves), players=players, title=title)
 
 
 def write_page(page: str, path) -> Path:

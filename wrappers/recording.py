@@ -147,34 +147,16 @@ def _is_html(path) -> bool:
 
 def position_frames(start, moves, rng=None, players=None) -> list[np.ndarray]:
     """The pictures of a game from Position ``start``: the start, then one
-    after every decision of ``moves`` (notation, whole turns, or action ids).
+    after every decision of ``moves`` (notation, whole turns, or action ids;
+    :func:`boardenvs.records.replay_decisions`).
     Chance outcomes listed in ``moves`` are played without a frame of their
     own (they show in the next one); chance nodes left open are drawn from
     ``rng`` (a numpy generator) when one is given.  ``players``: who plays
     each seat (names, one per seat), shown beside the seats in the legend."""
-    pos = _settle(start, rng)
-    notes = player_notes(pos.game, players)
-    frame = lambda p: rgb_frame(p.game, p.state, notes)  # noqa: E731
-    frames = [frame(pos)]
-    for move in moves:
-        # Position.play checks the move first, with its errors (a float is no action id: C-6)
-        after = pos.play(move)
-        if pos.is_chance:
-            pos = after
-            frames[-1] = frame(pos)
-            continue
-        actions = pos.move_to_actions(move) if isinstance(move, str) else [int(move)]
-        for a in actions:
-            pos = _settle(pos.play(a), rng)
-            frames.append(frame(pos))
-    return frames
+    from ..records import replay_decisions
 
-
-def _settle(pos, rng):
-    while rng is not None and pos.is_chance:
-        probs = pos.game.chance_probs(pos.state)
-        pos = pos.play(int(rng.choice(len(probs), p=probs)))
-    return pos
+    notes = player_notes(start.game, players)
+    return [rgb_frame(pos.game, pos.state, notes) for pos, _ in replay_decisions(start, moves, rng)]
 
 
 def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, players=None, **options) -> Path:
