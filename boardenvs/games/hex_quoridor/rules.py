@@ -344,6 +344,15 @@ def _has_legal(state, params, seat):
 
 
 @njit(cache=True)
+def nobody_can_move(state, params):
+    """HQ-13's ruling: no seat in the game has a legal action (a draw)."""
+    for p in range(params[E.P_NUM_PLAYERS]):
+        if E.is_alive(state, p) and _has_legal(state, params, p):
+            return False
+    return True
+
+
+@njit(cache=True)
 def init(state, params, first_seat):
     E.new_game(state, params, first_seat)
     n = params[P_N]
@@ -421,14 +430,8 @@ def apply(state, params, action):
     E.end_turn(state, params, nxt)
     # HQ-13: a seat without a step, jump or fence is asked all the same, with
     # one legal action, pass; when no seat in the game has a move, it is a draw
-    if state[E.H_STATUS] == E.PLAYING and not _has_legal(state, params, nxt):
-        stuck = True
-        for p in range(num):
-            if p != nxt and E.is_alive(state, p) and _has_legal(state, params, p):
-                stuck = False
-                break
-        if stuck:
-            E.draw(state, REASON_STUCK)
+    if state[E.H_STATUS] == E.PLAYING and not _has_legal(state, params, nxt) and nobody_can_move(state, params):
+        E.draw(state, REASON_STUCK)
 
 
 @njit(cache=True)

@@ -12,7 +12,7 @@ import numpy as np
 from ... import engine as E
 from ...errors import NotationError
 from .geometry import fence_pairs
-from .rules import P_ELIM, Q_LEFT, Q_OCC, Q_PAWNS, REASON_GOAL, REASON_STUCK, _has_legal, _reaches_goal
+from .rules import P_ELIM, Q_LEFT, Q_OCC, Q_PAWNS, REASON_GOAL, REASON_STUCK, _reaches_goal, nobody_can_move
 
 _CELL = r"([a-zA-Z]\d{1,2})"
 _FENCE_RE = re.compile(rf"^{_CELL}{_CELL}/{_CELL}{_CELL}$")
@@ -175,5 +175,5 @@ class HexQuoridorText:
             if rets != want:
                 raise NotationError(f"{env}: player_{w} reached its goal, so the returns are {' '.join(map(str, want))} (HQ-14/15)")
         elif status == E.TERMINATED and state[E.H_REASON] == REASON_STUCK:
-            if any(_has_legal(state, self.params, s) for s in range(n) if E.is_alive(state, s)):
+            if not nobody_can_move(state, self.params):
                 raise NotationError(f"{env}: reason no_legal_move, but a player in the game has a legal move (HQ-13)")
