@@ -11,7 +11,9 @@
 * ``python -m boardenvs.baselines.expert_iteration GAME --init MODEL``
   improves one by its own guided search (:mod:`.expert_iteration`);
 * ``python -m boardenvs.baselines.tournament GAME`` plays the round-robin
-  and writes the strength table (:mod:`.tournament`).
+  and writes the strength table (:mod:`.tournament`);
+* :func:`rate` (``boardenvs rate AGENT --game ID``) rates any agent against
+  a game's versioned ladder (:mod:`.ladder`).
 
 Importing this package registers its opponents with the core's registry
 (:mod:`boardenvs.opponents`, which loads it by name on first need):
@@ -46,7 +48,7 @@ from ..errors import MissingExtraError, ModelFileError, first_line, shorten
 from ..opponents import register_opponent, register_resolver, untrusted
 from ..wrappers.selfplay import ModelOpponent
 
-__all__ = ["MODELS", "Baseline", "BaselineOpponent", "available", "load", "model_path", "opponent", "opponent_from_path"]
+__all__ = ["MODELS", "Baseline", "BaselineOpponent", "available", "load", "model_path", "opponent", "opponent_from_path", "rate"]
 
 MODELS = Path(__file__).resolve().parent / "models"
 """The folder of the committed models (``<name>.pt`` beside ``<name>.json``)."""
@@ -55,6 +57,17 @@ MODELS = Path(__file__).resolve().parent / "models"
 def available() -> list[str]:
     """The names of the committed models."""
     return sorted(p.stem for p in MODELS.glob("*.json") if p.with_suffix(".pt").is_file())
+
+
+def rate(agent, env_id: str, players: int | None = None, **kwargs) -> dict:
+    """Rate ``agent`` (an opponent name or path: ``"baseline:quess_v0"``,
+    ``"model.pt"``, ...) against ``env_id``'s ladder for ``players``: its
+    Elo on the ladder's frozen scale (``random`` = 0) with a 95% interval,
+    :func:`boardenvs.baselines.ladder.rate` (its keywords: ``games``,
+    ``precision``, ``seed``, ``version``, ``trust``, ``traces``)."""
+    from .ladder import rate as rate_on_ladder
+
+    return rate_on_ladder(agent, env_id, players=players, **kwargs)
 
 
 def model_path(name: str | Path) -> Path:

@@ -43,6 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .ratings import bradley_terry
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
 TABLE = HERE / "results.md"
@@ -78,34 +80,13 @@ def _wins_matrix(players: list[str], results: list[dict], anchor: str) -> tuple[
     return wins, k
 
 
-def _fit(wins: np.ndarray, k: int, iterations: int = 2000) -> np.ndarray:
-    """Bradley-Terry ratings on the Elo scale of a stack of score matrices
-    ``wins`` (``(samples, n, n)``), player ``k`` = 0: the
-    minorisation-maximisation update, each sample until it settles."""
-    games = wins + wins.transpose(0, 2, 1)
-    total = wins.sum(axis=2)
-    strength = np.ones(wins.shape[:2])
-    active = np.arange(len(wins))
-    for _ in range(iterations):
-        if not active.size:
-            break
-        s = strength[active]
-        denom = (games[active] / (s[:, :, None] + s[:, None, :])).sum(axis=2)
-        new = np.maximum(total[active] / np.maximum(denom, 1e-12), 1e-12)
-        new /= new[:, k : k + 1]
-        settled = np.isclose(new, s, rtol=1e-10).all(axis=1)
-        strength[active[~settled]] = new[~settled]
-        active = active[~settled]
-    return 400 * np.log10(strength)
-
-
 def elo(players: list[str], results: list[dict], anchor: str = "random", iterations: int = 2000) -> dict:
     """Bradley-Terry ratings on the Elo scale (400 log10 odds) from every
     game between two players (a draw is half a win each), ``anchor`` = 0.
     A prior of one draw against the anchor keeps a player who won or lost
     everything finite."""
     wins, k = _wins_matrix(players, results, anchor)
-    ratings = _fit(wins[None], k, iterations)[0]
+    ratings = bradley_terry(wins[None], k, iterations)[0]
     return {p: round(float(ratings[i]), 1) for i, p in enumerate(players)}
 
 
@@ -148,7 +129,7 @@ def elo_intervals(players: list[str], results: list[dict], anchor: str = "random
         a, b = idx[r["agent"]], idx[r["opponent"]]
         wins[:, a, b] += d[:, 0] + 0.5 * d[:, 1]
         wins[:, b, a] += d[:, 2] + 0.5 * d[:, 1]
-    resampled = _fit(wins, k, iterations)
+    resampled = bradley_terry(wins, k, iterations)
     point = elo(players, results, anchor, iterations)
     low, high = np.percentile(resampled, [2.5, 97.5], axis=0)
     interval = {p: [round(float(low[i]), 1), round(float(high[i]), 1)] for i, p in enumerate(players)}

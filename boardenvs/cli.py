@@ -1,5 +1,5 @@
 """Command line: ``boardenvs demo``, ``play``, ``watch``, ``replay``,
-``picture``, ``train``, ``list`` and ``rules``.  A game is named the same way
+``picture``, ``train``, ``rate``, ``list`` and ``rules``.  A game is named the same way
 in every command: its env id, first (``boardenvs play quess_v0``).
 
 * ``demo [GAME]`` plays a few seeded games of every env (or one) between
@@ -18,7 +18,10 @@ in every command: its env id, first (``boardenvs play quess_v0``).
   SB3 ``.zip`` or an RLlib checkpoint folder, formats whose loaders run
   code from the file (pickle): name only files you trust.  Without it they
   are refused; a ``.pt`` from ``boardenvs.baselines.train`` needs no trust.
-* ``replay FILE.json [--gif F] [--mp4 F] [--show]``: play a saved game back.
+* ``replay FILE.json [--gif F] [--mp4 F] [--show]``: play a saved game back;
+  ``replay FILE.jsonl --game K``: check every game of a trace file and show game K.
+* ``rate AGENT --game ID [--players P] [--precision ELO]``: rate an agent
+  against the game's versioned ladder (:mod:`boardenvs.baselines.ladder`).
 * ``picture GAME [MOVES ...] --out F.png``: the picture of a position.
 * ``list``: the games, their player counts and options.
 * ``rules GAME``: a game's rules as shipped with the package.
@@ -141,7 +144,23 @@ def play(args) -> int:
 
 def replay(args) -> int:
     check_outputs(args)
-    start, moves, record = load_record(args.file)
+    players = None
+    if str(args.file).endswith((".jsonl", ".jsonl.gz")):  # match traces: every line checked, one shown
+        from .traces import read_traces, trace_start
+
+        traces = read_traces(args.file)
+        k = args.game or 1
+        if not 1 <= k <= len(traces):
+            raise ValueError(f"--game {k}: {args.file} holds {len(traces)} games (1..{len(traces)})")
+        trace = traces[k - 1]
+        start, moves = trace_start(trace)
+        players = [a["name"] for a in trace["agents"]]
+        print(f"{len(traces)} games in {args.file}: every one replays to its recorded result; game {k}: "
+              + " vs ".join(players) + f", returns {trace['returns']} ({trace['end_reason']})")  # fmt: skip
+    elif args.game is not None:
+        raise ValueError("--game picks a game of a trace file (.jsonl or .jsonl.gz); a .json record holds one")
+    else:
+        start, moves, record = load_record(args.file)
     positions = replay_moves(start, moves)
     if args.show:
         for pos in positions:
@@ -154,8 +173,44 @@ def replay(args) -> int:
         if path:
             from .wrappers.recording import record_game
 
-            record_game(start, moves, path, fps=args.fps)
+            record_game(start, moves, path, fps=args.fps, players=players)
             print(f"saved {path}")
+    return 0
+
+
+def rate(args) -> int:
+    """Rate an agent on a game's ladder (:func:`boardenvs.baselines.ladder.rate`)."""
+    from .baselines import ladder
+    from .baselines.networks import model_name
+    from .registry import env_id_of
+
+    env_id = env_id_of(args.game)
+    traces = None
+    if not args.no_traces:
+        name = model_name(env_id, args.players)
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in args.agent)[-60:]
+        traces = args.traces or f"rating-{name}-{safe}-seed{args.seed}.jsonl.gz"
+    progress = ladder.QUIET if args.quiet or args.json else None
+    result = ladder.rate(args.agent, env_id, players=args.players, games=args.games, precision=args.precision,
+                         seed=args.seed, version=args.ladder_version, trust=args.trust_files, traces=traces,
+                         progress=progress)  # fmt: skip
+    if args.json:
+        import json
+
+        print(json.dumps(result, indent=1))
+        return 0
+    lo, hi = result["interval"]
+    why = f"the interval reached ±{args.precision:g}" if result["stopped"] == "precision" else "--games reached"
+    print(f"{result['agent']} on the {result['ladder']} ladder v{result['version']} (random = 0): "
+          f"{result['rating']:+.0f} [{lo:+.0f}, {hi:+.0f}] (95%, ±{result['half_width']:.0f} Elo), "
+          f"{result['games']} games in {result['seconds']:.0f} s ({why})")  # fmt: skip
+    if result["beyond"]:
+        print(f"  note: it scored {'95% or more against the strongest' if result['beyond'] == 'above' else '5% or less against the weakest'}"
+              " member: the rating is a bound, beyond what this ladder measures")  # fmt: skip
+    for member, (n, score) in result["by_member"].items():
+        print(f"  vs {member}: {n} games, score {score:g} ({100 * score / n:.0f}%)")
+    if traces:
+        print(f"traces: {traces} (boardenvs replay {traces} --game K)")
     return 0
 
 
@@ -323,6 +378,16 @@ def _games(text: str) -> int:
     return int(text)
 
 
+def _elo(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"a precision is a positive number of Elo, got {text!r}")
+    return value
+
+
 def _seat(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"a seat is a non-negative integer, got {text!r}")
@@ -392,13 +457,15 @@ def main(argv=None) -> int:
     p.add_argument("--window", action="store_true", help="play in a pygame window by clicking the legal moves")
     p.add_argument("-i", "--interactive", action="store_true", help="play on from the given moves")
     p.set_defaults(func=play)
-    rp = command("replay", help="play back a saved game (JSON); --gif/--mp4/--html record it")
+    rp = command("replay", help="play back a saved game (JSON) or a game of a trace file (JSON lines); --gif/--mp4/--html record it")
     rp.add_argument("file")
     rp.add_argument("--gif", default=None)
     rp.add_argument("--mp4", default=None)
     rp.add_argument("--html", default=None, help="a page to step through the game in a browser (no server needed)")
     rp.add_argument("--fps", type=_fps, default=2.0)
     rp.add_argument("--show", action="store_true", help="print every position, not only the last")
+    rp.add_argument("--game", type=_games, default=None, metavar="K",
+                    help="of a trace file (.jsonl, .jsonl.gz: every game is checked), show game K (default 1)")
     rp.set_defaults(func=replay)
     w = command("watch", help="watch a game between opponents (random unless --players), record it")
     w.add_argument("env", choices=registered)
@@ -433,6 +500,25 @@ def main(argv=None) -> int:
     r = command("rules", help="print a game's rules (no id: the common conventions)")
     r.add_argument("env", nargs="?", choices=registered)
     r.set_defaults(func=rules)
+    ra = command("rate", help="rate an agent against a game's versioned ladder: its Elo (random = 0) with a 95%% "
+                 "interval, every game written as a match trace")  # fmt: skip
+    ra.add_argument("agent", help="what --vs takes: 'baseline:<name>', 'search:<n>:<name>', a saved model (.pt; an SB3 "
+                    ".zip or an RLlib checkpoint folder with --trust-files) or, with --trust-files, 'module:attribute' "
+                    "(an Opponent, a policy(obs, masks) -> actions or an SB3 model in a Python module)")  # fmt: skip
+    ra.add_argument("--game", required=True, help="the env id (quess_v0, ...)")
+    ra.add_argument("--players", type=int, default=None, help="the player count (default 2; a ladder must exist for it)")
+    ra.add_argument("--games", type=_games, default=1000, help="at most this many games (default 1000)")
+    ra.add_argument("--precision", type=_elo, default=None, metavar="ELO",
+                    help="stop once the 95%% interval's half-width is at most this many Elo (e.g. 50)")
+    ra.add_argument("--seed", type=_seed, default=0)
+    ra.add_argument("--ladder-version", type=int, default=None, help="a ladder version (default: the newest)")
+    ra.add_argument("--traces", default=None, help="where the games go, one JSON line each (.jsonl or .jsonl.gz; "
+                    "default rating-<ladder>-<agent>-seed<seed>.jsonl.gz)")  # fmt: skip
+    ra.add_argument("--no-traces", action="store_true", help="write no trace file")
+    ra.add_argument("--trust-files", action="store_true", help=TRUST_HELP + "; and import a module:attribute agent")
+    ra.add_argument("--json", action="store_true", help="print the result as JSON (no progress bar)")
+    ra.add_argument("--quiet", action="store_true", help="no progress bar")
+    ra.set_defaults(func=rate)
     t = command("train", help="train a masked-PPO agent on a game (boardenvs train GAME --help: its options)")
     t.add_argument("args", nargs=argparse.REMAINDER, help="the game and the options of python -m boardenvs.baselines.train")
     t.set_defaults(func=train)

@@ -20,7 +20,9 @@ an Opponent: a registered name (:func:`register_opponent`: ``"random"``
 here; the reference opponents ``"greedy"``, ``"mcts"``, ``"mcts:<n>"``,
 ``"search:<n>:<model>"``, ``"search-greedy:<n>:<model>"``,
 ``"baseline:<model>"`` and saved-model paths registered by the reference
-opponents' package), an Opponent, an object an upper layer
+opponents' package), ``"module:attribute"`` (an object of a Python module
+that ``opponent=`` takes; importing runs code, so only with ``trust``), an
+Opponent, an object an upper layer
 registered an adapter for (:func:`register_adapter`: SB3 models, in
 :mod:`boardenvs.wrappers.selfplay`), or a batched policy
 ``policy(observations, action_masks) -> actions``.
@@ -51,6 +53,7 @@ from __future__ import annotations
 import importlib
 import os
 import pickle
+import re
 from importlib import metadata
 from pathlib import Path
 from typing import Callable
@@ -357,6 +360,10 @@ def opponent_from_name(spec: str, *, trust: bool = False) -> Opponent:
     if found is not None:
         return found
     shown = shorten(repr(spec))
+    if _MODULE_ATTRIBUTE.fullmatch(spec):
+        found = _from_module(spec, trust)
+        if found is not None:
+            return found
     try:
         folder = os.path.isdir(spec)
     except (OSError, ValueError):
@@ -400,6 +407,52 @@ def _resolve_name(spec: str, trust: bool = False):
         if found is not None:
             return found
     return None
+
+
+_MODULE_ATTRIBUTE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _from_module(spec: str, trust: bool):
+    """The opponent ``"module:attribute"`` names (anything ``opponent=``
+    takes: an Opponent, a policy, an SB3 model), imported only with
+    ``trust`` (importing runs the module's code; UntrustedFileError
+    otherwise); None if there is no such module (the current folder is
+    searched too, as ``python -m`` would)."""
+    shown = shorten(repr(spec))
+    module, _, attribute = spec.partition(":")
+    if not trust:
+        raise UntrustedFileError(f"opponent {shown} is no registered name ({_accepted()}); read as a Python "
+                                 f"module:attribute, loading it imports {module} (runs its code): {TRUST_HOW}")  # fmt: skip
+    import sys
+
+    try:
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module.partition(".")[0] or os.getcwd() in sys.path:
+                raise
+            sys.path.append(os.getcwd())
+            try:
+                mod = importlib.import_module(module)
+            finally:
+                sys.path.remove(os.getcwd())
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (module == exc.name or module.startswith(exc.name + ".")):
+            return None  # no such module: no opponent of that name (the caller says what is accepted)
+        raise ModelFileError(f"opponent {shown}: importing {module} failed ({first_line(exc)})") from None
+    except Exception as exc:  # its code failed: its error in one line
+        raise ModelFileError(f"opponent {shown}: importing {module} failed ({type(exc).__name__}: {first_line(exc)})") from None
+    obj = mod
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"opponent {shown}: {module} has no attribute {attribute!r}")
+        obj = getattr(obj, part)
+    if isinstance(obj, str) or obj is None:
+        raise ValueError(f"opponent {shown}: {module}.{attribute} is {shorten(repr(obj))}, not an opponent, a policy or a model")
+    found = make_opponent(obj, trust=trust)
+    if isinstance(found, PolicyOpponent) and found is not obj:
+        found.name = spec
+    return found
 
 
 def make_opponent(spec, *, trust: bool = False) -> Opponent:

@@ -36,10 +36,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # pages whose nav entry (mkdocs.yml) is replaced with a section that lists the generated pages
 SECTIONS = {"games/index.md", "rules/index.md", "api/index.md"}
 API_PAGES = {  # page -> (title, the modules whose public names it documents, modules documented whole)
-    "api/boardenvs.md": ("boardenvs", "boardenvs", ("boardenvs.jsonform", "boardenvs.textagent", "boardenvs.torchrl")),
+    "api/boardenvs.md": ("boardenvs", "boardenvs", ("boardenvs.jsonform", "boardenvs.textagent", "boardenvs.torchrl",
+                                                     "boardenvs.traces")),
     "api/wrappers.md": ("boardenvs.wrappers", "boardenvs.wrappers", ("boardenvs.wrappers.dice", "boardenvs.wrappers.html_replay")),
     "api/baselines.md": ("boardenvs.baselines", "boardenvs.baselines",
                          ("boardenvs.baselines.train", "boardenvs.baselines.distill", "boardenvs.baselines.tournament",
+                          "boardenvs.baselines.ladder", "boardenvs.baselines.ratings",
                           "boardenvs.baselines.greedy", "boardenvs.baselines.mcts", "boardenvs.baselines.extractors")),
     "api/core.md": ("The core, for game authors", None,
                     ("boardenvs.spec", "boardenvs.game", "boardenvs.engine", "boardenvs.vector", "boardenvs.aec",
@@ -353,7 +355,15 @@ def ppo_settings() -> str:
     return "\n".join(head) + (ROOT / "benchmarks" / "ppo_settings.md").read_text()
 
 
-GENERATED_BLOCKS = {"benchmark-results": bench_results, "baseline-results": baselines_results, "rllib-results": rllib_results,
+def leaderboard() -> str:
+    """The ladders' tables (``boardenvs.baselines.ladder.markdown``: every committed ladder's ratings, fitted to its
+    committed match traces)."""
+    from boardenvs.baselines.ladder import markdown
+
+    return markdown()
+
+
+GENERATED_BLOCKS = {"benchmark-results": bench_results, "leaderboard": leaderboard, "baseline-results": baselines_results, "rllib-results": rllib_results,
                     "strength-targets": strength_results,
                     "ppo-settings": ppo_settings}  # fmt: skip
 

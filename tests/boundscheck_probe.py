@@ -6,7 +6,7 @@ For every registered id and declared variant: make_vec with its returned
 buffers written over and unmasked random actions (the default "lose", and
 "random"), copies and pickles of the AEC env and make_vec played on, the
 gymnasium view with unmasked actions, Positions from random games and their
-text round trips, the learner loop with greedy inside it, and one make_vec
+text round trips, match traces played and replayed (and changed ones refused), the learner loop with greedy inside it, and one make_vec
 stepped from two threads.
 """
 from __future__ import annotations
@@ -166,6 +166,28 @@ def learner_loop(env_id: str, variant: dict) -> None:
                 _, _, _, _, info = view.step((rng.random(masks.shape) * masks).argmax(1))
 
 
+def traced(env_id: str, variant: dict) -> None:
+    """Match traces: games played by play_matches replay under the checks,
+    and a trace whose actions a caller changed is refused (ValueError)."""
+    from boardenvs.opponents import make_opponent
+    from boardenvs.traces import check_trace, play_matches
+
+    from boardenvs.registry import make_game
+
+    n = make_game(env_id, **variant).num_players
+    agents = [make_opponent("random"), make_opponent("random")]
+    lineups = [tuple(int(s == k % n) for s in range(n)) for k in range(2)]
+    for t in play_matches(env_id, variant, lineups, [0, 0], agents, np.random.default_rng(0), opening=2):
+        check_trace(t)
+        for bad in ([-1], [2**62], t["actions"][:1] * 3):
+            try:
+                check_trace({**t, "actions": bad})
+            except ValueError:
+                pass
+            else:
+                raise AssertionError(f"{env_id}: a changed trace was taken")
+
+
 def threads() -> None:
     vec = boardenvs.make_vec("quagmire_v0", num_envs=160, radius=2)
     vec.reset(seed=0)
@@ -184,6 +206,7 @@ def main() -> int:
         for variant in game_class(env_id).variants:
             probe(env_id, variant, rng)
             r, t = tampered_rows(env_id, variant, rng)
+            traced(env_id, variant)
             refused, taken = refused + r, taken + t
             count += 1
         learner_loop(env_id, game_class(env_id).variants[0])

@@ -458,7 +458,7 @@ def test_cli_help_is_plain_text_without_rst_markup():
     for command, text in texts.items():
         assert not re.search(r"``|:[a-z]+:`|`", text), (command, text)
     main_help = texts["boardenvs.cli "]
-    assert "Command line: boardenvs demo, play, watch, replay, picture, train, list and rules." in \
+    assert "Command line: boardenvs demo, play, watch, replay, picture, train, rate, list and rules." in \
         " ".join(main_help.split())  # fmt: skip
     assert "make demo: train a short baseline" in texts["boardenvs.baselines.demo "]
     assert "A seeded round-robin with confidence intervals and Elo." in " ".join(texts["boardenvs.baselines.tournament "].split())

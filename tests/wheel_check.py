@@ -16,7 +16,8 @@ the suite.
    variant on every face (``boardenvs.make``, PettingZoo's registry,
    ``gymnasium.make`` / ``make_vec``, ``make_vec``, ``Position``) and step
    each, run the CLI's ``list`` / ``rules`` / ``play --help``, and load and
-   play every shipped model.
+   play every shipped model; find every model's rating ladder and its
+   match traces.
 
 ``python tests/wheel_check.py`` prints one line per check and exits 1 at the
 first failure (its output says which).
@@ -123,6 +124,14 @@ for name in names:
     action = int(actions[0])
     assert action in pos.legal_actions(), (name, action)
 print(f"{len(names)} shipped models loaded and played")
+from boardenvs.baselines import ladder
+from boardenvs.traces import read_traces
+assert set(ladder.ladder_names()) == set(names), (ladder.ladder_names(), names)
+for name in names:
+    doc = ladder.load_ladder(name)
+    assert ladder.traces_path(name, doc["version"]).is_file(), name
+read_traces(ladder.traces_path("quagmire_v0", 1))  # (every game replayed to its result)
+print(f"{len(names)} rating ladders with their match traces")
 cli = venv / "bin" / "boardenvs"
 for args in (["list"], ["rules", "quess_v0"], ["play", "--help"]):
     done = subprocess.run([str(cli), *args], capture_output=True, text=True)
