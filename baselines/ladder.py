@@ -112,8 +112,13 @@ def sha256_of(path: Path) -> str:
 def fingerprint(spec: str) -> str | None:
     """The SHA-256 of the files an agent spec loads (a committed model's
     ``.pt``, a saved model, every file of a checkpoint folder in name
-    order); None for an agent made of code alone (``random``, ``greedy``,
-    ``mcts:<n>``, a ``module:attribute``)."""
+    order; a ``module:attribute`` already imported: its module's file);
+    None for an agent made of the package's code alone (``random``,
+    ``greedy``, ``mcts:<n>``)."""
+    head, colon, _ = spec.partition(":")
+    module = sys.modules.get(head) if colon and not spec.startswith(("baseline:", "search:", "search-greedy:", "mcts:")) else None
+    if module is not None and isinstance(getattr(module, "__file__", None), str) and Path(module.__file__).is_file():
+        return sha256_of(Path(module.__file__))  # (never imported here: the opponent's loader did, with trust)
     model = spec.rpartition(":")[2] if spec.startswith(("baseline:", "search:", "search-greedy:")) else spec
     if model and (MODELS / f"{model}.pt").is_file() and (MODELS / f"{model}.json").is_file():
         return sha256_of(MODELS / f"{model}.pt")

@@ -122,6 +122,10 @@ def test_a_module_attribute_agent_loads_only_with_trust(tmp_path, monkeypatch):
         load_opponent("my_agents_for_test:first_legal")
     agent = load_opponent("my_agents_for_test:first_legal", trust=True)
     assert agent.name == "my_agents_for_test:first_legal"
+    from boardenvs.baselines.ladder import fingerprint, sha256_of
+
+    assert fingerprint("my_agents_for_test:first_legal") == sha256_of(tmp_path / "my_agents_for_test.py")  # its file, in traces
+    assert fingerprint("greedy") is None and fingerprint("mcts:20") is None
     (t,) = play_matches("quagmire_v0", {}, [(0, 1)], [0], [agent, make_opponent("random")], np.random.default_rng(0))
     check_trace(t)
     with pytest.raises(ValueError, match="has no attribute 'missing'"):
