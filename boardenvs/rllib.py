@@ -32,7 +32,8 @@ works; the gymnasium ids work for the single-agent view):
   path) or ``"self-play"`` (:class:`SnapshotPool`: snapshots of the learner
   taken by :class:`SelfPlayCallback` and synced to every remote runner).
 * :func:`ppo_config` — a ready ``PPOConfig`` (the module, the runners, the
-  callbacks); ``multi_agent=True`` builds the native multi-agent route
+  callbacks); :func:`appo_config` the same for APPO or IMPALA, RLlib's
+  asynchronous algorithms; ``multi_agent=True`` builds the native multi-agent route
   instead (:class:`BoardMultiAgentEnv`, a policy per role, the main policy
   against frozen snapshots added as modules: RLlib's league tools).
 * :func:`opponent` — a trained RLlib policy (an Algorithm, or a checkpoint
@@ -55,6 +56,8 @@ try:
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.callbacks.callbacks import RLlibCallback
     from ray.rllib.core.columns import Columns
+    from ray.rllib.core.learner.utils import make_target_network
+    from ray.rllib.core.rl_module.apis import TARGET_NETWORK_ACTION_DIST_INPUTS, TargetNetworkAPI
     from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
@@ -246,8 +249,10 @@ class _HexConv(nn.Conv2d):
         return self._conv_forward(x, self.weight * self.hex_mask, self.bias)
 
 
-class MaskedBoardModule(TorchRLModule, ValueFunctionAPI):
-    """PPO's torch RLModule with action masking (see the module docstring).
+class MaskedBoardModule(TorchRLModule, ValueFunctionAPI, TargetNetworkAPI):
+    """PPO's, APPO's and IMPALA's torch RLModule with action masking (see the
+    module docstring); APPO's target network (a copy of the encoder and the
+    policy head, :class:`TargetNetworkAPI`) masks its logits the same way.
 
     ``model_config``: ``plane_shape`` (the observation's planes, channels
     last; the observation may come flat), ``hex`` (a hex board), ``high``
@@ -278,11 +283,14 @@ class MaskedBoardModule(TorchRLModule, ValueFunctionAPI):
         self.pi = nn.Linear(hidden, n_actions)
         self.vf = nn.Linear(hidden, 1)
 
-    def _embed(self, obs):
+    def _planes(self, obs):
         x = obs.float().reshape(obs.shape[0], -1) * self.scale
         if len(self.plane_shape) == 3:
             x = x.reshape(obs.shape[0], *self.plane_shape).permute(0, 3, 1, 2)
-        return self.encoder(x)
+        return x
+
+    def _embed(self, obs):
+        return self.encoder(self._planes(obs))
 
     def _masked(self, embeddings, mask):
         logits = self.pi(embeddings)
@@ -301,6 +309,23 @@ class MaskedBoardModule(TorchRLModule, ValueFunctionAPI):
         if embeddings is None:
             embeddings = self._embed(batch[Columns.OBS][OBS_KEY])
         return self.vf(embeddings).squeeze(-1)
+
+    # APPO's target network (its learner makes it; PPO and IMPALA never do)
+    def make_target_networks(self):
+        self._old_encoder = make_target_network(self.encoder)
+        self._old_pi = make_target_network(self.pi)
+
+    def get_target_network_pairs(self):
+        return [(self.encoder, self._old_encoder), (self.pi, self._old_pi)]
+
+    def forward_target(self, batch, **kwargs):
+        obs = batch[Columns.OBS]
+        logits = self._old_pi(self._old_encoder(self._planes(obs[OBS_KEY])))
+        return {TARGET_NETWORK_ACTION_DIST_INPUTS: torch.where(obs[MASK_KEY].bool(), logits,
+                                                               torch.full_like(logits, MASKED_LOGIT))}  # fmt: skip
+
+    def get_non_inference_attributes(self):
+        return [*super().get_non_inference_attributes(), "_old_encoder", "_old_pi"]
 
 
 def module_spec(env_id: str, **options) -> "RLModuleSpec":
@@ -342,7 +367,7 @@ class ModuleOpponent(Opponent):
 
 def opponent(source, deterministic: bool = True, *, trust: bool = False) -> ModuleOpponent:
     """A trained RLlib policy as an opponent: ``source`` an Algorithm (its
-    default module), an RLModule, or a checkpoint folder (of an Algorithm
+    default module, with its learner's weights), an RLModule, or a checkpoint folder (of an Algorithm
     saved with ``algo.save(path)``, or of the module itself).  A checkpoint
     loads only with ``trust=True``: RLlib's loader unpickles its files, so
     a checkpoint runs code when loaded (:class:`~boardenvs.errors.UntrustedFileError`
@@ -352,11 +377,19 @@ def opponent(source, deterministic: bool = True, *, trust: bool = False) -> Modu
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     if hasattr(source, "get_module"):
-        module = source.get_module()
-        module = RLModuleSpec.from_module(module).build() if module is not None else None
+        local = source.get_module()
+        module = RLModuleSpec.from_module(local).build() if local is not None else None
         if module is None:
             raise ValueError(f"{source!r} has no local module; build it with a local learner or load a checkpoint")
-        module.set_state(source.get_module().get_state())
+        state = local.get_state()
+        group = getattr(source, "learner_group", None)
+        if group is not None:  # the learner's weights: an asynchronous algorithm (APPO, IMPALA) syncs only its remote runners
+            from ray.rllib.core import DEFAULT_MODULE_ID
+
+            learned = group.get_weights(module_ids=[DEFAULT_MODULE_ID]).get(DEFAULT_MODULE_ID)
+            if learned is not None:
+                state = {k: learned[k] for k in state}  # (the learner's module may hold more: APPO's target network)
+        module.set_state(state)
         return ModuleOpponent(module, deterministic, name="rllib")
     if isinstance(source, RLModule):
         return ModuleOpponent(source, deterministic, name="rllib")
@@ -546,16 +579,55 @@ def ppo_config(env_id: str, *, opponent="random", num_env_runners: int = 0, envs
     envs_per_runner``, at least 4096), minibatches of an eighth of it (at
     least 512), 4 epochs, ``lr=3e-4``; RLlib's own defaults (30 epochs over
     minibatches of 128) spend most of an iteration in the learner."""
+    config, batch = _setup(PPOConfig(), env_id, num_env_runners, envs_per_runner, multi_agent)
+    config = config.training(train_batch_size_per_learner=batch, minibatch_size=max(512, batch // 8), num_epochs=4, lr=3e-4)
+    return _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options)
+
+
+def appo_config(env_id: str, *, algorithm: str = "APPO", opponent="random", num_env_runners: int = 1,
+                envs_per_runner: int = 64, seat="random", multi_agent: bool = False, snapshot_every: int = 2,
+                **options):  # fmt: skip
+    """A ready ``APPOConfig`` (``algorithm="IMPALA"``: an ``IMPALAConfig``)
+    for ``env_id``: what :func:`ppo_config` sets up (the masked module, with
+    APPO's target network; the vectorised runners; the opponent or
+    self-play; the native multi-agent route), for RLlib's asynchronous
+    algorithms: the runners sample while the learner trains on what they
+    sent (V-trace corrects for the policy lag), so adding runners adds
+    samples without waiting for the slowest.  ``num_env_runners`` defaults
+    to 1 (0 samples on the driver, one batch at a time).
+
+    Their settings start from RLlib's own for each algorithm, with 512 steps
+    per learner update and ``lr=1e-3`` (one gradient step per batch, so
+    small batches: with 2048 and ``lr=3e-4`` neither learned Quess in 30
+    iterations; with these both won over 90% against random); change them
+    with ``.training(...)``.  Both run their learner as a remote actor by
+    default (one CPU besides the runners': on 2 CPUs, one runner)."""
+    from ray.rllib.algorithms.appo import APPOConfig
+    from ray.rllib.algorithms.impala import IMPALAConfig
+
+    kinds = {"APPO": APPOConfig, "IMPALA": IMPALAConfig}
+    if algorithm not in kinds:
+        raise ValueError(f"algorithm must be 'APPO' or 'IMPALA', got {algorithm!r}")
+    config, _ = _setup(kinds[algorithm](), env_id, num_env_runners, envs_per_runner, multi_agent)
+    config = config.training(train_batch_size_per_learner=512, lr=1e-3)
+    return _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options)
+
+
+def _setup(config, env_id: str, num_env_runners: int, envs_per_runner: int, multi_agent: bool):
+    """The checks and the settings every algorithm shares; the batch size PPO uses."""
     if env_id not in registered_ids():
         raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(registered_ids())}")
     check_size("num_env_runners", num_env_runners, 1024, low=0)
     check_size("envs_per_runner", envs_per_runner, 1 << 16)
+    config = config.api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+    config = config.framework("torch")
+    return config, max(4096, 32 * max(num_env_runners, 1) * (1 if multi_agent else envs_per_runner))
+
+
+def _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options):
+    """The module, the env runners and the opponents of either route (see :func:`ppo_config`)."""
     names = {o.name for o in game_class(env_id).option_specs}
     spec = module_spec(env_id, **{k: v for k, v in options.items() if k in names})  # the game's options (not the faces')
-    config = PPOConfig().api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-    config = config.framework("torch")
-    batch = max(4096, 32 * max(num_env_runners, 1) * (1 if multi_agent else envs_per_runner))
-    config = config.training(train_batch_size_per_learner=batch, minibatch_size=max(512, batch // 8), num_epochs=4, lr=3e-4)
     if multi_agent:
         config = config.environment(BoardMultiAgentEnv, env_config={"env_id": env_id, **options})
         from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec

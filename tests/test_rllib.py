@@ -14,7 +14,9 @@ environment, ``.venv-rllib``, where ``ray[rllib]`` pins gymnasium 1.2.2).
   is refused without it) and is accepted wherever an opponent is named;
 * a 3-node cluster (a head and two 1-CPU workers): env runners on the
   workers, a short masked PPO run on Quess through ``ppo_config`` that wins
-  >= 90% of 200 games against random.
+  >= 90% of 200 games against random;
+* APPO and IMPALA (``appo_config``) sample, update and play their learner's
+  weights as opponents.
 """
 from __future__ import annotations
 
@@ -124,6 +126,37 @@ def test_masks_are_honoured_in_training(local_ray):
         result = algo.train()
         assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 512
         algo.stop()
+
+
+@pytest.mark.parametrize("algorithm", ["APPO", "IMPALA"])
+def test_appo_and_impala_train_the_masked_module(local_ray, algorithm):
+    """appo_config: RLlib's asynchronous algorithms on the masked module, a
+    remote runner sampling while the learner trains; ``illegal_action="raise"``
+    would stop the runner at the first illegal action, and APPO's learner
+    builds the module's target network (masked like the module)."""
+    algo = brl.appo_config("quagmire_v0", algorithm=algorithm, opponent="random", num_env_runners=1,
+                           envs_per_runner=16, radius=2, illegal_action="raise") \
+        .training(train_batch_size_per_learner=512).reporting(min_time_s_per_iteration=1).build_algo()  # fmt: skip
+    try:
+        for _ in range(40):
+            result = algo.train()
+            if "default_policy" in result.get("learners", {}):
+                break
+        assert "default_policy" in result["learners"], "the learner never trained"
+        assert result["env_runners"]["num_env_steps_sampled_lifetime"] > 0
+        assert algo.env_runner_group.num_healthy_remote_workers() == 1  # (an illegal action would have raised there)
+        targets = algo.learner_group.foreach_learner(lambda learner: hasattr(learner.module["default_policy"].unwrapped(), "_old_pi"))
+        assert [r.get() for r in targets] == [algorithm == "APPO"]
+        # opponent(algo) plays the learner's weights (the driver's own runner is never synced by these algorithms)
+        learned = algo.learner_group.get_weights(module_ids=["default_policy"])["default_policy"]
+        bot = brl.opponent(algo).module.get_state()
+        stale = algo.get_module().get_state()
+        assert all(np.allclose(np.asarray(bot[k]), np.asarray(learned[k])) for k in bot)
+        assert not all(np.allclose(np.asarray(stale[k]), np.asarray(learned[k])) for k in stale)
+    finally:
+        algo.stop()
+    with pytest.raises(ValueError, match="'APPO' or 'IMPALA'"):
+        brl.appo_config("quagmire_v0", algorithm="PPO")
 
 
 def test_next_step_episodes_are_the_games_played(local_ray):
