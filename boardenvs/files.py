@@ -63,18 +63,20 @@ def write_atomically(path, write, what: str = "output file") -> Path:
 MAX_READ_BYTES = 64 * 1024 * 1024  # what a reader of a user's file (a saved game) reads at most
 
 
-def read_text_capped(path, what: str = "file", limit: int = MAX_READ_BYTES) -> str:
+def read_text_capped(path, what: str = "file", limit: int = MAX_READ_BYTES, opener=open) -> str:
     """The UTF-8 text of ``path``, a regular file of at most ``limit``
     bytes; else ValueError naming ``what`` and the path (``/dev/zero`` or a
     FIFO would otherwise be read without end).  UnicodeDecodeError for a
-    file that is not UTF-8."""
+    file that is not UTF-8.  ``opener``: how the file is opened for reading
+    bytes (``gzip.open``: ``limit`` then bounds the decompressed text, and a
+    file that is not gzip, or is cut short, is the same ValueError)."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # (before opening: a FIFO's open would wait for a writer)
             raise ValueError(f"cannot read {what} {str(path)!r}: not a regular file (a folder, device, FIFO or socket)")
-        with open(path, "rb") as f:
+        with opener(path, "rb") as f:
             data = f.read(limit + 1)
-    except OSError as exc:
-        raise ValueError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+    except (OSError, EOFError) as exc:  # (EOFError: a compressed stream cut short)
+        raise ValueError(f"cannot read {what} {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
     if len(data) > limit:
         raise ValueError(f"{what} {str(path)!r} is larger than {limit:,} bytes: refused")
     return data.decode("utf-8")

@@ -28,7 +28,7 @@ import json
 import numpy as np
 
 from . import engine as E
-from .files import MAX_READ_BYTES, read_text_capped, write_atomically
+from .files import read_text_capped, write_atomically
 from .opponents import Batch, Opponent, decide
 from .registry import make_game
 
@@ -108,9 +108,12 @@ def play_matches(env_id: str, options: dict, lineups, seeds, agents: list[Oppone
                 if game.step(states[g], int(action), mask, mode=E.ILLEGAL_REFUSE, settle=False) == E.STEP_REFUSED:
                     raise RuntimeError(f"{env_id}: the engine refused {int(action)} in game {int(g)}, which the mask allowed")
                 actions[g].append(int(action))
+    from .versions import version
+
+    package = version("boardenvs") or "unknown"
     out = []
     for g in range(n):
-        trace = {"format": FORMAT, "env_id": env_id, "package": _package_version(), "options": recorded,
+        trace = {"format": FORMAT, "env_id": env_id, "package": package, "options": recorded,
                  "seed": int(seeds[g]), "agents": [dict(names[a]) for a in lineups[g]], "actions": actions[g],
                  "returns": [float(r) for r in states[g, E.H_RET:E.H_RET + game.num_players]],
                  "end_reason": game.end_reason(states[g]), "turns": int(states[g, E.H_TURN]),
@@ -119,20 +122,10 @@ def play_matches(env_id: str, options: dict, lineups, seeds, agents: list[Oppone
     return out
 
 
-def _package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("boardenvs")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 def check_trace(trace, where: str = "trace"):
     """Replay one trace (a dict) and return its final Position; ValueError
     naming ``where`` if it is not a trace, an action is not legal, or the
     game does not end with the recorded returns, end reason and turns."""
-    from .api import position
     from .errors import shorten
 
     if not isinstance(trace, dict) or trace.get("format") != FORMAT:
@@ -146,7 +139,7 @@ def check_trace(trace, where: str = "trace"):
     if not isinstance(actions, list) or not all(type(a) is int for a in actions):
         raise ValueError(f"{where}: actions must be a list of action ids (ints)")
     try:
-        pos = position(trace["env_id"], **trace["options"])
+        pos, _ = trace_start(trace)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {shorten(str(exc), 300)}") from None
     agents = trace["agents"]
@@ -169,33 +162,12 @@ def check_trace(trace, where: str = "trace"):
     return pos
 
 
-def _open_text(path) -> str:
-    """The text of a trace file: ``.gz`` decompressed (at most
-    MAX_READ_BYTES either way)."""
-    name = str(path)
-    if not name.endswith(".gz"):
-        return read_text_capped(path, "trace file")
-    import os
-    import stat
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ValueError(f"cannot read trace file {name!r}: not a regular file")
-        with gzip.open(path, "rb") as f:
-            data = f.read(MAX_READ_BYTES + 1)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise ValueError(f"cannot read trace file {name!r}: {getattr(exc, 'strerror', None) or exc}") from None
-    if len(data) > MAX_READ_BYTES:
-        raise ValueError(f"trace file {name!r} holds more than {MAX_READ_BYTES:_} bytes")
-    return data.decode("utf-8")
-
-
 def read_traces(path, check: bool = True) -> list[dict]:
     """Every trace of a ``.jsonl`` / ``.jsonl.gz`` file, each replayed and
     checked (:func:`check_trace`) unless ``check=False``; ValueError naming
     the file and line otherwise."""
     try:
-        text = _open_text(path)
+        text = read_text_capped(path, "trace file", opener=gzip.open if str(path).endswith(".gz") else open)
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a trace file: not UTF-8 text") from None
     out = []

@@ -13,15 +13,17 @@ PACKAGES = ("boardenvs", "numpy", "numba", "gymnasium", "pettingzoo", "stable-ba
             "ray", "torchrl", "tianshou", "envpool")  # fmt: skip
 
 
+def version(name: str) -> str | None:
+    """The installed version of distribution ``name``, None if it is not installed."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def versions() -> dict:
     """``{distribution: version}``, None for one not installed."""
-    found = {}
-    for name in PACKAGES:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found[name] = None
-    return found
+    return {name: version(name) for name in PACKAGES}
 
 
 def main() -> int:

@@ -160,7 +160,7 @@ def steps_page(steps, *, players=None, title: str | None = None) -> str:
     to it).  The JSON block's
     ``start`` is the first step's position text (after any roll before the
     first decision), from which its moves replay."""
-    from ..versions import versions
+    from ..versions import version
 
     first, final = steps[0][0], steps[-1][0]
     game = first.game
@@ -179,7 +179,7 @@ def steps_page(steps, *, players=None, title: str | None = None) -> str:
     subtitle = f"{len(rows) - 1} decisions" + (f"; {who}" if who else "") + ("; " + rows[-1]["status"] if over else "")
     # the JSON sits in a <script> block: "</" must not end it early
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return _PAGE.format(version=versions()["boardenvs"] or "", title=html.escape(title), subtitle=html.escape(subtitle), data=blob,
+    return _PAGE.format(version=version("boardenvs") or "", title=html.escape(title), subtitle=html.escape(subtitle), data=blob,
                         script=SCRIPT)  # fmt: skip
 
 
