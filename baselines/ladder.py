@@ -60,7 +60,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .ratings import bradley_terry, rating_of, resampled_sums
+from .ratings import anchor_prior, bradley_terry, rating_of, resampled_sums
 
 HERE = Path(__file__).resolve().parent
 LADDERS = HERE / "ladders"
@@ -71,6 +71,7 @@ ANCHOR = "random"
 # half a win and half a loss added to every pairing's games, in the fits and in their resamples alike: a clean
 # sweep then gives a finite distance (what the games rule out) and the fit stays inside its interval
 SMOOTHING = 1.0
+MODEL_PREFIXES = ("baseline:", "search:", "search-greedy:")  # opponent names whose last part names a committed model
 
 
 def opening(env_id: str) -> int:
@@ -116,10 +117,10 @@ def fingerprint(spec: str) -> str | None:
     None for an agent made of the package's code alone (``random``,
     ``greedy``, ``mcts:<n>``)."""
     head, colon, _ = spec.partition(":")
-    module = sys.modules.get(head) if colon and not spec.startswith(("baseline:", "search:", "search-greedy:", "mcts:")) else None
+    module = sys.modules.get(head) if colon and not spec.startswith((*MODEL_PREFIXES, "mcts:")) else None
     if module is not None and isinstance(getattr(module, "__file__", None), str) and Path(module.__file__).is_file():
         return sha256_of(Path(module.__file__))  # (never imported here: the opponent's loader did, with trust)
-    model = spec.rpartition(":")[2] if spec.startswith(("baseline:", "search:", "search-greedy:")) else spec
+    model = spec.rpartition(":")[2] if spec.startswith(MODEL_PREFIXES) else spec
     if model and (MODELS / f"{model}.pt").is_file() and (MODELS / f"{model}.json").is_file():
         return sha256_of(MODELS / f"{model}.pt")
     path = Path(model)
@@ -217,12 +218,8 @@ def fit(members: list[str], traces: list[dict], anchor: str = ANCHOR, samples: i
             raise ValueError(f"a ladder game is between two members, got {present}")
         a, b = present
         cells.setdefault((a, b), []).append(score(t, a, b))
-    n = len(members)
     k = idx[anchor]
-    prior = np.zeros((n, n))
-    prior[:, k] += 0.5
-    prior[k, :] += 0.5
-    prior[k, k] = 0
+    prior = anchor_prior(len(members), k)
     wins = prior.copy()
     for (a, b), s in cells.items():  # each pairing's score with half a win and half a loss added (SMOOTHING)
         wins[idx[a], idx[b]] += sum(s) + SMOOTHING / 2
@@ -259,7 +256,13 @@ def rate(agent, env_id: str, players: int | None = None, games: int = 1000, prec
     "beyond": None | "above" | "below", "seed", "traces"}``; ``beyond`` says
     the agent won (or lost) nearly everything against the ladder's end, so
     its rating is a bound."""
+    return _rate(agent, env_id, players, games, precision, seed, version, trust, traces, progress)[0]
+
+
+def _rate(agent, env_id, players, games, precision, seed, version, trust, traces, progress) -> tuple[dict, list[dict]]:
+    """:func:`rate`'s result and the games it played (their traces)."""
     from boardenvs.opponents import load_opponent
+    from boardenvs.traces import score
     from boardenvs.registry import env_id_of
     from boardenvs.spec import is_int
 
@@ -300,6 +303,7 @@ def rate(agent, env_id: str, players: int | None = None, games: int = 1000, prec
         return built[m]
 
     agent_name = {"name": agent, "sha256": fingerprint(agent)}
+    member_names = {m: {"name": m, "sha256": fingerprint(m)} for m in members}
     scores = {m: [] for m in members}
     played: list[dict] = []
     bar = progress if progress is not None else _Progress(games, sys.stderr)
@@ -320,20 +324,16 @@ def rate(agent, env_id: str, players: int | None = None, games: int = 1000, prec
                 break
             j = members.index(m)
             count = len(scores[m]) // CHUNK
-            names = [agent_name, {"name": m, "sha256": fingerprint(m)}]
             with _one_torch_thread():
-                new = _chunk(env_id, options, [who, member(m)], names, 0, 1, P, seed, (j, count),
+                new = _chunk(env_id, options, [who, member(m)], [agent_name, member_names[m]], 0, 1, P, seed, (j, count),
                              min(CHUNK, games - len(played)), ladder["opening"],
                              {"ladder": f"{name} v{version}"}, both_ways=P > 2)  # fmt: skip
-            from boardenvs.traces import score
-
             scores[m] += [score(t, agent, m) for t in new]
             played += new
         rounds += 1
+        estimate = _agent_rating(frozen, scores)
         opp = np.array([frozen[m] for m in members if scores[m]])
-        sums = np.array([sum(scores[m]) for m in members if scores[m]])
         counts = np.array([len(scores[m]) for m in members if scores[m]], float)
-        estimate = float(rating_of(opp, sums + SMOOTHING / 2, counts + SMOOTHING)[0])
         boot = np.stack([resampled_sums(np.array(scores[m]), SAMPLES, rng) for m in members if scores[m]], axis=1)
         low, high = (float(x) for x in np.percentile(rating_of(opp, boot, counts), [2.5, 97.5]))
         half = (high - low) / 2
@@ -343,7 +343,6 @@ def rate(agent, env_id: str, players: int | None = None, games: int = 1000, prec
             break
     bar.close()
     seconds = time.perf_counter() - t0
-    by = {m: [len(s), round(float(sum(s)), 2)] for m, s in scores.items() if s}
     top = max(members, key=frozen.__getitem__)
     bottom = min(members, key=frozen.__getitem__)
     beyond = None
@@ -355,10 +354,26 @@ def rate(agent, env_id: str, players: int | None = None, games: int = 1000, prec
         from boardenvs.traces import write_traces
 
         write_traces(played, traces)
-    return {"agent": agent, "env_id": env_id, "ladder": name, "version": version, "rating": round(estimate, 1),
-            "interval": [round(low, 1), round(high, 1)], "half_width": round(half, 1), "games": len(played),
-            "stopped": stopped, "precision": precision, "by_member": by, "beyond": beyond, "seed": seed,
-            "seconds": round(seconds, 1), "traces": None if traces is None else str(traces)}  # fmt: skip
+    result = {"agent": agent, "env_id": env_id, "ladder": name, "version": version, "rating": round(estimate, 1),
+              "interval": [round(low, 1), round(high, 1)], "half_width": round(half, 1), "games": len(played),
+              "stopped": stopped, "precision": precision, "by_member": _by_member(scores), "beyond": beyond,
+              "seed": seed, "seconds": round(seconds, 1), "traces": None if traces is None else str(traces)}  # fmt: skip
+    return result, played
+
+
+def _agent_rating(frozen: dict, scores: dict) -> float:
+    """The rating of an agent with per-game ``scores[member]`` against
+    members rated ``frozen`` (each pairing with :data:`SMOOTHING`'s half win
+    and half loss, the prior's draw against 0)."""
+    played = [m for m, s in scores.items() if s]
+    return float(rating_of(np.array([frozen[m] for m in played]),
+                           np.array([sum(scores[m]) for m in played]) + SMOOTHING / 2,
+                           np.array([len(scores[m]) for m in played], float) + SMOOTHING)[0])  # fmt: skip
+
+
+def _by_member(scores: dict) -> dict:
+    """``{member: [games, score]}`` of the members played."""
+    return {m: [len(s), round(float(sum(s)), 2)] for m, s in scores.items() if s}
 
 
 def rate_traces(traces: list[dict], ladder: dict, agent: str) -> dict:
@@ -374,10 +389,7 @@ def rate_traces(traces: list[dict], ladder: dict, agent: str) -> dict:
             raise ValueError(f"a game of {agent} against one ladder member, got {sorted(others)}")
         m = next(iter(others))
         scores.setdefault(m, []).append(score(t, agent, m))
-    members = sorted(scores)
-    r = rating_of(np.array([frozen[m] for m in members]), np.array([sum(scores[m]) for m in members]) + SMOOTHING / 2,
-                  np.array([len(scores[m]) for m in members], float) + SMOOTHING)[0]  # fmt: skip
-    return {"rating": round(float(r), 1), "by_member": {m: [len(scores[m]), round(float(sum(scores[m])), 2)] for m in members}}
+    return {"rating": round(_agent_rating(frozen, scores), 1), "by_member": _by_member(scores)}
 
 
 class _one_torch_thread:
@@ -450,7 +462,7 @@ def build(name: str, members: list[str] | None = None, games: int = 64, seed: in
     P = game.num_players
     if games % (2 * P):
         raise ValueError(f"games must be a multiple of {2 * P} (every seat, both ways), got {games}")
-    out = ladder_path(name, version) if name in ladder_names() else LADDERS / name / f"v{version}.json"
+    out = ladder_path(name, version)
     if out.exists():
         raise ValueError(f"{out} exists: a ladder never changes; build version {version + 1} instead")
     members = members or default_members(name)
@@ -533,6 +545,11 @@ def rated_path(name: str, version: int) -> Path:
     return LADDERS / name / f"v{version}.rated.json"
 
 
+def rated_traces_path(name: str, version: int) -> Path:
+    """``ladders/<name>/v<version>.rated.jsonl.gz``: the games of the agents rated on the ladder."""
+    return LADDERS / name / f"v{version}.rated.jsonl.gz"
+
+
 def record(name: str, agent: str, precision: float = 50, games: int = 1000, seed: int = 0, progress=None) -> dict:
     """Rate ``agent`` on the newest ladder of ``name`` and keep the result on
     the leaderboard (:func:`rated_path`; the games appended to its traces,
@@ -541,11 +558,8 @@ def record(name: str, agent: str, precision: float = 50, games: int = 1000, seed
 
     doc = load_ladder(name)
     env_id, version = doc["env_id"], doc["version"]
-    games_path = LADDERS / name / f"v{version}.rated.jsonl.gz"
-    with _temporary(LADDERS / name / f".{os.getpid()}.jsonl.gz") as tmp:
-        result = rate(agent, env_id, players=doc["players"], games=games, precision=precision, seed=seed,
-                      version=version, traces=tmp, progress=progress)  # fmt: skip
-        new = read_traces(tmp)
+    games_path = rated_traces_path(name, version)
+    result, new = _rate(agent, env_id, doc["players"], games, precision, seed, version, False, None, progress)
     old = read_traces(games_path) if games_path.is_file() else []
     kept = [t for t in old if agent not in {a["name"] for a in t["agents"]}]
     write_traces(kept + new, games_path)
@@ -560,17 +574,6 @@ def record(name: str, agent: str, precision: float = 50, games: int = 1000, seed
     return result
 
 
-class _temporary:
-    def __init__(self, path: Path):
-        self.path = path
-
-    def __enter__(self) -> Path:
-        return self.path
-
-    def __exit__(self, *exc) -> None:
-        self.path.unlink(missing_ok=True)
-
-
 def check_rated(name: str, version: int | None = None) -> dict:
     """The agents rated on a ladder (:func:`record`): each one's games
     replayed and checked, and its rating refitted from them; ValueError if
@@ -582,7 +585,7 @@ def check_rated(name: str, version: int | None = None) -> dict:
     if not path.is_file():
         return {}
     entries = json.loads(path.read_text())
-    traces = read_traces(LADDERS / name / f"v{doc['version']}.rated.jsonl.gz")
+    traces = read_traces(rated_traces_path(name, doc["version"]))
     out = {}
     for agent, entry in entries.items():
         mine = [t for t in traces if agent in {a["name"] for a in t["agents"]}]

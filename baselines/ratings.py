@@ -5,6 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 
+def anchor_prior(n: int, k: int) -> np.ndarray:
+    """The prior both fits add to their score matrices: one draw of every
+    player against player ``k`` (the anchor), which keeps a player who won
+    or lost everything finite."""
+    prior = np.zeros((n, n))
+    prior[:, k] += 0.5
+    prior[k, :] += 0.5
+    prior[k, k] = 0.0
+    return prior
+
+
 def bradley_terry(wins: np.ndarray, k: int, iterations: int = 2000) -> np.ndarray:
     """Bradley-Terry ratings on the Elo scale of a stack of score matrices
     ``wins`` (``(samples, n, n)``), player ``k`` = 0: the

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .ratings import bradley_terry
+from .ratings import anchor_prior, bradley_terry
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
@@ -66,17 +66,12 @@ def _wins_matrix(players: list[str], results: list[dict], anchor: str) -> tuple[
     draw is half a win each), plus the prior of one draw against ``anchor``;
     and the anchor's index."""
     idx = {p: i for i, p in enumerate(players)}
-    n = len(players)
-    wins = np.zeros((n, n))
+    k = idx.get(anchor, 0)
+    wins = anchor_prior(len(players), k)
     for r in results:
         a, b = idx[r["agent"]], idx[r["opponent"]]
         wins[a, b] += r["wins"] + 0.5 * r["draws"]
         wins[b, a] += r["losses"] + 0.5 * r["draws"]
-    k = idx.get(anchor, 0)
-    for i in range(n):
-        if i != k:
-            wins[i, k] += 0.5
-            wins[k, i] += 0.5
     return wins, k
 
 
