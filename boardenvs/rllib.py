@@ -579,7 +579,8 @@ def ppo_config(env_id: str, *, opponent="random", num_env_runners: int = 0, envs
     envs_per_runner``, at least 4096), minibatches of an eighth of it (at
     least 512), 4 epochs, ``lr=3e-4``; RLlib's own defaults (30 epochs over
     minibatches of 128) spend most of an iteration in the learner."""
-    config, batch = _setup(PPOConfig(), env_id, num_env_runners, envs_per_runner, multi_agent)
+    config = _setup(PPOConfig(), env_id, num_env_runners, envs_per_runner)
+    batch = max(4096, 32 * max(num_env_runners, 1) * (1 if multi_agent else envs_per_runner))
     config = config.training(train_batch_size_per_learner=batch, minibatch_size=max(512, batch // 8), num_epochs=4, lr=3e-4)
     return _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options)
 
@@ -608,20 +609,19 @@ def appo_config(env_id: str, *, algorithm: str = "APPO", opponent="random", num_
     kinds = {"APPO": APPOConfig, "IMPALA": IMPALAConfig}
     if algorithm not in kinds:
         raise ValueError(f"algorithm must be 'APPO' or 'IMPALA', got {algorithm!r}")
-    config, _ = _setup(kinds[algorithm](), env_id, num_env_runners, envs_per_runner, multi_agent)
+    config = _setup(kinds[algorithm](), env_id, num_env_runners, envs_per_runner)
     config = config.training(train_batch_size_per_learner=512, lr=1e-3)
     return _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options)
 
 
-def _setup(config, env_id: str, num_env_runners: int, envs_per_runner: int, multi_agent: bool):
-    """The checks and the settings every algorithm shares; the batch size PPO uses."""
+def _setup(config, env_id: str, num_env_runners: int, envs_per_runner: int):
+    """The checks and the settings every algorithm shares."""
     if env_id not in registered_ids():
         raise ValueError(f"unknown env id {env_id!r}; available: {', '.join(registered_ids())}")
     check_size("num_env_runners", num_env_runners, 1024, low=0)
     check_size("envs_per_runner", envs_per_runner, 1 << 16)
     config = config.api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-    config = config.framework("torch")
-    return config, max(4096, 32 * max(num_env_runners, 1) * (1 if multi_agent else envs_per_runner))
+    return config.framework("torch")
 
 
 def _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options):
