@@ -63,7 +63,7 @@ def write_atomically(path, write, what: str = "output file") -> Path:
 MAX_READ_BYTES = 64 * 1024 * 1024  # what a reader of a user's file (a saved game) reads at most
 
 
-def read_text_capped(path, what: str = "file", limit: int = MAX_READ_BYTES, opener=open) -> str:
+def read_text_capped(path, what: str = "file", limit: int = MAX_READ_BYTES, *, opener=open) -> str:
     """The UTF-8 text of ``path``, a regular file of at most ``limit``
     bytes; else ValueError naming ``what`` and the path (``/dev/zero`` or a
     FIFO would otherwise be read without end).  UnicodeDecodeError for a
