@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import math
 import threading
+import time
+import uuid
 from pathlib import Path
 
 import gymnasium
@@ -55,19 +57,25 @@ try:
     import torch
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.callbacks.callbacks import RLlibCallback
+    from ray.rllib.callbacks.utils import make_callback
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.learner.utils import make_target_network
     from ray.rllib.core.rl_module.apis import TARGET_NETWORK_ACTION_DIST_INPUTS, TargetNetworkAPI
     from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+    from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+    from ray.rllib.utils.metrics import ENV_STEP_TIMER, RLMODULE_INFERENCE_TIMER, WEIGHTS_SEQ_NO
     from ray.tune.registry import register_env
     from torch import nn
 except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("boardenvs.rllib needs Ray RLlib and torch: pip install 'boardenvs[rllib]'") from exc
 
 from . import engine as E
+from .fresh import FreshArrays
 from .errors import ILLEGAL_ACTION_HELP, IllegalActionError, ModelFileError, first_line, shorten
 from .registry import tool_settings
 from .opponents import (CHECKPOINT_FILES, Batch, Opponent, make_opponent, register_adapter, register_resolver,
@@ -377,18 +385,8 @@ def opponent(source, deterministic: bool = True, *, trust: bool = False) -> Modu
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     if hasattr(source, "get_module"):
-        local = source.get_module()
-        module = RLModuleSpec.from_module(local).build() if local is not None else None
-        if module is None:
-            raise ValueError(f"{source!r} has no local module; build it with a local learner or load a checkpoint")
-        state = local.get_state()
-        group = getattr(source, "learner_group", None)
-        if group is not None:  # the learner's weights: an asynchronous algorithm (APPO, IMPALA) syncs only its remote runners
-            from ray.rllib.core import DEFAULT_MODULE_ID
-
-            learned = group.get_weights(module_ids=[DEFAULT_MODULE_ID]).get(DEFAULT_MODULE_ID)
-            if learned is not None:
-                state = {k: learned[k] for k in state}  # (the learner's module may hold more: APPO's target network)
+        spec, state = _learned(source)
+        module = spec.build()
         module.set_state(state)
         return ModuleOpponent(module, deterministic, name="rllib")
     if isinstance(source, RLModule):
@@ -412,6 +410,24 @@ def opponent(source, deterministic: bool = True, *, trust: bool = False) -> Modu
             raise ModelFileError(f"opponent {shown}: not an RLlib checkpoint RLlib can load ({first_line(exc)})") from None
         return ModuleOpponent(module, deterministic, name=str(source))
     raise ValueError(f"{shown} is no RLlib Algorithm, RLModule or checkpoint folder (of algo.save(path) or of a module)")
+
+
+def _learned(algorithm) -> tuple:
+    """An Algorithm's default module: its spec and the learner's weights (an
+    asynchronous algorithm, APPO or IMPALA, syncs only its remote runners:
+    the driver's own module is stale there)."""
+    local = algorithm.get_module()
+    if local is None:
+        raise ValueError(f"{algorithm!r} has no local module; build it with a local learner or load a checkpoint")
+    state = local.get_state()
+    group = getattr(algorithm, "learner_group", None)
+    if group is not None:
+        from ray.rllib.core import DEFAULT_MODULE_ID
+
+        learned = group.get_weights(module_ids=[DEFAULT_MODULE_ID]).get(DEFAULT_MODULE_ID)
+        if learned is not None:
+            state = {k: learned[k] for k in state}  # (the learner's module may hold more: APPO's target network)
+    return RLModuleSpec.from_module(local), {k: v.detach().cpu() if hasattr(v, "detach") else v for k, v in state.items()}
 
 
 def _checkpoint(spec: str, trust: bool = False):
@@ -446,20 +462,35 @@ register_resolver(_checkpoint)
 
 
 class SnapshotPool:
-    """Self-play opponents on the env runners: frozen snapshots of the learner
-    (module weights), one picked per episode (the latest with probability
-    ``latest_prob``, else uniformly from the pool; ``initial`` while the pool
-    is empty).  :class:`SelfPlayCallback` adds snapshots on the driver and
-    every remote runner; the pool goes to the runners in the env config."""
+    """Self-play opponents on the env runners: a league of up to
+    ``max_size`` frozen snapshots of the learner (module weights) and the
+    named opponents ``others`` (``"random"``, ``"greedy"``, anything
+    :func:`~boardenvs.opponents.make_opponent` takes), one picked per
+    episode: one of ``others`` (uniformly) with probability ``others_prob``,
+    else the latest snapshot with probability ``latest_prob``, else one of
+    the pool's snapshots uniformly; ``initial`` while there is no snapshot
+    yet.  :class:`SelfPlayCallback` adds snapshots on the driver and every
+    remote runner; the pool goes to the runners in the env config.  Each
+    round of a step asks each opponent once, over every row where it is to
+    move (one forward per snapshot; every seat but the learner's, 2 to 6
+    players)."""
 
-    def __init__(self, max_size: int = 8, latest_prob: float = 0.5, initial="random"):
-        self.max_size, self.latest_prob = check_size("max_size", max_size, 1000), float(latest_prob)
-        self.initial_name = initial
+    def __init__(self, max_size: int = 8, latest_prob: float = 0.5, initial="random", others=("random", "greedy"),
+                 others_prob: float = 0.2):  # fmt: skip
+        self.max_size = check_size("max_size", max_size, 1000)
+        for name, p in (("latest_prob", latest_prob), ("others_prob", others_prob)):
+            if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+                raise ValueError(f"{name} must be a probability in [0, 1], got {p!r}")
+        if isinstance(others, str) or not all(isinstance(o, str) for o in others):
+            raise ValueError(f"others must be a sequence of opponent names, got {others!r}")
+        self.latest_prob, self.others_prob = float(latest_prob), float(others_prob)
+        self.initial_name, self.other_names = initial, tuple(others)
         self.spec = None
         self.states: list = []
         self.added = 0
         self._opponents: list = []
         self._initial = None
+        self._others = [make_opponent(o) for o in self.other_names]  # (a bad name: its error, here)
 
     def add(self, spec, state) -> None:
         """Add a snapshot: the module's spec and its weights (a state dict)."""
@@ -475,6 +506,8 @@ class SnapshotPool:
             if self._initial is None:
                 self._initial = make_opponent(self.initial_name)
             return self._initial
+        if self._others and rng.random() < self.others_prob:
+            return self._others[int(rng.integers(len(self._others)))]
         if rng.random() < self.latest_prob:
             return self._opponents[-1]
         return self._opponents[int(rng.integers(len(self._opponents)))]
@@ -483,10 +516,12 @@ class SnapshotPool:
         return len(self._opponents)
 
     def __getstate__(self):  # sent to the runners empty: snapshots come by the callback
-        return {"max_size": self.max_size, "latest_prob": self.latest_prob, "initial_name": self.initial_name}
+        return {"max_size": self.max_size, "latest_prob": self.latest_prob, "initial_name": self.initial_name,
+                "other_names": self.other_names, "others_prob": self.others_prob}  # fmt: skip
 
     def __setstate__(self, state):
-        self.__init__(state["max_size"], state["latest_prob"], state["initial_name"])
+        self.__init__(state["max_size"], state["latest_prob"], state["initial_name"], state["other_names"],
+                      state["others_prob"])  # fmt: skip
 
 
 class SelfPlayCallback(RLlibCallback):
@@ -501,9 +536,7 @@ class SelfPlayCallback(RLlibCallback):
     def on_train_result(self, *, algorithm, metrics_logger=None, result, **kwargs):
         if algorithm.iteration % self.every:
             return
-        module = algorithm.get_module()
-        spec, state = RLModuleSpec.from_module(module), {k: v.detach().cpu() if hasattr(v, "detach") else v
-                                                         for k, v in module.get_state().items()}  # fmt: skip
+        spec, state = _learned(algorithm)
 
         def add(runner):
             pool = getattr(getattr(runner, "env", None), "unwrapped", None)
@@ -557,11 +590,244 @@ class LeagueCallback(RLlibCallback):
         result["league"] = list(self.snapshots)
 
 
+# --- the env runner over the engine's learner loop -------------------------------------------
+
+
+class _Rollout:
+    """One sample's arrays, a row's steps contiguous (``[row, step, ...]``,
+    so an episode's columns are views, not copies): the learner's view
+    before each step (``obs`` / ``masks``, one more step: the view after
+    the last), its actions, rewards, the module's outputs, and how each
+    step ended the row's episode (``ends``: 0 not, 1 terminated, 2
+    truncated; that episode's last view and info in ``finals``)."""
+
+    def __init__(self, n: int, obs_shape: tuple, num_actions: int, capacity: int, model_outputs: bool, pools: dict):
+        def get(shape, dtype):  # an array no episode of an earlier sample still holds (boardenvs.fresh)
+            key = (shape, dtype)
+            if key not in pools:
+                pools[key] = FreshArrays(shape, dtype, keep=2)
+            return pools[key].get()
+
+        self.n, self.t, self.capacity = n, 0, capacity
+        self.obs = get((n, capacity + 1, *obs_shape), np.int8)
+        self.masks = get((n, capacity + 1, num_actions), np.int8)
+        self.actions = get((n, capacity), np.int64)
+        self.rewards = get((n, capacity), np.float32)
+        self.ends = get((n, capacity), np.int8)
+        self.ends[:] = 0
+        self.logp = get((n, capacity), np.float32) if model_outputs else None
+        self.dist = get((n, capacity, num_actions), np.float32) if model_outputs else None
+        self.finals: dict = {}
+
+    def grow(self) -> None:
+        """Twice the steps (sampling episodes, whose length is not known ahead)."""
+        def wider(a, extra):
+            return None if a is None else np.concatenate([a, np.empty_like(a[:, :extra])], axis=1)
+
+        k = self.capacity
+        self.obs, self.masks = wider(self.obs, k), wider(self.masks, k)
+        self.actions, self.rewards, self.logp, self.dist = (wider(a, k) for a in (self.actions, self.rewards, self.logp, self.dist))
+        self.ends = np.concatenate([self.ends, np.zeros_like(self.ends)], axis=1)
+        self.capacity = 2 * k
+
+
+class BoardEnvRunner(SingleAgentEnvRunner):
+    """RLlib's env runner (new API stack) over the engine's learner loop,
+    what :func:`ppo_config` and :func:`appo_config` use by default
+    (``config.env_runners(env_runner_cls=BoardEnvRunner)``).
+
+    Its env is the single-agent view batched
+    (:class:`boardenvs.wrappers.vector.SingleAgentVectorEnv`, N =
+    ``num_envs_per_env_runner`` rows, same-step auto-reset): one ``step``
+    plays the learner's action in every row and every opponent until the
+    learner is to act again (in the engine, or one batch per opponent:
+    models, searches, a :class:`SnapshotPool`'s snapshots).  Each step of a
+    sample runs the RLModule once over all N rows (``forward_exploration``
+    or ``forward_inference``; the mask is applied in the module) and draws
+    the actions from its action distribution class, as RLlib's default
+    connectors do; the arrays of the whole sample are kept row by row and
+    cut into :class:`SingleAgentEpisode` objects once, at the end, already
+    numpy (what ``SingleAgentEnvRunner`` returns after ``to_numpy()``): an
+    ended episode's last observation is its game's last view (the learner's
+    mask all zeros), an episode still going is returned as a chunk whose
+    last observation is the one the next sample starts from, and its next
+    chunk keeps its id.  So RLlib's learner connectors (GAE, the value
+    bootstrap of a cut chunk) see what the per-step runner gives them.
+
+    Not per step: no env-to-module / module-to-env connector pipelines run
+    (their custom pieces are RLlib's per-step route:
+    ``env_runner="rllib"``), and of the episode callbacks only
+    ``on_episode_end`` is called (for each finished episode, after the
+    sample).  Metrics are RLlib's (episode return, length, steps sampled)
+    and ``win_rate`` (the share of finished episodes the learner won) and
+    ``illegal_actions`` (actions the engine refused, a sum)."""
+
+    def make_env(self) -> None:
+        if self.env is not None:
+            self.env.close()
+        env_config = {**dict(self.config.env_config), "autoreset_mode": "same_step", "action_mask_in_obs": True}
+        self.env = gymnasium.make_vec(self.config.env, num_envs=self.config.num_envs_per_env_runner,
+                                      vectorization_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT, **env_config)  # fmt: skip
+        if not hasattr(self.env, "vec"):
+            raise ValueError(f"BoardEnvRunner steps boardenvs' own batched view; {self.config.env!r} made {self.env!r}")
+        self.num_envs = self.env.num_envs
+        self._needs_initial_reset = True
+        make_callback("on_environment_created", callbacks_objects=self._callbacks,
+                      callbacks_functions=self.config.callbacks_on_environment_created,
+                      kwargs=dict(env_runner=self, metrics_logger=self.metrics, env=self.env, env_context=self.config.env_config))  # fmt: skip
+
+    def _sample(self, *, num_timesteps=None, num_episodes=None, explore: bool, random_actions: bool = False,
+                force_reset: bool = False) -> list:  # fmt: skip
+        env, n = self.env, self.num_envs
+        if force_reset or num_episodes is not None or self._needs_initial_reset:
+            self._start(self._seed if self._needs_initial_reset else None)
+        if num_episodes is not None:
+            self._needs_initial_reset = True  # (the next sample starts new games, as RLlib's runner)
+        steps = -(-num_timesteps // n) if num_timesteps is not None else max(8, 2 * -(-num_episodes // n))
+        space = env.single_observation_space
+        ro = _Rollout(n, space[OBS_KEY].shape, env.single_action_space.n, max(steps, 1), not random_actions,
+                      self.__dict__.setdefault("_pools", {}))  # fmt: skip
+        new = self._obs
+        obs, masks = new[OBS_KEY], new[MASK_KEY]
+        ro.obs[:, 0], ro.masks[:, 0] = obs, masks
+        ended_count, illegal, wins = 0, 0, 0
+        rng = self._rng
+        while (ro.t < steps) if num_timesteps is not None else (ended_count < num_episodes):
+            t = ro.t
+            if t == ro.capacity:
+                ro.grow()
+            if random_actions:
+                actions = np.argmax(masks * rng.random(masks.shape), axis=1)
+            else:
+                actions = self._actions(obs, masks, explore, ro, t)
+            with self.metrics.log_time(ENV_STEP_TIMER):
+                new, rewards, terminated, truncated, infos = env.step(actions)
+            obs, masks = new[OBS_KEY], new[MASK_KEY]
+            ro.actions[:, t], ro.rewards[:, t] = actions, rewards
+            ro.obs[:, t + 1], ro.masks[:, t + 1] = obs, masks
+            if "_final_obs" in infos:
+                ended = np.flatnonzero(infos["_final_obs"])
+                ro.ends[ended, t] = np.where(truncated[ended], 2, 1)
+                final, info = infos["final_obs"], infos["final_info"]
+                for i in ended.tolist():
+                    ro.finals[i, t] = (final[i], {k: info[k][i] for k in ("return", "end_reason", "length", "learner_steps")})
+                ended_count += ended.size
+                wins += int((rewards[ended] > 0).sum())
+            illegal += int(infos["illegal_action"].sum())
+            ro.t = t + 1
+        self._obs = new
+        done, chunks = self._episodes(ro, keep_going=num_timesteps is not None)
+        ts = ro.t * n
+        if self._callbacks or self.config.callbacks_on_episode_end:
+            for e in done:  # (the episode's earlier chunks are not kept: prev_episode_chunks is empty)
+                make_callback("on_episode_end", callbacks_objects=self._callbacks,
+                              callbacks_functions=self.config.callbacks_on_episode_end,
+                              kwargs=dict(episode=e, env_runner=self, metrics_logger=self.metrics, env=env,
+                                          rl_module=self.module, env_index=-1, prev_episode_chunks=[]))  # fmt: skip
+        win = max(1, math.ceil(self.config.metrics_num_episodes_for_smoothing / (self.config.num_env_runners or 1)))
+        for length, ret, seconds in self._finished:
+            self._log_episode_metrics(length, ret, seconds)
+            self.metrics.log_value("win_rate", float(ret > 0), window=win)
+        self.metrics.log_value("illegal_actions", illegal, reduce="sum")
+        self._log_env_steps(metric=self._metrics_num_env_steps_sampled, num_steps=ts)
+        self._increase_sampled_metrics(ts, len(done))
+        return done + chunks
+
+    def _start(self, seed) -> None:
+        """New games in every row (new episodes, their ids)."""
+        self._obs, _ = self._try_env_reset(seed=seed, options=None)
+        self._needs_initial_reset = False
+        self._ids = [uuid.uuid4().hex for _ in range(self.num_envs)]
+        self._t_started = np.zeros(self.num_envs, np.int64)
+        self._returns = np.zeros(self.num_envs)  # the rewards of the episode's earlier chunks
+        self._since = np.full(self.num_envs, time.perf_counter())  # when the row's episode started
+        self._rng = np.random.default_rng(seed)
+
+    def _actions(self, obs, masks, explore: bool, ro: _Rollout, t: int) -> np.ndarray:
+        """The module's actions in every row (one forward), its distribution
+        inputs and the actions' log-probabilities kept in ``ro`` at step ``t``."""
+        module = self.module
+        batch = {Columns.OBS: {OBS_KEY: torch.from_numpy(obs), MASK_KEY: torch.from_numpy(masks)}}
+        with torch.no_grad(), self.metrics.log_time(RLMODULE_INFERENCE_TIMER):
+            if explore:
+                lifetime = (self.num_env_steps_sampled_lifetime // (self.config.num_env_runners or 1) + t * self.num_envs) \
+                    * (self.config.num_env_runners or 1)  # fmt: skip
+                out = module.forward_exploration(batch, t=lifetime)
+                cls = module.get_exploration_action_dist_cls()
+            else:
+                out = module.forward_inference(batch)
+                cls = module.get_inference_action_dist_cls()
+            inputs = out[Columns.ACTION_DIST_INPUTS]
+            if cls is TorchCategorical:  # the masked module's: drawn by its CDF (torch.multinomial is 20x slower here)
+                logp = torch.log_softmax(inputs, -1)
+                if explore:
+                    cdf = torch.cumsum(torch.softmax(inputs, -1), -1)
+                    u = (1.0 - torch.rand((inputs.shape[0], 1))) * cdf[:, -1:]  # in (0, total]: never a 0-probability action
+                    actions = torch.searchsorted(cdf, u).squeeze(1).clamp_(max=inputs.shape[1] - 1)
+                else:
+                    actions = inputs.argmax(-1)
+                ro.logp[:, t] = logp.gather(1, actions[:, None]).squeeze(1).numpy()
+            else:
+                dist = cls.from_logits(inputs)
+                actions = (dist if explore else dist.to_deterministic()).sample()
+                ro.logp[:, t] = dist.logp(actions).numpy()
+        ro.dist[:, t] = inputs.numpy()
+        return actions.numpy()
+
+    def _episodes(self, ro: _Rollout, keep_going: bool) -> tuple[list, list]:
+        """The sample cut into episodes at every row's ends: the finished
+        ones, and (``keep_going``) each row's unfinished chunk, whose
+        episode goes on in the next sample under the same id."""
+        T, done, chunks = ro.t, [], []
+        space, action_space = self.env.single_observation_space, self.env.single_action_space
+        seq = self._weights_seq_no
+
+        def episode(i, a, b, last, terminated=False, truncated=False, info=None):
+            length = b - a
+            if last is None:
+                observations = {OBS_KEY: ro.obs[i, a : b + 1], MASK_KEY: ro.masks[i, a : b + 1]}
+            else:
+                observations = {OBS_KEY: np.concatenate([ro.obs[i, a:b], last[OBS_KEY][None]]),
+                                MASK_KEY: np.concatenate([ro.masks[i, a:b], last[MASK_KEY][None]])}  # fmt: skip
+            extra = {WEIGHTS_SEQ_NO: np.full(length, seq, np.int64)}
+            if ro.dist is not None:
+                extra[Columns.ACTION_DIST_INPUTS], extra[Columns.ACTION_LOGP] = ro.dist[i, a:b], ro.logp[i, a:b]
+            infos = [{} for _ in range(length + 1)]
+            if info is not None:
+                infos[-1] = info
+            return SingleAgentEpisode(id_=self._ids[i], observations=observations, observation_space=space,
+                                      infos=infos, actions=ro.actions[i, a:b], action_space=action_space,
+                                      rewards=ro.rewards[i, a:b], terminated=terminated, truncated=truncated,
+                                      extra_model_outputs=extra, t_started=int(self._t_started[i]),
+                                      len_lookback_buffer=0)  # fmt: skip
+
+        rows, steps = np.nonzero(ro.ends[:, :T])
+        k, now, self._finished = 0, time.perf_counter(), []
+        for i in range(ro.n):
+            a = 0
+            while k < rows.shape[0] and rows[k] == i:
+                b = int(steps[k]) + 1
+                last, info = ro.finals[i, b - 1]
+                kind = int(ro.ends[i, b - 1])
+                done.append(episode(i, a, b, last, terminated=kind == 1, truncated=kind == 2, info=info))
+                # the whole episode's length, return and seconds (RLlib's episode metrics)
+                self._finished.append((int(self._t_started[i]) + b - a, float(self._returns[i] + ro.rewards[i, a:b].sum()),
+                                       now - self._since[i]))  # fmt: skip
+                self._ids[i], self._t_started[i], self._returns[i], self._since[i] = uuid.uuid4().hex, 0, 0.0, now
+                a, k = b, k + 1
+            if keep_going and a < T:
+                chunks.append(episode(i, a, T, None))
+                self._t_started[i] += T - a
+                self._returns[i] += ro.rewards[i, a:T].sum()
+        return done, chunks
+
+
 # --- one call ----------------------------------------------------------------------------
 
 
 def ppo_config(env_id: str, *, opponent="random", num_env_runners: int = 0, envs_per_runner: int = 64,
-               seat="random", multi_agent: bool = False, snapshot_every: int = 2, **options) -> "PPOConfig":
+               seat="random", multi_agent: bool = False, snapshot_every: int = 2, env_runner: str = "boardenvs",
+               **options) -> "PPOConfig":
     """A ready ``PPOConfig`` for ``env_id`` (see the module docstring): the
     masked module, vectorised runners (``envs_per_runner`` games stepped per
     call by each of ``num_env_runners`` runners; 0: the driver samples), the
@@ -582,12 +848,13 @@ def ppo_config(env_id: str, *, opponent="random", num_env_runners: int = 0, envs
     config = _setup(PPOConfig(), env_id, num_env_runners, envs_per_runner)
     batch = max(4096, 32 * max(num_env_runners, 1) * (1 if multi_agent else envs_per_runner))
     config = config.training(train_batch_size_per_learner=batch, minibatch_size=max(512, batch // 8), num_epochs=4, lr=3e-4)
-    return _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options)
+    return _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options,
+                   env_runner)
 
 
 def appo_config(env_id: str, *, algorithm: str = "APPO", opponent="random", num_env_runners: int = 1,
                 envs_per_runner: int = 64, seat="random", multi_agent: bool = False, snapshot_every: int = 2,
-                **options):  # fmt: skip
+                env_runner: str = "boardenvs", **options):  # fmt: skip
     """A ready ``APPOConfig`` (``algorithm="IMPALA"``: an ``IMPALAConfig``)
     for ``env_id``: what :func:`ppo_config` sets up (the masked module, with
     APPO's target network; the vectorised runners; the opponent or
@@ -611,7 +878,8 @@ def appo_config(env_id: str, *, algorithm: str = "APPO", opponent="random", num_
         raise ValueError(f"algorithm must be 'APPO' or 'IMPALA', got {algorithm!r}")
     config = _setup(kinds[algorithm](), env_id, num_env_runners, envs_per_runner)
     config = config.training(train_batch_size_per_learner=512, lr=1e-3)
-    return _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options)
+    return _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options,
+                   env_runner)
 
 
 def _setup(config, env_id: str, num_env_runners: int, envs_per_runner: int):
@@ -624,7 +892,8 @@ def _setup(config, env_id: str, num_env_runners: int, envs_per_runner: int):
     return config.framework("torch")
 
 
-def _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options):
+def _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options,
+            env_runner="boardenvs"):
     """The module, the env runners and the opponents of either route (see :func:`ppo_config`)."""
     names = {o.name for o in game_class(env_id).option_specs}
     spec = module_spec(env_id, **{k: v for k, v in options.items() if k in names})  # the game's options (not the faces')
@@ -641,15 +910,22 @@ def _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, mu
             raise ValueError("multi_agent=True: opponent is 'random' (every seat the trained module) or 'self-play' "
                              f"(the trained module against its snapshots), got {opponent!r}")  # fmt: skip
         return config
-    picker = SnapshotPool() if opponent == "self-play" else opponent
-    env_config = {"opponent": picker, "seat": seat, "autoreset_mode": "next_step", "action_mask_in_obs": True,
-                  "flatten": True, **options}  # fmt: skip
+    self_play = isinstance(opponent, SnapshotPool) or (isinstance(opponent, str) and opponent == "self-play")
+    picker = SnapshotPool() if isinstance(opponent, str) and opponent == "self-play" else opponent
+    if env_runner not in ("boardenvs", "rllib"):
+        raise ValueError(f"env_runner must be 'boardenvs' (BoardEnvRunner, the engine's learner loop) or 'rllib' "
+                         f"(RLlib's SingleAgentEnvRunner, step by step), got {env_runner!r}")  # fmt: skip
+    ours = env_runner == "boardenvs"
+    env_config = {"opponent": picker, "seat": seat, "autoreset_mode": "same_step" if ours else "next_step",
+                  "action_mask_in_obs": True, "flatten": True, **options}  # fmt: skip
     # "module:id": a remote runner imports boardenvs (which registers the id) before gymnasium looks it up
     config = config.environment(f"boardenvs:{gym_id_of(game_class(env_id))}", env_config=env_config)
     config = config.env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner,
                                 gym_env_vectorize_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT)  # fmt: skip
+    if ours:
+        config = config.env_runners(env_runner_cls=BoardEnvRunner)
     config = config.rl_module(rl_module_spec=spec)
-    if opponent == "self-play":
+    if self_play:
         config = config.callbacks(lambda: SelfPlayCallback(every=snapshot_every))
     return config
 

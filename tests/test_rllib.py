@@ -20,12 +20,14 @@ environment, ``.venv-rllib``, where ``ray[rllib]`` pins gymnasium 1.2.2).
 """
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
 import pytest
 
 import ray  # the rllib extra: conftest.py collects this file only where it is installed
+from ray.rllib.core.columns import Columns  # noqa: E402
 
 import boardenvs  # noqa: E402
 import boardenvs.rllib as brl  # noqa: E402
@@ -178,6 +180,174 @@ def test_next_step_episodes_are_the_games_played(local_ray):
         acts = np.asarray(e.get_actions())
         assert masks[np.arange(len(e)), acts].all()  # every action legal where it was taken
     algo.stop()
+
+
+def test_bulk_episodes_are_what_the_per_step_route_gives_the_learner(local_ray):
+    """Issue 46, item 1: BoardEnvRunner cuts a whole sample's arrays into
+    episodes at once; the same steps recorded step by step, as RLlib's
+    SingleAgentEnvRunner records them (add_env_step, to_numpy, cut with its
+    lookback), give PPO's learner connector (GAE, the value bootstrap of
+    truncated and cut episodes) the same batch, episode for episode: games
+    that end in the sample they began in and later ones, truncated ones
+    (max_turns), and chunks that go on in the next sample."""
+    from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+
+    algo = brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=8, radius=2, max_turns=13) \
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).debugging(seed=3).build_algo()  # fmt: skip
+    runner, learner = algo.env_runner, algo.learner_group._learner
+    env, n = runner.env, runner.env.num_envs
+    log = []
+    reset, step, actions_of = env.reset, env.step, runner._actions
+
+    def copied(x):
+        return {k: copied(v) for k, v in x.items()} if isinstance(x, dict) else np.array(x, copy=True)
+
+    env.reset = lambda **kw: log.append(("reset", copied(reset(**kw)[0]))) or log[-1][1] and (log[-1][1], {})
+    def rec_step(a):
+        out = step(a)
+        log.append(("step", copied(out[0]), np.array(out[1]), np.array(out[2]), np.array(out[3]),
+                    {k: (list(v) if k == "final_obs" else v) for k, v in out[4].items()}))
+        return out
+    def rec_actions(obs, masks, explore, ro, t):
+        a = actions_of(obs, masks, explore, ro, t)
+        log.append(("act", np.array(a), ro.dist[:, t].copy(), ro.logp[:, t].copy()))
+        return a
+    episodes_of = runner._episodes
+
+    def rec_episodes(ro, keep_going):
+        log.append(("cut",))
+        return episodes_of(ro, keep_going)
+
+    env.step, runner._actions, runner._episodes = rec_step, rec_actions, rec_episodes
+    bulk, sizes = [], [8, 48, 16, 40] * 3  # 1-6 steps a row: episodes within a sample, and across samples
+    for size in sizes:
+        bulk += runner.sample(num_timesteps=size)
+    # the same steps, episode by episode as RLlib's SingleAgentEnvRunner records them
+    ref, ongoing = [], [None] * n
+    horizon = runner.config.episode_lookback_horizon
+    pending = None
+    for entry in log:
+        if entry[0] == "reset":
+            ongoing = [SingleAgentEpisode(observation_space=env.single_observation_space,
+                                          action_space=env.single_action_space) for _ in range(n)]
+            for i in range(n):
+                ongoing[i].add_env_reset(observation={k: v[i] for k, v in entry[1].items()})
+        elif entry[0] == "cut":  # the end of a sample
+            nxt = [e.cut(len_lookback_buffer=horizon) for e in ongoing]
+            ref += [e.to_numpy() for e in ongoing if e.t > e.t_started]
+            ongoing = nxt
+        elif entry[0] == "act":
+            pending = entry
+        else:
+            _, obs, rewards, term, trunc, infos = entry
+            _, acts, dist, logp = pending
+            for i in range(n):
+                extra = {Columns.ACTION_DIST_INPUTS: dist[i], Columns.ACTION_LOGP: logp[i], "weights_seq_no": 0}
+                done = bool(term[i] or trunc[i])
+                o = infos["final_obs"][i] if done else {k: v[i] for k, v in obs.items()}
+                ongoing[i].add_env_step(observation=o, action=acts[i], reward=rewards[i], terminated=bool(term[i]),
+                                        truncated=bool(trunc[i]), extra_model_outputs=extra)
+                if done:
+                    ref.append(ongoing[i].to_numpy())
+                    ongoing[i] = SingleAgentEpisode(observation_space=env.single_observation_space,
+                                                    action_space=env.single_action_space)
+                    ongoing[i].add_env_reset(observation={k: v[i] for k, v in obs.items()})
+    assert len(ref) == len(bulk) and sum(map(len, ref)) == sum(map(len, bulk)) == sum(sizes)
+
+    def key(e):  # (identical episodes, in different rows, are interchangeable)
+        return (e.t_started, e.is_terminated, e.is_truncated, e.get_actions().tobytes(), e.get_rewards().tobytes(),
+                e.get_observations()["observations"].tobytes(), e.get_observations()["action_mask"].tobytes())
+
+    kinds = {(e.is_terminated, e.is_truncated, e.t_started > 0) for e in bulk}
+    # ended in the sample they started in, and after; truncated (max_turns: the value bootstrap); chunks going on
+    assert {(True, False, False), (True, False, True), (False, True, True), (False, False, True)} <= kinds, kinds
+    by_key = {}
+    for e in bulk:
+        by_key.setdefault(key(e), []).append(e)
+    assert sorted(map(len, by_key.values())) == sorted(len(v) for v in _groups(ref, key).values())
+    for r in ref:
+        b = by_key[key(r)][0]
+        assert (b.is_terminated, b.is_truncated, len(b)) == (r.is_terminated, r.is_truncated, len(r))
+        outs = []
+        for e in (b, r):
+            batch = learner._learner_connector(rl_module=learner.module, batch={}, episodes=[copy.deepcopy(e)],
+                                               shared_data={}, metrics=None)  # fmt: skip
+            outs.append(batch["default_policy"])
+        assert outs[0].keys() == outs[1].keys() and {"advantages", "value_targets", Columns.ACTION_LOGP} <= set(outs[0])
+        for k in outs[0]:
+            x, y = (np.asarray(o[k]) for o in outs) if k != Columns.OBS else (np.asarray(o[k]["observations"]) for o in outs)
+            assert x.shape == y.shape and np.allclose(x, y), k
+    algo.stop()
+
+
+def test_ppo_config_samples_with_board_env_runner_and_reports_rllib_metrics(local_ray):
+    """The default runner: whole episodes (num_episodes), random legal
+    actions (illegal_action="raise" would stop at an illegal one), greedy
+    inference, and RLlib's metrics from whole episodes across samples
+    (length = the learner's steps of the game), with win_rate and
+    illegal_actions."""
+    from ray.rllib.utils.metrics import EPISODE_LEN_MEAN, EPISODE_RETURN_MEAN, NUM_ENV_STEPS_SAMPLED
+
+    algo = brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=8, radius=2, illegal_action="raise") \
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).debugging(seed=0).build_algo()  # fmt: skip
+    runner = algo.env_runner
+    assert isinstance(runner, brl.BoardEnvRunner)
+    runner.get_metrics()  # (nothing sampled yet)
+    whole = runner.sample(num_episodes=5)
+    assert len(whole) >= 5 and all(e.is_done and e.t_started == 0 for e in whole)
+    lengths, returns = [], []
+    for kwargs in ({"random_actions": True}, {"explore": False}, {}):
+        for _ in range(4):
+            for e in runner.sample(num_timesteps=24, **kwargs):  # 3 steps a row: most games span samples
+                masks, acts = e.get_observations()["action_mask"], e.get_actions()
+                assert masks[np.arange(len(e)), acts].all()
+                assert (Columns.ACTION_LOGP in e.extra_model_outputs) is not kwargs.get("random_actions", False)
+                if e.is_done:
+                    info = e.get_infos()[-1]
+                    assert e.t_started + len(e) == info["learner_steps"] and not masks[-1].any()
+                    lengths.append(info["learner_steps"])
+                    returns.append(info["return"])
+    metrics = {k: float(v.peek()) if hasattr(v, "peek") else v for k, v in runner.get_metrics().items()}  # (RLlib's Stats)
+    assert metrics[NUM_ENV_STEPS_SAMPLED] > 0 and metrics["illegal_actions"] == 0
+    assert len(lengths) > 10 and max(lengths) > 3
+    # RLlib's smoothing window (100) covers every episode here: the means are the whole games'
+    lengths, returns = [len(e) for e in whole] + lengths, [e.get_return() for e in whole] + returns
+    assert len(lengths) < 100
+    assert metrics[EPISODE_LEN_MEAN] == pytest.approx(np.mean(lengths)) and metrics[EPISODE_RETURN_MEAN] == pytest.approx(np.mean(returns))
+    assert metrics["win_rate"] == pytest.approx(np.mean(np.array(returns) > 0))
+    algo.stop()
+
+
+@pytest.mark.parametrize("env_id, options", [("hex_quoridor_v1", {"num_players": 4}), ("hex_quoridor_v1", {"num_players": 6}),
+                                             ("tryasina_v0", {"num_players": 4})])  # fmt: skip
+def test_self_play_in_the_batch_plays_every_other_seat_by_snapshot(local_ray, env_id, options):
+    """Issue 46, item 2: with opponent="self-play" the runner's rows play
+    the learner against the league (snapshots, random, greedy) in every
+    other seat, 4 and 6 players included; a snapshot is asked once per
+    round for all the rows it plays (batches of more than one row)."""
+    pool = brl.SnapshotPool(others_prob=0.3)
+    algo = brl.ppo_config(env_id, opponent=pool, envs_per_runner=16, snapshot_every=1, illegal_action="raise", **options) \
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).debugging(seed=0).build_algo()  # fmt: skip
+    try:
+        assert algo.train()["self_play_pool_sizes"] == [1]
+        env = algo.env_runner.env
+        league = env.opponents
+        assert len(league) == 1 and league is not pool  # (the runner's own copy, given its snapshot by the callback)
+        sizes = []
+        act = league._opponents[0].act
+        league._opponents[0].act = lambda batch: sizes.append(len(batch)) or act(batch)
+        episodes = algo.env_runner.sample(num_timesteps=16 * 40, force_reset=True)  # new games: their opponents from the league
+        names = {env.opponent_of(i).name for i in range(env.num_envs)}
+        assert "snapshot 1" in names, names
+        assert sizes and max(sizes) > 1 and sum(sizes) > 16
+        movers = {int(s) for s in env.seats}
+        assert movers <= set(range(options["num_players"])) and len(movers) > 1 and len(episodes) >= 16  # the learner in several seats
+    finally:
+        algo.stop()
+    with pytest.raises(ValueError, match="others_prob"):
+        brl.SnapshotPool(others_prob=1.5)
+    with pytest.raises(ValueError, match="unknown|opponent"):
+        brl.SnapshotPool(others=("no-such-player",))
 
 
 def test_self_play_snapshots_reach_remote_runners_and_opponent_round_trips(local_ray, tmp_path):
@@ -358,3 +528,10 @@ def test_an_unpickled_multi_agent_env_checks_its_row_and_derives_its_mask():
     env._state[boardenvs.engine.H_ALIVE] = 1  # one seat left in a game still playing
     with pytest.raises(ValueError, match="unpickled env's row"):
         pickle.loads(pickle.dumps(env))
+
+
+def _groups(episodes, key):
+    out = {}
+    for e in episodes:
+        out.setdefault(key(e), []).append(e)
+    return out
