@@ -24,13 +24,18 @@ works; the gymnasium ids work for the single-agent view):
   board-shaped encoder (3x3 convolutions over the planes; on hex boards
   hexagonal ones, the two taps two steps away zeroed) where the game is a
   board, an MLP elsewhere.
-* vectorised env runners: the single-agent view over ``make_vec``
-  (``gymnasium.make_vec`` of the id, ``autoreset_mode="next_step"`` as
-  RLlib's runners assume, dict observations), so each runner steps
-  ``envs_per_runner`` games per call against ``opponent``: a name
-  (``"random"``, ``"greedy"``, ``"mcts"``, ``"baseline:<model>"``, a model
-  path) or ``"self-play"`` (:class:`SnapshotPool`: snapshots of the learner
-  taken by :class:`SelfPlayCallback` and synced to every remote runner).
+* :class:`BoardEnvRunner` — RLlib's env runner over the engine's learner
+  loop (``ppo_config``'s and ``appo_config``'s default): each runner steps
+  ``envs_per_runner`` games per call (the single-agent view over
+  ``make_vec``) against ``opponent``: a name (``"random"``, ``"greedy"``,
+  ``"mcts"``, ``"baseline:<model>"``, a model path) or ``"self-play"``
+  (:class:`SnapshotPool`: a league of snapshots of the learner, taken by
+  :class:`SelfPlayCallback` and synced to every remote runner, with the
+  random and greedy players), runs the module once per step over every
+  game, and builds RLlib's episodes once per sample
+  (:class:`SampledEpisodes`, which travel as a few arrays);
+  ``env_runner="rllib"`` gives RLlib's own ``SingleAgentEnvRunner`` over
+  the same view instead (NEXT_STEP auto-reset, step by step).
 * :func:`ppo_config` — a ready ``PPOConfig`` (the module, the runners, the
   callbacks); :func:`appo_config` the same for APPO or IMPALA, RLlib's
   asynchronous algorithms; ``multi_agent=True`` builds the native multi-agent route
@@ -716,7 +721,8 @@ class BoardEnvRunner(SingleAgentEnvRunner):
             illegal += int(infos["illegal_action"].sum())
             ro.t = t + 1
         self._obs = new
-        done, chunks = self._episodes(ro, keep_going=num_timesteps is not None)
+        sample = self._episodes(ro, keep_going=num_timesteps is not None)
+        done = [e for e in sample if e.is_done]
         ts = ro.t * n
         if self._callbacks or self.config.callbacks_on_episode_end:
             for e in done:  # (the episode's earlier chunks are not kept: prev_episode_chunks is empty)
@@ -731,7 +737,7 @@ class BoardEnvRunner(SingleAgentEnvRunner):
         self.metrics.log_value("illegal_actions", illegal, reduce="sum")
         self._log_env_steps(metric=self._metrics_num_env_steps_sampled, num_steps=ts)
         self._increase_sampled_metrics(ts, len(done))
-        return done + chunks
+        return sample
 
     def _start(self, seed) -> None:
         """New games in every row (new episodes, their ids)."""
@@ -774,33 +780,13 @@ class BoardEnvRunner(SingleAgentEnvRunner):
         ro.dist[:, t] = inputs.numpy()
         return actions.numpy()
 
-    def _episodes(self, ro: _Rollout, keep_going: bool) -> tuple[list, list]:
+    def _episodes(self, ro: _Rollout, keep_going: bool) -> "SampledEpisodes":
         """The sample cut into episodes at every row's ends: the finished
         ones, and (``keep_going``) each row's unfinished chunk, whose
-        episode goes on in the next sample under the same id."""
-        T, done, chunks = ro.t, [], []
-        space, action_space = self.env.single_observation_space, self.env.single_action_space
-        seq = self._weights_seq_no
-
-        def episode(i, a, b, last, terminated=False, truncated=False, info=None):
-            length = b - a
-            if last is None:
-                observations = {OBS_KEY: ro.obs[i, a : b + 1], MASK_KEY: ro.masks[i, a : b + 1]}
-            else:
-                observations = {OBS_KEY: np.concatenate([ro.obs[i, a:b], last[OBS_KEY][None]]),
-                                MASK_KEY: np.concatenate([ro.masks[i, a:b], last[MASK_KEY][None]])}  # fmt: skip
-            extra = {WEIGHTS_SEQ_NO: np.full(length, seq, np.int64)}
-            if ro.dist is not None:
-                extra[Columns.ACTION_DIST_INPUTS], extra[Columns.ACTION_LOGP] = ro.dist[i, a:b], ro.logp[i, a:b]
-            infos = [{} for _ in range(length + 1)]
-            if info is not None:
-                infos[-1] = info
-            return SingleAgentEpisode(id_=self._ids[i], observations=observations, observation_space=space,
-                                      infos=infos, actions=ro.actions[i, a:b], action_space=action_space,
-                                      rewards=ro.rewards[i, a:b], terminated=terminated, truncated=truncated,
-                                      extra_model_outputs=extra, t_started=int(self._t_started[i]),
-                                      len_lookback_buffer=0)  # fmt: skip
-
+        episode goes on in the next sample under the same id; the finished
+        games' length, return and seconds in ``_finished`` (RLlib's episode
+        metrics)."""
+        T, seg, ids, finals, infos = ro.t, [], [], [], []
         rows, steps = np.nonzero(ro.ends[:, :T])
         k, now, self._finished = 0, time.perf_counter(), []
         for i in range(ro.n):
@@ -808,18 +794,79 @@ class BoardEnvRunner(SingleAgentEnvRunner):
             while k < rows.shape[0] and rows[k] == i:
                 b = int(steps[k]) + 1
                 last, info = ro.finals[i, b - 1]
-                kind = int(ro.ends[i, b - 1])
-                done.append(episode(i, a, b, last, terminated=kind == 1, truncated=kind == 2, info=info))
-                # the whole episode's length, return and seconds (RLlib's episode metrics)
+                seg.append((i, a, b, int(ro.ends[i, b - 1]), int(self._t_started[i])))
+                ids.append(self._ids[i])
+                finals.append(last)
+                infos.append(info)
                 self._finished.append((int(self._t_started[i]) + b - a, float(self._returns[i] + ro.rewards[i, a:b].sum()),
                                        now - self._since[i]))  # fmt: skip
                 self._ids[i], self._t_started[i], self._returns[i], self._since[i] = uuid.uuid4().hex, 0, 0.0, now
                 a, k = b, k + 1
             if keep_going and a < T:
-                chunks.append(episode(i, a, T, None))
+                seg.append((i, a, T, 0, int(self._t_started[i])))
+                ids.append(self._ids[i])
                 self._t_started[i] += T - a
                 self._returns[i] += ro.rewards[i, a:T].sum()
-        return done, chunks
+        m = len(finals)
+        space = self.env.single_observation_space
+        parts = {
+            "obs": ro.obs[:, : T + 1], "masks": ro.masks[:, : T + 1], "actions": ro.actions[:, :T],
+            "rewards": ro.rewards[:, :T], "logp": None if ro.logp is None else ro.logp[:, :T],
+            "dist": None if ro.dist is None else ro.dist[:, :T],
+            "segments": np.array(seg, np.int64).reshape(-1, 5), "ids": ids, "infos": infos,
+            "final_obs": np.array([f[OBS_KEY] for f in finals]).reshape(m, *space[OBS_KEY].shape),
+            "final_masks": np.array([f[MASK_KEY] for f in finals]).reshape(m, *space[MASK_KEY].shape),
+            "seq": self._weights_seq_no, "spaces": (space, self.env.single_action_space),
+        }  # fmt: skip
+        return SampledEpisodes(parts)
+
+
+class SampledEpisodes(list):
+    """What :class:`BoardEnvRunner` samples: a list of numpy
+    :class:`SingleAgentEpisode` objects, the finished episodes then the
+    chunks that go on, built in bulk from one sample's arrays (each
+    episode's columns are views of them).  It travels compact: pickled (a
+    remote runner's sample on its way to the driver, a learner, an
+    aggregator) as those few arrays and where each episode lies in them,
+    and rebuilt where it is unpickled, not as thousands of small objects.
+    A list whose episodes were changed or replaced since (more steps, custom
+    data, other items) pickles as a plain list."""
+
+    def __init__(self, parts: dict):
+        super().__init__(_cut(parts))
+        self._parts = parts
+        self._shape = [(e, len(e), e.is_done) for e in self]
+
+    def __reduce__(self):
+        if len(self) == len(self._shape) and all(x is e and len(e) == n and e.is_done == d and not e.custom_data
+                                                 for x, (e, n, d) in zip(self, self._shape)):  # fmt: skip
+            return (SampledEpisodes, (self._parts,))
+        return (list, (list(self),))
+
+
+def _cut(parts: dict) -> list:
+    """The episodes of a sample's ``parts`` (see :meth:`BoardEnvRunner._episodes`)."""
+    obs, masks, actions, rewards, logp, dist = (parts[k] for k in ("obs", "masks", "actions", "rewards", "logp", "dist"))
+    space, action_space = parts["spaces"]
+    out, f = [], 0
+    for (i, a, b, kind, t_started), id_ in zip(parts["segments"].tolist(), parts["ids"]):
+        length = b - a
+        infos = [{} for _ in range(length + 1)]
+        if kind:
+            observations = {OBS_KEY: np.concatenate([obs[i, a:b], parts["final_obs"][f : f + 1]]),
+                            MASK_KEY: np.concatenate([masks[i, a:b], parts["final_masks"][f : f + 1]])}  # fmt: skip
+            infos[-1] = parts["infos"][f]
+            f += 1
+        else:
+            observations = {OBS_KEY: obs[i, a : b + 1], MASK_KEY: masks[i, a : b + 1]}
+        extra = {WEIGHTS_SEQ_NO: np.full(length, parts["seq"], np.int64)}
+        if dist is not None:
+            extra[Columns.ACTION_DIST_INPUTS], extra[Columns.ACTION_LOGP] = dist[i, a:b], logp[i, a:b]
+        out.append(SingleAgentEpisode(id_=id_, observations=observations, observation_space=space, infos=infos,
+                                      actions=actions[i, a:b], action_space=action_space, rewards=rewards[i, a:b],
+                                      terminated=kind == 1, truncated=kind == 2, extra_model_outputs=extra,
+                                      t_started=t_started, len_lookback_buffer=0))  # fmt: skip
+    return out
 
 
 # --- one call ----------------------------------------------------------------------------

@@ -315,6 +315,20 @@ def test_ppo_config_samples_with_board_env_runner_and_reports_rllib_metrics(loca
     assert len(lengths) < 100
     assert metrics[EPISODE_LEN_MEAN] == pytest.approx(np.mean(lengths)) and metrics[EPISODE_RETURN_MEAN] == pytest.approx(np.mean(returns))
     assert metrics["win_rate"] == pytest.approx(np.mean(np.array(returns) > 0))
+    # a sample travels as its arrays (pickled compact, rebuilt where unpickled); a changed one as a plain list
+    import pickle
+
+    sample = runner.sample(num_timesteps=32)
+    again = pickle.loads(pickle.dumps(sample))
+    assert type(again) is brl.SampledEpisodes and len(again) == len(sample) and len(pickle.dumps(sample)) < 60_000
+    for x, y in zip(sample, again):
+        assert (x.id_, x.t_started, len(x), x.is_terminated, x.is_truncated) == (y.id_, y.t_started, len(y), y.is_terminated, y.is_truncated)
+        for get in (lambda e: e.get_observations()["observations"], lambda e: e.get_actions(), lambda e: e.get_rewards(),
+                    lambda e: e.get_extra_model_outputs(Columns.ACTION_DIST_INPUTS)):  # fmt: skip
+            assert np.array_equal(get(x), get(y))
+    sample[0].custom_data["seen"] = True
+    changed = pickle.loads(pickle.dumps(sample))
+    assert type(changed) is list and changed[0].custom_data == {"seen": True}
     algo.stop()
 
 
@@ -535,3 +549,39 @@ def _groups(episodes, key):
     for e in episodes:
         out.setdefault(key(e), []).append(e)
     return out
+
+
+def test_the_cluster_files_install_this_ray_and_their_script_configures():
+    """docs/cluster: Ray's cluster launcher config and the KubeRay RayJob
+    (docs/tutorials/rllib.md, "Running on a cluster") install
+    boardenvs[rllib] with the Ray this suite runs, keep runners off the head,
+    and the RayJob's train.py configures (its settings build a config here)."""
+    import ast
+
+    import yaml
+
+    from test_docs import ROOT
+
+    launcher = yaml.safe_load((ROOT / "docs/cluster/ray-cluster.yaml").read_text())
+    assert any("boardenvs[rllib]" in c and f"ray[rllib]=={ray.__version__}" in c for c in launcher["setup_commands"])
+    head = launcher["available_node_types"][launcher["head_node_type"]]
+    assert head["resources"] == {"CPU": 0} and any("--num-cpus=0" in c for c in launcher["head_start_ray_commands"])
+    workers = launcher["available_node_types"]["workers"]
+    assert workers["min_workers"] == workers["max_workers"] == launcher["max_workers"] == 10
+    config_map, job = yaml.safe_load_all((ROOT / "docs/cluster/kuberay.yaml").read_text())
+    assert (job["apiVersion"], job["kind"]) == ("ray.io/v1", "RayJob")
+    spec = job["spec"]["rayClusterSpec"]
+    assert spec["rayVersion"] == ray.__version__ and yaml.safe_load(job["spec"]["runtimeEnvYAML"])["pip"] == ["boardenvs[rllib]"]
+    images = [c["image"] for g in [spec["headGroupSpec"], *spec["workerGroupSpecs"]] for c in g["template"]["spec"]["containers"]]
+    assert all(i.startswith(f"rayproject/ray:{ray.__version__}-py311") for i in images)
+    assert spec["headGroupSpec"]["rayStartParams"]["num-cpus"] == "0"
+    script = config_map["data"]["train.py"]
+    assert job["spec"]["entrypoint"] == "python /home/ray/train/train.py"
+    tree = ast.parse(script)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "appo_config"]
+    assert len(calls) == 1
+    kwargs = {k.arg: ast.literal_eval(k.value) for k in calls[0].keywords if k.arg != "num_env_runners"}
+    config = brl.appo_config(*[ast.literal_eval(a) for a in calls[0].args], num_env_runners=160, **kwargs)
+    config = config.learners(num_learners=1, num_gpus_per_learner=1)
+    assert config.num_env_runners == 160 and config.num_envs_per_env_runner == kwargs["envs_per_runner"]
+    assert config.env_runner_cls is brl.BoardEnvRunner
