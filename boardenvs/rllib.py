@@ -532,14 +532,18 @@ class SnapshotPool:
 class SelfPlayCallback(RLlibCallback):
     """Every ``every`` training iterations, a snapshot of the learner's module
     goes into the :class:`SnapshotPool` of every env runner (the local one
-    and the remote ones)."""
+    and the remote ones).  Every iteration's result has
+    ``"self_play_pool_sizes"``: the pools' sizes after the last snapshot
+    (``[]`` before the first)."""
 
     def __init__(self, every: int = 2):
         super().__init__()
         self.every = every
+        self.sizes: list = []
 
     def on_train_result(self, *, algorithm, metrics_logger=None, result, **kwargs):
         if algorithm.iteration % self.every:
+            result["self_play_pool_sizes"] = list(self.sizes)
             return
         spec, state = _learned(algorithm)
 
@@ -552,7 +556,8 @@ class SelfPlayCallback(RLlibCallback):
             return None  # a runner without env (the driver's, when remote runners sample)
 
         sizes = algorithm.env_runner_group.foreach_env_runner(add, local_env_runner=True)
-        result["self_play_pool_sizes"] = [n for n in sizes if n is not None]
+        self.sizes = [n for n in sizes if n is not None]
+        result["self_play_pool_sizes"] = list(self.sizes)
 
 
 class LeagueMapping:

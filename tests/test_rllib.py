@@ -366,12 +366,12 @@ def test_self_play_in_the_batch_plays_every_other_seat_by_snapshot(local_ray, en
 
 def test_self_play_snapshots_reach_remote_runners_and_opponent_round_trips(local_ray, tmp_path):
     config = brl.ppo_config("quagmire_v0", opponent="self-play", num_env_runners=1, envs_per_runner=8, radius=2,
-                            snapshot_every=1).training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)  # fmt: skip
+                            snapshot_every=2).training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)  # fmt: skip
     algo = config.build_algo()
-    sizes = []
-    for _ in range(2):
-        sizes = algo.train()["self_play_pool_sizes"]
-    assert sizes == [2], sizes  # the remote runner's pool (the driver's runner has no env when remote ones sample)
+    # every result has the pools' sizes (the remote runner's: the driver's runner has no env when remote ones sample),
+    # a snapshot every second iteration
+    sizes = [algo.train()["self_play_pool_sizes"] for _ in range(4)]
+    assert sizes == [[], [1], [1], [2]], sizes
     remote = algo.env_runner_group.foreach_env_runner(lambda r: len(r.env.unwrapped.opponents), local_env_runner=False)
     assert remote == [2]
     bot = brl.opponent(algo)
