@@ -121,8 +121,11 @@ def test_chance_eliminations_and_teams_are_the_games(env_id, options):
 
 def test_masks_are_honoured_in_training(local_ray):
     """With illegal_action='raise' any illegal action reaching the engine
-    would raise inside the runner: a clean run proves none did, on both routes."""
+    would raise inside the runner: a clean run proves none did, on both routes
+    (and with RLlib's own runner)."""
     for config in (brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=16, radius=2, illegal_action="raise"),
+                   brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=16, radius=2, illegal_action="raise",
+                                  env_runner="rllib"),
                    brl.ppo_config("quagmire_v0", multi_agent=True, radius=2, illegal_action="raise")):  # fmt: skip
         algo = config.training(train_batch_size_per_learner=512, minibatch_size=128, num_epochs=1).build_algo()
         result = algo.train()
@@ -161,13 +164,18 @@ def test_appo_and_impala_train_the_masked_module(local_ray, algorithm):
         brl.appo_config("quagmire_v0", algorithm="PPO")
 
 
-def test_next_step_episodes_are_the_games_played(local_ray):
-    """RLlib's runner assumes NEXT_STEP autoreset: every episode it records
+@pytest.mark.parametrize("env_runner", ["boardenvs", "rllib"])
+def test_next_step_episodes_are_the_games_played(local_ray, env_runner):
+    """Both runners' episodes are the games played: RLlib's runner assumes
+    NEXT_STEP autoreset (the view's ``autoreset_mode="next_step"``),
+    BoardEnvRunner cuts same-step rows; either way every episode recorded
     ends on the game's last observation (the learner's mask all zeros, its
     return and learner_steps in the last info) and starts on a new game's
     first (a mask with a legal action), step for step."""
-    algo = brl.ppo_config("tryasina_v0", opponent="random", envs_per_runner=8, num_players=2, max_turns=40) \
+    algo = brl.ppo_config("tryasina_v0", opponent="random", envs_per_runner=8, num_players=2, max_turns=40,
+                          env_runner=env_runner) \
         .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).build_algo()  # fmt: skip
+    assert type(algo.env_runner).__name__ == {"boardenvs": "BoardEnvRunner", "rllib": "SingleAgentEnvRunner"}[env_runner]
     episodes = algo.env_runner.sample(num_timesteps=1500, random_actions=False)
     done = [e for e in episodes if e.is_done]
     assert len(done) > 5
