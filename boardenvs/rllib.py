@@ -491,7 +491,6 @@ class SnapshotPool:
         self.latest_prob, self.others_prob = float(latest_prob), float(others_prob)
         self.initial_name, self.other_names = initial, tuple(others)
         self.spec = None
-        self.states: list = []
         self.added = 0
         self._opponents: list = []
         self._initial = None
@@ -700,7 +699,7 @@ class BoardEnvRunner(SingleAgentEnvRunner):
         new = self._obs
         obs, masks = new[OBS_KEY], new[MASK_KEY]
         ro.obs[:, 0], ro.masks[:, 0] = obs, masks
-        ended_count, illegal, wins = 0, 0, 0
+        ended_count, illegal = 0, 0
         rng = self._rng
         while (ro.t < steps) if num_timesteps is not None else (ended_count < num_episodes):
             t = ro.t
@@ -722,11 +721,10 @@ class BoardEnvRunner(SingleAgentEnvRunner):
                 for i in ended.tolist():
                     ro.finals[i, t] = (final[i], {k: info[k][i] for k in ("return", "end_reason", "length", "learner_steps")})
                 ended_count += ended.size
-                wins += int((rewards[ended] > 0).sum())
             illegal += int(infos["illegal_action"].sum())
             ro.t = t + 1
         self._obs = new
-        sample = self._episodes(ro, keep_going=num_timesteps is not None)
+        sample, finished = self._episodes(ro, keep_going=num_timesteps is not None)
         done = [e for e in sample if e.is_done]
         ts = ro.t * n
         if self._callbacks or self.config.callbacks_on_episode_end:
@@ -736,7 +734,7 @@ class BoardEnvRunner(SingleAgentEnvRunner):
                               kwargs=dict(episode=e, env_runner=self, metrics_logger=self.metrics, env=env,
                                           rl_module=self.module, env_index=-1, prev_episode_chunks=[]))  # fmt: skip
         win = max(1, math.ceil(self.config.metrics_num_episodes_for_smoothing / (self.config.num_env_runners or 1)))
-        for length, ret, seconds in self._finished:
+        for length, ret, seconds in finished:
             self._log_episode_metrics(length, ret, seconds)
             self.metrics.log_value("win_rate", float(ret > 0), window=win)
         self.metrics.log_value("illegal_actions", illegal, reduce="sum")
@@ -785,15 +783,14 @@ class BoardEnvRunner(SingleAgentEnvRunner):
         ro.dist[:, t] = inputs.numpy()
         return actions.numpy()
 
-    def _episodes(self, ro: _Rollout, keep_going: bool) -> "SampledEpisodes":
+    def _episodes(self, ro: _Rollout, keep_going: bool) -> tuple["SampledEpisodes", list]:
         """The sample cut into episodes at every row's ends: the finished
         ones, and (``keep_going``) each row's unfinished chunk, whose
-        episode goes on in the next sample under the same id; the finished
-        games' length, return and seconds in ``_finished`` (RLlib's episode
-        metrics)."""
-        T, seg, ids, finals, infos = ro.t, [], [], [], []
+        episode goes on in the next sample under the same id; and the
+        finished games' (length, return, seconds), RLlib's episode metrics."""
+        T, seg, ids, finals, infos, finished = ro.t, [], [], [], [], []
         rows, steps = np.nonzero(ro.ends[:, :T])
-        k, now, self._finished = 0, time.perf_counter(), []
+        k, now = 0, time.perf_counter()
         for i in range(ro.n):
             a = 0
             while k < rows.shape[0] and rows[k] == i:
@@ -803,8 +800,8 @@ class BoardEnvRunner(SingleAgentEnvRunner):
                 ids.append(self._ids[i])
                 finals.append(last)
                 infos.append(info)
-                self._finished.append((int(self._t_started[i]) + b - a, float(self._returns[i] + ro.rewards[i, a:b].sum()),
-                                       now - self._since[i]))  # fmt: skip
+                finished.append((int(self._t_started[i]) + b - a, float(self._returns[i] + ro.rewards[i, a:b].sum()),
+                                 now - self._since[i]))  # fmt: skip
                 self._ids[i], self._t_started[i], self._returns[i], self._since[i] = uuid.uuid4().hex, 0, 0.0, now
                 a, k = b, k + 1
             if keep_going and a < T:
@@ -823,7 +820,7 @@ class BoardEnvRunner(SingleAgentEnvRunner):
             "final_masks": np.array([f[MASK_KEY] for f in finals]).reshape(m, *space[MASK_KEY].shape),
             "seq": self._weights_seq_no, "spaces": (space, self.env.single_action_space),
         }  # fmt: skip
-        return SampledEpisodes(parts)
+        return SampledEpisodes(parts), finished
 
 
 class SampledEpisodes(list):
@@ -962,13 +959,14 @@ def _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, mu
             raise ValueError("multi_agent=True: opponent is 'random' (every seat the trained module) or 'self-play' "
                              f"(the trained module against its snapshots), got {opponent!r}")  # fmt: skip
         return config
-    self_play = isinstance(opponent, SnapshotPool) or (isinstance(opponent, str) and opponent == "self-play")
-    picker = SnapshotPool() if isinstance(opponent, str) and opponent == "self-play" else opponent
+    if isinstance(opponent, str) and opponent == "self-play":
+        opponent = SnapshotPool()
+    self_play = isinstance(opponent, SnapshotPool)
     if env_runner not in ("boardenvs", "rllib"):
         raise ValueError(f"env_runner must be 'boardenvs' (BoardEnvRunner, the engine's learner loop) or 'rllib' "
                          f"(RLlib's SingleAgentEnvRunner, step by step), got {env_runner!r}")  # fmt: skip
     ours = env_runner == "boardenvs"
-    env_config = {"opponent": picker, "seat": seat, "autoreset_mode": "same_step" if ours else "next_step",
+    env_config = {"opponent": opponent, "seat": seat, "autoreset_mode": "same_step" if ours else "next_step",
                   "action_mask_in_obs": True, "flatten": True, **options}  # fmt: skip
     # "module:id": a remote runner imports boardenvs (which registers the id) before gymnasium looks it up
     config = config.environment(f"boardenvs:{gym_id_of(game_class(env_id))}", env_config=env_config)
