@@ -35,7 +35,7 @@ $(BENCH_STAMP): $(STAMP)
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m boardenvs.baselines.demo quess_v0 --steps 100000 --out runs/demo
+	$(BIN)/python -m boardenvs.baselines.demo quess_v0 --minutes 3 --out runs/demo
 
 # the whole suite, then Ray RLlib's tests and the checkers under RLlib's gymnasium; beside them
 # (on the second core) the wheel as users get it: tests/wheel_check.py builds the sdist and the

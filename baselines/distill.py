@@ -40,7 +40,8 @@ import numpy as np
 from boardenvs.opponents import Batch, decide
 
 from .networks import policy_value, trainable_ids, training_defaults
-from .train import check_extractor_kwargs, default_out, game_options, model_config, new_policy, save_model, start_from
+from .networks import check_extractor_kwargs, game_options, model_config, new_policy
+from .runs import default_out, save_model, start_from
 
 
 # the most games one collect() plays: every decision's observation and mask stay in memory until
@@ -398,17 +399,18 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
 
         if not hasattr(make_opponent(teacher), "search_policy"):
             raise ValueError(f"targets 'visits': the teacher {teacher!r} is not a search (no search_policy); use 'action'")
-    config = model_config(env_id, players)
+    # the game's network; another extractor named: the dense network with it
+    config = model_config(env_id, players, None if extractor in (None, "board") else "dense")
     name, options = config["name"], config["options"]
     out = Path(out) if out is not None else default_out(name)  # runs/<name>-<date>-<time>/<name>
     if samples is not None:
         samples = Path(samples)
         samples = samples if samples.suffix == ".npz" else samples.with_name(samples.name + ".npz")
-    if extractor is not None:
+    if extractor not in (None, "board"):
         from .extractors import EXTRACTORS, option_names
 
         if extractor not in EXTRACTORS:
-            raise ValueError(f"extractor must be one of {', '.join(sorted(EXTRACTORS))}, got {extractor!r}")
+            raise ValueError(f"extractor must be one of {', '.join(sorted([*EXTRACTORS, 'board']))}, got {extractor!r}")
         if extractor != config["extractor"]:  # keep the game's options the other extractor also takes (hex, layers)
             kept = option_names(EXTRACTORS[extractor])
             config["extractor_kwargs"] = {k: v for k, v in config["extractor_kwargs"].items() if k in kept}
@@ -502,7 +504,7 @@ def main(argv=None) -> int:
     ap.add_argument("--targets", choices=TARGETS, default=None,
                     help="fit the search's visit distribution or the teacher's action (default: visits for a search)")
     ap.add_argument("--extractor", default=None,
-                    help="another features extractor than the game's (e.g. cnn; the game's options it takes are kept)")
+                    help="a dense network with this features extractor (cnn, hexpaths, mlp; the game's dense options it takes are kept) instead of the game's board network")
     ap.add_argument("--layers", type=int, default=None, help="convolutions in the board extractor (default: the game's)")
     ap.add_argument("--channels", type=int, default=None, help="channels of those convolutions (default: the game's)")
     ap.add_argument("--samples", default=None, help="an .npz to keep the teacher's samples in (read back when it exists)")

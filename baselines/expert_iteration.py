@@ -159,7 +159,8 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
     from . import Baseline
     from .distill import join_samples, collect, fit
     from .search import SearchOpponent
-    from .train import default_out, model_config, new_policy, save_model, start_from
+    from .networks import model_config, new_policy
+    from .runs import default_out, save_model, start_from
 
     if not is_int(gate_search) or gate_search < 0:
         raise ValueError(f"gate_search must be an int >= 0 (0: the raw policies), got {gate_search!r}")

@@ -45,7 +45,7 @@ from torch import nn
 from boardenvs.hexboard import DIRECTIONS
 
 
-def _scale(space: gymnasium.spaces.Box) -> torch.Tensor:
+def input_scale(space: gymnasium.spaces.Box) -> torch.Tensor:
     high = np.asarray(space.high, np.float32)
     return torch.as_tensor(1.0 / np.maximum(high, 1.0))
 
@@ -84,7 +84,7 @@ class BoardCNN(BaseFeaturesExtractor):
         if around and not self.split:
             raise ValueError("around=True centres windows on the split planes' pieces: name them with split=(k, ...)")
         self.around = bool(around)
-        self.register_buffer("scale", _scale(observation_space))
+        self.register_buffer("scale", input_scale(observation_space))
         conv = HexConv2d if hex else (lambda i, o: nn.Conv2d(i, o, kernel_size=3, padding=1))
         c_in = c + len(self.split) * self.pieces + self.extra_planes
         blocks, width = [], c_in
@@ -203,27 +203,42 @@ class HexPathsCNN(BoardCNN):
         super().__init__(observation_space, features_dim, channels, layers, hex=hex, **kwargs)
 
     def _extra(self, observations):
-        n = self.seats
-        obs = observations.permute(0, 3, 1, 2).float()  # unscaled 0/1 planes
-        b, _, h, w = obs.shape
-        far = float(h * w)
-        pawns = obs[:, 1 : n + 1]
-        blocked = torch.maximum(obs[:, n + 1 : n + 7], 1.0 - obs[:, 0:1])  # a cell off the board: every edge
-        goals = torch.cat([obs[:, n + 7 : n + 8], obs[:, 3 * n + 8 : 4 * n + 7]], dim=1)
-        both = hex_distances(torch.cat([goals, pawns], dim=1), blocked, far)
-        to_goal, from_pawn = both[:, :n], both[:, n:]
-        present = pawns.flatten(2).sum(dim=2) > 0  # (B, n): a seat out has no pawn
-        length = torch.where(present, (to_goal * pawns).flatten(2).sum(dim=2), far)  # (B, n)
-        target = length[:, :, None, None]
-        reachable = (target < far)
-        on_path = ((from_pawn + to_goal == target) & reachable).float()
-        padded = nn.functional.pad(to_goal, (1, 1, 1, 1), value=far)
-        edges = [(from_pawn + 1.0 + _neighbours(padded, d) == target) & (blocked[:, d : d + 1] == 0) & reachable
-                 for d in range(6)]  # fmt: skip
-        edge_planes = torch.stack(edges, dim=2).float().reshape(b, 6 * n, h, w)  # seat-major, then direction
-        top = far / self.scale_steps
-        planes = torch.cat([torch.clamp(to_goal / self.scale_steps, max=top), on_path, edge_planes], dim=1)
-        return planes, torch.clamp(length / self.scale_steps, max=top)
+        return path_planes(observations, self.seats, self.scale_steps)
+
+
+def path_seats(shape: tuple) -> int:
+    """The seats of Hex Quoridor's ``(H, W, 5n + 7)`` planes (ValueError for other planes)."""
+    if len(shape) != 3 or (shape[2] - 7) % 5 or shape[2] < 17:
+        raise ValueError(f"path planes read Hex Quoridor's (H, W, 5n + 7) planes, got shape {shape}")
+    return (shape[2] - 7) // 5
+
+
+def path_planes(observations: torch.Tensor, n: int, scale_steps: float = 16.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """What Hex Quoridor's rules turn on, from its raw planes (``n`` seats,
+    observer first): per seat, every cell's goal distance (fences block,
+    pawns do not; scaled by ``1 / scale_steps``), the cells on one of its
+    pawn's shortest paths and, per direction, the edges on one: ``8n``
+    planes ``(B, 8n, H, W)``; and each pawn's distance ``(B, n)``."""
+    obs = observations.permute(0, 3, 1, 2).float()  # unscaled 0/1 planes
+    b, _, h, w = obs.shape
+    far = float(h * w)
+    pawns = obs[:, 1 : n + 1]
+    blocked = torch.maximum(obs[:, n + 1 : n + 7], 1.0 - obs[:, 0:1])  # a cell off the board: every edge
+    goals = torch.cat([obs[:, n + 7 : n + 8], obs[:, 3 * n + 8 : 4 * n + 7]], dim=1)
+    both = hex_distances(torch.cat([goals, pawns], dim=1), blocked, far)
+    to_goal, from_pawn = both[:, :n], both[:, n:]
+    present = pawns.flatten(2).sum(dim=2) > 0  # (B, n): a seat out has no pawn
+    length = torch.where(present, (to_goal * pawns).flatten(2).sum(dim=2), far)  # (B, n)
+    target = length[:, :, None, None]
+    reachable = (target < far)
+    on_path = ((from_pawn + to_goal == target) & reachable).float()
+    padded = nn.functional.pad(to_goal, (1, 1, 1, 1), value=far)
+    edges = [(from_pawn + 1.0 + _neighbours(padded, d) == target) & (blocked[:, d : d + 1] == 0) & reachable
+             for d in range(6)]  # fmt: skip
+    edge_planes = torch.stack(edges, dim=2).float().reshape(b, 6 * n, h, w)  # seat-major, then direction
+    top = far / scale_steps
+    planes = torch.cat([torch.clamp(to_goal / scale_steps, max=top), on_path, edge_planes], dim=1)
+    return planes, torch.clamp(length / scale_steps, max=top)
 
 
 class TrackMLP(BaseFeaturesExtractor):
@@ -231,7 +246,7 @@ class TrackMLP(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: gymnasium.spaces.Box, features_dim: int = 128, hidden: int = 256):
         super().__init__(observation_space, features_dim)
-        self.register_buffer("scale", _scale(observation_space))
+        self.register_buffer("scale", input_scale(observation_space))
         size = int(np.prod(observation_space.shape))
         self.net = nn.Sequential(nn.Flatten(), nn.Linear(size, hidden), nn.ReLU(), nn.Linear(hidden, features_dim), nn.ReLU())
 

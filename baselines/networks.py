@@ -1,11 +1,18 @@
 """What a baseline model is: its game's network and defaults, its config.
 
-Each game's module declares its features extractor and its options and the
-default training budget (``TOOLS["training"]``, :class:`TrainingDefaults`,
-:func:`training_defaults`); :func:`model_config` starts every saved model's
-config (name, game, options, network) and :func:`new_policy` builds the
-untrained ``MaskableActorCriticPolicy`` of a config, what training starts
-from and :func:`boardenvs.baselines.load` fills with a model's weights.
+Each game's module declares how a policy reads its actions and its board
+network's trunk, its dense network's features extractor, and how it trains
+(``TOOLS["training"]``, :class:`TrainingDefaults`, :func:`training_defaults`);
+:func:`model_config` starts every saved model's config (name, game, options,
+network) and :func:`new_policy` builds the untrained
+``MaskableActorCriticPolicy`` of a config, what training starts from and
+:func:`boardenvs.baselines.load` fills with a model's weights.
+
+Two kinds of network: ``"extractor": "board"`` (:mod:`.boardnet`, the
+default where the game declares how a policy reads its actions: every
+action's logit read off the cells it names) and the dense ones (a features
+extractor of :mod:`.extractors`, then ``net_arch`` layers and a linear head
+over every action: Tryasina's tracks, and the models trained before).
 """
 from __future__ import annotations
 
@@ -17,9 +24,15 @@ from boardenvs.errors import first_line, shorten
 @dataclass(frozen=True)
 class TrainingDefaults:
     """How :mod:`boardenvs.baselines.train` trains a policy for a game by
-    default: the features extractor (``"cnn"`` on board planes, ``"mlp"``)
-    and its options, the budget in steps, and for ``--shaping`` the size of a
-    typical difference of the game's heuristic (None: no shaping).  A game's
+    default: the dense network's features extractor (``"cnn"`` on board
+    planes, ``"mlp"``) and its options, the budget in steps of a run by
+    steps, for ``--shaping`` the size of a typical difference of the game's
+    heuristic (None: no shaping); the board network's action layout
+    (``actions``, see :mod:`.boardnet`; None: the dense network) and trunk
+    options (``board``); and the time-bounded route's PPO settings
+    (``ppo``: :data:`PPO_DEFAULTS` overridden), opponents (``opponents``:
+    shares of named opponents, the rest self-play), budget in minutes and
+    warm start (games of ``greedy``'s decisions fitted first).  A game's
     module sets them in ``TOOLS["training"]`` (:func:`boardenvs.registry.tool_settings`);
     a game without that entry has no baseline."""
 
@@ -27,6 +40,24 @@ class TrainingDefaults:
     extractor_kwargs: dict = field(default_factory=dict)
     steps: int = 300_000
     shaping_scale: float | None = None
+    # the board network (boardnet): how the policy reads the actions (a function of the game, None: no board
+    # network) and the trunk's options
+    actions: object = None
+    board: dict = field(default_factory=dict)
+    # the time-bounded route (train --minutes): PPO's settings and the opponents' shares (the rest self-play)
+    ppo: dict = field(default_factory=dict)
+    opponents: dict = field(default_factory=dict)
+    minutes: float = 10.0
+    warm_start: int = 0  # games of greedy's decisions fitted before PPO (0: none)
+    shaping: float = 0.0  # the --shaping of the time-bounded route
+
+
+# PPO's settings unless a game's TOOLS["training"]["ppo"] says otherwise (what reached strength fastest on 2 cores:
+# benchmarks/time_to_strength.py)
+PPO_DEFAULTS = {"num_envs": 64, "n_steps": 128, "batch_size": 1024, "n_epochs": 5, "learning_rate": 5e-4,
+                "ent_coef": 0.01, "gamma": 0.99, "gae_lambda": 0.95}  # fmt: skip
+BOARD = "board"  # the board network's name in a model's config ("extractor")
+BOARD_OPTIONS = {"channels": 32, "layers": 3}  # its trunk's defaults (hex: the game's board)
 
 
 def _declared(env_id: str) -> TrainingDefaults | None:
@@ -84,7 +115,8 @@ MAX_PARAMETERS = 20_000_000  # the whole policy (the committed models have 0.1M-
 # extractor options that are sizes (BoardCNN, HexPathsCNN, TrackMLP): ints in 1..their bound
 SIZE_OPTIONS = {"hidden": MAX_WIDTH, "features_dim": MAX_WIDTH, "channels": MAX_WIDTH, "layers": MAX_LAYERS,
                 "pieces": 64, "scale_steps": 1_000_000}  # fmt: skip
-FLAG_OPTIONS = ("hex", "around")  # True or False
+FLAG_OPTIONS = ("hex", "around", "paths")  # True or False
+BOARD_OPTION_NAMES = {"channels", "layers", "hex", "paths"}  # what a board network's config may set
 NETWORK_FIELDS = ("env_id", "options", "extractor", "extractor_kwargs", "net_arch")  # what builds the network
 
 
@@ -140,8 +172,10 @@ def check_config(config) -> int:
         info = make_game(env_id, **options).info
     except (TypeError, ValueError) as exc:
         raise ValueError(f"options {shorten(repr(options))}: {first_line(exc)}") from None
+    if extractor == BOARD:
+        return _check_board(env_id, options, kwargs, net_arch)
     if not isinstance(extractor, str) or extractor not in EXTRACTORS:
-        raise ValueError(f"extractor {shorten(repr(extractor))} is none of {', '.join(EXTRACTORS)}")
+        raise ValueError(f"extractor {shorten(repr(extractor))} is none of {', '.join([*EXTRACTORS, BOARD])}")
     kwargs = check_extractor_kwargs(kwargs)
     unknown = sorted(set(kwargs) - option_names(EXTRACTORS[extractor]))
     if unknown:
@@ -155,6 +189,36 @@ def check_config(config) -> int:
     if count > MAX_PARAMETERS:
         raise ValueError(f"the network has {count:_} parameters, more than {MAX_PARAMETERS:_} (extractor {extractor} "
                          f"{kwargs}, net_arch {shorten(repr(net_arch))})")  # fmt: skip
+    return count
+
+
+def _check_board(env_id: str, options: dict, kwargs, net_arch) -> int:
+    """:func:`check_config` for a board network: the game declares its
+    actions' layout, the trunk's options are channels, layers and hex, no
+    ``net_arch``; returns the parameter count."""
+    from boardenvs.registry import make_game
+
+    from .boardnet import action_layout, board_parameters
+
+    game = make_game(env_id, **options)
+    layout = action_layout(game)
+    if layout is None:
+        raise ValueError(f"extractor 'board': {env_id} declares no action layout (TOOLS['training']['actions'])")
+    kwargs = check_extractor_kwargs(kwargs)
+    unknown = sorted(set(kwargs) - BOARD_OPTION_NAMES)
+    if unknown:
+        raise ValueError(f"extractor options {shorten(repr(kwargs))}: the board network takes no {unknown[0]!r} "
+                         f"(it takes {', '.join(sorted(BOARD_OPTION_NAMES))})")  # fmt: skip
+    if net_arch != []:
+        raise ValueError(f"net_arch must be [] for the board network (its heads read the cells), got {shorten(repr(net_arch))}")
+    trunk = {**BOARD_OPTIONS, **kwargs}
+    try:
+        count = board_parameters(tuple(game.info.obs_low.shape), layout, trunk["channels"], trunk["layers"],
+                                 bool(trunk.get("paths")))  # fmt: skip
+    except ValueError as exc:
+        raise ValueError(f"extractor options {shorten(repr(kwargs))}: {exc}") from None
+    if count > MAX_PARAMETERS:
+        raise ValueError(f"the network has {count:_} parameters, more than {MAX_PARAMETERS:_} (board {kwargs})")
     return count
 
 
@@ -202,20 +266,50 @@ def same_game(env_id: str, options: dict, other_id: str, other_options: dict) ->
     return env_id == other_id and make_game(env_id, **options).options == make_game(other_id, **other_options).options
 
 
-def model_config(env_id: str, players: int | None) -> dict:
+def model_config(env_id: str, players: int | None, network: str | None = None) -> dict:
     """What every saved model's config starts with: its name, game, options
-    and network (the game's declared :func:`training_defaults`)."""
+    and network (the game's declared :func:`training_defaults`): the board
+    network where the game declares its actions' layout, else (or with
+    ``network="dense"``) the dense one."""
     defaults = training_defaults(env_id)
-    return {
-        "name": model_name(env_id, players), "env_id": env_id, "options": game_options(env_id, players),
-        "extractor": defaults.extractor, "extractor_kwargs": dict(defaults.extractor_kwargs), "net_arch": [128],
-        "algorithm": "sb3_contrib.MaskablePPO",
-    }  # fmt: skip
+    if network not in (None, BOARD, "dense"):
+        raise ValueError(f"network must be 'board' or 'dense', got {network!r}")
+    config = {"name": model_name(env_id, players), "env_id": env_id, "options": game_options(env_id, players)}
+    if network == BOARD and defaults.actions is None:
+        raise ValueError(f"{env_id} declares no action layout for the board network: use the dense one")
+    if defaults.actions is not None and network != "dense":
+        trunk = {**BOARD_OPTIONS, "hex": bool(defaults.extractor_kwargs.get("hex")), **defaults.board}
+        config |= {"extractor": BOARD, "extractor_kwargs": trunk, "net_arch": []}
+    else:
+        config |= {"extractor": defaults.extractor, "extractor_kwargs": dict(defaults.extractor_kwargs), "net_arch": [128]}
+    return config | {"algorithm": "sb3_contrib.MaskablePPO"}
+
+
+def policy_class(config: dict):
+    """The SB3 policy class of a config: :class:`.boardnet.BoardPolicy` for
+    the board network, :class:`.policies.DensePolicy` (sb3-contrib's
+    ``MaskableActorCriticPolicy``) else."""
+    if config["extractor"] == BOARD:
+        from .boardnet import BoardPolicy
+
+        return BoardPolicy
+    from .policies import DensePolicy
+
+    return DensePolicy
 
 
 def policy_kwargs(config: dict) -> dict:
+    """The keywords that build a config's policy (with :func:`policy_class`)."""
     from .extractors import EXTRACTORS
 
+    if config["extractor"] == BOARD:
+        from boardenvs.registry import make_game
+
+        from .boardnet import BoardTrunk, action_layout, trunk_pieces
+
+        layout = action_layout(make_game(config["env_id"], **config["options"]))
+        trunk = {**BOARD_OPTIONS, **config["extractor_kwargs"], "pieces": trunk_pieces(layout)}
+        return {"features_extractor_class": BoardTrunk, "features_extractor_kwargs": trunk, "layout": layout}
     return {
         "features_extractor_class": EXTRACTORS[config["extractor"]],
         "features_extractor_kwargs": dict(config["extractor_kwargs"]),
@@ -230,14 +324,13 @@ def new_policy(config: dict):
     extractor options if the network cannot be built from them)."""
     check_config(config)
     from gymnasium import spaces
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from boardenvs.registry import make_game
 
     info = make_game(config["env_id"], **config["options"]).info
     obs_space = spaces.Box(info.obs_low, info.obs_high, info.obs_low.shape, "int8")
     try:
-        return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
+        return policy_class(config)(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
     except (TypeError, ValueError, RuntimeError, AssertionError) as exc:  # an extractor option the network cannot take
         raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
 

@@ -33,17 +33,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from .greedy import heuristic_of
-from .networks import (SIZE_OPTIONS, check_extractor_kwargs, game_options, model_config, model_name,  # noqa: F401
-                       new_policy, policy_kwargs, same_game, trainable_ids, training_defaults)
+from .runs import default_out, save_model, start_from  # noqa: F401 - (train's names before runs.py)
+from .networks import (PPO_DEFAULTS, SIZE_OPTIONS, check_extractor_kwargs, game_options, model_config,  # noqa: F401
+                       model_name, new_policy, policy_class, policy_kwargs, same_game, trainable_ids, training_defaults)
 
 class OpponentMix:
     """The views' per-episode opponent picker: each fixed opponent with its
@@ -111,105 +110,145 @@ class ShapedRewards(VecEnvWrapper):
         return obs, rewards, dones, infos
 
 
-def start_from(init: str | Path, config: dict):
-    """The saved model ``init`` (``<init>.pt``/``.json``, or a committed model's name) a run goes on from,
-    loaded (:func:`boardenvs.baselines.load`), after checking it plays
-    ``config``'s game; ``config`` takes its network and records it as
-    ``config["init"]`` (whose budget :func:`save_model` adds)."""
-    from . import load, model_path
-
-    init = model_path(init)
-    if not (init.with_suffix(".json").is_file() and init.with_suffix(".pt").is_file()):
-        raise ValueError(f"--init {init}: no {init.with_suffix('.pt')} / {init.with_suffix('.json')} pair")
-    start = load(init)
-    env_id, options = config["env_id"], config["options"]
-    if not same_game(env_id, options, start.env_id, start.options):
-        raise ValueError(f"--init {init} plays {start.env_id} {start.options}, not {env_id} {options}")
-    for key in ("extractor", "extractor_kwargs", "net_arch"):
-        config[key] = start.config[key]
-    config["init"] = start.config
-    return start
+EVAL_OPPONENTS = ("random", "greedy")
 
 
-def save_model(policy, config: dict, out: Path, steps: int, wall: float, cpu: float, final: bool, cli: str) -> None:
-    """Write ``<out>.pt`` (the policy's weights) and ``<out>.json``
-    (``config`` with the budget: this run's steps and seconds plus those of
-    the model it started from, ``config["init"]``; the command line when
-    run as ``python -m boardenvs.baselines.<cli>``)."""
+def machine_threads() -> int:
+    """The cores this process may run on (its affinity; ``os.cpu_count()`` elsewhere)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def set_threads(threads: int | None) -> int:
+    """Give torch's and numba's pools ``threads`` threads (default: the
+    cores this process may use), so the two never ask for more than the
+    machine has between them: torch computes while the engine waits and the
+    engine steps while torch waits."""
+    import numba
     import torch
 
-    prev = config.get("init", {}).get("budget", {"steps": 0, "wall_s": 0, "cpu_s": 0})
-    config["budget"] = {"steps": prev["steps"] + int(steps), "wall_s": prev["wall_s"] + round(wall),
-                        "cpu_s": prev["cpu_s"] + round(cpu), "this_run_steps": int(steps),
-                        "finished": final, "machine": f"{platform.machine()}, {os.cpu_count()} cores"}  # fmt: skip
-    main = sys.modules.get("__main__")
-    ran_as = getattr(getattr(main, "__spec__", None), "name", None) == f"boardenvs.baselines.{cli}"
-    config["command"] = f"python -m boardenvs.baselines.{cli} " + " ".join(sys.argv[1:]) if ran_as else None
-    config["date"] = time.strftime("%Y-%m-%d")
-    torch.save({k: v.detach().cpu() for k, v in policy.state_dict().items()}, out.with_suffix(".pt"))
-    out.with_suffix(".json").write_text(json.dumps(config, indent=2) + "\n")
+    n = machine_threads() if threads is None else int(threads)
+    torch.set_num_threads(n)
+    numba.set_num_threads(max(1, min(n, numba.config.NUMBA_NUM_THREADS)))
+    return n
 
 
-EVAL_OPPONENTS = ("random", "greedy", "mcts")
+def _shares(defaults, random_share, greedy_share, mcts_name: str, mcts_share: float) -> dict:
+    """The fixed opponents' shares of the episodes: the game's declared ones,
+    each given share in its place; the rest is self-play."""
+    shares = {"random": 0.0, "greedy": 0.0, **{k: float(v) for k, v in defaults.opponents.items()}}
+    for name, share in (("random", random_share), ("greedy", greedy_share)):
+        if share is not None:
+            shares[name] = float(share)
+    if mcts_share:
+        shares[mcts_name] = float(mcts_share)
+    return shares
 
 
-def _progress(model, env_id: str, options: dict, games: int, seed: int, opponents=EVAL_OPPONENTS) -> dict:
-    from boardenvs.wrappers import evaluate
-
-    out = {}
-    for name in opponents:
-        try:
-            res = evaluate(model, env_id, games=games, opponent=name, seed=seed, **options)
-        except ValueError:  # no such opponent in this install
-            continue
-        out[name] = round(res["win_rate"], 4)
-    return out
+def _opponent(shares: dict, mix: "OpponentMix"):
+    """What the learner plays: one fixed opponent when it has every episode
+    (``greedy`` then decides inside the engine), else the per-episode mix."""
+    whole = [opponent for opponent, share in mix.fixed if share >= 1.0]
+    return whole[0] if whole else mix
 
 
-def default_out(name: str) -> Path:
-    """Where a run writes without ``--out``: ``runs/<name>-<date>-<time>/<name>``
-    in the current directory (a new folder per run, never the package's
-    committed models)."""
-    return Path("runs") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}" / name
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`train`: ``path`` (without suffix) holds the last
+    checkpoint, ``last`` its history entry (None before the first)."""
+
+    def __init__(self, path: Path, last: dict | None):
+        super().__init__(f"interrupted; the last checkpoint is {path}.pt")
+        self.path, self.last = path, last
 
 
-def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int = 0, players: int | None = None,
-          out: str | Path | None = None, random_share: float = 0.2, greedy_share: float = 0.2,
-          mcts_share: float = 0.0, mcts_simulations: int = 100, snapshot_every: int = 20_000,
-          eval_every: int = 50_000, eval_games: int = 100,
-          eval_opponents=EVAL_OPPONENTS, n_steps: int = 128, batch_size: int = 1024, n_epochs: int = 5,
-          learning_rate: float = 5e-4, ent_coef: float = 0.01, gamma: float = 0.99,
-          save_every: int = 25_000, init: str | Path | None = None, shaping: float = 0.0, progress_bar: bool = True,
+def _warm_start(model, env_id: str, players, games: int, seed: int) -> dict:
+    """Fit the policy to ``greedy``'s decisions in ``games`` games (a tenth
+    with a random seat, each opened by up to 4 random decisions): the
+    learner starts from a one-ply player instead of a random one."""
+    from .distill import collect, fit
+
+    data = collect(env_id, teacher="greedy", games=games, num_envs=min(256, games), seed=seed, players=players,
+                   random_share=0.1, opening=4)  # fmt: skip
+    fitted = fit(model.policy, data, epochs=3, batch_size=512, lr=1e-3, seed=seed)
+    model.policy.set_training_mode(False)
+    last = fitted["history"][-1] if fitted.get("history") else {}
+    return {"games": int(games), "samples": int(len(data["actions"])), "agreement": last.get("held_out_agreement")}
+
+
+def train(env_id: str, steps: int | None = None, minutes: float | None = None, num_envs: int | None = None,
+          seed: int = 0, players: int | None = None, out: str | Path | None = None, network: str | None = None,
+          random_share: float | None = None, greedy_share: float | None = None, mcts_share: float = 0.0,
+          mcts_simulations: int = 100, snapshot_every: int = 20_000, eval_every: int | None = None,
+          eval_seconds: float | None = None, eval_games: int = 400, eval_opponents=EVAL_OPPONENTS,
+          n_steps: int | None = None, batch_size: int | None = None, n_epochs: int | None = None,
+          learning_rate: float | None = None, ent_coef: float | None = None, gamma: float | None = None,
+          save_every: int | None = 25_000, init: str | Path | None = None, shaping: float | None = None,
+          warm_start: int | None = None, threads: int | None = None, stop_at: dict | None = None,
+          progress_bar: bool = True,
           extractor_kwargs: dict | None = None, net_arch: list[int] | None = None, verbose: int = 1) -> dict:  # fmt: skip
-    """Train one baseline; returns its config (also written to ``<out>.json``).
-    ``extractor_kwargs``: change the game's extractor options (e.g.
-    ``{"hidden": 512}`` for Tryasina's :class:`TrackMLP`, ``{"layers": 6}``
-    for a board CNN); ``net_arch``: the policy and value heads' layers
-    (default ``[128]``).  Both come from the model with ``init``.
-    ``mcts_simulations``: the simulations per decision of the ``mcts``
-    opponent that plays ``mcts_share`` of the episodes (saved under the
-    opponent's name: ``mcts`` at its default 100, else ``mcts:<n>``)."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
+    """Train one model; returns its config (also written to ``<out>.json``).
 
+    The budget: ``minutes`` of training (the clock paused while it
+    evaluates and saves: :mod:`.budget`), ``steps``, or both (whichever
+    comes first); neither: the game's declared minutes.  Every unset
+    setting is the game's (:func:`.networks.training_defaults`: its network,
+    PPO's settings, its opponents and warm start).  Evaluations: every
+    ``eval_every`` steps, else every ``eval_seconds`` of training (default:
+    a twentieth of a budget in minutes, at least 30 s; 0: none), each
+    ``eval_games`` seeded games against each of ``eval_opponents`` with
+    varied openings (:func:`.checkup.win_rates`); after each, and every
+    ``save_every`` steps, the model is written.  ``network``: ``"board"``
+    (the default where the game declares its action layout) or ``"dense"``;
+    ``extractor_kwargs`` changes the network's options (the board trunk's
+    ``channels`` / ``layers``, or the dense extractor's), ``net_arch`` the
+    dense heads' layers.  ``warm_start``: games of ``greedy``'s decisions
+    fitted before PPO (0: none).  ``threads``: torch's and numba's
+    (default: the cores this process may use).  ``stop_at``: ``{opponent:
+    rate}``, stop at the first check that reaches every rate."""
+    from sb3_contrib import MaskablePPO
+
+    from boardenvs.opponents import make_opponent
+    from boardenvs.spec import is_int
     from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool
+    from boardenvs.wrappers.evaluation import MAX_GAMES
+
+    from .budget import TrainingClock, check_minutes
+    from .checkup import win_rates
 
     defaults = training_defaults(env_id)  # ValueError naming the games for another id
+    minutes = check_minutes(minutes)
+    if steps is not None and (isinstance(steps, bool) or not is_int(steps) or steps < 1):
+        raise ValueError(f"steps must be a positive int, got {steps!r}")
+    if steps is None and minutes is None:
+        minutes = float(defaults.minutes)
+    if shaping is None:
+        shaping = defaults.shaping
     if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not shaping >= 0:
         raise ValueError(f"--shaping must be a number >= 0 (the potential's size), got {shaping!r}")
     if shaping and defaults.shaping_scale is None:  # before anything is built
         raise ValueError(f"--shaping: no shaping scale for {env_id} (its Game.training declares none)")
-    from boardenvs.opponents import make_opponent
-
-    for opponent in eval_opponents:  # a misspelt name fails now, not after the first eval_every steps
+    for opponent in eval_opponents:  # a misspelt name fails now, not at the first evaluation
         make_opponent(opponent)
-    from boardenvs.spec import is_int
-    from boardenvs.wrappers.evaluation import MAX_GAMES
-
-    if eval_every and not (is_int(eval_games) and 1 <= eval_games <= MAX_GAMES):  # now, not at the first check
+    if not (is_int(eval_games) and 1 <= eval_games <= MAX_GAMES):  # now, not at the first check
         raise ValueError(f"eval_games must be an int in 1..{MAX_GAMES:_} (evaluate's bound), got {eval_games!r}")
-    steps = int(steps or defaults.steps)
-    config = model_config(env_id, players)
+    if eval_seconds is not None and not (isinstance(eval_seconds, (int, float)) and eval_seconds >= 0):
+        raise ValueError(f"eval_seconds must be a number of seconds >= 0, got {eval_seconds!r}")
+    stop_at = dict(stop_at or {})
+    for name, rate in stop_at.items():
+        if name not in eval_opponents or not (isinstance(rate, (int, float)) and 0 < rate <= 1):
+            raise ValueError(f"stop_at: {name}={rate!r}: a rate in (0, 1] against one of the checks' opponents "
+                             f"({', '.join(eval_opponents)})")  # fmt: skip
+    if warm_start is None:
+        warm_start = 0 if init is not None else defaults.warm_start
+    if not (is_int(warm_start) and 0 <= warm_start <= 100_000):
+        raise ValueError(f"--warm-start must be a number of games in 0..100000, got {warm_start!r}")
+    ppo = {**PPO_DEFAULTS, **defaults.ppo}
+    given = {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
+             "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": gamma}  # fmt: skip
+    ppo |= {k: v for k, v in given.items() if v is not None}
+    config = model_config(env_id, players, network)
     name, options = config["name"], config["options"]
 
     if init is not None and (extractor_kwargs or net_arch):
@@ -217,83 +256,79 @@ def train(env_id: str, steps: int | None = None, num_envs: int = 64, seed: int =
                          "net_arch (--net-arch) cannot change it")  # fmt: skip
     config["extractor_kwargs"] = {**config["extractor_kwargs"], **check_extractor_kwargs(extractor_kwargs or {})}
     if net_arch is not None:
-        if not net_arch or not all(is_int(n) and n >= 1 for n in net_arch):
+        if not all(is_int(n) and n >= 1 for n in net_arch) or (not net_arch and config["extractor"] != "board"):
             raise ValueError(f"net_arch must be layer sizes >= 1, got {net_arch!r}")
+        if config["extractor"] == "board" and net_arch:
+            raise ValueError("net_arch: the board network has no hidden layers before its heads (--network dense has)")
         config["net_arch"] = [int(n) for n in net_arch]
     if init is None:
-        new_policy(config)  # a bad extractor option fails now (ValueError), before anything is built
+        new_policy(config)  # a bad network option fails now (ValueError), before anything is built
     out = Path(out) if out is not None else default_out(name)
-
     if isinstance(mcts_simulations, bool) or not is_int(mcts_simulations) or mcts_simulations < 1:
         raise ValueError(f"mcts_simulations must be a positive int (simulations per decision), got {mcts_simulations!r}")
     mcts_name = make_opponent(f"mcts:{int(mcts_simulations)}").name  # mcts' own bound and name ("mcts" at its default)
-    shares = {"random": random_share, "greedy": greedy_share, mcts_name: mcts_share}  # the rest: self-play
-    config |= {
-        "hyperparameters": {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
-                            "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": gamma, "seed": seed},
-        "opponents": shares | {"self-play": round(1.0 - sum(shares.values()), 4), "snapshot_every": snapshot_every},
-    }  # fmt: skip
-    # the network is the saved model's (its extractor options may differ from the game's defaults)
-    start = start_from(init, config) if init is not None else None
+    shares = _shares(defaults, random_share, greedy_share, mcts_name, mcts_share)
     pool = SelfPlayPool(max_size=20, latest_prob=0.5)
-    mix = OpponentMix(pool, shares)
-    # the board extractors read the planes (flatten=False); seeded by MaskablePPO(seed=...)
-    env = SB3VecEnv(env_id, num_envs=num_envs, opponent=mix, flatten=False, **options)
+    mix = OpponentMix(pool, shares)  # (checks the shares)
+    budget = {"minutes": minutes, "steps": steps}
+    config |= {
+        "hyperparameters": {**ppo, "seed": seed},
+        "opponents": shares | {"self-play": round(1.0 - sum(shares.values()), 4), "snapshot_every": snapshot_every},
+        "budget_asked": {k: v for k, v in budget.items() if v is not None},
+    }  # fmt: skip
+    start = start_from(init, config) if init is not None else None
+    threads = set_threads(threads)
+    # the board networks read the planes (flatten=False); seeded by MaskablePPO(seed=...)
+    env = SB3VecEnv(env_id, num_envs=ppo["num_envs"], opponent=_opponent(shares, mix), flatten=False, **options)
     if shaping:
-        env = ShapedRewards(env, shaping, defaults.shaping_scale, gamma)
+        env = ShapedRewards(env, shaping, defaults.shaping_scale, ppo["gamma"])
         config["shaping"] = {"coef": shaping, "scale": defaults.shaping_scale, "potential": "coef * tanh(heuristic / scale)"}
     out.parent.mkdir(parents=True, exist_ok=True)  # once everything is checked: a refused run makes no folder
-    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, learning_rate=learning_rate,
-                        ent_coef=ent_coef, gamma=gamma, seed=seed, policy_kwargs=policy_kwargs(config),
+    model = MaskablePPO(policy_class(config), env, n_steps=ppo["n_steps"], batch_size=ppo["batch_size"],
+                        n_epochs=ppo["n_epochs"], learning_rate=ppo["learning_rate"], ent_coef=ppo["ent_coef"],
+                        gamma=ppo["gamma"], gae_lambda=ppo["gae_lambda"], seed=seed, policy_kwargs=policy_kwargs(config),
                         tensorboard_log=str(out.parent / f"{out.name}_tb"), verbose=0, device="cpu")  # fmt: skip
     if start is not None:  # go on from a saved policy (its budget is added to this run's)
         model.policy.load_state_dict(start.policy.state_dict())
-    history = []
 
-    class Progress(BaseCallback):
-        def __init__(self):
-            super().__init__()
-            self.next = eval_every
+    def evaluate() -> dict:
+        model.policy.set_training_mode(False)
+        return win_rates(model.policy, env_id, options, eval_opponents, games=eval_games, seed=seed + 7)
 
-        def _on_step(self) -> bool:
-            if eval_every and self.num_timesteps >= self.next:
-                self.next += eval_every
-                rates = _progress(self.model, env_id, options, eval_games, seed + 7, eval_opponents)
-                history.append({"steps": self.num_timesteps, "wall_s": round(time.perf_counter() - t0), **rates})
-                for k, v in rates.items():
-                    self.logger.record(f"eval/win_rate_vs_{k}", v)
-                if verbose:
-                    print(f"[{name}] {self.num_timesteps} steps, {time.perf_counter() - t0:.0f} s: win rate {rates}",
-                          flush=True)  # fmt: skip
-            return True
+    def checkpoint(clock, final: bool = False) -> None:
+        config["history"] = clock.history
+        save_model(model.policy, config, out, model.num_timesteps, clock.train_s, clock.cpu_s, final, "train")
 
-    def save(final: bool) -> None:
-        config["history"] = history
-        save_model(model.policy, config, out, model.num_timesteps, time.perf_counter() - t0, time.process_time() - c0,
-                   final, "train")  # fmt: skip
-
-    class Checkpoint(BaseCallback):
-        """The weights and config so far, every ``save_every`` steps (a run
-        stopped early keeps its last checkpoint)."""
-
-        def __init__(self):
-            super().__init__()
-            self.next = save_every
-
-        def _on_step(self) -> bool:
-            if save_every and self.num_timesteps >= self.next:
-                self.next += save_every
-                save(final=False)
-            return True
-
-    c0, t0 = time.process_time(), time.perf_counter()
-    callbacks = [SelfPlayCallback(pool, every=snapshot_every), Progress(), Checkpoint()]
-    model.learn(steps, callback=callbacks, progress_bar=progress_bar)
-    save(final=True)
+    if eval_every is None and eval_seconds is None:
+        eval_seconds = max(30.0, 3.0 * minutes) if minutes is not None else None
+        eval_every = None if minutes is not None else 50_000
+    clock = TrainingClock(minutes, steps, evaluate, checkpoint, eval_seconds=eval_seconds or None,
+                          eval_steps=eval_every or None, save_every=save_every or None, label=name,
+                          progress=progress_bar, verbose=verbose, stop_at=stop_at)  # fmt: skip
+    if verbose:
+        what = " and ".join(f"{v:,} {k}" if k == "steps" else f"{v:g} {k}" for k, v in budget.items() if v is not None)
+        net = "board network" if config["extractor"] == "board" else f"dense network ({config['extractor']})"
+        print(f"[{name}] MaskablePPO, {net} ({sum(p.numel() for p in model.policy.parameters()):,} parameters), "
+              f"{ppo['num_envs']} games a step, against {mix!r}; {threads} threads; budget {what} of training; "
+              f"writes {out.with_suffix('.pt')}", flush=True)  # fmt: skip
+    clock.start()
+    if warm_start:
+        config["warm_start"] = _warm_start(model, env_id, players, warm_start, seed)
+        if verbose:
+            print(f"[{name}] warm start: fitted to greedy's decisions in {warm_start:,} games "
+                  f"({config['warm_start']['samples']:,} positions)", flush=True)  # fmt: skip
+    try:
+        model.learn(steps if minutes is None else 10**12, callback=[SelfPlayCallback(pool, every=snapshot_every), clock],
+                    progress_bar=False)  # fmt: skip
+    except KeyboardInterrupt:
+        clock.close()
+        raise TrainingInterrupted(out, clock.history[-1] if clock.history else None) from None
+    config["stopped_by"] = clock.stopped_by
+    checkpoint(clock, final=True)
     if verbose:
         b = config["budget"]
-        print(f"[{name}] saved {out.with_suffix('.pt')} ({out.with_suffix('.pt').stat().st_size / 1e6:.2f} MB) "
-              f"after {b['steps']} steps, {b['wall_s']} s wall, {b['cpu_s']} s CPU")  # fmt: skip
+        print(f"[{name}] saved {out.with_suffix('.pt')} after {model.num_timesteps:,} steps, {b['wall_s'] - (start.config['budget']['wall_s'] if start else 0)} s "
+              f"of training ({clock.describe()})")  # fmt: skip
     return config
 
 
@@ -302,46 +337,63 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
 
     ap = argparse.ArgumentParser(prog=prog, description=help_text(__doc__))
     ap.add_argument("game", choices=sorted(trainable_ids()), help="the env id")
-    ap.add_argument("--steps", type=int, default=None, help="environment steps (default: the committed model's budget)")
-    ap.add_argument("--num-envs", type=int, default=64, help="games stepped per call (default 64)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="minutes of training (the clock paused while it evaluates; default: the game's, "
+                         "unless --steps is given)")  # fmt: skip
+    ap.add_argument("--steps", type=int, default=None, help="environment steps (with --minutes: whichever comes first)")
+    ap.add_argument("--num-envs", type=int, default=None, help="games stepped per call (default: the game's)")
+    ap.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
     ap.add_argument("--players", type=int, default=None, help="player count (Hex Quoridor, Tryasina)")
     ap.add_argument("--out", default=None, help="where to write <out>.pt/.json and <out>_tb/ (default: a new run "
                     "folder, runs/<name>-<date>-<time>/<name>; the package's committed models are never overwritten)")  # fmt: skip
-    ap.add_argument("--random-share", type=float, default=0.2, help="share of episodes against random (default 0.2)")
-    ap.add_argument("--greedy-share", type=float, default=0.2, help="share of episodes against greedy (default 0.2)")
-    ap.add_argument("--mcts-share", type=float, default=0.0,
-                    help="share of episodes against mcts (default 0)")
+    ap.add_argument("--network", choices=("board", "dense"), default=None,
+                    help="board: every action's logit read off the cells it names (the default where the game "
+                         "declares how); dense: a linear head over every action")  # fmt: skip
+    ap.add_argument("--random-share", type=float, default=None, help="share of episodes against random (default: the game's)")
+    ap.add_argument("--greedy-share", type=float, default=None, help="share of episodes against greedy (default: the game's)")
+    ap.add_argument("--mcts-share", type=float, default=0.0, help="share of episodes against mcts (default 0)")
     ap.add_argument("--mcts-simulations", type=int, default=100,
                     help="simulations per decision of that mcts opponent (default 100)")
-    ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots")
-    ap.add_argument("--eval-every", type=int, default=50_000, help="steps between win-rate checks (0: none)")
-    ap.add_argument("--eval-games", type=int, default=100,
-                    help="games per opponent in each win-rate check (default 100, at most 10,000,000)")
+    ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots (default 20,000)")
+    ap.add_argument("--warm-start", type=int, default=None, metavar="GAMES",
+                    help="fit the policy to greedy's decisions in this many games first (default: the game's; 0: none)")
+    ap.add_argument("--eval-every", type=int, default=None, metavar="STEPS",
+                    help="steps between win-rate checks (default: by time, --eval-seconds)")
+    ap.add_argument("--eval-seconds", type=float, default=None,
+                    help="seconds of training between win-rate checks (default: a twentieth of --minutes, "
+                         "at least 30; 0: none)")  # fmt: skip
+    ap.add_argument("--eval-games", type=int, default=400,
+                    help="games per opponent in each win-rate check (default 400, at most 10,000,000)")
     ap.add_argument("--eval-vs", nargs="+", default=list(EVAL_OPPONENTS), metavar="NAME",
-                    help="the opponents of the win-rate checks (default: random greedy mcts)")
-    ap.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")
-    ap.add_argument("--epochs", type=int, default=5, help="PPO epochs per rollout (default 5)")
-    ap.add_argument("--lr", type=float, default=5e-4, help="learning rate (default 5e-4)")
-    ap.add_argument("--gamma", type=float, default=0.99, help="discount (default 0.99)")
-    ap.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (default 0.01)")
-    ap.add_argument("--shaping", type=float, default=0.0,
-                    help="potential-based reward shaping with the game's heuristic, this big at most (default 0: none)")
+                    help="the opponents of the win-rate checks (default: random greedy)")
+    ap.add_argument("--batch-size", type=int, default=None, help="PPO minibatch (default: the game's)")
+    ap.add_argument("--epochs", type=int, default=None, help="PPO epochs per rollout (default: the game's)")
+    ap.add_argument("--lr", type=float, default=None, help="learning rate (default: the game's)")
+    ap.add_argument("--gamma", type=float, default=None, help="discount (default 0.99)")
+    ap.add_argument("--ent-coef", type=float, default=None, help="entropy bonus (default: the game's)")
+    ap.add_argument("--shaping", type=float, default=None,
+                    help="potential-based reward shaping with the game's heuristic, this big at most (default: the "
+                         "game's; 0: none)")  # fmt: skip
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch")
     ap.add_argument("--extractor-kwargs", default=None, metavar="JSON",
-                    help='the game\'s extractor options changed, e.g. \'{"hidden": 512}\' (Tryasina) or \'{"layers": 6}\'')
+                    help='the network\'s options changed, e.g. \'{"channels": 64}\' (board) or \'{"hidden": 512}\' (Tryasina)')
     ap.add_argument("--net-arch", type=int, nargs="+", default=None, metavar="N",
-                    help="the policy and value heads' layer sizes (default 128)")
-    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+                    help="the dense network's policy and value layers (default 128)")
+    ap.add_argument("--stop-at", default=None, metavar="NAME=RATE",
+                    help="stop at the first win-rate check that reaches RATE against NAME, e.g. greedy=0.9")
+    ap.add_argument("--threads", type=int, default=None, help="torch's and numba's threads (default: the cores available)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar (one line per win-rate check)")
     args = ap.parse_args(argv)
-    for flag in ("steps", "num_envs", "snapshot_every", "batch_size", "epochs", "eval_games"):
+    for flag in ("steps", "num_envs", "snapshot_every", "batch_size", "epochs", "eval_games", "threads"):
         value = getattr(args, flag)
         if value is not None and value < 1:
             ap.error(f"--{flag.replace('_', '-')} must be a positive int, got {value}")
-    if not 0.0 < args.gamma <= 1.0:
+    if args.gamma is not None and not 0.0 < args.gamma <= 1.0:
         ap.error(f"--gamma must be in (0, 1], got {args.gamma}")
-    if not args.ent_coef >= 0.0:
+    if args.ent_coef is not None and not args.ent_coef >= 0.0:
         ap.error(f"--ent-coef must be >= 0, got {args.ent_coef}")
+    if args.threads is not None and args.threads > 1024:
+        ap.error(f"--threads must be at most 1024, got {args.threads}")
     extractor_kwargs = None
     if args.extractor_kwargs is not None:
         try:
@@ -350,16 +402,41 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
             ap.error(f"--extractor-kwargs must be a JSON object, got {args.extractor_kwargs!r} ({exc.msg})")
         if not isinstance(extractor_kwargs, dict):
             ap.error(f"--extractor-kwargs must be a JSON object, got {args.extractor_kwargs!r}")
+    stop_at = None
+    if args.stop_at is not None:
+        name, _, rate = args.stop_at.partition("=")
+        try:
+            stop_at = {name: float(rate)}
+        except ValueError:
+            ap.error(f"--stop-at must be NAME=RATE (e.g. greedy=0.9), got {args.stop_at!r}")
+    out = Path(args.out) if args.out is not None else default_out(model_name(args.game, args.players))
     try:
-        train(args.game, steps=args.steps, num_envs=args.num_envs, seed=args.seed, players=args.players, out=args.out,
-              random_share=args.random_share, greedy_share=args.greedy_share, mcts_share=args.mcts_share,
-              mcts_simulations=args.mcts_simulations, snapshot_every=args.snapshot_every,
-              eval_every=args.eval_every, eval_games=args.eval_games,
-              eval_opponents=tuple(args.eval_vs), batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr,
-              gamma=args.gamma, ent_coef=args.ent_coef, init=args.init, shaping=args.shaping,
+        from .budget import check_minutes
+
+        check_minutes(args.minutes)
+        if args.out is not None:  # a folder that cannot be made: now, not after the first evaluation
+            from boardenvs.files import output_path
+
+            out.parent.mkdir(parents=True, exist_ok=True)
+            output_path(out.with_suffix(".pt"), "--out")
+        train(args.game, steps=args.steps, minutes=args.minutes, num_envs=args.num_envs, seed=args.seed,
+              players=args.players, out=out, network=args.network, random_share=args.random_share,
+              greedy_share=args.greedy_share, mcts_share=args.mcts_share, mcts_simulations=args.mcts_simulations,
+              snapshot_every=args.snapshot_every, warm_start=args.warm_start, eval_every=args.eval_every,
+              eval_seconds=args.eval_seconds, eval_games=args.eval_games, eval_opponents=tuple(args.eval_vs),
+              batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr, gamma=args.gamma,
+              ent_coef=args.ent_coef, init=args.init, shaping=args.shaping, threads=args.threads, stop_at=stop_at,
               progress_bar=not args.no_progress, extractor_kwargs=extractor_kwargs, net_arch=args.net_arch)  # fmt: skip
-    except ValueError as exc:
-        ap.error(str(exc))
+    except (ValueError, OSError) as exc:
+        ap.error(str(exc) if isinstance(exc, ValueError) else f"--out {args.out!r}: {exc.strerror or exc}")
+    except TrainingInterrupted as stop:
+        if stop.last is None:
+            print(f"\ninterrupted before the first checkpoint: nothing was written to {stop.path}.pt", file=sys.stderr)
+        else:
+            rates = ", ".join(f"{k} {v:.0%}" for k, v in stop.last.items() if k not in ("steps", "train_s", "cpu_s"))
+            print(f"\ninterrupted: the last checkpoint, after {stop.last['steps']:,} steps ({rates}), is "
+                  f"{stop.path}.pt / .json", file=sys.stderr)  # fmt: skip
+        return 130
     return 0
 
 

@@ -187,13 +187,15 @@ def test_extractor_fits_every_game(env_id):
 def test_train_load_predict_and_play(tmp_path):
     out = tmp_path / "q"
     config = train("quagmire_v0", steps=512, num_envs=8, n_steps=64, batch_size=256, out=out, greedy_share=0.0,
-                   mcts_share=0.3, mcts_simulations=8, eval_every=256, eval_games=4, progress_bar=False,
-                   verbose=0)  # fmt: skip
+                   mcts_share=0.3, mcts_simulations=8, eval_every=256, eval_games=4, progress_bar=False, warm_start=0,
+                   eval_opponents=("random", "greedy", "mcts"), verbose=0)  # fmt: skip
     assert out.with_suffix(".pt").is_file() and (tmp_path / "q_tb").is_dir()
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved == json.loads(json.dumps(config))
     assert saved["budget"]["steps"] >= 512 and saved["history"] and {"random", "greedy", "mcts"} <= set(saved["history"][0])
-    assert saved["opponents"] == {"random": 0.2, "greedy": 0.0, "mcts:8": 0.3, "self-play": 0.5, "snapshot_every": 20_000}
+    random_share = training_defaults("quagmire_v0").opponents.get("random", 0.0)  # the game's, greedy's given
+    assert saved["opponents"] == {"random": random_share, "greedy": 0.0, "mcts:8": 0.3,
+                                  "self-play": round(0.7 - random_share, 4), "snapshot_every": 20_000}  # fmt: skip
     agent = baselines.load(out)
     assert agent.env_id == "quagmire_v0"
     env = gymnasium.make("boardenvs/Quagmire-v0", opponent=agent)
@@ -359,7 +361,7 @@ def test_cli_errors_are_clear(capsys, tmp_path):
     assert "--shaping must be a number >= 0 (the potential's size), got -0.3" in capsys.readouterr().err
     assert not (tmp_path / "neg_tb").exists()
     with pytest.raises(SystemExit):
-        train_main(["quagmire_v0", "--mcts-share", "0.7", "--steps", "64", "--out", str(tmp_path / "sh")])
+        train_main(["quagmire_v0", "--mcts-share", "0.7", "--greedy-share", "0.5", "--steps", "64", "--out", str(tmp_path / "sh")])
     assert "opponent shares must be >= 0 and add up to at most 1" in capsys.readouterr().err
     assert not (tmp_path / "sh_tb").exists()
     for argv, message in ((["--eval-vs", "random", "mctz"], "mctz"), (["--eval-games", "0"], "--eval-games must be a positive int")):
@@ -475,7 +477,7 @@ def test_train_then_play_the_pt_it_wrote_wherever_an_opponent_is_named(tmp_path,
 
     committed = _package_models()
     monkeypatch.chdir(tmp_path)
-    config = train("quagmire_v0", steps=64, num_envs=2, n_steps=32, batch_size=64, eval_every=0, progress_bar=False,
+    config = train("quagmire_v0", steps=64, num_envs=2, n_steps=32, batch_size=64, eval_every=0, progress_bar=False, warm_start=0,
                    verbose=0)  # fmt: skip
     (run,) = (tmp_path / "runs").iterdir()
     assert run.name.startswith("quagmire_v0-") and {p.name for p in run.iterdir()} >= {"quagmire_v0.pt", "quagmire_v0.json"}

@@ -167,7 +167,7 @@ def test_distill_saves_a_model_load_and_train_init_take(tmp_path):
                      extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved == json.loads(json.dumps(config))
-    assert saved["extractor_kwargs"] == {"hex": True, "split": [2], "around": True, "layers": 1}
+    assert saved["extractor"] == "board" and saved["extractor_kwargs"] == {"channels": 32, "layers": 1, "hex": True}
     # the samples file is read back (same samples) when the settings match, refused when they do not
     again = distill("quagmire_v0", "greedy", games=6, out=tmp_path / "qd2", num_envs=3, epochs=1, samples=tmp_path / "s", verbose=0)
     assert again["distilled"]["samples"] == saved["distilled"]["samples"]
@@ -198,17 +198,21 @@ def test_distill_saves_a_model_load_and_train_init_take(tmp_path):
 
 
 def test_distill_extractor_swaps_the_network_and_keeps_the_options_it_takes(tmp_path):
-    """Hex Quoridor's default network is ``hexpaths`` (its goal distances);
-    ``extractor="cnn"`` gives the plain CNN, still on the hex grid and as
-    deep (the game's ``hex`` and ``layers`` carry over); a name that is not
-    an extractor is refused before any game is played."""
+    """Hex Quoridor's default network is the board network; its dense one is
+    ``hexpaths`` (its goal distances); ``extractor="cnn"`` gives the plain
+    CNN, still on the hex grid and as deep (the dense network's ``hex`` and
+    ``layers`` carry over); a name that is not an extractor is refused
+    before any game is played."""
     from boardenvs.baselines.extractors import EXTRACTORS, option_names
 
     assert {"hex", "layers", "split", "scale_steps"} <= option_names(EXTRACTORS["hexpaths"])  # BoardCNN's via **kwargs
     assert "scale_steps" not in option_names(EXTRACTORS["cnn"]) and "hex" not in option_names(EXTRACTORS["mlp"])
     default = distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "hp", num_envs=2, epochs=1,
                       extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
-    assert default["extractor"] == "hexpaths" and default["extractor_kwargs"] == {"hex": True, "layers": 1}
+    assert default["extractor"] == "board" and default["extractor_kwargs"] == {"channels": 32, "hex": True, "layers": 1, "paths": True}
+    paths = distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "hq", num_envs=2, epochs=1, extractor="hexpaths",
+                    extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    assert paths["extractor"] == "hexpaths" and paths["extractor_kwargs"] == {"hex": True, "layers": 1}
     plain = distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "hc", num_envs=2, epochs=1, extractor="cnn",
                     verbose=0)  # fmt: skip
     assert plain["extractor"] == "cnn" and plain["extractor_kwargs"] == {"hex": True, "layers": 6}
@@ -218,7 +222,7 @@ def test_distill_extractor_swaps_the_network_and_keeps_the_options_it_takes(tmp_
     mlp = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "qm", num_envs=2, epochs=1, extractor="mlp",
                   verbose=0)  # fmt: skip
     assert mlp["extractor"] == "mlp" and mlp["extractor_kwargs"] == {}  # hex, split, around: the CNN's alone
-    with pytest.raises(ValueError, match="extractor must be one of cnn, hexpaths, mlp, got 'gnn'"):
+    with pytest.raises(ValueError, match="extractor must be one of board, cnn, hexpaths, mlp, got 'gnn'"):
         distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "new" / "m", extractor="gnn", verbose=0)
     assert not (tmp_path / "new").exists()
 

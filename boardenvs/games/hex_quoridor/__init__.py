@@ -254,8 +254,30 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
 # what the tools above the core read of this game (boardenvs.registry.tool_settings): how the
 # baselines train it, what make bench compares it with, the position its docs show, greedy's
 # evaluation, the chess clock's decided draws; not part of the game's declaration
+def policy_actions(game) -> list:
+    """How a board-shaped policy reads the actions (``boardenvs.baselines.boardnet``),
+    all in the mover's frame, the observation's grid for the player to act: a
+    pawn move on its destination's place in the axial grid (output 0); a fence
+    ``(x, y, m1, m2, o)`` from its four cells, one output for each place in the
+    fence and orientation (1-8); ``pass`` from the whole board."""
+    board, fences = game.geo.board, game.geo.fences
+    grid = board.grid_index
+    cells = board.num_cells
+    moves = np.stack([grid, np.zeros(cells, np.int64)], axis=1)[:, None, :]
+    walls = np.array([[(grid[c], 1 + 4 * o + k) for k, c in enumerate((x, y, m1, m2))] for x, y, m1, m2, o in fences],
+                     np.int64).reshape(len(fences), 4, 2)  # fmt: skip
+    return [
+        {"kind": "cells", "first": 0, "taps": moves},
+        {"kind": "cells", "first": cells, "taps": walls},
+        {"kind": "board", "first": cells + len(fences), "count": 1},
+    ]
+
+
 TOOLS = {
-    "training": {"extractor": "hexpaths", "extractor_kwargs": {"hex": True, "layers": 6}, "shaping_scale": 4.0},
+    # time to strength: the board network with the paths' planes, fitted to greedy's decisions, then against greedy
+    "training": {"extractor": "hexpaths", "extractor_kwargs": {"hex": True, "layers": 6}, "shaping_scale": 4.0,
+                 "actions": policy_actions, "board": {"paths": True}, "opponents": {"greedy": 1.0}, "warm_start": 2000,
+                 "shaping": 0.5},
     "bench": {"closest": ("quoridor", "the same idea, walls and a path check, on a hex board"),
               "envpool": ("Hex-v1", "a hex board and a connection check")},
     "greedy": {"heuristic": heuristic},

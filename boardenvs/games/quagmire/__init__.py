@@ -126,10 +126,28 @@ class QuagmireGame(QuagmireText, QuagmirePicture, Game):
 # what the tools above the core read of this game (boardenvs.registry.tool_settings): how the
 # baselines train it, what make bench compares it with, the position its docs show, greedy's
 # evaluation, the chess clock's decided draws; not part of the game's declaration
+def policy_actions(game) -> list:
+    """How a board-shaped policy reads the actions (``boardenvs.baselines.boardnet``):
+    a placement on its cell's place in the axial grid; piece ``p``'s 42 moves
+    (direction x walk, runs, jump) from the features in a 5x5 window of the grid
+    centred on the mover's ``p``-th piece in reading order (plane 2), where
+    every move of it lands."""
+    board = game.board
+    cells = board.num_cells
+    taps = np.stack([board.grid_index, np.zeros(cells, np.int64)], axis=1)[:, None, :]
+    return [
+        {"kind": "cells", "first": 0, "taps": taps},
+        {"kind": "piece", "first": cells, "count": 42, "plane": 2, "rank": 0, "window": 5},
+        {"kind": "piece", "first": cells + 42, "count": 42, "plane": 2, "rank": 1, "window": 5},
+    ]
+
+
 TOOLS = {
     # its actions name the mover's pieces by reading order: split the own-pieces plane (2) and
     # give each piece its own view of the board (BoardCNN's around)
-    "training": {"extractor": "cnn", "extractor_kwargs": {"hex": True, "split": [2], "around": True}, "shaping_scale": 20.0},
+    # time to strength: the board network fitted to greedy's decisions, then self-play with a share of greedy
+    "training": {"extractor": "cnn", "extractor_kwargs": {"hex": True, "split": [2], "around": True}, "shaping_scale": 20.0,
+                 "actions": policy_actions, "opponents": {"greedy": 0.2, "random": 0.1}, "warm_start": 2000},
     "bench": {"closest": ("amazons", "move a piece, then block a cell, on a shrinking board (OpenSpiel splits the move in 3 decisions)"),
               "envpool": ("Hex-v1", "a hex board that fills up")},
     "doc_picture": {"options": {}, "decisions": 9, "seed": 1},

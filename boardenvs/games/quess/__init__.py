@@ -104,11 +104,20 @@ class QuessGame(QuessText, QuessPicture, Game):
         return np.repeat(shape, 36)
 
 
+def policy_actions(game) -> list:
+    """How a board-shaped policy reads the actions (``boardenvs.baselines.boardnet``):
+    every action is a from-square x to-square pair over the 36 squares, numbered
+    ``row * 6 + col`` in the acting player's frame, which is the observation's
+    grid for the player to act."""
+    return [{"kind": "pairs", "first": 0, "cells": np.arange(36)}]
+
+
 # what the tools above the core read of this game (boardenvs.registry.tool_settings): how the
 # baselines train it, what make bench compares it with, the position its docs show, greedy's
 # evaluation, the chess clock's decided draws; not part of the game's declaration
 TOOLS = {
-    "training": {"extractor": "cnn"},
+    # (time to strength: the board network against greedy alone; benchmarks/time_to_strength.md)
+    "training": {"extractor": "cnn", "actions": policy_actions, "opponents": {"greedy": 1.0}},
     "bench": {"closest": ("breakthrough", "two armies on a small square board, moving and capturing, no drops"),
               "envpool": ("Go9x9-v1", "captures on a small square board with a superko rule")},
     "doc_picture": {"options": {"first_player": 0}, "decisions": 14, "seed": 3},

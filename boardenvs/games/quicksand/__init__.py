@@ -171,8 +171,23 @@ class QuicksandGame(QuicksandText, QuicksandPicture, Game):
 # what the tools above the core read of this game (boardenvs.registry.tool_settings): how the
 # baselines train it, what make bench compares it with, the position its docs show, greedy's
 # evaluation, the chess clock's decided draws; not part of the game's declaration
+def policy_actions(game) -> list:
+    """How a board-shaped policy reads the actions (``boardenvs.baselines.boardnet``):
+    placements and jumper selections on their cell (cell ``i = 6 * (rank - 1) +
+    file`` is grid row ``5 - i // 6``, column ``i % 6``; outputs 0-2 place S/M/L,
+    3 selects), hops from the jumper (plane 6) in a 5x5 window, the stop and the
+    rotations from the whole board."""
+    grid = (5 - np.arange(36) // 6) * 6 + np.arange(36) % 6
+    place = np.stack([np.stack([grid, np.full(36, size)], axis=1) for size in range(4)])  # (4, 36, 2)
+    return [
+        {"kind": "cells", "first": 0, "taps": place.reshape(4 * 36, 1, 2)},  # 36 * size + i; 108 + i selects
+        {"kind": "piece", "first": 144, "count": 24, "plane": 6, "rank": 0, "window": 5},
+        {"kind": "board", "first": 168, "count": 13},
+    ]
+
+
 TOOLS = {
-    "training": {"extractor": "cnn"},
+    "training": {"extractor": "cnn", "actions": policy_actions, "opponents": {"greedy": 1.0}},
     "bench": {"closest": ("amazons", "turns are chains of decisions on a board that fills up; steps count decisions, like OpenSpiel's amazons"),
               "envpool": ("Othello-v1", "placements on a square board that fills up")},
     "greedy": {"heuristic": heuristic},

@@ -120,7 +120,8 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
 # baselines train it, what make bench compares it with, the position its docs show, greedy's
 # evaluation, the chess clock's decided draws; not part of the game's declaration
 TOOLS = {
-    "training": {"extractor": "mlp", "shaping_scale": 50.0},  # shaping: a typical difference in track steps
+    # shaping: a typical difference in track steps; time to strength: the MLP against greedy alone
+    "training": {"extractor": "mlp", "shaping_scale": 50.0, "opponents": {"greedy": 1.0}},
     "bench": {"closest": ("backgammon", "dice rolled inside the step, race and hits; steps count decisions"),
               "envpool": ("Backgammon-v1", "the dice race with hits")},
     "doc_picture": {"options": {"num_players": 4}, "decisions": 200, "seed": 30},
