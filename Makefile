@@ -13,7 +13,7 @@ RLLIB_VENV ?= .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RLLIB_PIP := $(RLLIB_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-nojit check-claims bench install clean pictures docs playthroughs
+.PHONY: demo test test-nojit check-claims bench install clean pictures docs playthroughs lint
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ test: $(STAMP) $(RLLIB_STAMP)
 	wait $$wheel; built=$$?; cat $(VENV)/wheel-check.log; \
 	$(BIN)/python -m boardenvs.versions; $(RLLIB_VENV)/bin/python -m boardenvs.versions; \
 	test $$main = 0 && test $$rllib = 0 && test $$built = 0
+
+# one formatter and linter for the whole tree (pyproject.toml's [tool.ruff]); `ruff format .` fixes the format
+lint: $(STAMP)
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
 
 # the pages' training examples at full size, their claims checked (tests/claims_check.py: about
 # 2 CPU-minutes); CI runs it after make test (.ci/run)

@@ -6,6 +6,7 @@ ships without a line here), and the repository's top-level ``wrappers/`` and
 ``baselines/models/``) are found too, as packages of no module: setuptools
 ships their files (pyproject.toml's ``package-data``) without warning that
 they are absent from ``packages``."""
+
 from setuptools import find_namespace_packages, setup
 
 
@@ -14,5 +15,10 @@ def found(where: str, name: str) -> list[str]:
     return [name, *(f"{name}.{p}" for p in find_namespace_packages(where=where, exclude=["*__pycache__*"]))]
 
 
-setup(packages=[*found("boardenvs", "boardenvs"), *found("wrappers", "boardenvs.wrappers"),
-                *found("baselines", "boardenvs.baselines")])  # fmt: skip
+setup(
+    packages=[
+        *found("boardenvs", "boardenvs"),
+        *found("wrappers", "boardenvs.wrappers"),
+        *found("baselines", "boardenvs.baselines"),
+    ]
+)

@@ -33,6 +33,7 @@ after their size is checked against the network's; any failure is one
 line, a :class:`~boardenvs.errors.ModelFileError`.  Names are the env id, with ``_<P>p`` for a
 player count other than 2 (``hex_quoridor_v1_4p``).
 """
+
 from __future__ import annotations
 
 import json
@@ -48,7 +49,17 @@ from ..errors import MissingExtraError, ModelFileError, first_line, shorten
 from ..opponents import register_opponent, register_resolver, untrusted
 from ..wrappers.selfplay import ModelOpponent
 
-__all__ = ["MODELS", "Baseline", "BaselineOpponent", "available", "load", "model_path", "opponent", "opponent_from_path", "rate"]
+__all__ = [
+    "MODELS",
+    "Baseline",
+    "BaselineOpponent",
+    "available",
+    "load",
+    "model_path",
+    "opponent",
+    "opponent_from_path",
+    "rate",
+]
 
 MODELS = Path(__file__).resolve().parent / "models"
 """The folder of the committed models (``<name>.pt`` beside ``<name>.json``)."""
@@ -159,9 +170,11 @@ class BaselineOpponent(ModelOpponent):
         expected, actions = tuple(agent.policy.observation_space.shape), agent.policy.action_space.n
         # flat observations of the same planes are fine (ModelOpponent reshapes them)
         if int(np.prod(obs.shape[1:])) != int(np.prod(expected)) or masks.shape[1] != actions:
-            raise ValueError(f"{self.name} plays {agent.env_id}{' ' + str(agent.options) if agent.options else ''} "
-                             f"(observations {expected}, {actions} actions); this env gives observations "
-                             f"{tuple(obs.shape[1:])} and {masks.shape[1]} actions")  # fmt: skip
+            raise ValueError(
+                f"{self.name} plays {agent.env_id}{' ' + str(agent.options) if agent.options else ''} "
+                f"(observations {expected}, {actions} actions); this env gives observations "
+                f"{tuple(obs.shape[1:])} and {masks.shape[1]} actions"
+            )
         return super().act_arrays(obs, masks, rng)
 
 
@@ -188,12 +201,15 @@ def load(name: str | Path) -> Baseline:
 
         from .networks import check_config, new_policy
     except ImportError as exc:  # (the core installs without torch and SB3)
-        raise MissingExtraError(f"loading the model {shorten(repr(str(name)), 120)} needs torch and SB3 (the train "
-                                f"extra): pip install 'boardenvs[train]' ({exc.name or exc} is not installed)") from None  # fmt: skip
+        raise MissingExtraError(
+            f"loading the model {shorten(repr(str(name)), 120)} needs torch and SB3 (the train "
+            f"extra): pip install 'boardenvs[train]' ({exc.name or exc} is not installed)"
+        ) from None
 
     if not isinstance(name, (str, os.PathLike)) or not str(name):
-        raise ValueError(f"a model is a committed model's name or the path of a .pt/.json pair, got "
-                         f"{shorten(repr(name))}")  # fmt: skip
+        raise ValueError(
+            f"a model is a committed model's name or the path of a .pt/.json pair, got {shorten(repr(name))}"
+        )
     shown = shorten(repr(str(name)), 120)
 
     def fail(words):
@@ -205,8 +221,10 @@ def load(name: str | Path) -> Baseline:
     except ValueError:  # a path with an empty name ("/", "..")
         config_file = weights = None
     if config_file is None or not (_is_file(config_file) and _is_file(weights)):
-        raise ValueError(f"no baseline {shown}: one of {', '.join(available()) or '(none committed)'}, "
-                         f"or the path of a <name>.pt/<name>.json pair")  # fmt: skip
+        raise ValueError(
+            f"no baseline {shown}: one of {', '.join(available()) or '(none committed)'}, "
+            f"or the path of a <name>.pt/<name>.json pair"
+        )
     config = _read_config(config_file, fail)
     try:
         count = check_config(config)  # the network's fields, before anything is built (issue 47)
@@ -229,22 +247,37 @@ def load(name: str | Path) -> Baseline:
     except zipfile.BadZipFile:
         fail(f"{weights.name!r} is not a weights file torch.save wrote (not a zip archive)")
     except pickle.UnpicklingError as exc:  # an object that is no tensor: refused by the weights-only reader, not run
-        why = [line.split("WeightsUnpickler error:", 1)[1] for line in str(exc).splitlines() if "WeightsUnpickler error:" in line]
-        fail(f"{weights.name!r} is not a weights file torch can read ("
-             + (shorten(f"UnpicklingError: {why[0].strip()}", 160) if why else first_line(exc)) + ")")
-    except Exception as exc:  # what a malformed file makes torch raise: UnpicklingError, RuntimeError, EOFError, KeyError, ...
+        why = [
+            line.split("WeightsUnpickler error:", 1)[1]
+            for line in str(exc).splitlines()
+            if "WeightsUnpickler error:" in line
+        ]
+        fail(
+            f"{weights.name!r} is not a weights file torch can read ("
+            + (shorten(f"UnpicklingError: {why[0].strip()}", 160) if why else first_line(exc))
+            + ")"
+        )
+    except (
+        Exception
+    ) as exc:  # what a malformed file makes torch raise: UnpicklingError, RuntimeError, EOFError, KeyError, ...
         fail(f"{weights.name!r} is not a weights file torch can read ({first_line(exc)})")
     if not (isinstance(saved, dict) and all(isinstance(v, torch.Tensor) for v in saved.values())):
         fail(f"{weights.name!r} holds no network's weights (a dict of tensors)")
     wanted = policy.state_dict()
     unfit = sorted(k for k in saved.keys() & wanted.keys() if saved[k].shape != wanted[k].shape)
     if unfit or saved.keys() != wanted.keys():  # e.g. saved before the game's observation changed shape
-        fail(f"{weights.name} does not fit the network its config builds for {config['env_id']} "
-             f"(observations {tuple(policy.observation_space.shape)}): "
-             + (f"{shorten(str(unfit[0]))} is {tuple(saved[unfit[0]].shape)}, the network's {tuple(wanted[unfit[0]].shape)}"
-                if unfit else f"missing {sorted(wanted.keys() - saved.keys())[:3]}, "
-                              f"unexpected {shorten(repr(sorted(map(str, saved.keys() - wanted.keys()))[:3]))}")
-             + "; retrain it")  # fmt: skip
+        fail(
+            f"{weights.name} does not fit the network its config builds for {config['env_id']} "
+            f"(observations {tuple(policy.observation_space.shape)}): "
+            + (
+                f"{shorten(str(unfit[0]))} is {tuple(saved[unfit[0]].shape)}, the network's "
+                f"{tuple(wanted[unfit[0]].shape)}"
+                if unfit
+                else f"missing {sorted(wanted.keys() - saved.keys())[:3]}, "
+                f"unexpected {shorten(repr(sorted(map(str, saved.keys() - wanted.keys()))[:3]))}"
+            )
+            + "; retrain it"
+        )
     try:
         policy.load_state_dict(saved)
     except (RuntimeError, TypeError, ValueError) as exc:  # a tensor of another kind (complex, ...)
@@ -273,8 +306,10 @@ def _model_file(spec: str):
             return None
         if not all(is_file(p) for p in pair):
             missing = next(p for p in pair if not is_file(p))
-            raise ModelFileError(f"opponent {shorten(repr(spec))}: a saved model is a .pt/.json pair (what "
-                                 f"boardenvs.baselines.train writes); {shorten(repr(str(missing)))} is missing")  # fmt: skip
+            raise ModelFileError(
+                f"opponent {shorten(repr(spec))}: a saved model is a .pt/.json pair (what "
+                f"boardenvs.baselines.train writes); {shorten(repr(str(missing)))} is missing"
+            )
         return "pt", pair[0]
     if suffix == ".zip":
         return ("zip", path) if is_file(path) else None
@@ -335,7 +370,9 @@ def _mcts(arg=None):
     if arg is None:
         return MCTSOpponent(DEFAULT_SIMULATIONS)
     if not (arg.isascii() and arg.isdigit()) or int(arg) < 1 or len(arg) > 9:
-        raise ValueError(f"mcts:<simulations> takes a positive int (simulations per decision, e.g. mcts:400), got {arg!r}")
+        raise ValueError(
+            f"mcts:<simulations> takes a positive int (simulations per decision, e.g. mcts:400), got {arg!r}"
+        )
     return MCTSOpponent(int(arg))
 
 
@@ -351,14 +388,18 @@ def _search(arg, others=None):
     sims, sep, model = arg.partition(":")
     if sep and not (sims.isascii() and sims.isdigit()) and (_number_like(sims) or _model_name_like(model)):
         # "1e9:quess_v0", "-3:quess_v0", "x:quess_v0": a bad count before a model, not a model named "1e9:quess_v0"
-        raise ValueError(f"{prefix}:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations (digits), "
-                         f"got {shorten(repr(sims))}")  # fmt: skip
+        raise ValueError(
+            f"{prefix}:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations (digits), "
+            f"got {shorten(repr(sims))}"
+        )
     if not (sep and sims.isascii() and sims.isdigit()):
         sims, model = str(DEFAULT_SIMULATIONS), arg
     if not model:
         raise ValueError(f"{prefix}:<simulations>:<model> needs a model (a committed baseline or a saved model's path)")
     if len(sims) > 9 or int(sims) < 1 or int(sims) > MAX_SIMULATIONS:
-        raise ValueError(f"{prefix}:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations, got {shorten(repr(sims))}")
+        raise ValueError(
+            f"{prefix}:<simulations>:<model> takes 1..{MAX_SIMULATIONS:_} simulations, got {shorten(repr(sims))}"
+        )
     return SearchOpponent(load(model), int(sims), name=f"{prefix}:{int(sims)}:{model}", others=others)
 
 
@@ -385,14 +426,28 @@ def _search_greedy(arg):
     return _search(arg, others="greedy")
 
 
-register_opponent("greedy", _greedy, help="one-ply greedy: immediate wins, no immediate losses, else the game's heuristic",
-                  replace=True)  # fmt: skip
+register_opponent(
+    "greedy",
+    _greedy,
+    help="one-ply greedy: immediate wins, no immediate losses, else the game's heuristic",
+    replace=True,
+)
 register_opponent("mcts", _mcts, help="UCT, random rollouts, 100 simulations per decision", replace=True)
 register_opponent("mcts", _mcts, prefix=True, help="<simulations>", replace=True)
-register_opponent("search", _search, prefix=True,
-                  help="<simulations>:<model>: PUCT guided by a committed model or a saved model's path", replace=True)  # fmt: skip
-register_opponent("search-greedy", _search_greedy, prefix=True,
-                  help="<simulations>:<model>: that search with the other seats played by greedy in its simulations "
-                       "(a best response to greedy)", replace=True)  # fmt: skip
+register_opponent(
+    "search",
+    _search,
+    prefix=True,
+    help="<simulations>:<model>: PUCT guided by a committed model or a saved model's path",
+    replace=True,
+)
+register_opponent(
+    "search-greedy",
+    _search_greedy,
+    prefix=True,
+    help="<simulations>:<model>: that search with the other seats played by greedy in its simulations "
+    "(a best response to greedy)",
+    replace=True,
+)
 register_opponent("baseline", opponent, prefix=True, help="<committed model, e.g. quess_v0>", replace=True)
 register_resolver(opponent_from_path)

@@ -44,6 +44,7 @@ so ``MaskablePPO`` trains it, saved models load it and every opponent
 interface takes it; its parameter count is known before anything is built
 (:func:`board_parameters`).
 """
+
 from __future__ import annotations
 
 import math
@@ -128,8 +129,15 @@ class BoardTrunk(BaseFeaturesExtractor):
     entry ``(plane, rank)`` a one-hot of that piece's cell (all zeros when
     there is none), for the head's piece segments."""
 
-    def __init__(self, observation_space: gymnasium.spaces.Box, channels: int = 32, layers: int = 3, hex: bool = False,
-                 paths: bool = False, pieces: tuple = ()):  # fmt: skip
+    def __init__(
+        self,
+        observation_space: gymnasium.spaces.Box,
+        channels: int = 32,
+        layers: int = 3,
+        hex: bool = False,
+        paths: bool = False,
+        pieces: tuple = (),
+    ):
         if len(observation_space.shape) != 3:
             raise ValueError(f"BoardTrunk takes (H, W, C) board planes, got shape {observation_space.shape}")
         h, w, c = observation_space.shape
@@ -202,7 +210,9 @@ class BoardHead(nn.Module):
         for seg, linear in zip(self.piece_segments, self.piece_out):
             onehot = latent[:, at : at + self.n]
             at += self.n
-            logits[:, seg["first"] : seg["first"] + seg["count"]] = linear(self._window(features, onehot, seg["window"]))
+            logits[:, seg["first"] : seg["first"] + seg["count"]] = linear(
+                self._window(features, onehot, seg["window"])
+            )
         if self.board_segments:
             pooled = torch.cat([cells.mean(dim=1), cells.amax(dim=1)], dim=1)
             for seg, mlp in zip(self.board_segments, self.board_out):
@@ -286,9 +296,11 @@ def trunk_pieces(layout: list[dict]) -> tuple:
     return tuple((int(s["plane"]), int(s["rank"])) for s in layout if s["kind"] == "piece")
 
 
-def board_parameters(obs_shape: tuple, layout: list[dict], channels: int = 32, layers: int = 3,
-                     paths: bool = False) -> int:  # fmt: skip
+def board_parameters(
+    obs_shape: tuple, layout: list[dict], channels: int = 32, layers: int = 3, paths: bool = False
+) -> int:
     """The board policy's parameter count, by arithmetic (nothing allocated)."""
+
     def linear(n_in, n_out):
         return n_in * n_out + n_out
 

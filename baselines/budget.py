@@ -12,6 +12,7 @@ busy machine as on a quiet one); after each, the model is written to
 are always a complete model.  Ctrl-C stops the run between two writes, never
 inside one (:func:`deferred_interrupt`).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -31,8 +32,12 @@ def check_minutes(minutes) -> float | None:
     value otherwise (0, negative, NaN, infinite or absurd)."""
     if minutes is None:
         return None
-    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or not math.isfinite(minutes) \
-            or not 0 < minutes <= MAX_MINUTES:  # fmt: skip
+    if (
+        isinstance(minutes, bool)
+        or not isinstance(minutes, (int, float))
+        or not math.isfinite(minutes)
+        or not 0 < minutes <= MAX_MINUTES
+    ):
         raise ValueError(f"--minutes must be a number of minutes in (0, {MAX_MINUTES}] (a week), got {minutes!r}")
     return float(minutes)
 
@@ -61,9 +66,20 @@ class TrainingClock(BaseCallback):
     the model.  ``history`` collects one entry per evaluation: steps,
     training seconds and CPU seconds, and the win rates."""
 
-    def __init__(self, minutes: float | None, steps: int | None, evaluate, checkpoint, eval_seconds: float | None = None,
-                 eval_steps: int | None = None, save_every: int | None = None, label: str = "", progress: bool = True,
-                 verbose: int = 1, stop_at: dict | None = None):  # fmt: skip
+    def __init__(
+        self,
+        minutes: float | None,
+        steps: int | None,
+        evaluate,
+        checkpoint,
+        eval_seconds: float | None = None,
+        eval_steps: int | None = None,
+        save_every: int | None = None,
+        label: str = "",
+        progress: bool = True,
+        verbose: int = 1,
+        stop_at: dict | None = None,
+    ):
         super().__init__()
         self.budget_s = None if minutes is None else 60.0 * minutes
         self.budget_steps = steps
@@ -117,15 +133,22 @@ class TrainingClock(BaseCallback):
 
             total = self.budget_s if self.budget_s is not None else self.budget_steps
             unit = "s" if self.budget_s is not None else "steps"
-            self._bar = tqdm(total=round(total), unit=unit, desc=self.label, dynamic_ncols=True, leave=True,
-                             bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} " + unit + " {postfix}")  # fmt: skip
+            self._bar = tqdm(
+                total=round(total),
+                unit=unit,
+                desc=self.label,
+                dynamic_ncols=True,
+                leave=True,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} " + unit + " {postfix}",
+            )
 
     def _on_step(self) -> bool:
         self._tick()
         steps = self.num_timesteps
         self.stopped_by = self.done(steps)
         due = (self._next_eval_s is not None and self.train_s >= self._next_eval_s) or (
-            self._next_eval_steps is not None and steps >= self._next_eval_steps)  # fmt: skip
+            self._next_eval_steps is not None and steps >= self._next_eval_steps
+        )
         if due or (self.stopped_by and (self.eval_seconds or self.eval_steps)):
             rates = self.check(steps)
             if self.stop_at and all(rates.get(k, 0.0) >= v for k, v in self.stop_at.items()):
@@ -172,8 +195,9 @@ class TrainingClock(BaseCallback):
         rate = self.num_timesteps / self.train_s if self.train_s else 0.0
         left = f", {_clock(max(self.budget_s - self.train_s, 0))} left" if self.budget_s is not None else ""
         wins = " ".join(f"{k} {v:.0%}" for k, v in self.latest.items())
-        return (f"{_clock(self.train_s)} trained{left}, {self.num_timesteps:,} steps ({rate:,.0f}/s)"
-                + (f"; win rate vs {wins}" if wins else ""))  # fmt: skip
+        return f"{_clock(self.train_s)} trained{left}, {self.num_timesteps:,} steps ({rate:,.0f}/s)" + (
+            f"; win rate vs {wins}" if wins else ""
+        )
 
     def _show(self, steps: int) -> None:
         if self._bar is None:
@@ -181,8 +205,9 @@ class TrainingClock(BaseCallback):
         now = self.train_s if self.budget_s is not None else steps
         self._bar.update(max(0, min(round(now), self._bar.total) - self._bar.n))
         wins = " ".join(f"{k} {v:.0%}" for k, v in self.latest.items())
-        self._bar.set_postfix_str(f"{_clock(self.train_s)} trained, {steps:,} steps" + (f", vs {wins}" if wins else ""),
-                                  refresh=False)  # fmt: skip
+        self._bar.set_postfix_str(
+            f"{_clock(self.train_s)} trained, {steps:,} steps" + (f", vs {wins}" if wins else ""), refresh=False
+        )
 
 
 def _clock(seconds: float) -> str:

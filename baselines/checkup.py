@@ -16,6 +16,7 @@ are measured on the same openings.
 :func:`win_rates` is what ``boardenvs train`` reports as it goes and what
 ``benchmarks/time_to_strength.py`` times.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,15 +31,17 @@ def opening(game) -> int:
     return 0 if game.num_chance_outcomes else OPENING
 
 
-def win_rates(agent, env_id: str, options: dict | None = None, opponents=("random", "greedy"), games: int = GAMES,
-              seed: int = 0) -> dict:  # fmt: skip
+def win_rates(
+    agent, env_id: str, options: dict | None = None, opponents=("random", "greedy"), games: int = GAMES, seed: int = 0
+) -> dict:
     """``{opponent name: the agent's win rate}`` over ``games`` seeded games
     against each (see the module docstring and :func:`results`)."""
     return {name: r["wins"] / r["games"] for name, r in results(agent, env_id, options, opponents, games, seed).items()}
 
 
-def results(agent, env_id: str, options: dict | None = None, opponents=("random", "greedy"), games: int = GAMES,
-            seed: int = 0) -> dict:  # fmt: skip
+def results(
+    agent, env_id: str, options: dict | None = None, opponents=("random", "greedy"), games: int = GAMES, seed: int = 0
+) -> dict:
     """``{opponent name: {"wins", "draws", "losses", "games"}}`` over
     ``games`` seeded games against each (see the module docstring);
     ``agent`` is anything :func:`boardenvs.wrappers.selfplay.make_player`
@@ -47,10 +50,11 @@ def results(agent, env_id: str, options: dict | None = None, opponents=("random"
     With more than two seats the opponent plays every other seat; a win is
     a positive return for the agent's seat, a draw 0 (a truncated game
     too)."""
+    from boardenvs.wrappers.selfplay import make_player
+
     from boardenvs.opponents import make_opponent
     from boardenvs.registry import make_game
     from boardenvs.traces import play_matches
-    from boardenvs.wrappers.selfplay import make_player
 
     options = dict(options or {})
     game = make_game(env_id, **options)
@@ -61,9 +65,14 @@ def results(agent, env_id: str, options: dict | None = None, opponents=("random"
     out = {}
     for name in opponents:
         rival = make_opponent(name) if isinstance(name, str) else name
-        traces = play_matches(env_id, options, lineups, seeds, [player, rival], np.random.default_rng(seed),
-                              opening=opening(game))  # fmt: skip
+        traces = play_matches(
+            env_id, options, lineups, seeds, [player, rival], np.random.default_rng(seed), opening=opening(game)
+        )
         mine = np.array([t["returns"][g % seats] for g, t in enumerate(traces)])
-        out[getattr(rival, "name", str(name))] = {"wins": int((mine > 0).sum()), "draws": int((mine == 0).sum()),
-                                                   "losses": int((mine < 0).sum()), "games": games}  # fmt: skip
+        out[getattr(rival, "name", str(name))] = {
+            "wins": int((mine > 0).sum()),
+            "draws": int((mine == 0).sum()),
+            "losses": int((mine < 0).sum()),
+            "games": games,
+        }
     return out

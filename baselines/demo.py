@@ -19,6 +19,7 @@
 The training takes the minutes asked for (its checks aside); the
 committed, longer-trained models are ``boardenvs.baselines.load(name)``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,12 @@ def main(argv=None) -> int:
     from .train import train
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.demo", description=help_text(__doc__))
-    ap.add_argument("game", nargs="?", default="quess_v0", choices=sorted(trainable_ids()), help="the env id (default quess_v0)")
-    ap.add_argument("--game", dest="game_option", default=None, choices=sorted(trainable_ids()), help=argparse.SUPPRESS)  # (0.3's spelling)
+    ap.add_argument(
+        "game", nargs="?", default="quess_v0", choices=sorted(trainable_ids()), help="the env id (default quess_v0)"
+    )
+    ap.add_argument(
+        "--game", dest="game_option", default=None, choices=sorted(trainable_ids()), help=argparse.SUPPRESS
+    )  # (0.3's spelling)
     ap.add_argument("--minutes", type=float, default=3.0, help="minutes of training (default 3)")
     ap.add_argument("--steps", type=int, default=None, help="environment steps instead of minutes")
     ap.add_argument("--games", type=int, default=200, help="evaluation games per opponent (default 200)")
@@ -67,23 +72,33 @@ def main(argv=None) -> int:
     opponents = ("random", "greedy")
     ours = results(f"baseline:{stem}", args.game, config["options"], opponents, games=args.games, seed=args.seed + 1)
     shipped = shipped_model(args.game, config["options"])
-    theirs = {} if shipped is None else results(f"baseline:{shipped}", args.game, config["options"], opponents,
-                                                games=args.games, seed=args.seed + 1)  # fmt: skip
+    theirs = (
+        {}
+        if shipped is None
+        else results(
+            f"baseline:{shipped}", args.game, config["options"], opponents, games=args.games, seed=args.seed + 1
+        )
+    )
     chance = results("random", args.game, config["options"], opponents, games=args.games, seed=args.seed + 1)
-    rows = ["| opponent | what it is | your model: W-D-L | win rate [95% CI] | the shipped model | a random agent |",
-            "|---|---|---|---|---|---|"]  # fmt: skip
+    rows = [
+        "| opponent | what it is | your model: W-D-L | win rate [95% CI] | the shipped model | a random agent |",
+        "|---|---|---|---|---|---|",
+    ]
     for opponent in opponents:
         r = ours[opponent]
         lo, hi = wilson(r["wins"], r["games"])
         model_rate = f"{theirs[opponent]['wins'] / args.games:.0%}" if theirs else "-"
         random_rate = f"{chance[opponent]['wins'] / args.games:.0%}"
-        rows.append(f"| {opponent} | {OPPONENTS[opponent]} | {r['wins']}-{r['draws']}-{r['losses']} of {r['games']} | "
-                    f"{r['wins'] / r['games']:.1%} [{lo:.1%}, {hi:.1%}] | {model_rate} | {random_rate} |")  # fmt: skip
+        rows.append(
+            f"| {opponent} | {OPPONENTS[opponent]} | {r['wins']}-{r['draws']}-{r['losses']} of {r['games']} | "
+            f"{r['wins'] / r['games']:.1%} [{lo:.1%}, {hi:.1%}] | {model_rate} | {random_rate} |"
+        )
     gif = stem.with_suffix(".gif")
     print(f"== 3. one game against greedy, recorded to {gif}")
+    from boardenvs.wrappers.recording import record_game
+
     from boardenvs.opponents import make_opponent
     from boardenvs.records import new_game, play_game
-    from boardenvs.wrappers.recording import record_game
 
     start, rng = new_game(args.game, config["options"], args.seed)
     seats = start.game.num_players
@@ -93,11 +108,16 @@ def main(argv=None) -> int:
     record_game(start, [move for _, move in played], gif, players=names)
     final = played[-1][0] if played else start
     print(final, f"\nyour model played {start.game.agents[0]}; returns: {dict(zip(start.game.agents, final.returns))}")
-    about = (f"the shipped model (baseline:{shipped}) and a random agent in the same games" if shipped else
-             "a random agent in the same games (no shipped model of these options)")  # fmt: skip
-    print(f"\n{args.game}: your model after {config['budget']['steps']:,} steps ({config['budget']['wall_s']} s of "
-          f"training), its results in {args.games} games against each opponent (seats split evenly, each game "
-          f"opened by a few random moves); for comparison, {about}:\n")  # fmt: skip
+    about = (
+        f"the shipped model (baseline:{shipped}) and a random agent in the same games"
+        if shipped
+        else "a random agent in the same games (no shipped model of these options)"
+    )
+    print(
+        f"\n{args.game}: your model after {config['budget']['steps']:,} steps ({config['budget']['wall_s']} s of "
+        f"training), its results in {args.games} games against each opponent (seats split evenly, each game "
+        f"opened by a few random moves); for comparison, {about}:\n"
+    )
     print("\n".join(rows))
     print(f"\nmodel: {stem}.pt / .json, TensorBoard: tensorboard --logdir {stem}_tb, game: {gif}")
     print(f"demo done in {time.perf_counter() - t0:.0f} s")

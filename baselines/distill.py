@@ -27,6 +27,7 @@ teacher's decisions as steps): :func:`boardenvs.baselines.load` plays it,
 step (Anthony et al., 2017; AlphaZero's policy target is the search's
 visits): the policy learns what the search finds, the search is not used to play.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,10 +40,16 @@ import numpy as np
 
 from boardenvs.opponents import Batch, decide
 
-from .networks import policy_value, trainable_ids, training_defaults
-from .networks import check_extractor_kwargs, game_options, model_config, new_policy
+from .networks import (
+    check_extractor_kwargs,
+    game_options,
+    model_config,
+    new_policy,
+    policy_value,
+    trainable_ids,
+    training_defaults,
+)
 from .runs import default_out, save_model, start_from
-
 
 # the most games one collect() plays: every decision's observation and mask stay in memory until
 # the fit (a few hundred bytes to 2 KB each, tens to hundreds of decisions a game); more games are
@@ -53,9 +60,15 @@ TARGETS = ("visits", "action")  # what fit() fits the policy to: the search's vi
 
 def row_batch(vec, rows, rng) -> Batch:
     """The decisions of ``rows`` of ``vec`` (make_vec), as an opponent is asked for them."""
-    return Batch(vec.game, vec.action_masks()[rows], rng, seats=vec.to_move[rows], rows=rows,
-                 observations=lambda: vec.observations()["observation"][rows],
-                 states=lambda: np.array(vec.states[rows]))  # fmt: skip
+    return Batch(
+        vec.game,
+        vec.action_masks()[rows],
+        rng,
+        seats=vec.to_move[rows],
+        rows=rows,
+        observations=lambda: vec.observations()["observation"][rows],
+        states=lambda: np.array(vec.states[rows]),
+    )
 
 
 def _teacher(opponent, vec, rows, rng) -> tuple[np.ndarray, np.ndarray | None]:
@@ -77,9 +90,21 @@ def _actions(opponent, vec, rows, rng) -> np.ndarray:
     return decide(opponent, row_batch(vec, rows, rng))
 
 
-def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs: int = 64, seed: int = 0,
-            players: int | None = None, random_share: float = 0.25, opening: int = 2, student=None,
-            student_share: float = 0.0, against=None, against_share: float = 0.0, verbose: int = 0) -> dict:  # fmt: skip
+def collect(
+    env_id: str,
+    teacher: str = "mcts:1600",
+    games: int = 1000,
+    num_envs: int = 64,
+    seed: int = 0,
+    players: int | None = None,
+    random_share: float = 0.25,
+    opening: int = 2,
+    student=None,
+    student_share: float = 0.0,
+    against=None,
+    against_share: float = 0.0,
+    verbose: int = 0,
+) -> dict:
     """Play ``games`` games and return the teacher's decisions: ``obs``
     (int8, the mover's view), ``masks`` (int8), ``actions``, ``policy``
     (float16, the search's policy; only from a teacher with
@@ -105,9 +130,10 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
     beat: with ``against="greedy"`` and a search teacher, what the search
     plays against ``greedy`` where the student's own games go.  Those games
     have no random seat."""
+    from boardenvs.wrappers.selfplay import make_player
+
     from boardenvs.api import make_vec
     from boardenvs.opponents import make_opponent
-    from boardenvs.wrappers.selfplay import make_player
 
     from ..spec import is_int
 
@@ -115,10 +141,15 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         if not is_int(value) or value < low:
             raise ValueError(f"{label} must be an int >= {low}, got {value!r}")
     if games > MAX_GAMES:
-        raise ValueError(f"games must be at most {MAX_GAMES:_} (the samples are kept in memory: play more as "
-                         f"several samples files, other seeds, fitted together with add_samples), got {games!r}")  # fmt: skip
-    for label, value in (("random_share", random_share), ("student_share", student_share),
-                         ("against_share", against_share)):  # fmt: skip
+        raise ValueError(
+            f"games must be at most {MAX_GAMES:_} (the samples are kept in memory: play more as "
+            f"several samples files, other seeds, fitted together with add_samples), got {games!r}"
+        )
+    for label, value in (
+        ("random_share", random_share),
+        ("student_share", student_share),
+        ("against_share", against_share),
+    ):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
             raise ValueError(f"{label} must be in [0, 1], got {value!r}")
     if student_share > 0 and student is None:
@@ -153,8 +184,12 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         random_seat[i] = rng.integers(n_players) if learner_seat[i] < 0 and rng.random() < random_share else -1
         opening_left[i] = rng.integers(opening + 1)
         student_row[i] = player is not None and rng.random() < student_share
-        drawn = {"random_seat": random_seat[i], "opening": opening_left[i], "student_game": student_row[i],
-                 "learner_seat": learner_seat[i]}  # fmt: skip
+        drawn = {
+            "random_seat": random_seat[i],
+            "opening": opening_left[i],
+            "student_game": student_row[i],
+            "learner_seat": learner_seat[i],
+        }
         for key, values in per_game.items():  # learner_seat only where per_game keeps it (games with an opponent)
             values.append(drawn[key])
 
@@ -173,8 +208,11 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
         actions = vec.random_actions()
         labels, probs = _teacher(expert, vec, by_teacher, rng)
         masks = vec.action_masks()
-        if labels.shape != by_teacher.shape or ((labels < 0) | (labels >= masks.shape[1])).any() or \
-                not masks[by_teacher, np.clip(labels, 0, masks.shape[1] - 1)].all():  # fmt: skip
+        if (
+            labels.shape != by_teacher.shape
+            or ((labels < 0) | (labels >= masks.shape[1])).any()
+            or not masks[by_teacher, np.clip(labels, 0, masks.shape[1] - 1)].all()
+        ):
             raise ValueError(f"teacher {getattr(expert, 'name', expert)} chose an illegal action")
         actions[by_teacher] = labels
         by_student = by_teacher[student_row[by_teacher]]
@@ -185,8 +223,9 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
             actions[by_rival] = _actions(rival, vec, by_rival, rng)
         obs = vec.observations()["observation"]
         for j, (i, label) in enumerate(zip(by_teacher, labels)):
-            pending[i].append((obs[i].copy(), masks[i].copy(), int(label), int(movers[i]),
-                               None if probs is None else probs[j]))  # fmt: skip
+            pending[i].append(
+                (obs[i].copy(), masks[i].copy(), int(label), int(movers[i]), None if probs is None else probs[j])
+            )
         opening_left[opening_left > 0] -= 1
         _, rewards, terminated, truncated, _ = vec.step(actions)
         for i in np.flatnonzero((terminated | truncated) & live):
@@ -202,24 +241,42 @@ def collect(env_id: str, teacher: str = "mcts:1600", games: int = 1000, num_envs
             else:
                 live[i] = False
             if verbose and finished % max(1, games // 10) == 0:
-                print(f"[distill] {finished}/{games} games, {len(out['actions'])} samples, "
-                      f"{time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
+                print(
+                    f"[distill] {finished}/{games} games, {len(out['actions'])} samples, "
+                    f"{time.perf_counter() - t0:.0f} s",
+                    flush=True,
+                )
     if not out["actions"]:
         raise ValueError(f"the teacher {teacher!r} made no decision in {games} games (opening {opening})")
     policy = {} if out["policy"][0] is None else {"policy": np.stack(out["policy"])}
     return {
-        "obs": np.stack(out["obs"]), "masks": np.stack(out["masks"]), "actions": np.array(out["actions"], np.int64),
+        "obs": np.stack(out["obs"]),
+        "masks": np.stack(out["masks"]),
+        "actions": np.array(out["actions"], np.int64),
         **policy,
-        "returns": np.array(out["returns"], np.float32), "seat": np.array(out["seat"], np.int64),
+        "returns": np.array(out["returns"], np.float32),
+        "seat": np.array(out["seat"], np.int64),
         "game": np.array(out["game"], np.int64),
-        "random_seat": np.array(per_game["random_seat"], np.int64), "opening": np.array(per_game["opening"], np.int64),
+        "random_seat": np.array(per_game["random_seat"], np.int64),
+        "opening": np.array(per_game["opening"], np.int64),
         "student_game": np.array(per_game["student_game"], bool),
         **({"learner_seat": np.array(per_game["learner_seat"], np.int64)} if rival is not None else {}),
-    }  # fmt: skip
+    }
 
 
-def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, vf_coef: float = 0.5,
-        holdout: float = 0.1, seed: int = 0, targets: str | None = None, on_epoch=None, verbose: int = 0) -> dict:  # fmt: skip
+def fit(
+    policy,
+    data: dict,
+    epochs: int = 10,
+    batch_size: int = 512,
+    lr: float = 1e-3,
+    vf_coef: float = 0.5,
+    holdout: float = 0.1,
+    seed: int = 0,
+    targets: str | None = None,
+    on_epoch=None,
+    verbose: int = 0,
+) -> dict:
     """Supervised fit of ``policy`` on :func:`collect`'s samples; returns
     the sample counts, the ``targets`` fitted and ``history``, the held-out
     games' teacher agreement (the policy's most likely action is the
@@ -271,8 +328,11 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
                 hits += int((log_p.argmax(dim=1) == tensors["actions"][part]).sum())
                 pi_sum += float(pi) * len(part)
                 vf_sum += float(vf) * len(part)
-        return {"agreement": round(hits / len(rows), 4), "policy_loss": round(pi_sum / len(rows), 4),
-                "value_loss": round(vf_sum / len(rows), 4)}  # fmt: skip
+        return {
+            "agreement": round(hits / len(rows), 4),
+            "policy_loss": round(pi_sum / len(rows), 4),
+            "value_loss": round(vf_sum / len(rows), 4),
+        }
 
     history = []
     for epoch in range(epochs):
@@ -292,11 +352,21 @@ def fit(policy, data: dict, epochs: int = 10, batch_size: int = 512, lr: float =
             print(f"[distill] {row}", flush=True)
         if on_epoch is not None:
             policy.set_training_mode(False)
-            on_epoch({"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "targets": targets,
-                      "history": history})  # fmt: skip
+            on_epoch(
+                {
+                    "train_samples": int(len(train_rows)),
+                    "held_out_samples": int(len(test_rows)),
+                    "targets": targets,
+                    "history": history,
+                }
+            )
     policy.set_training_mode(False)
-    return {"train_samples": int(len(train_rows)), "held_out_samples": int(len(test_rows)), "targets": targets,
-            "history": history}  # fmt: skip
+    return {
+        "train_samples": int(len(train_rows)),
+        "held_out_samples": int(len(test_rows)),
+        "targets": targets,
+        "history": history,
+    }
 
 
 def _read_samples(path: Path) -> tuple[dict, dict]:
@@ -315,14 +385,18 @@ def join_samples(*parts: dict) -> dict:
     if len({"policy" in part for part in parts}) > 1:
         raise ValueError("samples with and without the search's policy cannot be fitted together")
     if any("learner_seat" in part for part in parts):  # games played without an opponent: -1, as collect writes
-        parts = [part if "learner_seat" in part else {**part, "learner_seat": np.full(len(part["opening"]), -1, np.int64)}
-                 for part in parts]  # fmt: skip
+        parts = [
+            part if "learner_seat" in part else {**part, "learner_seat": np.full(len(part["opening"]), -1, np.int64)}
+            for part in parts
+        ]
     shifts, offset = [], 0
     for part in parts:
         shifts.append(offset)
         offset += int(part["game"].max()) + 1 if len(part["game"]) else 0
-    return {k: np.concatenate([part[k] + shift if k == "game" else part[k] for part, shift in zip(parts, shifts)])
-            for k in parts[0]}  # fmt: skip
+    return {
+        k: np.concatenate([part[k] + shift if k == "game" else part[k] for part, shift in zip(parts, shifts)])
+        for k in parts[0]
+    }
 
 
 def _uncounted_decisions(init: dict | None, samples, own: int, added) -> int:
@@ -351,12 +425,30 @@ def _uncounted_decisions(init: dict | None, samples, own: int, added) -> int:
     return steps
 
 
-def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str | Path | None = None,
-            players: int | None = None, num_envs: int = 64, seed: int = 0, random_share: float = 0.25,
-            opening: int = 2, epochs: int = 10, batch_size: int = 512, lr: float = 1e-3, samples: str | Path | None = None,
-            extractor_kwargs: dict | None = None, init: str | Path | None = None, student_share: float = 0.0,
-            targets: str | None = None, add_samples=(), extractor: str | None = None, against=None,
-            against_share: float = 0.0, verbose: int = 1) -> dict:  # fmt: skip
+def distill(
+    env_id: str,
+    teacher: str = "mcts:1600",
+    games: int = 1000,
+    out: str | Path | None = None,
+    players: int | None = None,
+    num_envs: int = 64,
+    seed: int = 0,
+    random_share: float = 0.25,
+    opening: int = 2,
+    epochs: int = 10,
+    batch_size: int = 512,
+    lr: float = 1e-3,
+    samples: str | Path | None = None,
+    extractor_kwargs: dict | None = None,
+    init: str | Path | None = None,
+    student_share: float = 0.0,
+    targets: str | None = None,
+    add_samples=(),
+    extractor: str | None = None,
+    against=None,
+    against_share: float = 0.0,
+    verbose: int = 1,
+) -> dict:
     """Collect the teacher's decisions, fit a fresh policy on them and save
     it (``<out>.pt``/``<out>.json``); returns its config.  ``samples``: an
     ``.npz`` file to keep the teacher's decisions in (``.npz`` added to a
@@ -386,8 +478,10 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         if not is_int(value) or value < 1:
             raise ValueError(f"{label} must be a positive int, got {value!r}")
     if games > MAX_GAMES:  # collect's bound, before anything is built or written
-        raise ValueError(f"games must be at most {MAX_GAMES:_} (the samples are kept in memory: play more as "
-                         f"several --samples files, other seeds, fitted together with --add-samples), got {games!r}")  # fmt: skip
+        raise ValueError(
+            f"games must be at most {MAX_GAMES:_} (the samples are kept in memory: play more as "
+            f"several --samples files, other seeds, fitted together with --add-samples), got {games!r}"
+        )
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not lr > 0:
         raise ValueError(f"lr must be a number > 0, got {lr!r}")
     if student_share and init is None:
@@ -398,7 +492,9 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         from boardenvs.opponents import make_opponent
 
         if not hasattr(make_opponent(teacher), "search_policy"):
-            raise ValueError(f"targets 'visits': the teacher {teacher!r} is not a search (no search_policy); use 'action'")
+            raise ValueError(
+                f"targets 'visits': the teacher {teacher!r} is not a search (no search_policy); use 'action'"
+            )
     # the game's network; another extractor named: the dense network with it
     config = model_config(env_id, players, None if extractor in (None, "board") else "dense")
     name, options = config["name"], config["options"]
@@ -431,12 +527,23 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
     for path in add_samples:
         extra, extra_data = _read_samples(Path(path))
         if [extra.get(k) for k in ("env_id", "options", "teacher")] != [env_id, options, teacher_name]:
-            raise ValueError(f"{path} holds samples of {extra.get('env_id')} {extra.get('options')} played by "
-                             f"{extra.get('teacher')}, not {env_id} {options} by {teacher_name}")  # fmt: skip
+            raise ValueError(
+                f"{path} holds samples of {extra.get('env_id')} {extra.get('options')} played by "
+                f"{extra.get('teacher')}, not {env_id} {options} by {teacher_name}"
+            )
         more.append((extra, extra_data))
-    settings = {"env_id": env_id, "options": options, "teacher": teacher_name, "games": games, "seed": seed,
-                "random_share": random_share, "opening": opening, "student": None if init is None else str(init),
-                "student_share": student_share, "num_envs": num_envs}  # fmt: skip
+    settings = {
+        "env_id": env_id,
+        "options": options,
+        "teacher": teacher_name,
+        "games": games,
+        "seed": seed,
+        "random_share": random_share,
+        "opening": opening,
+        "student": None if init is None else str(init),
+        "student_share": student_share,
+        "num_envs": num_envs,
+    }
     if against_share:  # only then: the files played without one keep the settings they were written with
         settings.update(against=_label(against), against_share=against_share)
     c0, t0 = time.process_time(), time.perf_counter()
@@ -447,42 +554,80 @@ def distill(env_id: str, teacher: str = "mcts:1600", games: int = 1000, out: str
         if played != settings:
             raise ValueError(f"{samples} holds samples played with {json.dumps(played)}, not {json.dumps(settings)}")
     if data is None:
-        data = collect(env_id, teacher, games, num_envs=num_envs, seed=seed, players=players, random_share=random_share,
-                       opening=opening, student=student, student_share=student_share, against=against,
-                       against_share=against_share, verbose=verbose)  # fmt: skip
+        data = collect(
+            env_id,
+            teacher,
+            games,
+            num_envs=num_envs,
+            seed=seed,
+            players=players,
+            random_share=random_share,
+            opening=opening,
+            student=student,
+            student_share=student_share,
+            against=against,
+            against_share=against_share,
+            verbose=verbose,
+        )
         if samples is not None:
             np.savez_compressed(samples, settings=json.dumps(settings), **data)
     collect_s = time.perf_counter() - t0
     total_games = games + sum(extra["games"] for extra, _ in more)
-    new_decisions = _uncounted_decisions(config.get("init"), samples, len(data["actions"]),
-                                         [(path, len(extra_data["actions"])) for path, (_, extra_data) in zip(add_samples, more)])  # fmt: skip
+    new_decisions = _uncounted_decisions(
+        config.get("init"),
+        samples,
+        len(data["actions"]),
+        [(path, len(extra_data["actions"])) for path, (_, extra_data) in zip(add_samples, more)],
+    )
     if more:
         data = join_samples(data, *(extra_data for _, extra_data in more))
 
     def save(result: dict, final: bool) -> None:  # after every epoch: a run stopped early keeps its last one
         config["distilled"] = {
-            "teacher": teacher_name, "games": total_games, "samples": int(len(data["actions"])), "random_share": random_share,
-            "opening": opening, "student_share": student_share, "epochs": epochs,
+            "teacher": teacher_name,
+            "games": total_games,
+            "samples": int(len(data["actions"])),
+            "random_share": random_share,
+            "opening": opening,
+            "student_share": student_share,
+            "epochs": epochs,
             **{k: settings[k] for k in ("against", "against_share") if k in settings},
-            "batch_size": batch_size, "lr": lr, "collect_wall_s": round(collect_s),
-            "samples_file": None if samples is None else str(samples), "samples_read_back": read_back,
-            "added_samples": [{"file": str(path), "games": extra["games"], "seed": extra["seed"]}
-                              for path, (extra, _) in zip(add_samples, more)],
+            "batch_size": batch_size,
+            "lr": lr,
+            "collect_wall_s": round(collect_s),
+            "samples_file": None if samples is None else str(samples),
+            "samples_read_back": read_back,
+            "added_samples": [
+                {"file": str(path), "games": extra["games"], "seed": extra["seed"]}
+                for path, (extra, _) in zip(add_samples, more)
+            ],
             **result,
-        }  # fmt: skip
+        }
         config["history"] = []
-        save_model(policy, config, out, new_decisions, time.perf_counter() - t0, time.process_time() - c0, final,
-                   "distill")  # fmt: skip
+        save_model(
+            policy, config, out, new_decisions, time.perf_counter() - t0, time.process_time() - c0, final, "distill"
+        )
 
     out.parent.mkdir(parents=True, exist_ok=True)  # once the samples are in: a refused run makes no folder
-    result = fit(policy, data, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, targets=targets, verbose=verbose,
-                 on_epoch=lambda r: save(r, final=False))  # fmt: skip
+    result = fit(
+        policy,
+        data,
+        epochs=epochs,
+        batch_size=batch_size,
+        lr=lr,
+        seed=seed,
+        targets=targets,
+        verbose=verbose,
+        on_epoch=lambda r: save(r, final=False),
+    )
     save(result, final=True)
     wall = time.perf_counter() - t0
     if verbose:
         last = result["history"][-1] if result["history"] else {}
-        print(f"[{name}] saved {out.with_suffix('.pt')}: {len(data['actions'])} samples from {total_games} games of "
-              f"{teacher}, held-out agreement {last.get('held_out_agreement')}, {wall:.0f} s")  # fmt: skip
+        print(
+            f"[{name}] saved {out.with_suffix('.pt')}: {len(data['actions'])} samples from {total_games} games of "
+            f"{teacher}, held-out agreement {last.get('held_out_agreement')}, {wall:.0f} s"
+        )
     return config
 
 
@@ -497,28 +642,65 @@ def main(argv=None) -> int:
     ap.add_argument("--num-envs", type=int, default=64, help="games played at once (default 64)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--random-share", type=float, default=0.25, help="share of games with a random seat (default 0.25)")
-    ap.add_argument("--opening", type=int, default=2, help="at most this many random decisions at the start of each game (default 2)")
+    ap.add_argument(
+        "--opening",
+        type=int,
+        default=2,
+        help="at most this many random decisions at the start of each game (default 2)",
+    )
     ap.add_argument("--epochs", type=int, default=10, help="passes over the samples (default 10)")
     ap.add_argument("--batch-size", type=int, default=512, help="minibatch (default 512)")
     ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate, cosine to 0 (default 1e-3)")
-    ap.add_argument("--targets", choices=TARGETS, default=None,
-                    help="fit the search's visit distribution or the teacher's action (default: visits for a search)")
-    ap.add_argument("--extractor", default=None,
-                    help="a dense network with this features extractor (cnn, hexpaths, mlp; the game's dense options it takes are kept) instead of the game's board network")
-    ap.add_argument("--layers", type=int, default=None, help="convolutions in the board extractor (default: the game's)")
+    ap.add_argument(
+        "--targets",
+        choices=TARGETS,
+        default=None,
+        help="fit the search's visit distribution or the teacher's action (default: visits for a search)",
+    )
+    ap.add_argument(
+        "--extractor",
+        default=None,
+        help="a dense network with this features extractor (cnn, hexpaths, mlp; the game's dense options it "
+        "takes are kept) instead of the game's board network",
+    )
+    ap.add_argument(
+        "--layers", type=int, default=None, help="convolutions in the board extractor (default: the game's)"
+    )
     ap.add_argument("--channels", type=int, default=None, help="channels of those convolutions (default: the game's)")
-    ap.add_argument("--samples", default=None, help="an .npz to keep the teacher's samples in (read back when it exists)")
-    ap.add_argument("--add-samples", nargs="+", default=[], metavar="NPZ",
-                    help="more --samples files (same game and teacher, other seeds) to fit with these")
+    ap.add_argument(
+        "--samples", default=None, help="an .npz to keep the teacher's samples in (read back when it exists)"
+    )
+    ap.add_argument(
+        "--add-samples",
+        nargs="+",
+        default=[],
+        metavar="NPZ",
+        help="more --samples files (same game and teacher, other seeds) to fit with these",
+    )
     ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json), also the student")
-    ap.add_argument("--student-share", type=float, default=0.0,
-                    help="share of games the --init model plays instead of the teacher, labelled by it (default 0)")
-    ap.add_argument("--against", default=None,
-                    help="an opponent (e.g. greedy) that plays every seat but the teacher's in --against-share of the games")
-    ap.add_argument("--against-share", type=float, default=0.0,
-                    help="share of games against --against, its moves not recorded (default 0)")
-    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: a new run folder, "
-                    "runs/<name>-<date>-<time>/<name>; the package's committed models are never overwritten)")  # fmt: skip
+    ap.add_argument(
+        "--student-share",
+        type=float,
+        default=0.0,
+        help="share of games the --init model plays instead of the teacher, labelled by it (default 0)",
+    )
+    ap.add_argument(
+        "--against",
+        default=None,
+        help="an opponent (e.g. greedy) that plays every seat but the teacher's in --against-share of the games",
+    )
+    ap.add_argument(
+        "--against-share",
+        type=float,
+        default=0.0,
+        help="share of games against --against, its moves not recorded (default 0)",
+    )
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="where to write <out>.pt/.json (default: a new run folder, "
+        "runs/<name>-<date>-<time>/<name>; the package's committed models are never overwritten)",
+    )
     args = ap.parse_args(argv)
     for flag in ("layers", "channels"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
@@ -534,12 +716,29 @@ def main(argv=None) -> int:
     if args.student_share and args.init is None:
         ap.error("--student-share: the student is the --init model, give --init")
     try:
-        distill(args.game, teacher=args.teacher, games=args.games, out=args.out, players=args.players,
-                num_envs=args.num_envs, seed=args.seed, random_share=args.random_share, opening=args.opening,
-                epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, samples=args.samples,
-                extractor_kwargs=network or None, init=args.init,
-                student_share=args.student_share, targets=args.targets, add_samples=args.add_samples,
-                extractor=args.extractor, against=args.against, against_share=args.against_share)  # fmt: skip
+        distill(
+            args.game,
+            teacher=args.teacher,
+            games=args.games,
+            out=args.out,
+            players=args.players,
+            num_envs=args.num_envs,
+            seed=args.seed,
+            random_share=args.random_share,
+            opening=args.opening,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            samples=args.samples,
+            extractor_kwargs=network or None,
+            init=args.init,
+            student_share=args.student_share,
+            targets=args.targets,
+            add_samples=args.add_samples,
+            extractor=args.extractor,
+            against=args.against,
+            against_share=args.against_share,
+        )
     except ValueError as exc:
         ap.error(str(exc))
     return 0

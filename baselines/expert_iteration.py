@@ -35,6 +35,7 @@ fit, gate) and the budget (decisions searched as steps, wall and CPU
 seconds, the model it started from included); TensorBoard logs go to
 ``<out>_tb/`` and a progress bar shows the iterations.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,8 +59,9 @@ def expected_score(elo: float, players: int = 2) -> float:
     return g / (g + players - 1)
 
 
-def sprt(scores, elo0: float = 0.0, elo1: float = 30.0, alpha: float = 0.05, beta: float = 0.05,
-         players: int = 2) -> dict:  # fmt: skip
+def sprt(
+    scores, elo0: float = 0.0, elo1: float = 30.0, alpha: float = 0.05, beta: float = 0.05, players: int = 2
+) -> dict:
     """Wald's sequential test of H0 (elo <= ``elo0``) against H1 (elo >=
     ``elo1``) on the per-game ``scores`` so far, in the generalised form
     chess engines gate with (the log-likelihood ratio of normal models of
@@ -81,8 +83,13 @@ def sprt(scores, elo0: float = 0.0, elo1: float = 30.0, alpha: float = 0.05, bet
     else:
         llr = n * (s1 - s0) * (2 * float(x.mean()) - s0 - s1) / (2 * var)
     decision = "H1" if llr >= upper else "H0" if llr <= lower else None
-    return {"games": n, "mean": round(float(x.mean()), 4) if n else None, "llr": round(llr, 3),
-            "bounds": [round(lower, 3), round(upper, 3)], "decision": decision}  # fmt: skip
+    return {
+        "games": n,
+        "mean": round(float(x.mean()), 4) if n else None,
+        "llr": round(llr, 3),
+        "bounds": [round(lower, 3), round(upper, 3)],
+        "decision": decision,
+    }
 
 
 def match(candidate, incumbent, env_id: str, options: dict, games: int, seed: int, opening: int = 4) -> np.ndarray:
@@ -112,8 +119,10 @@ def match(candidate, incumbent, env_id: str, options: dict, games: int, seed: in
         movers = vec.to_move
         randomly = np.flatnonzero(live & (opening_left > 0))
         actions[randomly] = vec.random_actions()[randomly]
-        for player, rows in ((a, np.flatnonzero(live & (opening_left == 0) & (movers == seat))),
-                             (b, np.flatnonzero(live & (opening_left == 0) & (movers != seat)))):  # fmt: skip
+        for player, rows in (
+            (a, np.flatnonzero(live & (opening_left == 0) & (movers == seat))),
+            (b, np.flatnonzero(live & (opening_left == 0) & (movers != seat))),
+        ):
             if rows.size:
                 actions[rows] = decide(player, row_batch(vec, rows, rng))
         opening_left[randomly] -= 1
@@ -125,8 +134,18 @@ def match(candidate, incumbent, env_id: str, options: dict, games: int, seed: in
     return score
 
 
-def gate(candidate, incumbent, env_id: str, options: dict, players: int, max_games: int = 800, round_games: int = 100,
-         seed: int = 0, opening: int = 4, **test) -> dict:  # fmt: skip
+def gate(
+    candidate,
+    incumbent,
+    env_id: str,
+    options: dict,
+    players: int,
+    max_games: int = 800,
+    round_games: int = 100,
+    seed: int = 0,
+    opening: int = 4,
+    **test,
+) -> dict:
     """Rounds of :func:`match` until :func:`sprt` decides or ``max_games``
     are played; the last test's result with ``accepted`` (H1)."""
     scores = np.zeros(0)
@@ -144,12 +163,29 @@ def gate(candidate, incumbent, env_id: str, options: dict, players: int, max_gam
     return result
 
 
-def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Path | None = None,
-                     players: int | None = None, iterations: int = 4, games: int = 256, simulations: int = 64,
-                     num_envs: int = 128, opening: int = 4, window: int = 2, epochs: int = 4, batch_size: int = 512,
-                     lr: float = 3e-4, noise: tuple[float, float] = (0.3, 0.25), gate_games: int = 800,
-                     gate_round: int = 100, gate_search: int = 0, seed: int = 0, progress: bool = True, verbose: int = 1,
-                     **test) -> dict:  # fmt: skip
+def expert_iteration(
+    env_id: str,
+    init: str | Path | None = None,
+    out: str | Path | None = None,
+    players: int | None = None,
+    iterations: int = 4,
+    games: int = 256,
+    simulations: int = 64,
+    num_envs: int = 128,
+    opening: int = 4,
+    window: int = 2,
+    epochs: int = 4,
+    batch_size: int = 512,
+    lr: float = 3e-4,
+    noise: tuple[float, float] = (0.3, 0.25),
+    gate_games: int = 800,
+    gate_round: int = 100,
+    gate_search: int = 0,
+    seed: int = 0,
+    progress: bool = True,
+    verbose: int = 1,
+    **test,
+) -> dict:
     """Run the iterations (module docstring) and return the saved model's config."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm.auto import tqdm
@@ -157,17 +193,25 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
     from boardenvs.spec import is_int
 
     from . import Baseline
-    from .distill import join_samples, collect, fit
-    from .search import SearchOpponent
+    from .distill import collect, fit, join_samples
     from .networks import model_config, new_policy
     from .runs import default_out, save_model, start_from
+    from .search import SearchOpponent
 
     if not is_int(gate_search) or gate_search < 0:
         raise ValueError(f"gate_search must be an int >= 0 (0: the raw policies), got {gate_search!r}")
-    for label, value, low in (("iterations", iterations, 1), ("games", games, 1), ("simulations", simulations, 1),
-                              ("num_envs", num_envs, 1), ("opening", opening, 0), ("window", window, 1),
-                              ("epochs", epochs, 1), ("batch_size", batch_size, 1), ("gate_games", gate_games, 2),
-                              ("gate_round", gate_round, 2)):  # fmt: skip
+    for label, value, low in (
+        ("iterations", iterations, 1),
+        ("games", games, 1),
+        ("simulations", simulations, 1),
+        ("num_envs", num_envs, 1),
+        ("opening", opening, 0),
+        ("window", window, 1),
+        ("epochs", epochs, 1),
+        ("batch_size", batch_size, 1),
+        ("gate_games", gate_games, 2),
+        ("gate_round", gate_round, 2),
+    ):
         if not is_int(value) or value < low:
             raise ValueError(f"{label} must be an int >= {low}, got {value!r}")
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not lr > 0:
@@ -186,32 +230,71 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
     out = Path(out) if out is not None else default_out(config["name"])
     out.parent.mkdir(parents=True, exist_ok=True)
     writer = SummaryWriter(str(out.with_name(out.name + "_tb")))
-    config["expert_iteration"] = {"simulations": simulations, "games_per_iteration": games, "opening": opening,
-                                  "window": window, "epochs": epochs, "batch_size": batch_size, "lr": lr,
-                                  "root_noise": list(noise), "gate": {"max_games": gate_games, "round": gate_round, "search": gate_search, **test},
-                                  "iterations": []}  # fmt: skip
+    config["expert_iteration"] = {
+        "simulations": simulations,
+        "games_per_iteration": games,
+        "opening": opening,
+        "window": window,
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "lr": lr,
+        "root_noise": list(noise),
+        "gate": {"max_games": gate_games, "round": gate_round, "search": gate_search, **test},
+        "iterations": [],
+    }
     c0, t0 = time.process_time(), time.perf_counter()
     decisions, recent = 0, []
     bar = tqdm(range(1, iterations + 1), desc=f"expert iteration {config['name']}", disable=not progress)
     for it in bar:
-        teacher = SearchOpponent(Baseline(best, config), simulations, root_noise=noise, name=f"search:{simulations}:accepted")
+        teacher = SearchOpponent(
+            Baseline(best, config), simulations, root_noise=noise, name=f"search:{simulations}:accepted"
+        )
         t_it = time.perf_counter()
-        data = collect(env_id, teacher, games, num_envs=num_envs, seed=seed + it, players=players, random_share=0.0,
-                       opening=opening)  # fmt: skip
+        data = collect(
+            env_id,
+            teacher,
+            games,
+            num_envs=num_envs,
+            seed=seed + it,
+            players=players,
+            random_share=0.0,
+            opening=opening,
+        )
         decisions += len(data["actions"])
         recent = (recent + [data])[-window:]
-        fitted = fit(candidate, join_samples(*recent), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed + it,
-                     targets="visits")  # fmt: skip
-        result = gate(_player(candidate, config, "candidate", gate_search), _player(best, config, "accepted", gate_search),
-                      env_id, options, n_players,
-                      max_games=gate_games, round_games=gate_round, seed=seed + 1000 * it, opening=opening, **test)  # fmt: skip
+        fitted = fit(
+            candidate,
+            join_samples(*recent),
+            epochs=epochs,
+            batch_size=batch_size,
+            lr=lr,
+            seed=seed + it,
+            targets="visits",
+        )
+        result = gate(
+            _player(candidate, config, "candidate", gate_search),
+            _player(best, config, "accepted", gate_search),
+            env_id,
+            options,
+            n_players,
+            max_games=gate_games,
+            round_games=gate_round,
+            seed=seed + 1000 * it,
+            opening=opening,
+            **test,
+        )
         if result["accepted"]:
             best = new_policy(config)
             best.load_state_dict(candidate.state_dict())
         last = fitted["history"][-1] if fitted["history"] else {}
-        row = {"iteration": it, "games": games, "samples": int(len(data["actions"])),
-               "fit": {k: v for k, v in last.items() if k != "epoch"}, "gate": result,
-               "wall_s": round(time.perf_counter() - t_it)}  # fmt: skip
+        row = {
+            "iteration": it,
+            "games": games,
+            "samples": int(len(data["actions"])),
+            "fit": {k: v for k, v in last.items() if k != "epoch"},
+            "gate": result,
+            "wall_s": round(time.perf_counter() - t_it),
+        }
         config["expert_iteration"]["iterations"].append(row)
         for key, value in row["fit"].items():
             writer.add_scalar(f"fit/{key}", value, it)
@@ -221,11 +304,22 @@ def expert_iteration(env_id: str, init: str | Path | None = None, out: str | Pat
         writer.add_scalar("selfplay/samples", row["samples"], it)
         bar.set_postfix(score=result["mean"], llr=result["llr"], accepted=result["accepted"])
         if verbose:
-            print(f"[{config['name']}] iteration {it}: {row['samples']} samples, fit {row['fit']}, gate "
-                  f"{result['games']} games score {result['mean']} LLR {result['llr']} -> "
-                  f"{'accepted' if result['accepted'] else 'rejected'} ({row['wall_s']} s)", flush=True)  # fmt: skip
-        save_model(best, config, out, decisions, time.perf_counter() - t0, time.process_time() - c0, it == iterations,
-                   "expert_iteration")  # fmt: skip
+            print(
+                f"[{config['name']}] iteration {it}: {row['samples']} samples, fit {row['fit']}, gate "
+                f"{result['games']} games score {result['mean']} LLR {result['llr']} -> "
+                f"{'accepted' if result['accepted'] else 'rejected'} ({row['wall_s']} s)",
+                flush=True,
+            )
+        save_model(
+            best,
+            config,
+            out,
+            decisions,
+            time.perf_counter() - t0,
+            time.process_time() - c0,
+            it == iterations,
+            "expert_iteration",
+        )
     writer.close()
     return config
 
@@ -259,31 +353,66 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=256, help="self-play games per iteration (default 256)")
     ap.add_argument("--simulations", type=int, default=64, help="search simulations per decision (default 64)")
     ap.add_argument("--num-envs", type=int, default=128, help="self-play games played at once (default 128)")
-    ap.add_argument("--opening", type=int, default=4, help="at most this many random decisions opening each game (default 4)")
+    ap.add_argument(
+        "--opening", type=int, default=4, help="at most this many random decisions opening each game (default 4)"
+    )
     ap.add_argument("--window", type=int, default=2, help="fit on the samples of this many last iterations (default 2)")
     ap.add_argument("--epochs", type=int, default=4, help="passes over the samples per fit (default 4)")
     ap.add_argument("--batch-size", type=int, default=512)
     ap.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate, cosine to 0 per fit (default 3e-4)")
-    ap.add_argument("--gate-games", type=int, default=800, help="most games of a gate (default 800; undecided: rejected)")
+    ap.add_argument(
+        "--gate-games", type=int, default=800, help="most games of a gate (default 800; undecided: rejected)"
+    )
     ap.add_argument("--gate-round", type=int, default=100, help="games between two looks of the test (default 100)")
-    ap.add_argument("--gate-search", type=int, default=0, metavar="N",
-                    help="gate the networks' guided searches (N simulations) instead of their raw policies (default 0: raw)")
-    ap.add_argument("--elo0", type=float, default=SPRT_DEFAULTS["elo0"], help="H0: the candidate is at most this much stronger (default 0)")
+    ap.add_argument(
+        "--gate-search",
+        type=int,
+        default=0,
+        metavar="N",
+        help="gate the networks' guided searches (N simulations) instead of their raw policies (default 0: raw)",
+    )
+    ap.add_argument(
+        "--elo0",
+        type=float,
+        default=SPRT_DEFAULTS["elo0"],
+        help="H0: the candidate is at most this much stronger (default 0)",
+    )
     ap.add_argument("--elo1", type=float, default=SPRT_DEFAULTS["elo1"], help="H1: at least this much (default 30)")
     ap.add_argument("--alpha", type=float, default=SPRT_DEFAULTS["alpha"], help="false acceptance rate (default 0.05)")
     ap.add_argument("--beta", type=float, default=SPRT_DEFAULTS["beta"], help="false rejection rate (default 0.05)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json (default: a new run folder, "
-                    "runs/<name>-<date>-<time>/<name>)")  # fmt: skip
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="where to write <out>.pt/.json (default: a new run folder, runs/<name>-<date>-<time>/<name>)",
+    )
     args = ap.parse_args(argv)
     try:
-        expert_iteration(args.game, init=args.init, out=args.out, players=args.players, iterations=args.iterations,
-                         games=args.games, simulations=args.simulations, num_envs=args.num_envs, opening=args.opening,
-                         window=args.window, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
-                         gate_games=args.gate_games, gate_round=args.gate_round, gate_search=args.gate_search, seed=args.seed,
-                         progress=not args.no_progress, elo0=args.elo0, elo1=args.elo1, alpha=args.alpha,
-                         beta=args.beta)  # fmt: skip
+        expert_iteration(
+            args.game,
+            init=args.init,
+            out=args.out,
+            players=args.players,
+            iterations=args.iterations,
+            games=args.games,
+            simulations=args.simulations,
+            num_envs=args.num_envs,
+            opening=args.opening,
+            window=args.window,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            gate_games=args.gate_games,
+            gate_round=args.gate_round,
+            gate_search=args.gate_search,
+            seed=args.seed,
+            progress=not args.no_progress,
+            elo0=args.elo0,
+            elo1=args.elo1,
+            alpha=args.alpha,
+            beta=args.beta,
+        )
     except ValueError as exc:
         ap.error(str(exc))
     return 0

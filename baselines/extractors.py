@@ -32,6 +32,7 @@ Every boardenvs observation is an ``int8`` array with known bounds
 
 Inputs are scaled to ``[0, 1]`` by the space's per-feature upper bound.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -71,8 +72,17 @@ class BoardCNN(BaseFeaturesExtractor):
     planes whose pieces get a plane each (``pieces`` per plane, first in
     reading order first), added to the input."""
 
-    def __init__(self, observation_space: gymnasium.spaces.Box, features_dim: int = 128, channels: int = 32,
-                 layers: int = 3, hex: bool = False, split: tuple = (), pieces: int = 2, around: bool = False):  # fmt: skip
+    def __init__(
+        self,
+        observation_space: gymnasium.spaces.Box,
+        features_dim: int = 128,
+        channels: int = 32,
+        layers: int = 3,
+        hex: bool = False,
+        split: tuple = (),
+        pieces: int = 2,
+        around: bool = False,
+    ):
         if len(observation_space.shape) != 3:
             raise ValueError(f"BoardCNN takes (H, W, C) board planes, got shape {observation_space.shape}")
         super().__init__(observation_space, features_dim)
@@ -192,8 +202,16 @@ class HexPathsCNN(BoardCNN):
     goal at ``n+7``, the others' at ``3n+8..4n+6``.  Computed in torch by
     :func:`hex_distances` on every forward pass (no state is needed)."""
 
-    def __init__(self, observation_space: gymnasium.spaces.Box, features_dim: int = 128, channels: int = 32,
-                 layers: int = 3, hex: bool = True, scale_steps: int = 16, **kwargs):  # fmt: skip
+    def __init__(
+        self,
+        observation_space: gymnasium.spaces.Box,
+        features_dim: int = 128,
+        channels: int = 32,
+        layers: int = 3,
+        hex: bool = True,
+        scale_steps: int = 16,
+        **kwargs,
+    ):
         shape = observation_space.shape
         if len(shape) != 3 or (shape[2] - 7) % 5 or shape[2] < 17:
             raise ValueError(f"HexPathsCNN reads Hex Quoridor's (H, W, 5n + 7) planes, got shape {shape}")
@@ -230,11 +248,13 @@ def path_planes(observations: torch.Tensor, n: int, scale_steps: float = 16.0) -
     present = pawns.flatten(2).sum(dim=2) > 0  # (B, n): a seat out has no pawn
     length = torch.where(present, (to_goal * pawns).flatten(2).sum(dim=2), far)  # (B, n)
     target = length[:, :, None, None]
-    reachable = (target < far)
+    reachable = target < far
     on_path = ((from_pawn + to_goal == target) & reachable).float()
     padded = nn.functional.pad(to_goal, (1, 1, 1, 1), value=far)
-    edges = [(from_pawn + 1.0 + _neighbours(padded, d) == target) & (blocked[:, d : d + 1] == 0) & reachable
-             for d in range(6)]  # fmt: skip
+    edges = [
+        (from_pawn + 1.0 + _neighbours(padded, d) == target) & (blocked[:, d : d + 1] == 0) & reachable
+        for d in range(6)
+    ]
     edge_planes = torch.stack(edges, dim=2).float().reshape(b, 6 * n, h, w)  # seat-major, then direction
     top = far / scale_steps
     planes = torch.cat([torch.clamp(to_goal / scale_steps, max=top), on_path, edge_planes], dim=1)
@@ -248,7 +268,9 @@ class TrackMLP(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim)
         self.register_buffer("scale", input_scale(observation_space))
         size = int(np.prod(observation_space.shape))
-        self.net = nn.Sequential(nn.Flatten(), nn.Linear(size, hidden), nn.ReLU(), nn.Linear(hidden, features_dim), nn.ReLU())
+        self.net = nn.Sequential(
+            nn.Flatten(), nn.Linear(size, hidden), nn.ReLU(), nn.Linear(hidden, features_dim), nn.ReLU()
+        )
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return self.net(observations * self.scale)

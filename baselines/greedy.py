@@ -7,8 +7,8 @@ and the result is ranked, in this order:
 
 1. an action after which the game is over and the mover won (an immediate win);
 2. an action after which the game goes on with the mover in it, ranked by the
-   game's own evaluation ``heuristic(state, params, seat, mask)`` (its module's ``TOOLS["greedy"]``, :func:`heuristic_of`) of the
-   resulting state for the mover (higher is better; see each game's
+   game's own evaluation ``heuristic(state, params, seat, mask)`` (its module's
+   ``TOOLS["greedy"]``, :func:`heuristic_of`) of the resulting state for the mover (higher is better; see each game's
    ``heuristic`` and the docs' Opponents page);
 3. an action that ends the game in a draw or a truncation;
 4. an action that loses at once (the game ends with the mover's loss, or the
@@ -28,6 +28,7 @@ decisions (Quicksand's hops) is decided decision by decision, each ranked by
 the state it leaves.  A game without a ``heuristic`` ranks every ordinary
 action the same (wins first, losses last, random otherwise).
 """
+
 from __future__ import annotations
 
 import functools
@@ -128,8 +129,16 @@ def greedy(g, states, params, seeds, out, mask_size):
     ``g`` (:func:`bound_for`)."""
     # the rows the kernels work on, allocated here and borrowed below
     # (E.row_view: no reference counting in the kernels' own views)
-    greedy_rows(g, states, params, seeds, out, mask_size, np.zeros((2, states.shape[1]), np.int64),
-                np.zeros((2, mask_size), np.int8))  # fmt: skip
+    greedy_rows(
+        g,
+        states,
+        params,
+        seeds,
+        out,
+        mask_size,
+        np.zeros((2, states.shape[1]), np.int64),
+        np.zeros((2, mask_size), np.int8),
+    )
 
 
 @njit(cache=True)
@@ -210,8 +219,16 @@ def decide(g, s, params, mask):
     seeds[0] = np.int64(E.rand_u64(s) >> np.uint64(1))
     out = np.zeros(1, np.int64)
     mask_size = mask.shape[0]
-    greedy_rows(g, s.reshape((1, s.shape[0])), params, seeds, out, mask_size, np.zeros((2, s.shape[0]), np.int64),
-                np.zeros((2, mask_size), np.int8))  # fmt: skip
+    greedy_rows(
+        g,
+        s.reshape((1, s.shape[0])),
+        params,
+        seeds,
+        out,
+        mask_size,
+        np.zeros((2, s.shape[0]), np.int64),
+        np.zeros((2, mask_size), np.int8),
+    )
     return out[0]
 
 

@@ -47,6 +47,7 @@ deterministic agents play different games.
 
 Everything is seeded: the same agent, seed and ladder play the same games.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,7 +65,9 @@ from .ratings import anchor_prior, bradley_terry, rating_of, resampled_sums
 
 HERE = Path(__file__).resolve().parent
 LADDERS = HERE / "ladders"
-MODELS = HERE / "models"  # (the package's MODELS: this module imports nothing of the package's __init__, which imports it)
+MODELS = (
+    HERE / "models"
+)  # (the package's MODELS: this module imports nothing of the package's __init__, which imports it)
 CHUNK = 16  # games per round against one member (a multiple of every player count's seats: 2 and 4)
 SAMPLES = 1000  # bootstrap resamples of an interval
 ANCHOR = "random"
@@ -152,7 +155,9 @@ def ladder_path(name: str, version: int | None = None) -> Path:
 
 def ladder_names() -> list[str]:
     """The games (model names) that have a committed ladder."""
-    return sorted(p.name for p in LADDERS.iterdir() if p.is_dir() and any(p.glob("v*.json"))) if LADDERS.is_dir() else []
+    return (
+        sorted(p.name for p in LADDERS.iterdir() if p.is_dir() and any(p.glob("v*.json"))) if LADDERS.is_dir() else []
+    )
 
 
 def ladder_versions(name: str) -> list[int]:
@@ -182,8 +187,21 @@ def _seeds(*keys: int, n: int) -> list[int]:
     return [int(x) for x in np.random.SeedSequence(list(keys)).generate_state(n)]
 
 
-def _chunk(env_id, options, agents, names, one: int, other: int, players: int, seed: int, keys: tuple, n: int, open_k: int,
-           extra: dict, both_ways: bool = False) -> list[dict]:  # fmt: skip
+def _chunk(
+    env_id,
+    options,
+    agents,
+    names,
+    one: int,
+    other: int,
+    players: int,
+    seed: int,
+    keys: tuple,
+    n: int,
+    open_k: int,
+    extra: dict,
+    both_ways: bool = False,
+) -> list[dict]:
     """``n`` games of agent ``one`` (one seat, rotating) against ``other``
     (every other seat); games ``P*j .. P*j+P-1`` share a seed (and so their
     opening and dice).  ``both_ways`` (more than two players): the second
@@ -196,8 +214,17 @@ def _chunk(env_id, options, agents, names, one: int, other: int, players: int, s
     lineups = [tuple(one if s == k % players else other for s in range(players)) for k in range(half)]
     lineups += [tuple(other if s == k % players else one for s in range(players)) for k in range(n - half)]
     rng = np.random.default_rng(np.random.SeedSequence([seed, *keys, 1]))
-    return play_matches(env_id, options, lineups, [seeds[(k % half) // players] for k in range(n)], agents, rng,
-                        names=names, extra=extra, opening=open_k)  # fmt: skip
+    return play_matches(
+        env_id,
+        options,
+        lineups,
+        [seeds[(k % half) // players] for k in range(n)],
+        agents,
+        rng,
+        names=names,
+        extra=extra,
+        opening=open_k,
+    )
 
 
 def fit(members: list[str], traces: list[dict], anchor: str = ANCHOR, samples: int = SAMPLES, seed: int = 0) -> dict:
@@ -237,13 +264,26 @@ def fit(members: list[str], traces: list[dict], anchor: str = ANCHOR, samples: i
     for (a, b), s in cells.items():
         games[a] += len(s)
         games[b] += len(s)
-    return {"elo": {m: round(float(point[i]), 1) for i, m in enumerate(members)},
-            "interval": {m: [round(float(low[i]), 1), round(float(high[i]), 1)] for i, m in enumerate(members)},
-            "games": games, "pairs": {f"{a}|{b}": [len(s), round(float(sum(s)), 2)] for (a, b), s in sorted(cells.items())}}  # fmt: skip
+    return {
+        "elo": {m: round(float(point[i]), 1) for i, m in enumerate(members)},
+        "interval": {m: [round(float(low[i]), 1), round(float(high[i]), 1)] for i, m in enumerate(members)},
+        "games": games,
+        "pairs": {f"{a}|{b}": [len(s), round(float(sum(s)), 2)] for (a, b), s in sorted(cells.items())},
+    }
 
 
-def rate(agent, env_id: str, players: int | None = None, games: int = 1000, precision: float | None = None,
-         seed: int = 0, version: int | None = None, trust: bool = False, traces=None, progress=None) -> dict:  # fmt: skip
+def rate(
+    agent,
+    env_id: str,
+    players: int | None = None,
+    games: int = 1000,
+    precision: float | None = None,
+    seed: int = 0,
+    version: int | None = None,
+    trust: bool = False,
+    traces=None,
+    progress=None,
+) -> dict:
     """Rate ``agent`` (an opponent name or path, as ``opponent=`` takes:
     ``"baseline:quess_v0"``, ``"model.pt"``, ``"search:200:quess_v0"``, an
     RLlib checkpoint or ``"module:attribute"`` with ``trust=True``) on
@@ -262,16 +302,17 @@ def rate(agent, env_id: str, players: int | None = None, games: int = 1000, prec
 def _rate(agent, env_id, players, games, precision, seed, version, trust, traces, progress) -> tuple[dict, list[dict]]:
     """:func:`rate`'s result and the games it played (their traces)."""
     from boardenvs.opponents import load_opponent
-    from boardenvs.traces import score
     from boardenvs.registry import env_id_of
     from boardenvs.spec import is_int
+    from boardenvs.traces import score
 
     from .networks import model_name
 
     if not is_int(games) or games < CHUNK:
         raise ValueError(f"games must be an int of at least {CHUNK} (one round), got {games!r}")
-    if precision is not None and (isinstance(precision, bool) or not isinstance(precision, (int, float))
-                                  or not precision > 0):  # fmt: skip
+    if precision is not None and (
+        isinstance(precision, bool) or not isinstance(precision, (int, float)) or not precision > 0
+    ):
         raise ValueError(f"precision must be a positive number of Elo, got {precision!r}")
     if not is_int(seed) or not 0 <= seed < 2**32:
         raise ValueError(f"seed must be an int in 0..2**32-1, got {seed!r}")
@@ -325,9 +366,21 @@ def _rate(agent, env_id, players, games, precision, seed, version, trust, traces
             j = members.index(m)
             count = len(scores[m]) // CHUNK
             with _one_torch_thread():
-                new = _chunk(env_id, options, [who, member(m)], [agent_name, member_names[m]], 0, 1, P, seed, (j, count),
-                             min(CHUNK, games - len(played)), ladder["opening"],
-                             {"ladder": f"{name} v{version}"}, both_ways=P > 2)  # fmt: skip
+                new = _chunk(
+                    env_id,
+                    options,
+                    [who, member(m)],
+                    [agent_name, member_names[m]],
+                    0,
+                    1,
+                    P,
+                    seed,
+                    (j, count),
+                    min(CHUNK, games - len(played)),
+                    ladder["opening"],
+                    {"ladder": f"{name} v{version}"},
+                    both_ways=P > 2,
+                )
             scores[m] += [score(t, agent, m) for t in new]
             played += new
         rounds += 1
@@ -354,10 +407,23 @@ def _rate(agent, env_id, players, games, precision, seed, version, trust, traces
         from boardenvs.traces import write_traces
 
         write_traces(played, traces)
-    result = {"agent": agent, "env_id": env_id, "ladder": name, "version": version, "rating": round(estimate, 1),
-              "interval": [round(low, 1), round(high, 1)], "half_width": round(half, 1), "games": len(played),
-              "stopped": stopped, "precision": precision, "by_member": _by_member(scores), "beyond": beyond,
-              "seed": seed, "seconds": round(seconds, 1), "traces": None if traces is None else str(traces)}  # fmt: skip
+    result = {
+        "agent": agent,
+        "env_id": env_id,
+        "ladder": name,
+        "version": version,
+        "rating": round(estimate, 1),
+        "interval": [round(low, 1), round(high, 1)],
+        "half_width": round(half, 1),
+        "games": len(played),
+        "stopped": stopped,
+        "precision": precision,
+        "by_member": _by_member(scores),
+        "beyond": beyond,
+        "seed": seed,
+        "seconds": round(seconds, 1),
+        "traces": None if traces is None else str(traces),
+    }
     return result, played
 
 
@@ -366,9 +432,13 @@ def _agent_rating(frozen: dict, scores: dict) -> float:
     members rated ``frozen`` (each pairing with :data:`SMOOTHING`'s half win
     and half loss, the prior's draw against 0)."""
     played = [m for m, s in scores.items() if s]
-    return float(rating_of(np.array([frozen[m] for m in played]),
-                           np.array([sum(scores[m]) for m in played]) + SMOOTHING / 2,
-                           np.array([len(scores[m]) for m in played], float) + SMOOTHING)[0])  # fmt: skip
+    return float(
+        rating_of(
+            np.array([frozen[m] for m in played]),
+            np.array([sum(scores[m]) for m in played]) + SMOOTHING / 2,
+            np.array([len(scores[m]) for m in played], float) + SMOOTHING,
+        )[0]
+    )
 
 
 def _by_member(scores: dict) -> dict:
@@ -422,8 +492,10 @@ class _Progress:
     def update(self, done: int, rating: float, low: float, high: float) -> None:
         width = 30
         filled = int(width * min(done, self.total) / self.total)
-        text = (f"[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} games  "
-                f"rating {rating:+.0f} [{low:+.0f}, {high:+.0f}] ±{(high - low) / 2:.0f}")  # fmt: skip
+        text = (
+            f"[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} games  "
+            f"rating {rating:+.0f} [{low:+.0f}, {high:+.0f}] ±{(high - low) / 2:.0f}"
+        )
         self.stream.write(("\r" + text) if self.tty else text + "\n")
         self.stream.flush()
 
@@ -444,17 +516,17 @@ class _Quiet:
 QUIET = _Quiet()
 
 
-def build(name: str, members: list[str] | None = None, games: int = 64, seed: int = 0, version: int = 1,
-          verbose: bool = True) -> dict:  # fmt: skip
+def build(
+    name: str, members: list[str] | None = None, games: int = 64, seed: int = 0, version: int = 1, verbose: bool = True
+) -> dict:
     """Play ladder ``version`` of the committed model ``name``: every pair of
     ``members`` (default :func:`default_members`) ``games`` games (two
     players: half in each seat; more: each of the pair in one seat against
     the other in the rest, ``games / 2`` each way, the seat rotating), write
     the traces and the ratings fitted to them.  Refuses to overwrite an
     existing version (a ladder never changes)."""
-    from boardenvs.traces import write_traces
-
     from boardenvs.registry import make_game
+    from boardenvs.traces import write_traces
 
     config = model_config(name)
     env_id = config["env_id"]
@@ -481,28 +553,64 @@ def build(name: str, members: list[str] | None = None, games: int = 64, seed: in
             for one, other, n in ways:
                 for c in range(0, n, CHUNK):
                     with _one_torch_thread():
-                        new += _chunk(env_id, options, agents, names, one, other, P, seed, (one, other, c // CHUNK),
-                                      min(CHUNK, n - c), open_k, {"ladder": f"{name} v{version}"})  # fmt: skip
+                        new += _chunk(
+                            env_id,
+                            options,
+                            agents,
+                            names,
+                            one,
+                            other,
+                            P,
+                            seed,
+                            (one, other, c // CHUNK),
+                            min(CHUNK, n - c),
+                            open_k,
+                            {"ladder": f"{name} v{version}"},
+                        )
             seconds[f"{members[i]}|{members[j]}"] = round(time.perf_counter() - t0, 1)
             traces += new
             if verbose:
                 from boardenvs.traces import score
 
                 s = sum(score(t, members[i], members[j]) for t in new)
-                print(f"[{name}] {members[i]} vs {members[j]}: {s:.1f} of {len(new)} ({seconds[f'{members[i]}|{members[j]}']} s)",
-                      flush=True)  # fmt: skip
+                print(
+                    f"[{name}] {members[i]} vs {members[j]}: {s:.1f} of {len(new)} "
+                    f"({seconds[f'{members[i]}|{members[j]}']} s)",
+                    flush=True,
+                )
     rated = fit(members, traces, seed=seed)
     doc = {
-        "ladder": name, "version": version, "env_id": env_id, "options": traces[0]["options"], "make_options": options,
+        "ladder": name,
+        "version": version,
+        "env_id": env_id,
+        "options": traces[0]["options"],
+        "make_options": options,
         "players": P,
-        "opening": open_k, "games_per_pair": games, "seed": seed, "chunk": CHUNK, "anchor": ANCHOR,
-        "members": [{"name": m, "sha256": names[k]["sha256"], "elo": rated["elo"][m], "interval": rated["interval"][m],
-                     "games": rated["games"][m]} for k, m in enumerate(members)],
-        "pairs": rated["pairs"], "seconds": seconds, "samples": SAMPLES,
-        "package": traces[0]["package"], "date": time.strftime("%Y-%m-%d"),
-        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "command": f"python -m boardenvs.baselines.ladder build {name}" + (f" --version {version}" if version != 1 else ""),
-    }  # fmt: skip
+        "opening": open_k,
+        "games_per_pair": games,
+        "seed": seed,
+        "chunk": CHUNK,
+        "anchor": ANCHOR,
+        "members": [
+            {
+                "name": m,
+                "sha256": names[k]["sha256"],
+                "elo": rated["elo"][m],
+                "interval": rated["interval"][m],
+                "games": rated["games"][m],
+            }
+            for k, m in enumerate(members)
+        ],
+        "pairs": rated["pairs"],
+        "seconds": seconds,
+        "samples": SAMPLES,
+        "package": traces[0]["package"],
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}",
+        "command": f"python -m boardenvs.baselines.ladder build {name}"
+        + (f" --version {version}" if version != 1 else ""),
+    }
     out.parent.mkdir(parents=True, exist_ok=True)
     write_traces(traces, traces_path(name, version))
     out.write_text(json.dumps(doc, indent=1) + "\n")
@@ -523,19 +631,30 @@ def check_ladder(name: str, version: int | None = None) -> dict:
     for m in ladder["members"]:
         now = fingerprint(m["name"])
         if now != m["sha256"]:
-            raise ValueError(f"ladder {name} v{ladder['version']}: {m['name']}'s file changed since the ladder was built "
-                             f"({m['sha256']} then, {now} now): build a new version")  # fmt: skip
+            raise ValueError(
+                f"ladder {name} v{ladder['version']}: {m['name']}'s file changed since the ladder was built "
+                f"({m['sha256']} then, {now} now): build a new version"
+            )
     for t in traces:
-        if t.get("ladder") != f"{name} v{ladder['version']}" or t["env_id"] != ladder["env_id"] or t["options"] != ladder["options"]:
-            raise ValueError(f"ladder {name} v{ladder['version']}: a trace of another ladder or game ({t.get('ladder')}, {t['env_id']})")
+        if (
+            t.get("ladder") != f"{name} v{ladder['version']}"
+            or t["env_id"] != ladder["env_id"]
+            or t["options"] != ladder["options"]
+        ):
+            raise ValueError(
+                f"ladder {name} v{ladder['version']}: a trace of another ladder or game ({t.get('ladder')}, "
+                f"{t['env_id']})"
+            )
         for a in t["agents"]:
             if a["name"] not in members or a["sha256"] != ladder["members"][members.index(a["name"])]["sha256"]:
                 raise ValueError(f"ladder {name}: a trace's agent {a} is not one of the ladder's members")
     refit = fit(members, traces, seed=ladder["seed"])
     for m in ladder["members"]:
         if refit["elo"][m["name"]] != m["elo"] or refit["interval"][m["name"]] != m["interval"]:
-            raise ValueError(f"ladder {name} v{ladder['version']}: {m['name']} is rated {m['elo']} {m['interval']}, "
-                             f"its games give {refit['elo'][m['name']]} {refit['interval'][m['name']]}")  # fmt: skip
+            raise ValueError(
+                f"ladder {name} v{ladder['version']}: {m['name']} is rated {m['elo']} {m['interval']}, "
+                f"its games give {refit['elo'][m['name']]} {refit['interval'][m['name']]}"
+            )
     return refit
 
 
@@ -565,10 +684,15 @@ def record(name: str, agent: str, precision: float = 50, games: int = 1000, seed
     write_traces(kept + new, games_path)
     path = rated_path(name, version)
     entries = json.loads(path.read_text()) if path.is_file() else {}
-    result = {**result, "traces": games_path.name, "date": time.strftime("%Y-%m-%d"),
-              "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
-              "load": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
-              "command": f"python -m boardenvs.baselines.ladder record {name} {agent} --precision {precision:g} --seed {seed}"}  # fmt: skip
+    result = {
+        **result,
+        "traces": games_path.name,
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+        "load": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+        "command": f"python -m boardenvs.baselines.ladder record {name} {agent} --precision {precision:g} "
+        f"--seed {seed}",
+    }
     entries[agent] = result
     path.write_text(json.dumps(entries, indent=1) + "\n")
     return result
@@ -590,10 +714,15 @@ def check_rated(name: str, version: int | None = None) -> dict:
     for agent, entry in entries.items():
         mine = [t for t in traces if agent in {a["name"] for a in t["agents"]}]
         if len(mine) != entry["games"]:
-            raise ValueError(f"{name} v{doc['version']}: {agent} is recorded with {entry['games']} games, its traces hold {len(mine)}")
+            raise ValueError(
+                f"{name} v{doc['version']}: {agent} is recorded with {entry['games']} games, its traces "
+                f"hold {len(mine)}"
+            )
         refit = rate_traces(mine, doc, agent)
         if abs(refit["rating"] - entry["rating"]) > 0.11 or refit["by_member"] != entry["by_member"]:
-            raise ValueError(f"{name} v{doc['version']}: {agent} is recorded at {entry['rating']}, its games give {refit['rating']}")
+            raise ValueError(
+                f"{name} v{doc['version']}: {agent} is recorded at {entry['rating']}, its games give {refit['rating']}"
+            )
         out[agent] = refit["rating"]
     return out
 
@@ -621,9 +750,12 @@ def markdown() -> str:
             ladder = load_ladder(name, v)
             lines.append(f"\n## {name} (ladder v{v})\n")
             opts = ", ".join(f"{k}={val}" for k, val in ladder["options"].items())
-            lines.append(f"`{ladder['env_id']}` ({opts}); {ladder['players']} players; {ladder['games_per_pair']} games "
-                         f"per pairing{', the first ' + str(ladder['opening']) + ' decisions seeded random' if ladder['opening'] else ''}; "
-                         f"built with boardenvs {ladder['package']} on {ladder['date']}.\n")  # fmt: skip
+            opened = f", the first {ladder['opening']} decisions seeded random" if ladder["opening"] else ""
+            lines.append(
+                f"`{ladder['env_id']}` ({opts}); {ladder['players']} players; {ladder['games_per_pair']} games "
+                f"per pairing{opened}; "
+                f"built with boardenvs {ladder['package']} on {ladder['date']}.\n"
+            )
             lines.append("| rank | member | Elo [95% interval] | games | swept by / swept |\n|---|---|---|---|---|")
             ranked = sorted(ladder["members"], key=lambda m: -m["elo"])
             for k, m in enumerate(ranked):
@@ -633,14 +765,20 @@ def markdown() -> str:
             path = rated_path(name, v)
             if path.is_file():
                 entries = json.loads(path.read_text())
-                lines.append(f"\nRated on this ladder with `boardenvs rate` (a member is rated against the others; "
-                             f"games in `{name}/v{v}.rated.jsonl.gz`):\n")  # fmt: skip
-                lines.append("| agent | Elo [95% interval] | games | stopped | seconds | seed |\n|---|---|---|---|---|---|")
+                lines.append(
+                    f"\nRated on this ladder with `boardenvs rate` (a member is rated against the others; "
+                    f"games in `{name}/v{v}.rated.jsonl.gz`):\n"
+                )
+                lines.append(
+                    "| agent | Elo [95% interval] | games | stopped | seconds | seed |\n|---|---|---|---|---|---|"
+                )
                 for agent, e in sorted(entries.items(), key=lambda kv: -kv[1]["rating"]):
                     lo, hi = e["interval"]
                     why = f"±{e['precision']:g} reached" if e["stopped"] == "precision" else "games cap"
-                    lines.append(f"| `{agent}` | {e['rating']:+.0f} [{lo:+.0f}, {hi:+.0f}] | {e['games']:,} | {why} | "
-                                 f"{e['seconds']:.0f} | {e['seed']} |")  # fmt: skip
+                    lines.append(
+                        f"| `{agent}` | {e['rating']:+.0f} [{lo:+.0f}, {hi:+.0f}] | {e['games']:,} | {why} | "
+                        f"{e['seconds']:.0f} | {e['seed']} |"
+                    )
     return "\n".join(lines) + "\n"
 
 
@@ -665,7 +803,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.command == "build":
-            print(json.dumps(build(args.name, games=args.games, seed=args.seed, version=args.version)["members"], indent=1))
+            print(
+                json.dumps(
+                    build(args.name, games=args.games, seed=args.seed, version=args.version)["members"], indent=1
+                )
+            )
         elif args.command == "record":
             result = record(args.name, args.agent, precision=args.precision, games=args.games, seed=args.seed)
             print(json.dumps(result, indent=1))

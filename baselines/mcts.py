@@ -31,6 +31,7 @@ view waiting on this opponent, ``evaluate``'s games), rows spread over
 numba's threads; the rollouts call the game's kernels directly, no Python
 per simulation.
 """
+
 from __future__ import annotations
 
 import functools
@@ -196,13 +197,10 @@ def search_row(g, root, params, sims, c, cap, seed, counts, mask_size, s_rows, m
     ch = first[0]
     while ch >= 0:
         counts[act[ch]] = visits[ch]
-        if best < 0 or visits[ch] > visits[best] or (
-            visits[ch] == visits[best] and total[ch] > total[best]
-        ):
+        if best < 0 or visits[ch] > visits[best] or (visits[ch] == visits[best] and total[ch] > total[best]):
             best = ch
         ch = sibling[ch]
     return act[best]
-
 
 
 @njit(cache=True)
@@ -212,8 +210,9 @@ def search(g, states, params, sims, c, cap, seeds, out, counts, mask_size, num_o
         s_rows = np.zeros((1, states.shape[1]), np.int64)  # each row's own, alive through the call
         mask_rows = np.zeros((1, mask_size), np.int8)
         probs_rows = np.zeros((1, max(num_outcomes, 1)), np.float64)
-        out[i] = search_row(g, states[i], params, sims, c, cap, seeds[i], counts[i], mask_size, s_rows, mask_rows,
-                            probs_rows)  # fmt: skip
+        out[i] = search_row(
+            g, states[i], params, sims, c, cap, seeds[i], counts[i], mask_size, s_rows, mask_rows, probs_rows
+        )
 
 
 @njit(cache=True, parallel=True)
@@ -223,8 +222,9 @@ def search_threads(g, states, params, sims, c, cap, seeds, out, counts, mask_siz
         s_rows = np.zeros((1, states.shape[1]), np.int64)  # each row's own (threads), alive through the call
         mask_rows = np.zeros((1, mask_size), np.int8)
         probs_rows = np.zeros((1, max(num_outcomes, 1)), np.float64)
-        out[i] = search_row(g, states[i], params, sims, c, cap, seeds[i], counts[i], mask_size, s_rows, mask_rows,
-                            probs_rows)  # fmt: skip
+        out[i] = search_row(
+            g, states[i], params, sims, c, cap, seeds[i], counts[i], mask_size, s_rows, mask_rows, probs_rows
+        )
 
 
 # every compiled function here (boardenvs.bind.uncached copies them)
@@ -243,15 +243,22 @@ class MCTSOpponent(Opponent):
     ``MAX_SIMULATIONS`` (10**6: each simulation is a node of the row's
     tree, 56 bytes, and a million take minutes per decision)."""
 
-    def __init__(self, simulations: int = DEFAULT_SIMULATIONS, c: float = UCT_C, rollout_cap: int | None = None,
-                 parallel: bool | None = None):  # fmt: skip
+    def __init__(
+        self,
+        simulations: int = DEFAULT_SIMULATIONS,
+        c: float = UCT_C,
+        rollout_cap: int | None = None,
+        parallel: bool | None = None,
+    ):
         from boardenvs.spec import is_int
 
         if not is_int(simulations) or simulations < 1:
             raise ValueError(f"mcts: simulations must be a positive int, got {simulations!r}")
         if simulations > MAX_SIMULATIONS:
-            raise ValueError(f"mcts: simulations must be at most {MAX_SIMULATIONS:_} (the tree of each row holds "
-                             f"one node per simulation), got {simulations!r}")  # fmt: skip
+            raise ValueError(
+                f"mcts: simulations must be at most {MAX_SIMULATIONS:_} (the tree of each row holds "
+                f"one node per simulation), got {simulations!r}"
+            )
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
             raise ValueError(f"mcts: c must be a number >= 0, got {c!r}")
         if rollout_cap is not None and (not is_int(rollout_cap) or rollout_cap < 1):
@@ -282,6 +289,16 @@ class MCTSOpponent(Opponent):
         cap = np.iinfo(np.int64).max if self.rollout_cap is None else int(self.rollout_cap)
         seeds = rng.integers(0, 2**63 - 1, size=k, dtype=np.int64)
         search = mcts_driver(type(game), parallel)
-        search(states, game.params, self.simulations, self.c, cap, seeds, out, counts, game.mask_size,
-               game.num_chance_outcomes)  # fmt: skip
+        search(
+            states,
+            game.params,
+            self.simulations,
+            self.c,
+            cap,
+            seeds,
+            out,
+            counts,
+            game.mask_size,
+            game.num_chance_outcomes,
+        )
         return out, counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)

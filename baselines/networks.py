@@ -14,6 +14,7 @@ action's logit read off the cells it names) and the dense ones (a features
 extractor of :mod:`.extractors`, then ``net_arch`` layers and a linear head
 over every action: Tryasina's tracks, and the models trained before).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -54,8 +55,16 @@ class TrainingDefaults:
 
 # PPO's settings unless a game's TOOLS["training"]["ppo"] says otherwise (what reached strength fastest on 2 cores:
 # benchmarks/time_to_strength.py)
-PPO_DEFAULTS = {"num_envs": 64, "n_steps": 128, "batch_size": 1024, "n_epochs": 5, "learning_rate": 5e-4,
-                "ent_coef": 0.01, "gamma": 0.99, "gae_lambda": 0.95}  # fmt: skip
+PPO_DEFAULTS = {
+    "num_envs": 64,
+    "n_steps": 128,
+    "batch_size": 1024,
+    "n_epochs": 5,
+    "learning_rate": 5e-4,
+    "ent_coef": 0.01,
+    "gamma": 0.99,
+    "gae_lambda": 0.95,
+}
 BOARD = "board"  # the board network's name in a model's config ("extractor")
 BOARD_OPTIONS = {"channels": 32, "layers": 3}  # its trunk's defaults (hex: the game's board)
 
@@ -113,8 +122,14 @@ MAX_LAYERS = 16  # hidden layers of net_arch, convolutions of an extractor
 MAX_WIDTH = 4096  # units of a hidden layer, channels, features
 MAX_PARAMETERS = 20_000_000  # the whole policy (the committed models have 0.1M-0.6M)
 # extractor options that are sizes (BoardCNN, HexPathsCNN, TrackMLP): ints in 1..their bound
-SIZE_OPTIONS = {"hidden": MAX_WIDTH, "features_dim": MAX_WIDTH, "channels": MAX_WIDTH, "layers": MAX_LAYERS,
-                "pieces": 64, "scale_steps": 1_000_000}  # fmt: skip
+SIZE_OPTIONS = {
+    "hidden": MAX_WIDTH,
+    "features_dim": MAX_WIDTH,
+    "channels": MAX_WIDTH,
+    "layers": MAX_LAYERS,
+    "pieces": 64,
+    "scale_steps": 1_000_000,
+}
 FLAG_OPTIONS = ("hex", "around", "paths")  # True or False
 BOARD_OPTION_NAMES = {"channels", "layers", "hex", "paths"}  # what a board network's config may set
 NETWORK_FIELDS = ("env_id", "options", "extractor", "extractor_kwargs", "net_arch")  # what builds the network
@@ -139,7 +154,9 @@ def check_extractor_kwargs(kwargs) -> dict:
             raise ValueError(f"extractor option {key!r} must be true or false, got {shorten(repr(kwargs[key]))}")
     split = kwargs.get("split", ())
     if not (isinstance(split, (list, tuple)) and len(split) <= 64 and all(is_int(k) and 0 <= k < 1024 for k in split)):
-        raise ValueError(f"extractor option 'split' must be a list of at most 64 plane numbers, got {shorten(repr(split))}")
+        raise ValueError(
+            f"extractor option 'split' must be a list of at most 64 plane numbers, got {shorten(repr(split))}"
+        )
     return {k: int(v) if k in SIZE_OPTIONS else v for k, v in kwargs.items()}
 
 
@@ -179,16 +196,25 @@ def check_config(config) -> int:
     kwargs = check_extractor_kwargs(kwargs)
     unknown = sorted(set(kwargs) - option_names(EXTRACTORS[extractor]))
     if unknown:
-        raise ValueError(f"extractor options {shorten(repr(kwargs))}: {EXTRACTORS[extractor].__name__} takes no "
-                         f"{shorten(repr(unknown[0]))} (it takes {', '.join(sorted(option_names(EXTRACTORS[extractor])))})")  # fmt: skip
-    if not (isinstance(net_arch, list) and len(net_arch) <= MAX_LAYERS
-            and all(is_int(n) and 1 <= n <= MAX_WIDTH for n in net_arch)):  # fmt: skip
-        raise ValueError(f"net_arch must be a list of at most {MAX_LAYERS} layer sizes in 1..{MAX_WIDTH}, got "
-                         f"{shorten(repr(net_arch))}")  # fmt: skip
+        raise ValueError(
+            f"extractor options {shorten(repr(kwargs))}: {EXTRACTORS[extractor].__name__} takes no "
+            f"{shorten(repr(unknown[0]))} (it takes {', '.join(sorted(option_names(EXTRACTORS[extractor])))})"
+        )
+    if not (
+        isinstance(net_arch, list)
+        and len(net_arch) <= MAX_LAYERS
+        and all(is_int(n) and 1 <= n <= MAX_WIDTH for n in net_arch)
+    ):
+        raise ValueError(
+            f"net_arch must be a list of at most {MAX_LAYERS} layer sizes in 1..{MAX_WIDTH}, got "
+            f"{shorten(repr(net_arch))}"
+        )
     count = parameter_count(extractor, kwargs, net_arch, tuple(info.obs_low.shape), info.num_actions)
     if count > MAX_PARAMETERS:
-        raise ValueError(f"the network has {count:_} parameters, more than {MAX_PARAMETERS:_} (extractor {extractor} "
-                         f"{kwargs}, net_arch {shorten(repr(net_arch))})")  # fmt: skip
+        raise ValueError(
+            f"the network has {count:_} parameters, more than {MAX_PARAMETERS:_} (extractor {extractor} "
+            f"{kwargs}, net_arch {shorten(repr(net_arch))})"
+        )
     return count
 
 
@@ -207,14 +233,19 @@ def _check_board(env_id: str, options: dict, kwargs, net_arch) -> int:
     kwargs = check_extractor_kwargs(kwargs)
     unknown = sorted(set(kwargs) - BOARD_OPTION_NAMES)
     if unknown:
-        raise ValueError(f"extractor options {shorten(repr(kwargs))}: the board network takes no {unknown[0]!r} "
-                         f"(it takes {', '.join(sorted(BOARD_OPTION_NAMES))})")  # fmt: skip
+        raise ValueError(
+            f"extractor options {shorten(repr(kwargs))}: the board network takes no {unknown[0]!r} "
+            f"(it takes {', '.join(sorted(BOARD_OPTION_NAMES))})"
+        )
     if net_arch != []:
-        raise ValueError(f"net_arch must be [] for the board network (its heads read the cells), got {shorten(repr(net_arch))}")
+        raise ValueError(
+            f"net_arch must be [] for the board network (its heads read the cells), got {shorten(repr(net_arch))}"
+        )
     trunk = {**BOARD_OPTIONS, **kwargs}
     try:
-        count = board_parameters(tuple(game.info.obs_low.shape), layout, trunk["channels"], trunk["layers"],
-                                 bool(trunk.get("paths")))  # fmt: skip
+        count = board_parameters(
+            tuple(game.info.obs_low.shape), layout, trunk["channels"], trunk["layers"], bool(trunk.get("paths"))
+        )
     except ValueError as exc:
         raise ValueError(f"extractor options {shorten(repr(kwargs))}: {exc}") from None
     if count > MAX_PARAMETERS:
@@ -239,7 +270,9 @@ def parameter_count(extractor: str, kwargs: dict, net_arch: list, obs_shape: tup
         features = linear(math.prod(obs_shape), hidden) + linear(hidden, fd)
     else:
         if len(obs_shape) != 3:
-            raise ValueError(f"extractor {extractor!r} reads (H, W, C) board planes, the game's observations are {obs_shape}")
+            raise ValueError(
+                f"extractor {extractor!r} reads (H, W, C) board planes, the game's observations are {obs_shape}"
+            )
         h, w, c = obs_shape
         seats = 0
         if extractor == "hexpaths":
@@ -281,7 +314,11 @@ def model_config(env_id: str, players: int | None, network: str | None = None) -
         trunk = {**BOARD_OPTIONS, "hex": bool(defaults.extractor_kwargs.get("hex")), **defaults.board}
         config |= {"extractor": BOARD, "extractor_kwargs": trunk, "net_arch": []}
     else:
-        config |= {"extractor": defaults.extractor, "extractor_kwargs": dict(defaults.extractor_kwargs), "net_arch": [128]}
+        config |= {
+            "extractor": defaults.extractor,
+            "extractor_kwargs": dict(defaults.extractor_kwargs),
+            "net_arch": [128],
+        }
     return config | {"algorithm": "sb3_contrib.MaskablePPO"}
 
 
@@ -330,7 +367,9 @@ def new_policy(config: dict):
     info = make_game(config["env_id"], **config["options"]).info
     obs_space = spaces.Box(info.obs_low, info.obs_high, info.obs_low.shape, "int8")
     try:
-        return policy_class(config)(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config))
+        return policy_class(config)(
+            obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, **policy_kwargs(config)
+        )
     except (TypeError, ValueError, RuntimeError, AssertionError) as exc:  # an extractor option the network cannot take
         raise ValueError(f"extractor options {config['extractor_kwargs']}: {exc}") from None
 

@@ -12,6 +12,7 @@ numbers and gradients (``tests/test_boardnet.py`` compares them) in fewer
 passes over the logits.  Rollouts (``forward``, ``predict``) are
 sb3-contrib's, unchanged.
 """
+
 from __future__ import annotations
 
 import torch

@@ -1,5 +1,6 @@
 """Bradley-Terry ratings on the Elo scale, fitted to score matrices: the
 round-robin's (:mod:`.tournament`) and the ladder's (:mod:`.ladder`) one fit."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -8,6 +8,7 @@ package's committed models.  :mod:`.train`, :mod:`.distill` and
 :mod:`.expert_iteration` write through :func:`save_model` and go on from a
 saved model through :func:`start_from`.
 """
+
 from __future__ import annotations
 
 import json
@@ -54,9 +55,14 @@ def save_model(policy, config: dict, out: Path, steps: int, wall: float, cpu: fl
     from .budget import deferred_interrupt
 
     prev = config.get("init", {}).get("budget", {"steps": 0, "wall_s": 0, "cpu_s": 0})
-    config["budget"] = {"steps": prev["steps"] + int(steps), "wall_s": prev["wall_s"] + round(wall),
-                        "cpu_s": prev["cpu_s"] + round(cpu), "this_run_steps": int(steps),
-                        "finished": final, "machine": f"{platform.machine()}, {os.cpu_count()} cores"}  # fmt: skip
+    config["budget"] = {
+        "steps": prev["steps"] + int(steps),
+        "wall_s": prev["wall_s"] + round(wall),
+        "cpu_s": prev["cpu_s"] + round(cpu),
+        "this_run_steps": int(steps),
+        "finished": final,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+    }
     main = sys.modules.get("__main__")
     ran_as = getattr(getattr(main, "__spec__", None), "name", None) == f"boardenvs.baselines.{cli}"
     config["command"] = f"python -m boardenvs.baselines.{cli} " + " ".join(sys.argv[1:]) if ran_as else None

@@ -44,6 +44,7 @@ the game is over.  The tree then holds the root seat's decisions only, and
 the search is a best response to ``greedy`` (as the 4-player targets'
 opponents are), open-loop over greedy's ties as over dice.
 """
+
 from __future__ import annotations
 
 import functools
@@ -105,15 +106,48 @@ def reply(g, others, s, params, rng, seat, probs, i, g_rows, g_masks, g_io):
     while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] != seat:
         g_rows[3 * i, :] = s
         g_io[i, 0] = np.int64(E.rand_u64(rng) >> np.uint64(1))
-        greedy_rows(g, g_rows[3 * i : 3 * i + 1], params, g_io[i, 0:1], g_io[i, 1:2], g_masks.shape[1],
-                    g_rows[3 * i + 1 : 3 * i + 3], g_masks[2 * i : 2 * i + 2])  # fmt: skip
+        greedy_rows(
+            g,
+            g_rows[3 * i : 3 * i + 1],
+            params,
+            g_io[i, 0:1],
+            g_io[i, 1:2],
+            g_masks.shape[1],
+            g_rows[3 * i + 1 : 3 * i + 3],
+            g_masks[2 * i : 2 * i + 2],
+        )
         apply(g, s, params, g_io[i, 1])
         settle(g, s, params, probs)
 
 
 @njit(cache=True)
-def select_row(g, others, root, params, c, rng, s, mask, obs, probs, start, count, node_n, node_u,
-               e_action, e_prior, e_n, e_w, e_child, path, movers, i, g_rows, g_masks, g_io):  # fmt: skip
+def select_row(
+    g,
+    others,
+    root,
+    params,
+    c,
+    rng,
+    s,
+    mask,
+    obs,
+    probs,
+    start,
+    count,
+    node_n,
+    node_u,
+    e_action,
+    e_prior,
+    e_n,
+    e_w,
+    e_child,
+    path,
+    movers,
+    i,
+    g_rows,
+    g_masks,
+    g_io,
+):
     """Walk row ``i``'s tree from ``root`` (in ``s``) to a leaf; returns (kind, path length)."""
     E.copy_row(s, root)
     s[E.H_RNG] = np.int64(E.rand_u64(rng))  # this simulation's dice
@@ -150,18 +184,69 @@ def select_row(g, others, root, params, c, rng, s, mask, obs, probs, start, coun
 
 
 @njit(cache=True)
-def select_one(g, others, i, roots, params, c, rngs, leaves, masks, obs, kinds, plens, active, start, count, node_n,
-               node_u, e_action, e_prior, e_n, e_w, e_child, paths, movers, num_outcomes, g_rows, g_masks, g_io):  # fmt: skip
+def select_one(
+    g,
+    others,
+    i,
+    roots,
+    params,
+    c,
+    rngs,
+    leaves,
+    masks,
+    obs,
+    kinds,
+    plens,
+    active,
+    start,
+    count,
+    node_n,
+    node_u,
+    e_action,
+    e_prior,
+    e_n,
+    e_w,
+    e_child,
+    paths,
+    movers,
+    num_outcomes,
+    g_rows,
+    g_masks,
+    g_io,
+):
     """Row ``i`` of :func:`select`."""
     if not active[i]:
         kinds[i] = SKIP
         return
     probs = np.zeros(max(num_outcomes, 1), np.float64)
     # the rows the kernels work on, borrowed (E.row_view: no reference counts in the kernels' views)
-    kinds[i], plens[i] = select_row(g, others, E.row_view(roots, i), params, c, E.row_view(rngs, i),
-                                    E.row_view(leaves, i), E.row_view(masks, i), E.row_view(obs, i), probs,
-                                    start[i], count[i], node_n[i], node_u[i], e_action[i], e_prior[i],
-                                    e_n[i], e_w[i], e_child[i], paths[i], movers[i], i, g_rows, g_masks, g_io)  # fmt: skip
+    kinds[i], plens[i] = select_row(
+        g,
+        others,
+        E.row_view(roots, i),
+        params,
+        c,
+        E.row_view(rngs, i),
+        E.row_view(leaves, i),
+        E.row_view(masks, i),
+        E.row_view(obs, i),
+        probs,
+        start[i],
+        count[i],
+        node_n[i],
+        node_u[i],
+        e_action[i],
+        e_prior[i],
+        e_n[i],
+        e_w[i],
+        e_child[i],
+        paths[i],
+        movers[i],
+        i,
+        g_rows,
+        g_masks,
+        g_io,
+    )
 
 
 @njit(cache=True)
@@ -179,8 +264,28 @@ def select_threads(g, others, roots, *arrays):
 
 
 @njit(cache=True)
-def expand_one(i, leaves, masks, priors, values, kinds, plens, nodes, edges, start, count, node_n, node_u,
-               e_action, e_prior, e_n, e_w, e_child, paths, movers):  # fmt: skip
+def expand_one(
+    i,
+    leaves,
+    masks,
+    priors,
+    values,
+    kinds,
+    plens,
+    nodes,
+    edges,
+    start,
+    count,
+    node_n,
+    node_u,
+    e_action,
+    e_prior,
+    e_n,
+    e_w,
+    e_child,
+    paths,
+    movers,
+):
     """Row ``i`` of :func:`expand`: a new leaf's node and edges, the path's backup."""
     kind = kinds[i]
     if kind == SKIP:
@@ -235,8 +340,17 @@ def expand_threads(g, leaves, *arrays):
 
 
 # every compiled function here (boardenvs.bind.uncached copies them)
-COMPILED = ("settle", "reply", "select_row", "select_one", "select", "select_threads", "expand_one", "expand",
-            "expand_threads")
+COMPILED = (
+    "settle",
+    "reply",
+    "select_row",
+    "select_one",
+    "select",
+    "select_threads",
+    "expand_one",
+    "expand",
+    "expand_threads",
+)
 
 
 def model_evaluator(policy):
@@ -271,9 +385,18 @@ class GuidedSearch:
     the edge) and ``e_child`` (-1: not expanded), stored in a pool that
     grows by doubling (a node adds one edge per legal action)."""
 
-    def __init__(self, game, states, evaluate, simulations: int, c: float = PUCT_C,
-                 root_noise: tuple[float, float] | None = None, rng=None, parallel: bool | None = None,
-                 others: str | None = None):  # fmt: skip
+    def __init__(
+        self,
+        game,
+        states,
+        evaluate,
+        simulations: int,
+        c: float = PUCT_C,
+        root_noise: tuple[float, float] | None = None,
+        rng=None,
+        parallel: bool | None = None,
+        others: str | None = None,
+    ):
         self.game, self.evaluate, self.sims, self.c = game, evaluate, int(simulations), float(c)
         self.roots = np.array(states, np.int64, ndmin=2)
         k, width = self.roots.shape
@@ -296,7 +419,11 @@ class GuidedSearch:
         self.paths, self.movers = np.zeros((k, n), np.int64), np.zeros((k, n), np.int64)
         cap = 4 * A
         self.e_action, self.e_child = np.zeros((k, cap), np.int32), np.zeros((k, cap), np.int32)
-        self.e_prior, self.e_n, self.e_w = np.zeros((k, cap), np.float32), np.zeros((k, cap), np.int32), np.zeros((k, cap))
+        self.e_prior, self.e_n, self.e_w = (
+            np.zeros((k, cap), np.float32),
+            np.zeros((k, cap), np.int32),
+            np.zeros((k, cap)),
+        )
         self.priors, self.values = np.zeros((k, A), np.float32), np.zeros(k, np.float64)
         # the greedy replies' scratch (others="greedy"; empty otherwise), allocated once: per row three state
         # rows, two mask rows, a seed and a decision
@@ -326,9 +453,27 @@ class GuidedSearch:
 
     def _expand(self) -> None:
         self._room()
-        self.expand_fn(self.leaves, self.masks, self.priors, self.values, self.kinds, self.plens, self.nodes,
-                       self.edges, self.start, self.count, self.node_n, self.node_u, self.e_action, self.e_prior,
-                       self.e_n, self.e_w, self.e_child, self.paths, self.movers)  # fmt: skip
+        self.expand_fn(
+            self.leaves,
+            self.masks,
+            self.priors,
+            self.values,
+            self.kinds,
+            self.plens,
+            self.nodes,
+            self.edges,
+            self.start,
+            self.count,
+            self.node_n,
+            self.node_u,
+            self.e_action,
+            self.e_prior,
+            self.e_n,
+            self.e_w,
+            self.e_child,
+            self.paths,
+            self.movers,
+        )
 
     def run(self) -> np.ndarray:
         """Play the simulations; the root's visits per action, ``(k, mask_size)``
@@ -354,10 +499,33 @@ class GuidedSearch:
                     self.e_prior[i, :n] = (1 - eps) * self.e_prior[i, :n] + eps * noise
         active = (self.count[:, 0] > 1).astype(np.int8)
         for _ in range(self.sims if active.any() else 0):
-            self.select(self.roots, game.params, self.c, self.rngs, self.leaves, self.masks, self.obs, self.kinds,
-                        self.plens, active, self.start, self.count, self.node_n, self.node_u, self.e_action,
-                        self.e_prior, self.e_n, self.e_w, self.e_child, self.paths, self.movers,
-                        game.num_chance_outcomes, self.g_rows, self.g_masks, self.g_io)  # fmt: skip
+            self.select(
+                self.roots,
+                game.params,
+                self.c,
+                self.rngs,
+                self.leaves,
+                self.masks,
+                self.obs,
+                self.kinds,
+                self.plens,
+                active,
+                self.start,
+                self.count,
+                self.node_n,
+                self.node_u,
+                self.e_action,
+                self.e_prior,
+                self.e_n,
+                self.e_w,
+                self.e_child,
+                self.paths,
+                self.movers,
+                game.num_chance_outcomes,
+                self.g_rows,
+                self.g_masks,
+                self.g_io,
+            )
             self._evaluate_leaves()
             self._expand()
         visits = np.zeros((k, self.A), np.float64)
@@ -387,9 +555,16 @@ class SearchOpponent(Opponent):
     the exploration constant (1.25), ``root_noise=(alpha, eps)`` Dirichlet
     noise at the root (off), ``parallel`` as in ``mcts``."""
 
-    def __init__(self, model, simulations: int = DEFAULT_SIMULATIONS, c: float = PUCT_C, name: str | None = None,
-                 root_noise: tuple[float, float] | None = None, parallel: bool | None = None,
-                 others: str | None = None):  # fmt: skip
+    def __init__(
+        self,
+        model,
+        simulations: int = DEFAULT_SIMULATIONS,
+        c: float = PUCT_C,
+        name: str | None = None,
+        root_noise: tuple[float, float] | None = None,
+        parallel: bool | None = None,
+        others: str | None = None,
+    ):
         from boardenvs.spec import is_int
 
         if not is_int(simulations) or simulations < 1:
@@ -410,8 +585,10 @@ class SearchOpponent(Opponent):
         elif callable(model):
             self.evaluate, self.policy = model, None
         else:
-            raise ValueError(f"search: the model must be a Baseline, an SB3 model or policy with a value head, or "
-                             f"an evaluate(obs, masks) -> (priors, values) callable; got {type(model).__name__}")  # fmt: skip
+            raise ValueError(
+                f"search: the model must be a Baseline, an SB3 model or policy with a value head, or "
+                f"an evaluate(obs, masks) -> (priors, values) callable; got {type(model).__name__}"
+            )
         if others not in (None, "greedy"):
             raise ValueError(f"search: others is None (searched) or 'greedy' (played by greedy), got {others!r}")
         self.simulations, self.c, self.root_noise, self.parallel = int(simulations), float(c), root_noise, parallel
@@ -427,8 +604,10 @@ class SearchOpponent(Opponent):
                 model = config["env_id"] + (f" {config['options']}" if config["options"] else "")
                 raise ValueError(f"{self.name}: the model plays {model}, this game is {game.env_id} {game.options}")
         elif self.policy is not None and self.policy.action_space.n != game.mask_size:
-            raise ValueError(f"{self.name}: the model chooses among {self.policy.action_space.n} actions, "
-                             f"{game.env_id} has {game.mask_size}")  # fmt: skip
+            raise ValueError(
+                f"{self.name}: the model chooses among {self.policy.action_space.n} actions, "
+                f"{game.env_id} has {game.mask_size}"
+            )
 
     def act(self, batch) -> np.ndarray:
         """The batch's decisions, searched from copies of its rows (``batch.states``)."""
@@ -442,7 +621,16 @@ class SearchOpponent(Opponent):
         states = np.ascontiguousarray(batch.states, dtype=np.int64)
         if len(states) == 0:
             return np.zeros(0, np.int64), np.zeros((0, game.mask_size))
-        tree = GuidedSearch(game, states, self.evaluate, self.simulations, self.c, root_noise=self.root_noise,
-                            rng=batch.rng, parallel=self.parallel, others=self.others)  # fmt: skip
+        tree = GuidedSearch(
+            game,
+            states,
+            self.evaluate,
+            self.simulations,
+            self.c,
+            root_noise=self.root_noise,
+            rng=batch.rng,
+            parallel=self.parallel,
+            others=self.others,
+        )
         visits = tree.run()
         return tree.decisions(visits), visits / visits.sum(axis=1, keepdims=True)

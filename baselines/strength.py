@@ -21,6 +21,7 @@ policies' 55%, when the interval's lower bound is above 50%).  Writes
 ``<out>.json`` (every count, the command, machine, load and date) and
 ``<out>.md`` (the table), by default ``baselines/strength``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,18 +52,31 @@ def goal(env_id: str, players: int, agent: str, opponent: str) -> tuple[float, b
     return 0.55, True
 
 
-def pairs(name: str, players: int, simulations: int = 200, mcts: int = 400,
-          greedy_simulations: int = 50) -> list[tuple[str, str]]:  # fmt: skip
+def pairs(
+    name: str, players: int, simulations: int = 200, mcts: int = 400, greedy_simulations: int = 50
+) -> list[tuple[str, str]]:
     """The (agent, opponent) rows of one model (module docstring)."""
     if players > 2:
-        return [(f"baseline:{name}", "greedy"), (f"search-greedy:{greedy_simulations}:{name}", "greedy"),
-                ("greedy", "greedy"), ("mcts", "greedy")]  # fmt: skip
+        return [
+            (f"baseline:{name}", "greedy"),
+            (f"search-greedy:{greedy_simulations}:{name}", "greedy"),
+            ("greedy", "greedy"),
+            ("mcts", "greedy"),
+        ]
     raw, search = f"baseline:{name}", f"search:{simulations}:{name}"
     return [(raw, "greedy"), (raw, f"mcts:{mcts}"), (search, "greedy"), (search, f"mcts:{mcts}")]
 
 
-def measure(name: str, games: int = 400, seed: int = 0, simulations: int = 200, mcts: int = 400,
-            search_games: int | None = None, verbose: bool = True, greedy_simulations: int = 50) -> list[dict]:  # fmt: skip
+def measure(
+    name: str,
+    games: int = 400,
+    seed: int = 0,
+    simulations: int = 200,
+    mcts: int = 400,
+    search_games: int | None = None,
+    verbose: bool = True,
+    greedy_simulations: int = 50,
+) -> list[dict]:
     """The rows of model ``name``: counts, rate, interval, target;
     ``search_games`` for the guided search's rows (default ``games``: its
     network runs once per simulation, so on a CPU its games cost 10-100x
@@ -83,27 +97,43 @@ def measure(name: str, games: int = 400, seed: int = 0, simulations: int = 200, 
         low, high = wilson(r["wins"] + r["draws"] / players, r["games"])
         target = goal(agent.env_id, players, a, b)
         met = None if target is None else rate >= target[0] and (not target[1] or low > 0.5)
-        row = {"model": name, "agent": a, "opponent": b if players == 2 else f"{players - 1} x {b}",
-               "games": r["games"], "wins": r["wins"], "draws": r["draws"], "losses": r["losses"],
-               "rate": round(rate, 4), "interval": [round(low, 4), round(high, 4)],
-               "target": None if target is None else target[0], "met": met,
-               "seconds": round(time.perf_counter() - t0, 1)}  # fmt: skip
+        row = {
+            "model": name,
+            "agent": a,
+            "opponent": b if players == 2 else f"{players - 1} x {b}",
+            "games": r["games"],
+            "wins": r["wins"],
+            "draws": r["draws"],
+            "losses": r["losses"],
+            "rate": round(rate, 4),
+            "interval": [round(low, 4), round(high, 4)],
+            "target": None if target is None else target[0],
+            "met": met,
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
         rows.append(row)
         if verbose:
-            print(f"[{name}] {a} vs {row['opponent']}: {r['wins']}-{r['draws']}-{r['losses']} {rate:.1%} "
-                  f"[{low:.1%}, {high:.1%}] {'' if met is None else 'met' if met else 'MISSED'} ({row['seconds']} s)",
-                  flush=True)  # fmt: skip
+            print(
+                f"[{name}] {a} vs {row['opponent']}: {r['wins']}-{r['draws']}-{r['losses']} {rate:.1%} "
+                f"[{low:.1%}, {high:.1%}] {'' if met is None else 'met' if met else 'MISSED'} ({row['seconds']} s)",
+                flush=True,
+            )
     return rows
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["# Strength targets", "",
-             "| model | player | opponent | games | W-D-L | score [95% interval] | target |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "# Strength targets",
+        "",
+        "| model | player | opponent | games | W-D-L | score [95% interval] | target |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         target = "-" if r["target"] is None else f"{'met' if r['met'] else '**missed**'} (>= {r['target']:.0%})"
-        lines.append(f"| {r['model']} | {r['agent']} | {r['opponent']} | {r['games']} | {r['wins']}-{r['draws']}-"
-                     f"{r['losses']} | {r['rate']:.1%} [{r['interval'][0]:.1%}, {r['interval'][1]:.1%}] | {target} |")  # fmt: skip
+        lines.append(
+            f"| {r['model']} | {r['agent']} | {r['opponent']} | {r['games']} | {r['wins']}-{r['draws']}-"
+            f"{r['losses']} | {r['rate']:.1%} [{r['interval'][0]:.1%}, {r['interval'][1]:.1%}] | {target} |"
+        )
     met = [r["met"] for r in rows if r["met"] is not None]
     lines += ["", f"Targets met: {sum(met)} of {len(met)}. A draw counts 1/P of a win (P seats)."]
     return "\n".join(lines) + "\n"
@@ -117,16 +147,27 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.strength", description=help_text(__doc__))
     ap.add_argument("models", nargs="*", help="committed models (default: all)")
     ap.add_argument("--games", type=int, default=400, help="games per row, seats split evenly (default 400)")
-    ap.add_argument("--search-games", type=int, default=None,
-                    help="games per row of the guided search (default: --games; its network runs every simulation)")
+    ap.add_argument(
+        "--search-games",
+        type=int,
+        default=None,
+        help="games per row of the guided search (default: --games; its network runs every simulation)",
+    )
     ap.add_argument("--simulations", type=int, default=200, help="the guided search's simulations (default 200)")
-    ap.add_argument("--greedy-simulations", type=int, default=50,
-                    help="more seats: the simulations of search-greedy (default 50; each plays greedy's decisions)")
+    ap.add_argument(
+        "--greedy-simulations",
+        type=int,
+        default=50,
+        help="more seats: the simulations of search-greedy (default 50; each plays greedy's decisions)",
+    )
     ap.add_argument("--mcts", type=int, default=400, help="the mcts opponent's simulations (default 400)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(OUT), help="writes <out>.json and <out>.md (default baselines/strength)")
-    ap.add_argument("--append", action="store_true",
-                    help="add these rows to <out>.json's (replacing the same models'), the commands joined")
+    ap.add_argument(
+        "--append",
+        action="store_true",
+        help="add these rows to <out>.json's (replacing the same models'), the commands joined",
+    )
     args = ap.parse_args(argv)
     names = args.models or available()
     unknown = sorted(set(names) - set(available()))
@@ -143,14 +184,23 @@ def main(argv=None) -> int:
         before = json.loads(out.with_suffix(".json").read_text())
         before["rows"] = [r for r in before["rows"] if r["model"] not in names]
     for name in names:  # written after each model: a long run stopped early keeps what it measured
-        rows += measure(name, args.games, args.seed, args.simulations, args.mcts, args.search_games,
-                        greedy_simulations=args.greedy_simulations)  # fmt: skip
+        rows += measure(
+            name,
+            args.games,
+            args.seed,
+            args.simulations,
+            args.mcts,
+            args.search_games,
+            greedy_simulations=args.greedy_simulations,
+        )
         command = "python -m boardenvs.baselines.strength " + " ".join(sys.argv[1:] if argv is None else argv)
-        run = {"command": "; ".join(c for c in (before["run"]["command"], command) if c),
-               "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
-               "date": time.strftime("%Y-%m-%d"), "load": {"start": [round(x, 2) for x in load_start],
-                                                           "end": [round(x, 2) for x in os.getloadavg()]},
-               "finished": name == names[-1]}  # fmt: skip
+        run = {
+            "command": "; ".join(c for c in (before["run"]["command"], command) if c),
+            "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+            "date": time.strftime("%Y-%m-%d"),
+            "load": {"start": [round(x, 2) for x in load_start], "end": [round(x, 2) for x in os.getloadavg()]},
+            "finished": name == names[-1],
+        }
         out.with_suffix(".json").write_text(json.dumps({"run": run, "rows": before["rows"] + rows}, indent=1) + "\n")
         out.with_suffix(".md").write_text(markdown(before["rows"] + rows))
     print(markdown(before["rows"] + rows))

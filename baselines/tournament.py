@@ -30,6 +30,7 @@ command, the machine, its load average and the date) and
 ``baselines/results.md`` (the tables); the documentation site's Baselines
 page is built from those two files (``make docs``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -85,8 +86,14 @@ def elo(players: list[str], results: list[dict], anchor: str = "random", iterati
     return {p: round(float(ratings[i]), 1) for i, p in enumerate(players)}
 
 
-def elo_intervals(players: list[str], results: list[dict], anchor: str = "random", samples: int = 1000,
-                  seed: int = 0, iterations: int = 2000) -> dict:  # fmt: skip
+def elo_intervals(
+    players: list[str],
+    results: list[dict],
+    anchor: str = "random",
+    samples: int = 1000,
+    seed: int = 0,
+    iterations: int = 2000,
+) -> dict:
     """:func:`elo` with 95% intervals from a parametric bootstrap: each of
     ``samples`` resamples draws every pair's games anew from its observed
     win/draw/loss shares, with half a win and half a loss added so that a
@@ -131,13 +138,20 @@ def elo_intervals(players: list[str], results: list[dict], anchor: str = "random
     order = sorted(players, key=lambda p: -point[p])
     differences, significant = [], []
     for i, a in enumerate(order):
-        for b in order[i + 1:]:
+        for b in order[i + 1 :]:
             lo, hi = np.percentile(resampled[:, idx[a]] - resampled[:, idx[b]], [2.5, 97.5])
             differences.append([a, b, round(float(lo), 1), round(float(hi), 1)])
             if lo > 0 or hi < 0:
                 significant.append([a, b] if lo > 0 else [b, a])
-    return {"elo": point, "interval": interval, "games": games, "differences": differences,
-            "significant": significant, "samples": samples, "seed": seed}  # fmt: skip
+    return {
+        "elo": point,
+        "interval": interval,
+        "games": games,
+        "differences": differences,
+        "significant": significant,
+        "samples": samples,
+        "seed": seed,
+    }
 
 
 def rate(entry: dict, samples: int = 1000) -> dict:
@@ -151,13 +165,19 @@ def rate(entry: dict, samples: int = 1000) -> dict:
         players += [p for p in (r["agent"], r["opponent"]) if p not in players]
     fit = elo_intervals(players, entry["results"], samples=samples, seed=entry.get("seed", 0))
     entry["elo"] = fit["elo"]
-    entry.update(elo_interval=fit["interval"], elo_games=fit["games"], elo_differences=fit["differences"],
-                 elo_significant=fit["significant"], elo_bootstrap={"samples": samples, "seed": fit["seed"]})  # fmt: skip
+    entry.update(
+        elo_interval=fit["interval"],
+        elo_games=fit["games"],
+        elo_differences=fit["differences"],
+        elo_significant=fit["significant"],
+        elo_bootstrap={"samples": samples, "seed": fit["seed"]},
+    )
     return entry
 
 
-def rerate(results: Path | None = None, table: Path | None = None, names: list[str] | None = None,
-           samples: int = 1000) -> str:  # fmt: skip
+def rerate(
+    results: Path | None = None, table: Path | None = None, names: list[str] | None = None, samples: int = 1000
+) -> str:
     """Recompute the ratings of every two-player entry of ``results``
     (default: ``baselines/results.json``; or of ``names`` only) from its
     stored per-pair results, without playing, and rewrite ``results`` and
@@ -174,9 +194,10 @@ def rerate(results: Path | None = None, table: Path | None = None, names: list[s
 def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed: int) -> dict:
     """``games`` games of ``agent`` against ``opponent`` (in every other seat),
     seats split evenly; counts from the agent's side."""
-    from boardenvs.registry import make_game
     from boardenvs.wrappers import evaluate
+
     from boardenvs.opponents import make_opponent
+    from boardenvs.registry import make_game
 
     # built once for every seat (a "baseline:<name>" loads its model here and
     # plays its most likely legal action)
@@ -187,16 +208,24 @@ def play(agent: str, opponent: str, env_id: str, options: dict, games: int, seed
         n = games // seats + (1 if seat < games % seats else 0)
         if n == 0:
             continue
-        res = evaluate(agent_player, env_id, games=n, opponent=opponent_player, seat=seat, seed=seed + 1000 * seat,
-                       **options)  # fmt: skip
+        res = evaluate(
+            agent_player, env_id, games=n, opponent=opponent_player, seat=seat, seed=seed + 1000 * seat, **options
+        )
         for key in ("wins", "draws", "losses", "games"):
             total[key] += res[key]
         total["by_seat"][seat] = [res["wins"], res["draws"], res["losses"]]
     return total
 
 
-def round_robin(name: str, games: int = 200, players: list[str] | None = None, seed: int = 0, verbose: bool = True,
-                games_vs: dict | None = None, samples: int = 1000) -> dict:  # fmt: skip
+def round_robin(
+    name: str,
+    games: int = 200,
+    players: list[str] | None = None,
+    seed: int = 0,
+    verbose: bool = True,
+    games_vs: dict | None = None,
+    samples: int = 1000,
+) -> dict:
     """Every pair of ``players`` (default: the model and the
     reference opponents) on the model's game; returns the entry written to
     results.json.  ``games_vs``: ``{opponent: games}`` for the first
@@ -215,11 +244,12 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
     num_players = make_game(env_id, **options).num_players
     players = players or [f"baseline:{name}", *REFERENCE]
     if num_players == 2:  # every unordered pair, both seats (a vs b is b vs a seen from the other side)
-        pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1:]]
+        pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
     else:  # the first player in one seat, the other in all the others: each against everyone, and against random
         pairs = [(players[0], b) for b in players[1:]] + [(a, "random") for a in players[1:] if a != "random"]
-    from boardenvs.spec import is_int
     from boardenvs.wrappers.evaluation import MAX_GAMES
+
+    from boardenvs.spec import is_int
 
     if not is_int(games) or games < 1:
         raise ValueError(f"games must be a positive int, got {games!r}")
@@ -227,7 +257,9 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
         raise ValueError(f"games must be at most {MAX_GAMES:_} (evaluate's bound), got {games!r}")
     games_vs = dict(games_vs or {})
     if set(games_vs) - set(players[1:]):
-        raise ValueError(f"games_vs names {sorted(set(games_vs) - set(players[1:]))}, not among the opponents {players[1:]}")
+        raise ValueError(
+            f"games_vs names {sorted(set(games_vs) - set(players[1:]))}, not among the opponents {players[1:]}"
+        )
     for opponent, n in games_vs.items():
         if not is_int(n) or n < 1:
             raise ValueError(f"games_vs[{opponent!r}] must be a positive int, got {n!r}")
@@ -243,14 +275,24 @@ def round_robin(name: str, games: int = 200, players: list[str] | None = None, s
         if verbose:
             print(f"[{name}] {a} vs {b}: {r['wins']}-{r['draws']}-{r['losses']} ({r['seconds']} s)", flush=True)
     entry = {
-        "name": name, "env_id": env_id, "options": options, "num_players": num_players, "games": games,
-        **({"games_vs": games_vs} if games_vs else {}), "seed": seed,
-        "budget": baseline.config.get("budget"), "method": method(baseline.config), "results": results,
-        "command": "python -m boardenvs.baselines.tournament " + " ".join(sys.argv[1:]) if __name__ == "__main__" else None,
-        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "name": name,
+        "env_id": env_id,
+        "options": options,
+        "num_players": num_players,
+        "games": games,
+        **({"games_vs": games_vs} if games_vs else {}),
+        "seed": seed,
+        "budget": baseline.config.get("budget"),
+        "method": method(baseline.config),
+        "results": results,
+        "command": "python -m boardenvs.baselines.tournament " + " ".join(sys.argv[1:])
+        if __name__ == "__main__"
+        else None,
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}",
         "date": time.strftime("%Y-%m-%d"),
         "load": {"start": load_start, "end": _loadavg()},
-    }  # fmt: skip
+    }
     if num_players == 2:
         entry["elo"] = dict.fromkeys(players)  # the players' order
         rate(entry, samples)
@@ -279,34 +321,46 @@ def markdown(entries: dict) -> str:
             score = (r["wins"] + 0.5 * r["draws"]) / n
             target = _target(e, r["opponent"], r["wins"] / n, lo, chance)
             opp = r["opponent"] if e["num_players"] == 2 else f"{e['num_players'] - 1} x {r['opponent']}"
-            lines.append(f"| {name} | {opp} | {n} | {r['wins']}-{r['draws']}-{r['losses']} | "
-                         f"{_pct(r['wins'] / n)} [{_pct(lo)}, {_pct(hi)}] | {score:.3f} | {target} |")  # fmt: skip
+            lines.append(
+                f"| {name} | {opp} | {n} | {r['wins']}-{r['draws']}-{r['losses']} | "
+                f"{_pct(r['wins'] / n)} [{_pct(lo)}, {_pct(hi)}] | {score:.3f} | {target} |"
+            )
         if "elo" in e:
             elo_lines.append(_elo_rows(name, e))
             orders.append(f"| {name} | {_order(e)} |")
             samples.add(e.get("elo_bootstrap", {}).get("samples"))
     out = "\n".join(lines)
     if elo_lines and samples == {None}:  # entries rated before the intervals (rerate adds them)
-        out += ("\n\nElo (Bradley-Terry over the whole round-robin, random = 0):\n\n| game | ratings |\n|---|---|\n"
-                + "\n".join(elo_lines))  # fmt: skip
+        out += (
+            "\n\nElo (Bradley-Terry over the whole round-robin, random = 0):\n\n| game | ratings |\n|---|---|\n"
+            + "\n".join(elo_lines)
+        )
     elif elo_lines:
         n = ", ".join(f"{k:,}" for k in sorted(x for x in samples if x)) or "-"
-        out += (f"\n\nElo (Bradley-Terry over the whole round-robin, random = 0). The 95% interval of a rating is the "
-                f"middle 95% of its refits over {n} parametric bootstrap resamples (each pair's games redrawn from "
-                "its observed win/draw/loss shares, with half a win and half a loss added); a difference is "
-                "significant when the middle 95% of its resampled differences excludes 0.\n\n"
-                "| game | player | Elo [95% interval] | games | significantly stronger than |\n|---|---|---|---|---|\n"
-                + "\n".join(elo_lines)
-                + "\n\n† won (or lost) every game against some opponent: the rating's distance to that opponent "
-                "comes mostly from the prior (one draw against random), and its interval from the half win and "
-                "half loss added to the shares: read it as a bound (at least this far apart), not a measurement.\n\n"
-                "| game | order (`>` significantly stronger, `≈` not significantly different) |\n|---|---|\n"
-                + "\n".join(orders))  # fmt: skip
-    budgets = [f"| {n} | {e.get('method', 'PPO')} | {e['budget']['steps']:,} | {e['budget']['wall_s']} s | {e['budget']['cpu_s']} s |"
-               for n, e in sorted(entries.items()) if e.get("budget")]  # fmt: skip
+        out += (
+            f"\n\nElo (Bradley-Terry over the whole round-robin, random = 0). The 95% interval of a rating is the "
+            f"middle 95% of its refits over {n} parametric bootstrap resamples (each pair's games redrawn from "
+            "its observed win/draw/loss shares, with half a win and half a loss added); a difference is "
+            "significant when the middle 95% of its resampled differences excludes 0.\n\n"
+            "| game | player | Elo [95% interval] | games | significantly stronger than |\n|---|---|---|---|---|\n"
+            + "\n".join(elo_lines)
+            + "\n\n† won (or lost) every game against some opponent: the rating's distance to that opponent "
+            "comes mostly from the prior (one draw against random), and its interval from the half win and "
+            "half loss added to the shares: read it as a bound (at least this far apart), not a measurement.\n\n"
+            "| game | order (`>` significantly stronger, `≈` not significantly different) |\n|---|---|\n"
+            + "\n".join(orders)
+        )
+    budgets = [
+        f"| {n} | {e.get('method', 'PPO')} | {e['budget']['steps']:,} | {e['budget']['wall_s']} s | "
+        f"{e['budget']['cpu_s']} s |"
+        for n, e in sorted(entries.items())
+        if e.get("budget")
+    ]
     if budgets:
-        out += ("\n\nTraining budgets (`python -m boardenvs.baselines.train GAME`, `... distill GAME`; steps count "
-                "the teacher's labelled decisions too; this repository's 2-core machine):\n\n")  # fmt: skip
+        out += (
+            "\n\nTraining budgets (`python -m boardenvs.baselines.train GAME`, `... distill GAME`; steps count "
+            "the teacher's labelled decisions too; this repository's 2-core machine):\n\n"
+        )
         out += "| model | how | steps | wall | CPU |\n|---|---|---|---|---|\n" + "\n".join(budgets)
     return out + "\n"
 
@@ -321,12 +375,20 @@ def _elo_rows(name: str, e: dict) -> str:
     ranked = sorted(e["elo"], key=lambda p: -e["elo"][p])
     if "elo_interval" not in e:
         return f"| {name} | " + ", ".join(f"{_short(p)} {e['elo'][p]:+.0f}" for p in ranked) + " |"
-    swept = {p for r in e["results"] for p, won in ((r["agent"], r["wins"]), (r["opponent"], r["losses"]))
-             if r["games"] and won in (0, r["games"])}  # fmt: skip
+    swept = {
+        p
+        for r in e["results"]
+        for p, won in ((r["agent"], r["wins"]), (r["opponent"], r["losses"]))
+        if r["games"] and won in (0, r["games"])
+    }
     rows = []
     for p in ranked:
         lo, hi = e["elo_interval"][p]
-        rating = f"{e['elo'][p]:+.0f} (anchor)" if lo == hi == e["elo"][p] == 0 else f"{e['elo'][p]:+.0f} [{lo:+.0f}, {hi:+.0f}]"
+        rating = (
+            f"{e['elo'][p]:+.0f} (anchor)"
+            if lo == hi == e["elo"][p] == 0
+            else f"{e['elo'][p]:+.0f} [{lo:+.0f}, {hi:+.0f}]"
+        )
         weaker = ", ".join(_short(b) for a, b in e["elo_significant"] if a == p) or "-"
         mark = "†" if p in swept and lo != hi else ""
         rows.append(f"| {name} | {_short(p)} | {rating}{mark} | {e['elo_games'][p]:,} | {weaker} |")
@@ -368,14 +430,20 @@ def method(config: dict) -> str:
         if x:
             step = ["xi", f"search:{x['simulations']}", len(x["iterations"])]
         else:
-            step = ["made", "PPO" if not d else f"distilled from {d['teacher']}" + (" (DAgger)" if d.get("student_share") else ""), 0]
+            step = [
+                "made",
+                "PPO" if not d else f"distilled from {d['teacher']}" + (" (DAgger)" if d.get("student_share") else ""),
+                0,
+            ]
         if steps and steps[-1][:2] == step[:2]:
             steps[-1][2] += step[2]  # the same step again: one step (expert iteration's iterations added up)
         else:
             steps.append(step)
         config = config.get("init")
-    return ", ".join(f"expert iteration ({text}, {n} iteration{'s' * (n != 1)})" if kind == "xi" else text
-                     for kind, text, n in reversed(steps))  # fmt: skip
+    return ", ".join(
+        f"expert iteration ({text}, {n} iteration{'s' * (n != 1)})" if kind == "xi" else text
+        for kind, text, n in reversed(steps)
+    )
 
 
 def _target(entry: dict, opponent: str, rate: float, low: float, chance: float) -> str:
@@ -423,18 +491,32 @@ def main(argv=None) -> int:
     from . import available
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.tournament", description=help_text(__doc__))
-    ap.add_argument("game", nargs="?", help="a committed model's name (quess_v0, hex_quoridor_v1_4p, ...), an env id, "
-                    "or 'all' (with --rerate: the default)")  # fmt: skip
+    ap.add_argument(
+        "game",
+        nargs="?",
+        help="a committed model's name (quess_v0, hex_quoridor_v1_4p, ...), an env id, "
+        "or 'all' (with --rerate: the default)",
+    )
     ap.add_argument("--players", type=int, default=None, help="player count, with an env id")
     ap.add_argument("--games", type=int, default=200, help="games per ordered pair (default 200, at most 10,000,000)")
-    ap.add_argument("--games-vs", action="append", default=[], metavar="NAME=N",
-                    help="the model's games against opponent NAME instead of --games (e.g. random=2000; repeat the flag for more)")
-    ap.add_argument("--players-list", default=None, help="comma-separated players (default: the model, random, greedy, mcts)")
+    ap.add_argument(
+        "--games-vs",
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help="the model's games against opponent NAME instead of --games (e.g. random=2000; repeat the flag for more)",
+    )
+    ap.add_argument(
+        "--players-list", default=None, help="comma-separated players (default: the model, random, greedy, mcts)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--samples", type=int, default=1000, help="bootstrap resamples of the Elo intervals (default 1000)")
-    ap.add_argument("--rerate", action="store_true",
-                    help="play nothing: recompute the ratings of results.json's entries (GAME's, or every one) from "
-                         "their stored results and rewrite results.json and results.md")  # fmt: skip
+    ap.add_argument(
+        "--rerate",
+        action="store_true",
+        help="play nothing: recompute the ratings of results.json's entries (GAME's, or every one) from "
+        "their stored results and rewrite results.json and results.md",
+    )
     args = ap.parse_args(argv)
     if args.samples < 1:
         ap.error(f"--samples must be a positive int, got {args.samples}")
@@ -474,8 +556,9 @@ def main(argv=None) -> int:
         games_vs[opponent] = int(n)
     for name in names:
         try:
-            entry = round_robin(name, games=args.games, players=players, seed=args.seed, games_vs=games_vs,
-                                samples=args.samples)  # fmt: skip
+            entry = round_robin(
+                name, games=args.games, players=players, seed=args.seed, games_vs=games_vs, samples=args.samples
+            )
         except ValueError as exc:  # e.g. a model whose weights no longer fit its game
             ap.error(str(exc))
         table = write(entry)

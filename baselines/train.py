@@ -1,33 +1,47 @@
-"""Train a masked-PPO baseline for one game.
+"""Train a masked-PPO agent for one game, by the clock or by steps.
 
-    python -m boardenvs.baselines.train quess_v0            # -> runs/quess_v0-<date>-<time>/quess_v0.pt
-    python -m boardenvs.baselines.train hex_quoridor_v1 --players 4 --steps 400000
-    python -m boardenvs.baselines.train quagmire_v0 --steps 50000 --out runs/q   # -> runs/q.pt, runs/q.json
-    boardenvs play quagmire_v0 -i --vs runs/q.pt                                 # play against it
+    boardenvs train quess_v0 --minutes 5                  # -> runs/quess_v0-<date>-<time>/quess_v0.pt
+    boardenvs train quagmire_v0 --minutes 20 --out runs/q # -> runs/q.pt, runs/q.json (runs/q_tb: TensorBoard)
+    boardenvs train hex_quoridor_v1 --players 4 --steps 400000
+    boardenvs play quagmire_v0 -i --vs runs/q.pt          # play against it
 
-sb3-contrib's ``MaskablePPO`` through :class:`boardenvs.wrappers.SB3VecEnv`
-(``--num-envs`` games stepped per call by the kernels).  Opponents, drawn
-per episode: a share of the ``random``, ``greedy`` and ``mcts`` (100
-simulations, or ``--mcts-simulations N``) reference opponents, else self-play, a :class:`~boardenvs.wrappers.SelfPlayPool` of frozen
-snapshots of the learner (one every ``--snapshot-every`` steps).  The
-learner's seat is drawn per episode.  The policy's features come from
-:mod:`boardenvs.baselines.extractors` (a small CNN on board planes, hex
-convolutions on hex boards, an MLP on Tryasina's tracks; ``--extractor-kwargs
-JSON`` and ``--net-arch N ...`` change its sizes).  ``--shaping C``
-adds potential-based reward shaping with the game's own heuristic (the greedy
-opponent's evaluation; :class:`ShapedRewards`): a denser signal that leaves
-the optimal policies as they were (Ng, Harada & Russell, 1999).
+sb3-contrib's ``MaskablePPO`` on :class:`boardenvs.wrappers.SB3VecEnv`
+(``--num-envs`` games stepped per call by the engine), with what reached
+strength fastest on 2 cores declared by each game (``TOOLS["training"]``,
+:class:`.networks.TrainingDefaults`): its network (the board network of
+:mod:`.boardnet`, every action's logit read off the cells it names; an MLP
+on Tryasina's tracks), its opponents (``greedy`` for Quess, Quicksand,
+Hex Quoridor and Tryasina; self-play with a share of ``greedy`` and
+``random`` for Quagmire: ``--greedy-share``, ``--random-share``,
+``--mcts-share``, the rest a :class:`~boardenvs.wrappers.SelfPlayPool` of
+the learner's snapshots), a warm start (``--warm-start GAMES``: the policy
+first fitted to ``greedy``'s decisions, Quagmire and Hex Quoridor) and PPO's
+settings.
 
-Writes ``<out>.pt`` (the policy's weights) and ``<out>.json`` (everything
-:func:`boardenvs.baselines.load` needs, with the budget spent and the
-win rates measured during training), TensorBoard logs under
-``<out>_tb/`` (``tensorboard --logdir ...``), and shows a progress bar.
+The budget is ``--minutes`` of training (the clock stops while the run
+checks itself and saves: :mod:`.budget`), ``--steps``, or both; neither:
+the game's.  Every ``--eval-seconds`` of training (or ``--eval-every``
+steps) the run plays 400 seeded games against ``random`` and ``greedy``
+with the seats split evenly and each game opened by a few random moves
+(:mod:`.checkup`), shows the rates on its progress line and writes the
+model: ``<out>.pt`` (the policy's weights) and ``<out>.json`` (everything
+:func:`boardenvs.baselines.load` needs, the budget spent and every check),
+both whole (:mod:`.runs`).  ``--stop-at greedy=0.9`` ends the run at the
+first check that reaches it; Ctrl-C ends it keeping the last checkpoint.
 Without ``--out``, a new run folder in the current directory:
 ``runs/<name>-<date>-<time>/<name>`` (the committed models in the
 package's ``models/`` are never written by a run; copy a model there to
 commit it).  The ``.pt`` is an opponent wherever one is named
 (``boardenvs play GAME --vs PATH.pt``, ``opponent="PATH.pt"``).
+
+``--network dense`` trains the dense network instead (a features extractor
+of :mod:`.extractors`, ``--net-arch`` layers, a linear head over every
+action: how the committed models were made); ``--shaping C`` adds
+potential-based reward shaping with the game's own heuristic (the greedy
+opponent's evaluation; :class:`ShapedRewards`): a denser signal that leaves
+the optimal policies as they were (Ng, Harada & Russell, 1999).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,9 +54,19 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from .greedy import heuristic_of
+from .networks import (
+    PPO_DEFAULTS,
+    check_extractor_kwargs,
+    model_config,  # noqa: F401
+    model_name,
+    new_policy,
+    policy_class,
+    policy_kwargs,
+    trainable_ids,
+    training_defaults,
+)
 from .runs import default_out, save_model, start_from  # noqa: F401 - (train's names before runs.py)
-from .networks import (PPO_DEFAULTS, SIZE_OPTIONS, check_extractor_kwargs, game_options, model_config,  # noqa: F401
-                       model_name, new_policy, policy_class, policy_kwargs, same_game, trainable_ids, training_defaults)
+
 
 class OpponentMix:
     """The views' per-episode opponent picker: each fixed opponent with its
@@ -147,7 +171,7 @@ def _shares(defaults, random_share, greedy_share, mcts_name: str, mcts_share: fl
     return shares
 
 
-def _opponent(shares: dict, mix: "OpponentMix"):
+def _opponent(shares: dict, mix: OpponentMix):
     """What the learner plays: one fixed opponent when it has every episode
     (``greedy`` then decides inside the engine), else the per-episode mix."""
     whole = [opponent for opponent, share in mix.fixed if share >= 1.0]
@@ -169,25 +193,57 @@ def _warm_start(model, env_id: str, players, games: int, seed: int) -> dict:
     learner starts from a one-ply player instead of a random one."""
     from .distill import collect, fit
 
-    data = collect(env_id, teacher="greedy", games=games, num_envs=min(256, games), seed=seed, players=players,
-                   random_share=0.1, opening=4)  # fmt: skip
+    data = collect(
+        env_id,
+        teacher="greedy",
+        games=games,
+        num_envs=min(256, games),
+        seed=seed,
+        players=players,
+        random_share=0.1,
+        opening=4,
+    )
     fitted = fit(model.policy, data, epochs=3, batch_size=512, lr=1e-3, seed=seed)
     model.policy.set_training_mode(False)
     last = fitted["history"][-1] if fitted.get("history") else {}
     return {"games": int(games), "samples": int(len(data["actions"])), "agreement": last.get("held_out_agreement")}
 
 
-def train(env_id: str, steps: int | None = None, minutes: float | None = None, num_envs: int | None = None,
-          seed: int = 0, players: int | None = None, out: str | Path | None = None, network: str | None = None,
-          random_share: float | None = None, greedy_share: float | None = None, mcts_share: float = 0.0,
-          mcts_simulations: int = 100, snapshot_every: int = 20_000, eval_every: int | None = None,
-          eval_seconds: float | None = None, eval_games: int = 400, eval_opponents=EVAL_OPPONENTS,
-          n_steps: int | None = None, batch_size: int | None = None, n_epochs: int | None = None,
-          learning_rate: float | None = None, ent_coef: float | None = None, gamma: float | None = None,
-          save_every: int | None = 25_000, init: str | Path | None = None, shaping: float | None = None,
-          warm_start: int | None = None, threads: int | None = None, stop_at: dict | None = None,
-          progress_bar: bool = True,
-          extractor_kwargs: dict | None = None, net_arch: list[int] | None = None, verbose: int = 1) -> dict:  # fmt: skip
+def train(
+    env_id: str,
+    steps: int | None = None,
+    minutes: float | None = None,
+    num_envs: int | None = None,
+    seed: int = 0,
+    players: int | None = None,
+    out: str | Path | None = None,
+    network: str | None = None,
+    random_share: float | None = None,
+    greedy_share: float | None = None,
+    mcts_share: float = 0.0,
+    mcts_simulations: int = 100,
+    snapshot_every: int = 20_000,
+    eval_every: int | None = None,
+    eval_seconds: float | None = None,
+    eval_games: int = 400,
+    eval_opponents=EVAL_OPPONENTS,
+    n_steps: int | None = None,
+    batch_size: int | None = None,
+    n_epochs: int | None = None,
+    learning_rate: float | None = None,
+    ent_coef: float | None = None,
+    gamma: float | None = None,
+    save_every: int | None = 25_000,
+    init: str | Path | None = None,
+    shaping: float | None = None,
+    warm_start: int | None = None,
+    threads: int | None = None,
+    stop_at: dict | None = None,
+    progress_bar: bool = True,
+    extractor_kwargs: dict | None = None,
+    net_arch: list[int] | None = None,
+    verbose: int = 1,
+) -> dict:
     """Train one model; returns its config (also written to ``<out>.json``).
 
     The budget: ``minutes`` of training (the clock paused while it
@@ -207,12 +263,12 @@ def train(env_id: str, steps: int | None = None, minutes: float | None = None, n
     fitted before PPO (0: none).  ``threads``: torch's and numba's
     (default: the cores this process may use).  ``stop_at``: ``{opponent:
     rate}``, stop at the first check that reaches every rate."""
+    from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool
+    from boardenvs.wrappers.evaluation import MAX_GAMES
     from sb3_contrib import MaskablePPO
 
     from boardenvs.opponents import make_opponent
     from boardenvs.spec import is_int
-    from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool
-    from boardenvs.wrappers.evaluation import MAX_GAMES
 
     from .budget import TrainingClock, check_minutes
     from .checkup import win_rates
@@ -238,22 +294,33 @@ def train(env_id: str, steps: int | None = None, minutes: float | None = None, n
     stop_at = dict(stop_at or {})
     for name, rate in stop_at.items():
         if name not in eval_opponents or not (isinstance(rate, (int, float)) and 0 < rate <= 1):
-            raise ValueError(f"stop_at: {name}={rate!r}: a rate in (0, 1] against one of the checks' opponents "
-                             f"({', '.join(eval_opponents)})")  # fmt: skip
+            raise ValueError(
+                f"stop_at: {name}={rate!r}: a rate in (0, 1] against one of the checks' opponents "
+                f"({', '.join(eval_opponents)})"
+            )
     if warm_start is None:
         warm_start = 0 if init is not None else defaults.warm_start
     if not (is_int(warm_start) and 0 <= warm_start <= 100_000):
         raise ValueError(f"--warm-start must be a number of games in 0..100000, got {warm_start!r}")
     ppo = {**PPO_DEFAULTS, **defaults.ppo}
-    given = {"num_envs": num_envs, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
-             "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": gamma}  # fmt: skip
+    given = {
+        "num_envs": num_envs,
+        "n_steps": n_steps,
+        "batch_size": batch_size,
+        "n_epochs": n_epochs,
+        "learning_rate": learning_rate,
+        "ent_coef": ent_coef,
+        "gamma": gamma,
+    }
     ppo |= {k: v for k, v in given.items() if v is not None}
     config = model_config(env_id, players, network)
     name, options = config["name"], config["options"]
 
     if init is not None and (extractor_kwargs or net_arch):
-        raise ValueError("the network comes from the --init model: extractor options (--extractor-kwargs) and "
-                         "net_arch (--net-arch) cannot change it")  # fmt: skip
+        raise ValueError(
+            "the network comes from the --init model: extractor options (--extractor-kwargs) and "
+            "net_arch (--net-arch) cannot change it"
+        )
     config["extractor_kwargs"] = {**config["extractor_kwargs"], **check_extractor_kwargs(extractor_kwargs or {})}
     if net_arch is not None:
         if not all(is_int(n) and n >= 1 for n in net_arch) or (not net_arch and config["extractor"] != "board"):
@@ -265,7 +332,9 @@ def train(env_id: str, steps: int | None = None, minutes: float | None = None, n
         new_policy(config)  # a bad network option fails now (ValueError), before anything is built
     out = Path(out) if out is not None else default_out(name)
     if isinstance(mcts_simulations, bool) or not is_int(mcts_simulations) or mcts_simulations < 1:
-        raise ValueError(f"mcts_simulations must be a positive int (simulations per decision), got {mcts_simulations!r}")
+        raise ValueError(
+            f"mcts_simulations must be a positive int (simulations per decision), got {mcts_simulations!r}"
+        )
     mcts_name = make_opponent(f"mcts:{int(mcts_simulations)}").name  # mcts' own bound and name ("mcts" at its default)
     shares = _shares(defaults, random_share, greedy_share, mcts_name, mcts_share)
     pool = SelfPlayPool(max_size=20, latest_prob=0.5)
@@ -275,19 +344,35 @@ def train(env_id: str, steps: int | None = None, minutes: float | None = None, n
         "hyperparameters": {**ppo, "seed": seed},
         "opponents": shares | {"self-play": round(1.0 - sum(shares.values()), 4), "snapshot_every": snapshot_every},
         "budget_asked": {k: v for k, v in budget.items() if v is not None},
-    }  # fmt: skip
+    }
     start = start_from(init, config) if init is not None else None
     threads = set_threads(threads)
     # the board networks read the planes (flatten=False); seeded by MaskablePPO(seed=...)
     env = SB3VecEnv(env_id, num_envs=ppo["num_envs"], opponent=_opponent(shares, mix), flatten=False, **options)
     if shaping:
         env = ShapedRewards(env, shaping, defaults.shaping_scale, ppo["gamma"])
-        config["shaping"] = {"coef": shaping, "scale": defaults.shaping_scale, "potential": "coef * tanh(heuristic / scale)"}
+        config["shaping"] = {
+            "coef": shaping,
+            "scale": defaults.shaping_scale,
+            "potential": "coef * tanh(heuristic / scale)",
+        }
     out.parent.mkdir(parents=True, exist_ok=True)  # once everything is checked: a refused run makes no folder
-    model = MaskablePPO(policy_class(config), env, n_steps=ppo["n_steps"], batch_size=ppo["batch_size"],
-                        n_epochs=ppo["n_epochs"], learning_rate=ppo["learning_rate"], ent_coef=ppo["ent_coef"],
-                        gamma=ppo["gamma"], gae_lambda=ppo["gae_lambda"], seed=seed, policy_kwargs=policy_kwargs(config),
-                        tensorboard_log=str(out.parent / f"{out.name}_tb"), verbose=0, device="cpu")  # fmt: skip
+    model = MaskablePPO(
+        policy_class(config),
+        env,
+        n_steps=ppo["n_steps"],
+        batch_size=ppo["batch_size"],
+        n_epochs=ppo["n_epochs"],
+        learning_rate=ppo["learning_rate"],
+        ent_coef=ppo["ent_coef"],
+        gamma=ppo["gamma"],
+        gae_lambda=ppo["gae_lambda"],
+        seed=seed,
+        policy_kwargs=policy_kwargs(config),
+        tensorboard_log=str(out.parent / f"{out.name}_tb"),
+        verbose=0,
+        device="cpu",
+    )
     if start is not None:  # go on from a saved policy (its budget is added to this run's)
         model.policy.load_state_dict(start.policy.state_dict())
 
@@ -302,24 +387,43 @@ def train(env_id: str, steps: int | None = None, minutes: float | None = None, n
     if eval_every is None and eval_seconds is None:
         eval_seconds = max(30.0, 3.0 * minutes) if minutes is not None else None
         eval_every = None if minutes is not None else 50_000
-    clock = TrainingClock(minutes, steps, evaluate, checkpoint, eval_seconds=eval_seconds or None,
-                          eval_steps=eval_every or None, save_every=save_every or None, label=name,
-                          progress=progress_bar, verbose=verbose, stop_at=stop_at)  # fmt: skip
+    clock = TrainingClock(
+        minutes,
+        steps,
+        evaluate,
+        checkpoint,
+        eval_seconds=eval_seconds or None,
+        eval_steps=eval_every or None,
+        save_every=save_every or None,
+        label=name,
+        progress=progress_bar,
+        verbose=verbose,
+        stop_at=stop_at,
+    )
     if verbose:
         what = " and ".join(f"{v:,} {k}" if k == "steps" else f"{v:g} {k}" for k, v in budget.items() if v is not None)
         net = "board network" if config["extractor"] == "board" else f"dense network ({config['extractor']})"
-        print(f"[{name}] MaskablePPO, {net} ({sum(p.numel() for p in model.policy.parameters()):,} parameters), "
-              f"{ppo['num_envs']} games a step, against {mix!r}; {threads} threads; budget {what} of training; "
-              f"writes {out.with_suffix('.pt')}", flush=True)  # fmt: skip
+        print(
+            f"[{name}] MaskablePPO, {net} ({sum(p.numel() for p in model.policy.parameters()):,} parameters), "
+            f"{ppo['num_envs']} games a step, against {mix!r}; {threads} threads; budget {what} of training; "
+            f"writes {out.with_suffix('.pt')}",
+            flush=True,
+        )
     clock.start()
     if warm_start:
         config["warm_start"] = _warm_start(model, env_id, players, warm_start, seed)
         if verbose:
-            print(f"[{name}] warm start: fitted to greedy's decisions in {warm_start:,} games "
-                  f"({config['warm_start']['samples']:,} positions)", flush=True)  # fmt: skip
+            print(
+                f"[{name}] warm start: fitted to greedy's decisions in {warm_start:,} games "
+                f"({config['warm_start']['samples']:,} positions)",
+                flush=True,
+            )
     try:
-        model.learn(steps if minutes is None else 10**12, callback=[SelfPlayCallback(pool, every=snapshot_every), clock],
-                    progress_bar=False)  # fmt: skip
+        model.learn(
+            steps if minutes is None else 10**12,
+            callback=[SelfPlayCallback(pool, every=snapshot_every), clock],
+            progress_bar=False,
+        )
     except KeyboardInterrupt:
         clock.close()
         raise TrainingInterrupted(out, clock.history[-1] if clock.history else None) from None
@@ -327,8 +431,11 @@ def train(env_id: str, steps: int | None = None, minutes: float | None = None, n
     checkpoint(clock, final=True)
     if verbose:
         b = config["budget"]
-        print(f"[{name}] saved {out.with_suffix('.pt')} after {model.num_timesteps:,} steps, {b['wall_s'] - (start.config['budget']['wall_s'] if start else 0)} s "
-              f"of training ({clock.describe()})")  # fmt: skip
+        print(
+            f"[{name}] saved {out.with_suffix('.pt')} after {model.num_timesteps:,} steps, "
+            f"{b['wall_s'] - (start.config['budget']['wall_s'] if start else 0)} s "
+            f"of training ({clock.describe()})"
+        )
     return config
 
 
@@ -337,51 +444,113 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
 
     ap = argparse.ArgumentParser(prog=prog, description=help_text(__doc__))
     ap.add_argument("game", choices=sorted(trainable_ids()), help="the env id")
-    ap.add_argument("--minutes", type=float, default=None,
-                    help="minutes of training (the clock paused while it evaluates; default: the game's, "
-                         "unless --steps is given)")  # fmt: skip
+    ap.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="minutes of training (the clock paused while it evaluates; default: the game's, unless --steps is given)",
+    )
     ap.add_argument("--steps", type=int, default=None, help="environment steps (with --minutes: whichever comes first)")
     ap.add_argument("--num-envs", type=int, default=None, help="games stepped per call (default: the game's)")
     ap.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
     ap.add_argument("--players", type=int, default=None, help="player count (Hex Quoridor, Tryasina)")
-    ap.add_argument("--out", default=None, help="where to write <out>.pt/.json and <out>_tb/ (default: a new run "
-                    "folder, runs/<name>-<date>-<time>/<name>; the package's committed models are never overwritten)")  # fmt: skip
-    ap.add_argument("--network", choices=("board", "dense"), default=None,
-                    help="board: every action's logit read off the cells it names (the default where the game "
-                         "declares how); dense: a linear head over every action")  # fmt: skip
-    ap.add_argument("--random-share", type=float, default=None, help="share of episodes against random (default: the game's)")
-    ap.add_argument("--greedy-share", type=float, default=None, help="share of episodes against greedy (default: the game's)")
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="where to write <out>.pt/.json and <out>_tb/ (default: a new run "
+        "folder, runs/<name>-<date>-<time>/<name>; the package's committed models are never overwritten)",
+    )
+    ap.add_argument(
+        "--network",
+        choices=("board", "dense"),
+        default=None,
+        help="board: every action's logit read off the cells it names (the default where the game "
+        "declares how); dense: a linear head over every action",
+    )
+    ap.add_argument(
+        "--random-share", type=float, default=None, help="share of episodes against random (default: the game's)"
+    )
+    ap.add_argument(
+        "--greedy-share", type=float, default=None, help="share of episodes against greedy (default: the game's)"
+    )
     ap.add_argument("--mcts-share", type=float, default=0.0, help="share of episodes against mcts (default 0)")
-    ap.add_argument("--mcts-simulations", type=int, default=100,
-                    help="simulations per decision of that mcts opponent (default 100)")
-    ap.add_argument("--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots (default 20,000)")
-    ap.add_argument("--warm-start", type=int, default=None, metavar="GAMES",
-                    help="fit the policy to greedy's decisions in this many games first (default: the game's; 0: none)")
-    ap.add_argument("--eval-every", type=int, default=None, metavar="STEPS",
-                    help="steps between win-rate checks (default: by time, --eval-seconds)")
-    ap.add_argument("--eval-seconds", type=float, default=None,
-                    help="seconds of training between win-rate checks (default: a twentieth of --minutes, "
-                         "at least 30; 0: none)")  # fmt: skip
-    ap.add_argument("--eval-games", type=int, default=400,
-                    help="games per opponent in each win-rate check (default 400, at most 10,000,000)")
-    ap.add_argument("--eval-vs", nargs="+", default=list(EVAL_OPPONENTS), metavar="NAME",
-                    help="the opponents of the win-rate checks (default: random greedy)")
+    ap.add_argument(
+        "--mcts-simulations", type=int, default=100, help="simulations per decision of that mcts opponent (default 100)"
+    )
+    ap.add_argument(
+        "--snapshot-every", type=int, default=20_000, help="steps between self-play snapshots (default 20,000)"
+    )
+    ap.add_argument(
+        "--warm-start",
+        type=int,
+        default=None,
+        metavar="GAMES",
+        help="fit the policy to greedy's decisions in this many games first (default: the game's; 0: none)",
+    )
+    ap.add_argument(
+        "--eval-every",
+        type=int,
+        default=None,
+        metavar="STEPS",
+        help="steps between win-rate checks (default: by time, --eval-seconds)",
+    )
+    ap.add_argument(
+        "--eval-seconds",
+        type=float,
+        default=None,
+        help="seconds of training between win-rate checks (default: a twentieth of --minutes, at least 30; 0: none)",
+    )
+    ap.add_argument(
+        "--eval-games",
+        type=int,
+        default=400,
+        help="games per opponent in each win-rate check (default 400, at most 10,000,000)",
+    )
+    ap.add_argument(
+        "--eval-vs",
+        nargs="+",
+        default=list(EVAL_OPPONENTS),
+        metavar="NAME",
+        help="the opponents of the win-rate checks (default: random greedy)",
+    )
     ap.add_argument("--batch-size", type=int, default=None, help="PPO minibatch (default: the game's)")
     ap.add_argument("--epochs", type=int, default=None, help="PPO epochs per rollout (default: the game's)")
     ap.add_argument("--lr", type=float, default=None, help="learning rate (default: the game's)")
     ap.add_argument("--gamma", type=float, default=None, help="discount (default 0.99)")
     ap.add_argument("--ent-coef", type=float, default=None, help="entropy bonus (default: the game's)")
-    ap.add_argument("--shaping", type=float, default=None,
-                    help="potential-based reward shaping with the game's heuristic, this big at most (default: the "
-                         "game's; 0: none)")  # fmt: skip
-    ap.add_argument("--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch")
-    ap.add_argument("--extractor-kwargs", default=None, metavar="JSON",
-                    help='the network\'s options changed, e.g. \'{"channels": 64}\' (board) or \'{"hidden": 512}\' (Tryasina)')
-    ap.add_argument("--net-arch", type=int, nargs="+", default=None, metavar="N",
-                    help="the dense network's policy and value layers (default 128)")
-    ap.add_argument("--stop-at", default=None, metavar="NAME=RATE",
-                    help="stop at the first win-rate check that reaches RATE against NAME, e.g. greedy=0.9")
-    ap.add_argument("--threads", type=int, default=None, help="torch's and numba's threads (default: the cores available)")
+    ap.add_argument(
+        "--shaping",
+        type=float,
+        default=None,
+        help="potential-based reward shaping with the game's heuristic, this big at most (default: the "
+        "game's; 0: none)",
+    )
+    ap.add_argument(
+        "--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch"
+    )
+    ap.add_argument(
+        "--extractor-kwargs",
+        default=None,
+        metavar="JSON",
+        help="the network's options changed, e.g. '{\"channels\": 64}' (board) or '{\"hidden\": 512}' (Tryasina)",
+    )
+    ap.add_argument(
+        "--net-arch",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="N",
+        help="the dense network's policy and value layers (default 128)",
+    )
+    ap.add_argument(
+        "--stop-at",
+        default=None,
+        metavar="NAME=RATE",
+        help="stop at the first win-rate check that reaches RATE against NAME, e.g. greedy=0.9",
+    )
+    ap.add_argument(
+        "--threads", type=int, default=None, help="torch's and numba's threads (default: the cores available)"
+    )
     ap.add_argument("--no-progress", action="store_true", help="no progress bar (one line per win-rate check)")
     args = ap.parse_args(argv)
     for flag in ("steps", "num_envs", "snapshot_every", "batch_size", "epochs", "eval_games", "threads"):
@@ -419,14 +588,38 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
 
             out.parent.mkdir(parents=True, exist_ok=True)
             output_path(out.with_suffix(".pt"), "--out")
-        train(args.game, steps=args.steps, minutes=args.minutes, num_envs=args.num_envs, seed=args.seed,
-              players=args.players, out=out, network=args.network, random_share=args.random_share,
-              greedy_share=args.greedy_share, mcts_share=args.mcts_share, mcts_simulations=args.mcts_simulations,
-              snapshot_every=args.snapshot_every, warm_start=args.warm_start, eval_every=args.eval_every,
-              eval_seconds=args.eval_seconds, eval_games=args.eval_games, eval_opponents=tuple(args.eval_vs),
-              batch_size=args.batch_size, n_epochs=args.epochs, learning_rate=args.lr, gamma=args.gamma,
-              ent_coef=args.ent_coef, init=args.init, shaping=args.shaping, threads=args.threads, stop_at=stop_at,
-              progress_bar=not args.no_progress, extractor_kwargs=extractor_kwargs, net_arch=args.net_arch)  # fmt: skip
+        train(
+            args.game,
+            steps=args.steps,
+            minutes=args.minutes,
+            num_envs=args.num_envs,
+            seed=args.seed,
+            players=args.players,
+            out=out,
+            network=args.network,
+            random_share=args.random_share,
+            greedy_share=args.greedy_share,
+            mcts_share=args.mcts_share,
+            mcts_simulations=args.mcts_simulations,
+            snapshot_every=args.snapshot_every,
+            warm_start=args.warm_start,
+            eval_every=args.eval_every,
+            eval_seconds=args.eval_seconds,
+            eval_games=args.eval_games,
+            eval_opponents=tuple(args.eval_vs),
+            batch_size=args.batch_size,
+            n_epochs=args.epochs,
+            learning_rate=args.lr,
+            gamma=args.gamma,
+            ent_coef=args.ent_coef,
+            init=args.init,
+            shaping=args.shaping,
+            threads=args.threads,
+            stop_at=stop_at,
+            progress_bar=not args.no_progress,
+            extractor_kwargs=extractor_kwargs,
+            net_arch=args.net_arch,
+        )
     except (ValueError, OSError) as exc:
         ap.error(str(exc) if isinstance(exc, ValueError) else f"--out {args.out!r}: {exc.strerror or exc}")
     except TrainingInterrupted as stop:
@@ -434,8 +627,11 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
             print(f"\ninterrupted before the first checkpoint: nothing was written to {stop.path}.pt", file=sys.stderr)
         else:
             rates = ", ".join(f"{k} {v:.0%}" for k, v in stop.last.items() if k not in ("steps", "train_s", "cpu_s"))
-            print(f"\ninterrupted: the last checkpoint, after {stop.last['steps']:,} steps ({rates}), is "
-                  f"{stop.path}.pt / .json", file=sys.stderr)  # fmt: skip
+            print(
+                f"\ninterrupted: the last checkpoint, after {stop.last['steps']:,} steps ({rates}), is "
+                f"{stop.path}.pt / .json",
+                file=sys.stderr,
+            )
         return 130
     return 0
 

@@ -47,11 +47,13 @@ load average and other processes' CPU; a busy or ``--quick`` run does not
 replace the published tables (``benchmarks/results.*``) unless ``--force``.
 Then ``benchmarks/breakdown.py``'s table: where a step's time goes, per game.
 """
+
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import datetime
+import functools
 import importlib
 import importlib.util
 import json
@@ -62,8 +64,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numba
 import numpy as np
@@ -77,8 +79,9 @@ from boardenvs.registry import registered_ids
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # this folder's modules, however this one is loaded
 from hints import bench_hints, bench_variants  # noqa: E402
-from boardenvs.vector import parallel_from
+
 from boardenvs.aec import OrderEnforcing
+from boardenvs.vector import parallel_from
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = ROOT / "benchmarks"  # results.md / .json / throughput.png of the published run (the docs' Benchmarks page)
@@ -128,11 +131,11 @@ TARGET_COLD_STARTUP = 5.0
 QUIET_OTHERS = 0.25
 # the Pgx paper's published claims (not measured here), quoted in the scaling note
 PGX_PAPER = (
-    "Koyamada et al., \"Pgx: Hardware-Accelerated Parallel Game Simulators for Reinforcement Learning\", "
-    "NeurIPS 2023 Datasets and Benchmarks (arXiv:2303.17503), abstract: \"In our experiments on a DGX-A100 "
+    'Koyamada et al., "Pgx: Hardware-Accelerated Parallel Game Simulators for Reinforcement Learning", '
+    'NeurIPS 2023 Datasets and Benchmarks (arXiv:2303.17503), abstract: "In our experiments on a DGX-A100 '
     "workstation, we discovered that Pgx can simulate RL environments 10-100x faster than existing "
     "implementations available in Python\" (PettingZoo and OpenSpiel); the first arXiv version's abstract: "
-    "\"the simulation of Pgx on a single A100 GPU is 10x faster than that of existing reinforcement learning libraries\""
+    '"the simulation of Pgx on a single A100 GPU is 10x faster than that of existing reinforcement learning libraries"'
 )
 
 
@@ -144,6 +147,7 @@ def optional_import(name: str):
 
 OUR_WRAPPER = "AEC, boardenvs wrapper"
 ANCHORS = ("pettingzoo", "openspiel", "envpool", "pgx")
+
 
 # -- the no-op env -------------------------------------------------------------------------
 class NoopEnv(AECEnv):
@@ -159,7 +163,10 @@ class NoopEnv(AECEnv):
         self.length = length
         self._obs = {"observation": np.zeros(obs_shape, np.int8), "action_mask": np.ones(num_actions, np.int8)}
         box = spaces.Dict(
-            {"observation": spaces.Box(0, 1, obs_shape, np.int8), "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)}
+            {
+                "observation": spaces.Box(0, 1, obs_shape, np.int8),
+                "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+            }
         )
         self.observation_spaces = {a: box for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
@@ -206,6 +213,11 @@ def _chunked(gen, k: int) -> Callable[[], int]:
         return k
 
     return chunk
+
+
+def _classic_stepper(module, kwargs: dict):
+    """The AEC stepper of a PettingZoo classic env module with its options."""
+    return aec_stepper(lambda: module.env(**kwargs))
 
 
 def aec_stepper(make_env, seed: int = 0, chunk: int = 64) -> Callable[[], int]:
@@ -435,7 +447,9 @@ class Row:
         out["samples"] = [{"steps_per_s": r, "cpu_per_wall": c} for r, c in self.samples]
         if self.samples:
             rates = [r for r, _ in self.samples]
-            out.update(median=self.rate, min=min(rates), max=max(rates), cpu_per_wall=self.cpu, per_cpu_s=self.rate_per_cpu)
+            out.update(
+                median=self.rate, min=min(rates), max=max(rates), cpu_per_wall=self.cpu, per_cpu_s=self.rate_per_cpu
+            )
         return out
 
 
@@ -491,29 +505,104 @@ def boardenvs_rows(env_ids, sizes, sb3: bool = True, threads_row: bool = True) -
             label = variant_label(env_id, options)
             game = boardenvs.make_game(env_id, **options)
             spaces_of = (game.num_actions, 120, game.obs_shape, game.num_players)
-            rows.append(Row("no-op", label, "AEC", 1, threads=None, env_id=env_id, options=options, setup=lambda s=spaces_of: aec_stepper(
-                lambda: wrappers.OrderEnforcingWrapper(NoopEnv(*s)))))  # fmt: skip
+            rows.append(
+                Row(
+                    "no-op",
+                    label,
+                    "AEC",
+                    1,
+                    threads=None,
+                    env_id=env_id,
+                    options=options,
+                    setup=lambda s=spaces_of: aec_stepper(lambda: wrappers.OrderEnforcingWrapper(NoopEnv(*s))),
+                )
+            )
             # the same no-op under boardenvs' own OrderEnforcing (which answers the per-step reads
             # PettingZoo's wrapper forwards through __getattr__): the env alone compared
-            rows.append(Row("no-op", label, OUR_WRAPPER, 1, threads=None, env_id=env_id, options=options, setup=lambda s=spaces_of: aec_stepper(
-                lambda: OrderEnforcing(NoopEnv(*s)))))  # fmt: skip
-            rows.append(Row("boardenvs", label, "AEC", 1, env_id=env_id, options=options,
-                            setup=lambda e=env_id, o=options: aec_stepper(lambda: boardenvs.make(e, **o))))  # fmt: skip
+            rows.append(
+                Row(
+                    "no-op",
+                    label,
+                    OUR_WRAPPER,
+                    1,
+                    threads=None,
+                    env_id=env_id,
+                    options=options,
+                    setup=lambda s=spaces_of: aec_stepper(lambda: OrderEnforcing(NoopEnv(*s))),
+                )
+            )
+            rows.append(
+                Row(
+                    "boardenvs",
+                    label,
+                    "AEC",
+                    1,
+                    env_id=env_id,
+                    options=options,
+                    setup=lambda e=env_id, o=options: aec_stepper(lambda: boardenvs.make(e, **o)),
+                )
+            )
             for n in sizes:
-                rows.append(Row("boardenvs", label, "make_vec", n, env_id=env_id, options=options,
-                                setup=lambda e=env_id, n=n, o=options: vec_stepper(e, n, o)))  # fmt: skip
+                rows.append(
+                    Row(
+                        "boardenvs",
+                        label,
+                        "make_vec",
+                        n,
+                        env_id=env_id,
+                        options=options,
+                        setup=lambda e=env_id, n=n, o=options: vec_stepper(e, n, o),
+                    )
+                )
             big = max(sizes)
-            rows.append(Row("boardenvs", label, VEC_FUSED, big, env_id=env_id, options=options,
-                            setup=lambda e=env_id, n=big, o=options: vec_stepper(e, n, o, fused=True)))  # fmt: skip
+            rows.append(
+                Row(
+                    "boardenvs",
+                    label,
+                    VEC_FUSED,
+                    big,
+                    env_id=env_id,
+                    options=options,
+                    setup=lambda e=env_id, n=big, o=options: vec_stepper(e, n, o, fused=True),
+                )
+            )
             if threads_row and numba.config.NUMBA_NUM_THREADS > 1 and big >= parallel_from():
-                rows.append(Row("boardenvs", label, "make_vec", big, threads=1, env_id=env_id, options=options,
-                                setup=lambda e=env_id, n=big, o=options: vec_stepper(e, n, o, num_threads=1)))  # fmt: skip
+                rows.append(
+                    Row(
+                        "boardenvs",
+                        label,
+                        "make_vec",
+                        big,
+                        threads=1,
+                        env_id=env_id,
+                        options=options,
+                        setup=lambda e=env_id, n=big, o=options: vec_stepper(e, n, o, num_threads=1),
+                    )
+                )
             if sb3:
                 n = min(SB3_N, big)
-                rows.append(Row("boardenvs", label, "SB3VecEnv", n, env_id=env_id, options=options,
-                                setup=lambda e=env_id, n=n, o=options: sb3_stepper("SB3VecEnv", e, n, o)))  # fmt: skip
-                rows.append(Row("boardenvs", label, SB3_DIRECT, n, env_id=env_id, options=options,
-                                setup=lambda e=env_id, n=n, o=options: sb3_stepper("SB3VecEnv", e, n, o, direct=True)))  # fmt: skip
+                rows.append(
+                    Row(
+                        "boardenvs",
+                        label,
+                        "SB3VecEnv",
+                        n,
+                        env_id=env_id,
+                        options=options,
+                        setup=lambda e=env_id, n=n, o=options: sb3_stepper("SB3VecEnv", e, n, o),
+                    )
+                )
+                rows.append(
+                    Row(
+                        "boardenvs",
+                        label,
+                        SB3_DIRECT,
+                        n,
+                        env_id=env_id,
+                        options=options,
+                        setup=lambda e=env_id, n=n, o=options: sb3_stepper("SB3VecEnv", e, n, o, direct=True),
+                    )
+                )
     return rows
 
 
@@ -522,15 +611,24 @@ def anchor_rows(which, sizes, env_ids, log=print) -> list[Row]:
     rows = []
     if "pettingzoo" in which:
         try:
-            classic = {name: optional_import(f"pettingzoo.classic.{mod}") for name, mod in
-                       (("connect_four", "connect_four_v3"), ("chess", "chess_v6"), ("go_9x9", "go_v5"))}  # fmt: skip
+            classic = {
+                name: optional_import(f"pettingzoo.classic.{mod}")
+                for name, mod in (("connect_four", "connect_four_v3"), ("chess", "chess_v6"), ("go_9x9", "go_v5"))
+            }
         except Exception as exc:
             log(f"PettingZoo classic anchors skipped: {exc}; pip install 'boardenvs[bench]'")
         else:
             kwargs = {"go_9x9": {"board_size": 9}}
             for name in PETTINGZOO_GAMES:
-                rows.append(Row("PettingZoo", name, "AEC", 1, setup=lambda m=classic[name], kw=kwargs.get(name, {}): aec_stepper(
-                    lambda: m.env(**kw))))  # fmt: skip
+                rows.append(
+                    Row(
+                        "PettingZoo",
+                        name,
+                        "AEC",
+                        1,
+                        setup=functools.partial(_classic_stepper, classic[name], kwargs.get(name, {})),
+                    )
+                )
     if "openspiel" in which:
         try:
             optional_import("pyspiel")
@@ -547,12 +645,18 @@ def anchor_rows(which, sizes, env_ids, log=print) -> list[Row]:
         except Exception as exc:
             log(f"EnvPool anchors skipped: {exc}; pip install 'boardenvs[bench]' (CPython 3.11, x86-64 Linux)")
         else:
-            wanted = ENVPOOL_GAMES if env_ids is None else [g for g in ENVPOOL_GAMES if g in {(closest_envpool(e) or (None,))[0] for e in env_ids}]
+            wanted = (
+                ENVPOOL_GAMES
+                if env_ids is None
+                else [g for g in ENVPOOL_GAMES if g in {(closest_envpool(e) or (None,))[0] for e in env_ids}]
+            )
             for task in wanted:
                 for n in sizes:
                     rows.append(Row("EnvPool", task, ENVPOOL_API, n, setup=lambda t=task, n=n: envpool_stepper(t, n)))
                 big = max(sizes)
-                rows.append(Row("EnvPool", task, ENVPOOL_NUMPY, big, setup=lambda t=task, n=big: envpool_stepper(t, n, "numpy")))
+                rows.append(
+                    Row("EnvPool", task, ENVPOOL_NUMPY, big, setup=lambda t=task, n=big: envpool_stepper(t, n, "numpy"))
+                )
     if "pgx" in which:
         try:
             optional_import("pgx")
@@ -614,7 +718,7 @@ def startup_seconds(cold: bool, env_id: str = "quess_v0", options: dict | None =
     first step of ``env_id`` through the public env; cold: with an empty
     numba cache directory (every kernel compiles), and then a step of
     ``make_vec``'s serial and threaded drivers too."""
-    vec = ("v=boardenvs.make_vec({e!r}, num_envs=4, parallel={p}, **{o!r}); v.reset(seed=0); v.step(v.random_actions());")
+    vec = "v=boardenvs.make_vec({e!r}, num_envs=4, parallel={p}, **{o!r}); v.reset(seed=0); v.step(v.random_actions());"
     code = (
         f"import time; t=time.perf_counter(); import boardenvs; e=boardenvs.make({env_id!r}, **{options or {}!r}); "
         "e.reset(seed=0); m=e.observe(e.agent_selection)['action_mask']; e.step(int(m.nonzero()[0][0]));"
@@ -665,14 +769,31 @@ def comparisons(row: Row, rows: list[Row], big: int) -> list[dict]:
         add(find(rows, "no-op", row.game, OUR_WRAPPER, 1), "no-op under boardenvs' wrapper", None)
     elif row.system == "boardenvs" and row.api == "make_vec" and row.threads is None:
         os_name = (closest(row.env_id) or (None,))[0]
-        add(find(rows, "OpenSpiel", os_name, "pyspiel", 1), f"OpenSpiel {os_name}", TARGET_VS_OPENSPIEL if row.n == big else None)
+        add(
+            find(rows, "OpenSpiel", os_name, "pyspiel", 1),
+            f"OpenSpiel {os_name}",
+            TARGET_VS_OPENSPIEL if row.n == big else None,
+        )
         ep_name = (closest_envpool(row.env_id) or (None,))[0]
-        add(find(rows, "EnvPool", ep_name, ENVPOOL_API, row.n), f"EnvPool {ep_name}@{row.n}",
-            TARGET_VS_ENVPOOL if row.n == big else None, "cpu")  # fmt: skip
+        add(
+            find(rows, "EnvPool", ep_name, ENVPOOL_API, row.n),
+            f"EnvPool {ep_name}@{row.n}",
+            TARGET_VS_ENVPOOL if row.n == big else None,
+            "cpu",
+        )
         if row.n == big:
-            add(find(rows, "EnvPool", ep_name, ENVPOOL_NUMPY, row.n), f"EnvPool {ep_name}@{row.n} with numpy sampling", None)
+            add(
+                find(rows, "EnvPool", ep_name, ENVPOOL_NUMPY, row.n),
+                f"EnvPool {ep_name}@{row.n} with numpy sampling",
+                None,
+            )
         if row.n == PGX_ANCHOR[1]:
-            add(find(rows, "Pgx (CPU)", PGX_ANCHOR[0], "jit+vmap", PGX_ANCHOR[1]), "Pgx connect_four@4096", TARGET_VS_PGX, "cpu")
+            add(
+                find(rows, "Pgx (CPU)", PGX_ANCHOR[0], "jit+vmap", PGX_ANCHOR[1]),
+                "Pgx connect_four@4096",
+                TARGET_VS_PGX,
+                "cpu",
+            )
     elif row.system == "boardenvs" and row.api == VEC_FUSED:
         add(find(rows, "boardenvs", row.game, "make_vec", row.n), "step(random_actions())", None)
         if row.n == PGX_ANCHOR[1]:  # like for like: Pgx's row draws inside its jitted step too (no target here)
@@ -680,12 +801,22 @@ def comparisons(row: Row, rows: list[Row], big: int) -> list[dict]:
     elif row.system == "boardenvs" and row.api == "make_vec":
         default = find(rows, "boardenvs", row.game, "make_vec", row.n)
         if default is not None and default.samples:
-            out.append({"anchor": f"{numba.get_num_threads()} threads / 1 thread", "wall": ratio(default, row)[0],
-                        "cpu": ratio(default, row)[1], "target": None, "met": None})  # fmt: skip
+            out.append(
+                {
+                    "anchor": f"{numba.get_num_threads()} threads / 1 thread",
+                    "wall": ratio(default, row)[0],
+                    "cpu": ratio(default, row)[1],
+                    "target": None,
+                    "met": None,
+                }
+            )
     elif row.system == "boardenvs" and row.api == "SB3VecEnv":
         seats = boardenvs.make_game(row.env_id, **(row.options or {})).num_players
-        add(find(rows, "boardenvs", row.game, "make_vec", row.n), f"make_vec N={row.n} / {seats} seats",
-            TARGET_SB3_VS_VEC / seats)  # fmt: skip
+        add(
+            find(rows, "boardenvs", row.game, "make_vec", row.n),
+            f"make_vec N={row.n} / {seats} seats",
+            TARGET_SB3_VS_VEC / seats,
+        )
     elif row.system == "boardenvs" and row.api == SB3_DIRECT:
         add(find(rows, "boardenvs", row.game, "make_vec", row.n), f"make_vec N={row.n}", None)
         add(find(rows, "boardenvs", row.game, "SB3VecEnv", row.n), "SB3VecEnv through get_action_masks", None)
@@ -745,7 +876,8 @@ def boardenvs_table(rows: list[Row], big: int) -> list[str]:
 
 def anchors_table(rows: list[Row]) -> list[str]:
     lines = [
-        "| system | game | API | N | steps/s median [min-max] | CPU-s per wall-s | compile s | state bytes/row | ratio per wall-s / per CPU-s |",
+        "| system | game | API | N | steps/s median [min-max] | CPU-s per wall-s | compile s | state "
+        "bytes/row | ratio per wall-s / per CPU-s |",
         "|---|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
@@ -754,13 +886,17 @@ def anchors_table(rows: list[Row]) -> list[str]:
         compile_s = f"{row.info['compile_s']:.1f}" if "compile_s" in row.info else "-"
         state = f"{row.info['state_bytes_per_row']:.0f}" if "state_bytes_per_row" in row.info else "-"
         text, _ = fmt_comparisons(comparisons(row, rows, 0))
-        lines.append(f"| {row.system} | {row.game} | {row.api} | {row.n} | {fmt_rate(row)} | {row.cpu:.2f} | {compile_s} | {state} | {text} |")
+        lines.append(
+            f"| {row.system} | {row.game} | {row.api} | {row.n} | {fmt_rate(row)} | {row.cpu:.2f} | "
+            f"{compile_s} | {state} | {text} |"
+        )
     return lines
 
 
 def memory_table(memory: dict, startup: dict) -> list[str]:
     lines = [
-        "| game | state bytes/row | obs + mask bytes/row | N | the N rows' arrays | peak RSS | RSS over import | start-up warm (median) | cold | target warm <= 1 s |",
+        "| game | state bytes/row | obs + mask bytes/row | N | the N rows' arrays | peak RSS | RSS over "
+        "import | start-up warm (median) | cold | target warm <= 1 s |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for label, m in memory.items():
@@ -771,7 +907,8 @@ def memory_table(memory: dict, startup: dict) -> list[str]:
         target = ("met" if s["warm_median"] <= TARGET_WARM_STARTUP else "**missed**") if s else "-"
         lines.append(
             f"| {label} | {m['state_bytes_per_row']} | {m['buffer_bytes_per_row']} | {m['n']} | "
-            f"{m['n'] * (m['state_bytes_per_row'] + m['buffer_bytes_per_row']) / 2**20:.1f} MiB | {m['peak_rss'] / 2**20:.0f} MiB | "
+            f"{m['n'] * (m['state_bytes_per_row'] + m['buffer_bytes_per_row']) / 2**20:.1f} MiB | "
+            f"{m['peak_rss'] / 2**20:.0f} MiB | "
             f"{m['rss_over_import'] / 2**20:.0f} MiB | {warm} | {cold} | {target} |"
         )
     return lines
@@ -782,14 +919,32 @@ def targets_summary(rows: list[Row], big: int, startup: dict) -> list[dict]:
     for row in rows:
         for c in comparisons(row, rows, big):
             if c["target"] is not None:
-                out.append({"row": f"{row.game} {api_label(row)} N={row.n}", "target": target_text(c),
-                            "value": c["cpu" if c.get("basis") == "cpu" else "wall"], "met": c["met"]})  # fmt: skip
+                out.append(
+                    {
+                        "row": f"{row.game} {api_label(row)} N={row.n}",
+                        "target": target_text(c),
+                        "value": c["cpu" if c.get("basis") == "cpu" else "wall"],
+                        "met": c["met"],
+                    }
+                )
     for env_id, s in startup.items():
-        out.append({"row": f"{env_id} start-up", "target": f"warm <= {TARGET_WARM_STARTUP:g} s", "value": s["warm_median"],
-                    "met": s["warm_median"] <= TARGET_WARM_STARTUP})  # fmt: skip
+        out.append(
+            {
+                "row": f"{env_id} start-up",
+                "target": f"warm <= {TARGET_WARM_STARTUP:g} s",
+                "value": s["warm_median"],
+                "met": s["warm_median"] <= TARGET_WARM_STARTUP,
+            }
+        )
         if "cold" in s:
-            out.append({"row": f"{env_id} start-up", "target": f"cold (with make_vec's drivers) <= {TARGET_COLD_STARTUP:g} s",
-                        "value": s["cold"], "met": s["cold"] <= TARGET_COLD_STARTUP})  # fmt: skip
+            out.append(
+                {
+                    "row": f"{env_id} start-up",
+                    "target": f"cold (with make_vec's drivers) <= {TARGET_COLD_STARTUP:g} s",
+                    "value": s["cold"],
+                    "met": s["cold"] <= TARGET_COLD_STARTUP,
+                }
+            )
     return out
 
 
@@ -819,20 +974,25 @@ def scaling_note(rows: list[Row], sizes) -> list[str]:
         lines.append("make_vec throughput against N, over the games above: " + "; ".join(parts) + ".")
         lines.append(
             f"Below N = {parallel_from()} make_vec runs a serial driver (one core); from there on numba's threads "
-            f"({numba.get_num_threads()} here, threading layer {numba.threading_layer() if _layer_started() else 'not started'})."
+            f"({numba.get_num_threads()} here, threading layer "
+            f"{numba.threading_layer() if _layer_started() else 'not started'})."
         )
     if threads:
         ratios = [t[1] for t in threads]
         lines.append(
-            f"With cores: make_vec N = {max(sizes)} with {numba.get_num_threads()} numba threads vs 1 thread: {span(ratios)} "
-            f"(CPU-s per wall-s {statistics.median(t[2] for t in threads):.2f} vs {statistics.median(t[3] for t in threads):.2f}); "
+            f"With cores: make_vec N = {max(sizes)} with {numba.get_num_threads()} numba threads vs 1 "
+            f"thread: {span(ratios)} "
+            f"(CPU-s per wall-s {statistics.median(t[2] for t in threads):.2f} vs "
+            f"{statistics.median(t[3] for t in threads):.2f}); "
             "per game: " + ", ".join(f"{g} {r:.2f}x" for g, r, _, _ in threads) + "."
         )
         busy = statistics.median(t[2] for t in threads)
         if busy < 0.75 * numba.get_num_threads():
             lines.append(
-                f"In this run the threaded rows got {busy:.2f} CPU-s per wall-s of the {numba.get_num_threads()} their threads "
-                "could use: the other cores were busy with other jobs, so the thread ratio above (and the flat N = 64 -> "
+                f"In this run the threaded rows got {busy:.2f} CPU-s per wall-s of the "
+                f"{numba.get_num_threads()} their threads "
+                "could use: the other cores were busy with other jobs, so the thread ratio above (and the "
+                "flat N = 64 -> "
                 "4096 growth) measures that contention, not what another core gives; read both on an idle machine."
             )
     pgx = [r for r in rows if r.system == "Pgx (CPU)"]
@@ -842,7 +1002,8 @@ def scaling_note(rows: list[Row], sizes) -> list[str]:
             if r.game not in best or r.rate > best[r.game].rate:
                 best[r.game] = r
         lines.append(
-            "Pgx on this CPU peaks at: " + ", ".join(f"{g} {fmt(r.rate)} (N={r.n})" for g, r in best.items())
+            "Pgx on this CPU peaks at: "
+            + ", ".join(f"{g} {fmt(r.rate)} (N={r.n})" for g, r in best.items())
             + f"; XLA's CPU-s per wall-s: median {statistics.median(r.cpu for r in pgx):.2f}."
         )
     lines.append(
@@ -886,7 +1047,10 @@ def training_path_table(seconds: float, repeats: int, log=print) -> tuple[list[s
     targets = []
     for gym_id in ("boardenvs/Quess-v0", "boardenvs/Quagmire-v0"):
         for n in (64, 1024):
-            dummy, ours = find(rows, "DummyVecEnv", gym_id, "DummyVecEnv", n), find(rows, "SB3VecEnv", gym_id, "SB3VecEnv", n)
+            dummy, ours = (
+                find(rows, "DummyVecEnv", gym_id, "DummyVecEnv", n),
+                find(rows, "SB3VecEnv", gym_id, "SB3VecEnv", n),
+            )
             if not (dummy and ours and dummy.samples and ours.samples):
                 continue
             ppo = "-"
@@ -894,10 +1058,18 @@ def training_path_table(seconds: float, repeats: int, log=print) -> tuple[list[s
                 ppo_d, ppo_s = (ppo_steps_per_second(k, gym_id, n, 64 * 128) for k in ("DummyVecEnv", "SB3VecEnv"))
                 ppo = f"{fmt(ppo_d)} / {fmt(ppo_s)} ({ppo_s / ppo_d:.2f}x)"
             met = ours.rate / dummy.rate >= TARGET_SB3_VS_DUMMY
-            lines.append(f"| {gym_id} | {n} | {fmt_rate(dummy)} | {fmt_rate(ours)} | {ours.rate / dummy.rate:.1f}x "
-                         f"{'met' if met else '**missed**'} | {ppo} |")  # fmt: skip
-            targets.append({"row": f"{gym_id} SB3VecEnv N={n}", "target": f">= {TARGET_SB3_VS_DUMMY:g}x DummyVecEnv N={n}",
-                            "value": ours.rate / dummy.rate, "met": met})  # fmt: skip
+            lines.append(
+                f"| {gym_id} | {n} | {fmt_rate(dummy)} | {fmt_rate(ours)} | {ours.rate / dummy.rate:.1f}x "
+                f"{'met' if met else '**missed**'} | {ppo} |"
+            )
+            targets.append(
+                {
+                    "row": f"{gym_id} SB3VecEnv N={n}",
+                    "target": f">= {TARGET_SB3_VS_DUMMY:g}x DummyVecEnv N={n}",
+                    "value": ours.rate / dummy.rate,
+                    "met": met,
+                }
+            )
     return lines, targets
 
 
@@ -916,8 +1088,6 @@ def torchrl_env(kind: str, gym_id: str, n: int):
         from boardenvs.torchrl import BoardEnv
 
         return BoardEnv(gym_id, num_envs=n, opponent="random")
-    import functools
-
     torchrl_envs = optional_import("torchrl.envs")
     one = functools.partial(_gym_with_mask, gym_id)
     if kind == "SerialEnv":
@@ -945,7 +1115,9 @@ def _gym_with_mask(gym_id: str):
 
     env = GymWrapper(gymnasium.make(gym_id), categorical_action_encoding=True)
     size = env.action_spec.space.n
-    env.set_info_dict_reader(default_info_dict_reader(["action_mask"], spec={"action_mask": Binary(n=size, dtype=torch.bool)}))
+    env.set_info_dict_reader(
+        default_info_dict_reader(["action_mask"], spec={"action_mask": Binary(n=size, dtype=torch.bool)})
+    )
     return env
 
 
@@ -976,7 +1148,9 @@ def torchrl_stepper(kind: str, gym_id: str, n: int) -> Callable[[], int]:
     if kind == "SB3VecEnv":
         return sb3_stepper("SB3VecEnv", gym_id, n, direct=True)
     env = torchrl_env(kind, gym_id, n)
-    _OPEN_TORCHRL_ENVS.append(env)  # closed by torchrl_table (ParallelEnv's workers would keep the process from exiting)
+    _OPEN_TORCHRL_ENVS.append(
+        env
+    )  # closed by torchrl_table (ParallelEnv's workers would keep the process from exiting)
     env.set_seed(0)
     state = {"td": env.reset()}
     shape = env.batch_size
@@ -992,8 +1166,9 @@ def torchrl_stepper(kind: str, gym_id: str, n: int) -> Callable[[], int]:
     return chunk
 
 
-def torchrl_table(seconds: float, repeats: int, sizes=TORCHRL_SIZES, gym_ids=("boardenvs/Quess-v0",),
-                  log=print) -> tuple[list[str], list[dict]]:  # fmt: skip
+def torchrl_table(
+    seconds: float, repeats: int, sizes=TORCHRL_SIZES, gym_ids=("boardenvs/Quess-v0",), log=print
+) -> tuple[list[str], list[dict]]:
     """``BoardEnv`` (boardenvs.torchrl) env steps/s against ``SB3VecEnv`` and
     TorchRL's ``SerialEnv`` / ``ParallelEnv`` of the gymnasium env at the
     same N, interleaved in one run: the table's lines and the rows (JSON)."""
@@ -1006,7 +1181,9 @@ def torchrl_table(seconds: float, repeats: int, sizes=TORCHRL_SIZES, gym_ids=("b
     import torch
 
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as the tutorial: torch's threads and numba's fought over 2 cores (5x slower steps at N = 1024)
+    torch.set_num_threads(
+        1
+    )  # as the tutorial: torch's threads and numba's fought over 2 cores (5x slower steps at N = 1024)
     rows = []
     for gym_id in gym_ids:
         for n in sizes:
@@ -1021,7 +1198,8 @@ def torchrl_table(seconds: float, repeats: int, sizes=TORCHRL_SIZES, gym_ids=("b
         while _OPEN_TORCHRL_ENVS:  # every env the rows built, ParallelEnv's worker processes included
             _OPEN_TORCHRL_ENVS.pop().close()
     lines = [
-        "| id | N | BoardEnv steps/s | SB3VecEnv steps/s | SerialEnv steps/s | ParallelEnv steps/s | BoardEnv / SB3VecEnv "
+        "| id | N | BoardEnv steps/s | SB3VecEnv steps/s | SerialEnv steps/s | ParallelEnv steps/s | "
+        "BoardEnv / SB3VecEnv "
         "| BoardEnv / SerialEnv | BoardEnv / ParallelEnv |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -1032,14 +1210,18 @@ def torchrl_table(seconds: float, repeats: int, sizes=TORCHRL_SIZES, gym_ids=("b
             if not (ours and ours.samples):
                 continue
             cells = [fmt_rate(got[k]) if got[k] and got[k].samples else "-" for k in TORCHRL_KINDS]
-            ratios = [f"{ours.rate / got[k].rate:.1f}x" if got[k] and got[k].samples else "-" for k in TORCHRL_KINDS[1:]]
+            ratios = [
+                f"{ours.rate / got[k].rate:.1f}x" if got[k] and got[k].samples else "-" for k in TORCHRL_KINDS[1:]
+            ]
             lines.append(f"| {gym_id} | {n} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
     lines.append("")
-    lines.append(f"(SerialEnv / ParallelEnv: TorchRL's, of `GymWrapper(gymnasium.make(id))` with the mask from the infos; "
-                 f"ParallelEnv: one worker process per core ({torchrl_workers(max(sizes))} here), each a SerialEnv of its "
-                 f"share of the N rows; built up to N = {TORCHRL_BATCHED_UP_TO}; torch on one thread, as the TorchRL tutorial "
-                 "sets it. At large N most of a BoardEnv step is TorchRL's partial reset of the ended rows: a "
-                 "`torch.where` over every row's observation and mask.)")  # fmt: skip
+    lines.append(
+        f"(SerialEnv / ParallelEnv: TorchRL's, of `GymWrapper(gymnasium.make(id))` with the mask from the infos; "
+        f"ParallelEnv: one worker process per core ({torchrl_workers(max(sizes))} here), each a SerialEnv of its "
+        f"share of the N rows; built up to N = {TORCHRL_BATCHED_UP_TO}; torch on one thread, as the TorchRL tutorial "
+        "sets it. At large N most of a BoardEnv step is TorchRL's partial reset of the ended rows: a "
+        "`torch.where` over every row's observation and mask.)"
+    )
     return lines, [r.to_json() for r in rows]
 
 
@@ -1106,21 +1288,38 @@ def length_lines(quess_games: int, quicksand_games: int, env_ids) -> list[str]:
     if quess_games and "quess_v0" in env_ids:
         lens = quess_game_lengths(quess_games)
         pct = np.percentile(lens, [50, 90, 99, 99.9])
-        lines += ["", f"Quess random-vs-random game length over {len(lens)} games (turns): median {pct[0]:.0f}, "
-                  f"p90 {pct[1]:.0f}, p99 {pct[2]:.0f}, p99.9 {pct[3]:.0f}, max {lens.max()}."]  # fmt: skip
+        lines += [
+            "",
+            f"Quess random-vs-random game length over {len(lens)} games (turns): median {pct[0]:.0f}, "
+            f"p90 {pct[1]:.0f}, p99 {pct[2]:.0f}, p99.9 {pct[3]:.0f}, max {lens.max()}.",
+        ]
     if quicksand_games and "quicksand_v0" in env_ids:
         turns, decisions, reasons = quicksand_game_lengths(quicksand_games)
         tp, dp = np.percentile(turns, [50, 99]), np.percentile(decisions, [50, 99])
         ends = ", ".join(f"{r} {np.mean(reasons == r):.1%}" for r in sorted(set(reasons.tolist())))
-        lines += ["", f"Quicksand random-vs-random games over {len(turns)} games: median {tp[0]:.0f} turns "
-                  f"({dp[0]:.0f} decisions, the unit of its steps/s rows), p99 {tp[1]:.0f} turns ({dp[1]:.0f} decisions), "
-                  f"max {turns.max()} turns; ended by {ends}."]  # fmt: skip
+        lines += [
+            "",
+            f"Quicksand random-vs-random games over {len(turns)} games: median {tp[0]:.0f} turns "
+            f"({dp[0]:.0f} decisions, the unit of its steps/s rows), p99 {tp[1]:.0f} turns ({dp[1]:.0f} decisions), "
+            f"max {turns.max()} turns; ended by {ends}.",
+        ]
     return lines
 
 
 # -- machine, plot, outputs -------------------------------------------------------------
-MACHINE_PACKAGES = ("boardenvs", "numba", "numpy", "gymnasium", "pettingzoo", "open_spiel", "envpool", "jax", "jaxlib", "pgx",
-                    "stable-baselines3")  # fmt: skip
+MACHINE_PACKAGES = (
+    "boardenvs",
+    "numba",
+    "numpy",
+    "gymnasium",
+    "pettingzoo",
+    "open_spiel",
+    "envpool",
+    "jax",
+    "jaxlib",
+    "pgx",
+    "stable-baselines3",
+)
 
 
 def machine(packages=MACHINE_PACKAGES) -> dict:
@@ -1145,13 +1344,17 @@ def machine(packages=MACHINE_PACKAGES) -> dict:
         except PackageNotFoundError:
             versions[pkg] = None
     return {
-        "cpu": cpu, "cores": os.cpu_count(), "ram_bytes": ram, "os": platform.platform(),
-        "python": platform.python_version(), "versions": versions,
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "ram_bytes": ram,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "versions": versions,
         "numba_threads": numba.get_num_threads(),
         "numba_threading_layer": numba.threading_layer() if _layer_started() else None,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-    }  # fmt: skip
+    }
 
 
 def cpu_counters() -> tuple[float, float, float] | None:
@@ -1196,8 +1399,13 @@ class Sections:
             before, load = cpu_counters(), loadavg()
             yield
             after = cpu_counters()
-            rec = {"section": name, "wall_s": (after[2] - before[2]) if before and after else None,
-                   "load_start": load, "load_end": loadavg(), "others_cores": others_cores(before, after)}  # fmt: skip
+            rec = {
+                "section": name,
+                "wall_s": (after[2] - before[2]) if before and after else None,
+                "load_start": load,
+                "load_end": loadavg(),
+                "others_cores": others_cores(before, after),
+            }
             self.records.append(rec)
             if rec["others_cores"] is not None and rec["others_cores"] >= QUIET_OTHERS:
                 self.log(f"busy: other processes used {rec['others_cores']:.2f} cores during {name}")
@@ -1231,7 +1439,9 @@ def plot(rows: list[Row], path: Path, m: dict, log=print) -> bool:
         return False
     series = {}
     for row in rows:
-        if row.samples and ((row.system == "boardenvs" and row.api == "make_vec" and row.threads is None) or row.system == "Pgx (CPU)"):
+        if row.samples and (
+            (row.system == "boardenvs" and row.api == "make_vec" and row.threads is None) or row.system == "Pgx (CPU)"
+        ):
             series.setdefault((row.system, row.game), []).append((row.n, row.rate))
     sizes = sorted({n for s in series.values() for n, _ in s} | {1})
     fig, ax = plt.subplots(figsize=(11, 6.5))
@@ -1244,14 +1454,26 @@ def plot(rows: list[Row], path: Path, m: dict, log=print) -> bool:
         ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker=marker, color=cmap(i % 20), label=label)
     for row in rows:
         if row.samples and row.system in ("OpenSpiel", "PettingZoo"):
-            ax.plot([sizes[0], sizes[-1]], [row.rate, row.rate], ":", color="grey" if row.system == "OpenSpiel" else "tan")
-            ax.annotate(f"{row.system} {row.game}", (sizes[-1], row.rate), fontsize=7, color="dimgrey",
-                        xytext=(3, 0), textcoords="offset points", va="center")  # fmt: skip
+            ax.plot(
+                [sizes[0], sizes[-1]], [row.rate, row.rate], ":", color="grey" if row.system == "OpenSpiel" else "tan"
+            )
+            ax.annotate(
+                f"{row.system} {row.game}",
+                (sizes[-1], row.rate),
+                fontsize=7,
+                color="dimgrey",
+                xytext=(3, 0),
+                textcoords="offset points",
+                va="center",
+            )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("N (games stepped per call)")
     ax.set_ylabel("steps/s (median)")
-    ax.set_title(f"Random legal play, observation + mask every step ({m['cores']} cores, {m['cpu']}; {m['date'][:10]})", fontsize=10)
+    ax.set_title(
+        f"Random legal play, observation + mask every step ({m['cores']} cores, {m['cpu']}; {m['date'][:10]})",
+        fontsize=10,
+    )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.21, 1.0))
     fig.tight_layout()
@@ -1266,37 +1488,106 @@ def parse_args(argv=None):
         epilog="Default: every game and player count, every anchor installed, N = 1 64 1024 4096, "
         "3 interleaved repeats of 1 s (11 minutes on a quiet 2-core machine).",
     )
-    ap.add_argument("--seconds", type=float, default=None, help="length of one timed run per row (default 1.0; --quick 0.3)")
-    ap.add_argument("--repeats", type=int, default=None, help="interleaved repeats per row, median reported (default 3; --quick 1)")
-    ap.add_argument("--sizes", type=int, nargs="+", default=None, help=f"make_vec / Pgx batch sizes (default {' '.join(map(str, SIZES))})")
-    ap.add_argument("--quick", action="store_true", help="development run (about 2 minutes): 0.3 s, 1 repeat, N = 1 and 4096, no length, training, "
-                    "breakdown or memory tables, no cold start-up")  # fmt: skip
-    ap.add_argument("--games", nargs="*", default=None, help="env ids to time (default: all); the anchors are cut to their closest games")
-    ap.add_argument("--anchors", nargs="*", default=list(ANCHORS), choices=ANCHORS,
-                    help="which anchors to run (default: all whose extras are installed)")  # fmt: skip
+    ap.add_argument(
+        "--seconds", type=float, default=None, help="length of one timed run per row (default 1.0; --quick 0.3)"
+    )
+    ap.add_argument(
+        "--repeats", type=int, default=None, help="interleaved repeats per row, median reported (default 3; --quick 1)"
+    )
+    ap.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=None,
+        help=f"make_vec / Pgx batch sizes (default {' '.join(map(str, SIZES))})",
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="development run (about 2 minutes): 0.3 s, 1 repeat, N = 1 and 4096, no length, training, "
+        "breakdown or memory tables, no cold start-up",
+    )
+    ap.add_argument(
+        "--games",
+        nargs="*",
+        default=None,
+        help="env ids to time (default: all); the anchors are cut to their closest games",
+    )
+    ap.add_argument(
+        "--anchors",
+        nargs="*",
+        default=list(ANCHORS),
+        choices=ANCHORS,
+        help="which anchors to run (default: all whose extras are installed)",
+    )
     ap.add_argument("--no-sb3", dest="sb3", action="store_false", help="skip the SB3VecEnv rows")
-    ap.add_argument("--no-training-path", dest="training_path", action="store_false",
-                    help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO table")  # fmt: skip
-    ap.add_argument("--no-torchrl", dest="torchrl", action="store_false",
-                    help="skip the TorchRL table (boardenvs.torchrl.BoardEnv against SB3VecEnv, SerialEnv, ParallelEnv)")  # fmt: skip
-    ap.add_argument("--torchrl-sizes", type=int, nargs="+", default=list(TORCHRL_SIZES),
-                    help=f"N of the TorchRL table (default {' '.join(map(str, TORCHRL_SIZES))})")  # fmt: skip
+    ap.add_argument(
+        "--no-training-path",
+        dest="training_path",
+        action="store_false",
+        help="skip the SB3VecEnv / DummyVecEnv / MaskablePPO table",
+    )
+    ap.add_argument(
+        "--no-torchrl",
+        dest="torchrl",
+        action="store_false",
+        help="skip the TorchRL table (boardenvs.torchrl.BoardEnv against SB3VecEnv, SerialEnv, ParallelEnv)",
+    )
+    ap.add_argument(
+        "--torchrl-sizes",
+        type=int,
+        nargs="+",
+        default=list(TORCHRL_SIZES),
+        help=f"N of the TorchRL table (default {' '.join(map(str, TORCHRL_SIZES))})",
+    )
     ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip the peak-RSS subprocesses")
     ap.add_argument("--no-startup", dest="startup", action="store_false", help="skip the start-up subprocesses")
-    ap.add_argument("--no-breakdown", dest="breakdown", action="store_false",
-                    help="skip the table of where a make_vec step's time goes (benchmarks/breakdown.py)")  # fmt: skip
-    ap.add_argument("--force", action="store_true", help="write benchmarks/results.* even from a --quick run or a busy machine "
-                    "(by default such a run goes to build/bench/, so the published tables stay a quiet full run's)")  # fmt: skip
-    ap.add_argument("--lengths", type=int, default=None, help="random Quess games for the length line (default 20000, as QU-13 cites; 0: skip)")
-    ap.add_argument("--qs-lengths", type=int, default=None, help="random Quicksand games for its length line (default 4096; 0: skip)")
-    ap.add_argument("--out", type=Path, default=None,
-                    help="folder for results.md, results.json, throughput.png (default benchmarks/, the published run)")  # fmt: skip
-    ap.add_argument("--from-json", type=Path, default=None, metavar="RESULTS_JSON",
-                    help="measure nothing: write the tables and plot again from an earlier run's results.json")  # fmt: skip
+    ap.add_argument(
+        "--no-breakdown",
+        dest="breakdown",
+        action="store_false",
+        help="skip the table of where a make_vec step's time goes (benchmarks/breakdown.py)",
+    )
+    ap.add_argument(
+        "--force",
+        action="store_true",
+        help="write benchmarks/results.* even from a --quick run or a busy machine "
+        "(by default such a run goes to build/bench/, so the published tables stay a quiet full run's)",
+    )
+    ap.add_argument(
+        "--lengths",
+        type=int,
+        default=None,
+        help="random Quess games for the length line (default 20000, as QU-13 cites; 0: skip)",
+    )
+    ap.add_argument(
+        "--qs-lengths",
+        type=int,
+        default=None,
+        help="random Quicksand games for its length line (default 4096; 0: skip)",
+    )
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder for results.md, results.json, throughput.png (default benchmarks/, the published run)",
+    )
+    ap.add_argument(
+        "--from-json",
+        type=Path,
+        default=None,
+        metavar="RESULTS_JSON",
+        help="measure nothing: write the tables and plot again from an earlier run's results.json",
+    )
     args = ap.parse_args(argv)
     quick = args.quick
-    defaults = {"seconds": 0.3 if quick else 1.0, "repeats": 1 if quick else 3, "sizes": list(QUICK_SIZES if quick else SIZES),
-                "lengths": 0 if quick else 20000, "qs_lengths": 0 if quick else 4096}  # fmt: skip
+    defaults = {
+        "seconds": 0.3 if quick else 1.0,
+        "repeats": 1 if quick else 3,
+        "sizes": list(QUICK_SIZES if quick else SIZES),
+        "lengths": 0 if quick else 20000,
+        "qs_lengths": 0 if quick else 4096,
+    }
     for k, v in defaults.items():
         if getattr(args, k) is None:
             setattr(args, k, v)
@@ -1318,7 +1609,9 @@ def measure_all(args, log) -> dict:
     load_start = loadavg()
     sections = Sections(log)
     sections.probe()
-    env_ids = [g for g in registered_ids() if (args.games is None and g in boardenvs.ENV_IDS) or g in (args.games or ())]
+    env_ids = [
+        g for g in registered_ids() if (args.games is None and g in boardenvs.ENV_IDS) or g in (args.games or ())
+    ]
     big = max(args.sizes)
     rows = boardenvs_rows(env_ids, args.sizes, sb3=args.sb3)
     rows += anchor_rows(args.anchors, args.sizes, None if args.games is None else env_ids, log=log)
@@ -1346,7 +1639,9 @@ def measure_all(args, log) -> dict:
     torchrl_lines, torchrl_rows = [], []
     if args.torchrl:
         with sections("torchrl"):
-            torchrl_lines, torchrl_rows = torchrl_table(args.seconds, args.repeats, sorted(set(args.torchrl_sizes)), log=log)
+            torchrl_lines, torchrl_rows = torchrl_table(
+                args.seconds, args.repeats, sorted(set(args.torchrl_sizes)), log=log
+            )
     with sections("game lengths"):
         lengths = length_lines(args.lengths, args.qs_lengths, env_ids)
     m = machine()
@@ -1358,7 +1653,9 @@ def measure_all(args, log) -> dict:
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "elapsed_s": time.perf_counter() - t_start,
         "rows": [r.to_json() for r in rows],
-        "comparisons": [{"row": f"{r.system} {r.game} {api_label(r)} N={r.n}", **c} for r in rows for c in comparisons(r, rows, big)],
+        "comparisons": [
+            {"row": f"{r.system} {r.game} {api_label(r)} N={r.n}", **c} for r in rows for c in comparisons(r, rows, big)
+        ],
         "targets": targets_summary(rows, big, startup) + training_targets,
         "memory": memory,
         "startup": startup,
@@ -1366,7 +1663,7 @@ def measure_all(args, log) -> dict:
         "torchrl": {"table": torchrl_lines, "rows": torchrl_rows},
         "breakdown": parts,
         "lengths": lengths,
-    }  # fmt: skip
+    }
 
 
 def breakdown_results(env_ids, n: int) -> dict:
@@ -1379,8 +1676,18 @@ def breakdown_results(env_ids, n: int) -> dict:
 
 
 def row_from_json(d: dict) -> Row:
-    return Row(d["system"], d["game"], d["api"], d["n"], setup=None, threads=d["threads"], env_id=d["env_id"],
-               options=d["options"], info=d["info"], samples=[(s["steps_per_s"], s["cpu_per_wall"]) for s in d["samples"]])  # fmt: skip
+    return Row(
+        d["system"],
+        d["game"],
+        d["api"],
+        d["n"],
+        setup=None,
+        threads=d["threads"],
+        env_id=d["env_id"],
+        options=d["options"],
+        info=d["info"],
+        samples=[(s["steps_per_s"], s["cpu_per_wall"]) for s in d["samples"]],
+    )
 
 
 def render(results: dict) -> str:
@@ -1393,46 +1700,79 @@ def render(results: dict) -> str:
     memory, startup, targets = results["memory"], results["startup"], results["targets"]
     met = sum(t["met"] for t in targets)
     lines = [
-        f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram_bytes'] / 2**30 if m['ram_bytes'] else 0:.0f} GiB, {m['os']}, "
-        f"Python {m['python']}, numba {m['versions']['numba']} ({m['numba_threads']} threads, layer {m['numba_threading_layer']}), "
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram_bytes'] / 2**30 if m['ram_bytes'] else 0:.0f} "
+        f"GiB, {m['os']}, "
+        f"Python {m['python']}, numba {m['versions']['numba']} ({m['numba_threads']} threads, layer "
+        f"{m['numba_threading_layer']}), "
         f"jax {m['versions']['jax']}, pgx {m['versions']['pgx']}, open_spiel {m['versions']['open_spiel']}, "
-        f"envpool {m['versions'].get('envpool')}, pettingzoo {m['versions']['pettingzoo']}; {m['date']}; `{m['command']}`.",
+        f"envpool {m['versions'].get('envpool')}, pettingzoo {m['versions']['pettingzoo']}; {m['date']}; "
+        f"`{m['command']}`.",
         f"Every row: {settings['repeats']} interleaved repeat(s) of {settings['seconds']:g} s, median [min-max]; "
         "ratios are against anchors of this same run, per wall-second and per CPU-second.",
         "",
         *quiet_lines(m),
         "",
         f"Targets: {met} of {len(targets)} met"
-        + ("" if met == len(targets) else " (missed: " + "; ".join(f"{t['row']} {t['value']:.2f} vs {t['target']}" for t in targets if not t["met"]) + ")")
+        + (
+            ""
+            if met == len(targets)
+            else " (missed: "
+            + "; ".join(f"{t['row']} {t['value']:.2f} vs {t['target']}" for t in targets if not t["met"])
+            + ")"
+        )
         + ".",
         "",
         "boardenvs, every game and player count (make_vec: one Python call per step; closest OpenSpiel game per game: "
-        + "; ".join(f"{e} -> {closest(e)[0]} ({closest(e)[1]})" for e in env_ids if closest(e)) + "):",
+        + "; ".join(f"{e} -> {closest(e)[0]} ({closest(e)[1]})" for e in env_ids if closest(e))
+        + "):",
         "",
         *boardenvs_table(rows, big),
         "",
         f"Anchors (Pgx: K steps per jitted call, K = {', '.join(f'{pgx_steps_per_call(n)} at N={n}' for n in sizes)}; "
         "compile = the first call; EnvPool: its thread pool with as many threads as cores, actions from its "
-        "`legal_action_mask` by a compiled sampler, or by numpy in the numpy-sampler rows; closest EnvPool game per game: "
-        + "; ".join(f"{e} -> {closest_envpool(e)[0]} ({closest_envpool(e)[1]})" for e in env_ids if closest_envpool(e)) + "):",
+        "`legal_action_mask` by a compiled sampler, or by numpy in the numpy-sampler rows; closest EnvPool "
+        "game per game: "
+        + "; ".join(f"{e} -> {closest_envpool(e)[0]} ({closest_envpool(e)[1]})" for e in env_ids if closest_envpool(e))
+        + "):",
         "",
         *anchors_table(rows),
-    ]  # fmt: skip
+    ]
     if memory or startup:
-        lines += ["", f"Memory (make_vec at N = {big}, fresh process) and start-up (import + make + first step, fresh interpreter; "
-                  "cold: an empty numba cache):", "", *memory_table(memory, dict(startup))]  # fmt: skip
+        lines += [
+            "",
+            f"Memory (make_vec at N = {big}, fresh process) and start-up (import + make + first step, fresh "
+            "interpreter; "
+            "cold: an empty numba cache):",
+            "",
+            *memory_table(memory, dict(startup)),
+        ]
     lines += ["", "Scaling:", "", *("- " + s for s in scaling_note(rows, sizes))]
     if results.get("breakdown"):
-        lines += ["", f"What bounds each game: where a make_vec step's time goes at N = {big}, one core "
-                  "(`python benchmarks/breakdown.py`; nanoseconds per row per step, each part timed alone in a compiled "
-                  "loop over the same rows):", "", *results["breakdown"]["table"]]  # fmt: skip
+        lines += [
+            "",
+            f"What bounds each game: where a make_vec step's time goes at N = {big}, one core "
+            "(`python benchmarks/breakdown.py`; nanoseconds per row per step, each part timed alone in a compiled "
+            "loop over the same rows):",
+            "",
+            *results["breakdown"]["table"],
+        ]
     if results.get("training_path"):
-        lines += ["", "Training path (learner steps, each with the random opponent's reply; random legal actions from "
-                  "`env_method(\"action_masks\")`, as MaskablePPO asks):", "", *results["training_path"]]  # fmt: skip
+        lines += [
+            "",
+            "Training path (learner steps, each with the random opponent's reply; random legal actions from "
+            '`env_method("action_masks")`, as MaskablePPO asks):',
+            "",
+            *results["training_path"],
+        ]
     if (results.get("torchrl") or {}).get("table"):
-        lines += ["", "TorchRL (`boardenvs.torchrl.BoardEnv`; env steps/s = learner steps, each with the random opponent's "
-                  "reply; a random legal action per row from the mask, then `step_and_maybe_reset`; SB3VecEnv stepped "
-                  "with the masks from `action_masks()`):", "", *results["torchrl"]["table"]]  # fmt: skip
+        lines += [
+            "",
+            "TorchRL (`boardenvs.torchrl.BoardEnv`; env steps/s = learner steps, each with the random opponent's "
+            "reply; a random legal action per row from the mask, then `step_and_maybe_reset`; SB3VecEnv stepped "
+            "with the masks from `action_masks()`):",
+            "",
+            *results["torchrl"]["table"],
+        ]
     lines += results.get("lengths", [])
     return "\n".join(lines)
 
@@ -1443,8 +1783,12 @@ def quiet_lines(m: dict) -> list[str]:
     if not sections:
         return ["Other processes' CPU during the run: not recorded."]
     parts = ", ".join(f"{r['section']} {r['others_cores']:.2f}" for r in sections if r["others_cores"] is not None)
-    verdict = ("quiet" if m.get("quiet") else f"**busy** (a section at or above {QUIET_OTHERS:g} cores: compare ratios only, "
-               "and re-run on a quiet machine before publishing)")  # fmt: skip
+    verdict = (
+        "quiet"
+        if m.get("quiet")
+        else f"**busy** (a section at or above {QUIET_OTHERS:g} cores: compare ratios only, "
+        "and re-run on a quiet machine before publishing)"
+    )
     return [f"Other processes' CPU (cores in use on average, from /proc/stat less this run's own): {parts}: {verdict}."]
 
 
@@ -1462,7 +1806,10 @@ def main(argv=None) -> int:
     if args.out is None and not args.from_json and not args.force and (args.quick or not results["machine"]["quiet"]):
         out = ROOT / "build" / "bench"
         why = "a --quick run" if args.quick else "the machine was busy (see the sections' other-process CPU above)"
-        log(f"not writing the published tables ({PUBLISHED}): {why}; writing to {out} instead (--force to publish anyway)")
+        log(
+            f"not writing the published tables ({PUBLISHED}): {why}; writing to {out} instead (--force to "
+            "publish anyway)"
+        )
     table = render(results)
     out.mkdir(parents=True, exist_ok=True)
     png = out / "throughput.png"
@@ -1475,7 +1822,10 @@ def main(argv=None) -> int:
     results["plot"] = str(png) if has_plot else None
     if not args.from_json:
         (out / "results.json").write_text(json.dumps(results, indent=1, default=float) + "\n")
-    log(f"done in {results['elapsed_s']:.0f} s: {out / 'results.md'}, {out / 'results.json'}" + (f", {png}" if has_plot else ""))
+    log(
+        f"done in {results['elapsed_s']:.0f} s: {out / 'results.md'}, {out / 'results.json'}"
+        + (f", {png}" if has_plot else "")
+    )
     return 0
 
 

@@ -23,6 +23,7 @@ the 8-byte slots that differ after ``apply``; the whole row is larger).  Beside
 them, this machine's memory copy bandwidth (numpy, 64 MiB: past the caches), so the table can
 say whether a game is bound by its rules' compute or by memory traffic.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -106,6 +107,7 @@ def breakdown(env_id: str, options: dict, n: int = 4096, reps: int = 7) -> dict:
     vec.reset(seed=7)
     for _ in range(max(1, bench_hints(env_id).warmup)):
         vec.step(vec.random_actions())
+
     # whole steps first (the batch moves on; the parts below use a fixed sample of rows): runs of
     # STEPS_TIMED steps, the best of three (a single step's time swung 1.5-2x on a shared machine)
     def steps():
@@ -142,7 +144,7 @@ def breakdown(env_id: str, options: dict, n: int = 4096, reps: int = 7) -> dict:
         - _best(lambda: t_copy_rows(work, states), reps),
         "observe": _best(lambda: t_observe(states, params, obs), reps),
         "mask copy": _best(lambda: t_mask_copy(masks, out_masks), reps),
-    }  # fmt: skip
+    }
     ns = {k: max(v, 0.0) / rows * 1e9 for k, v in parts.items()}
     step_ns = step_s / n * 1e9
     ns["driver and the rest"] = max(step_ns - sum(ns.values()), 0.0)
@@ -150,9 +152,17 @@ def breakdown(env_id: str, options: dict, n: int = 4096, reps: int = 7) -> dict:
     t_apply(work, params, actions)
     changed = float((work != states).sum(axis=1).mean()) * 8  # the state's bytes one move rewrites, measured
     written = info.obs_size + info.num_actions + info.mask_size + changed
-    return {"env_id": env_id, "options": options, "rows": rows, "step_ns": step_ns, "ns": ns,
-            "bytes_written": written, "state_bytes": changed, "state_row_bytes": info.state_size * 8,
-            "caller_bytes": info.obs_size + info.num_actions}  # fmt: skip
+    return {
+        "env_id": env_id,
+        "options": options,
+        "rows": rows,
+        "step_ns": step_ns,
+        "ns": ns,
+        "bytes_written": written,
+        "state_bytes": changed,
+        "state_row_bytes": info.state_size * 8,
+        "caller_bytes": info.obs_size + info.num_actions,
+    }
 
 
 def bound_of(result: dict, bandwidth: float) -> str:
@@ -170,15 +180,20 @@ def bound_of(result: dict, bandwidth: float) -> str:
 
 
 def table(results: list[dict], bandwidth: float) -> list[str]:
-    head = ("| game | step ns/row (1 core) | " + " | ".join(PARTS)
-            + " | bytes written/step (caller's obs + mask; engine's mask; state changed, of the row's) | bound by |")
+    head = (
+        "| game | step ns/row (1 core) | "
+        + " | ".join(PARTS)
+        + " | bytes written/step (caller's obs + mask; engine's mask; state changed, of the row's) | bound by |"
+    )
     lines = [head, "|---|---:|" + "---:|" * len(PARTS) + "---|---|"]
     for r in results:
         label = r["env_id"] + "".join(f", {k}={v}" for k, v in r["options"].items())
         cells = " | ".join(f"{r['ns'][p]:.0f} ({r['ns'][p] / r['step_ns']:.0%})" for p in PARTS)
-        lines.append(f"| {label} | {r['step_ns']:.0f} | {cells} | {r['bytes_written']:.0f} ({r['caller_bytes']}; "
-                     f"{r['bytes_written'] - r['caller_bytes'] - r['state_bytes']:.0f}; {r['state_bytes']:.0f} of "
-                     f"{r['state_row_bytes']}) | {bound_of(r, bandwidth)} |")  # fmt: skip
+        lines.append(
+            f"| {label} | {r['step_ns']:.0f} | {cells} | {r['bytes_written']:.0f} ({r['caller_bytes']}; "
+            f"{r['bytes_written'] - r['caller_bytes'] - r['state_bytes']:.0f}; {r['state_bytes']:.0f} of "
+            f"{r['state_row_bytes']}) | {bound_of(r, bandwidth)} |"
+        )
     lines.append("")
     lines.append(f"Memory copy bandwidth here (numpy, one core, read + write): {bandwidth / 1e9:.1f} GB/s.")
     return lines

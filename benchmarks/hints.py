@@ -1,5 +1,6 @@
 """What the benchmark reads of each game: its module's ``TOOLS["bench"]``
 (:func:`boardenvs.registry.tool_settings`), and the variants it times."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -41,6 +41,7 @@ loop's own cost over the opponent's and the engine's).
 The learner's actions are drawn by numpy from its masks (no policy),
 outside the timed part: a loop's rate is of the view's ``step`` alone.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,11 +50,11 @@ import sys
 import time
 
 import numpy as np
+from boardenvs.baselines.greedy import GreedyOpponent, greedy_driver
+from boardenvs.wrappers import SingleAgentVectorEnv
 
 import boardenvs
-from boardenvs.baselines.greedy import GreedyOpponent, greedy_driver
 from boardenvs.opponents import Opponent, decide, make_opponent
-from boardenvs.wrappers import SingleAgentVectorEnv
 
 
 class RoundsOnlyGreedy(GreedyOpponent):
@@ -128,8 +129,15 @@ def measure(env_id: str, n: int, seconds: float) -> dict:
     rounds = _loop_rate(env_id, n, seconds, True, RoundsOnlyGreedy())
     p = game.num_players
     parts = (p - 1) / alone + p / make_vec  # seconds of one learner step's parts, one core
-    return {"env_id": env_id, "make_vec": make_vec, "alone": alone, "engine_one": engine_one, "engine": engine,
-            "rounds": rounds, "cost": (1.0 / engine_one) / parts}  # fmt: skip
+    return {
+        "env_id": env_id,
+        "make_vec": make_vec,
+        "alone": alone,
+        "engine_one": engine_one,
+        "engine": engine,
+        "rounds": rounds,
+        "cost": (1.0 / engine_one) / parts,
+    }
 
 
 class Counted(Opponent):
@@ -166,30 +174,45 @@ def measure_model(env_id: str, n: int, seconds: float) -> dict:
     d = opponent.rows / totals["steps"]  # the model's decisions per learner step, as the loop asks them
     engine = (1 + d) / make_vec  # 1 + d engine steps per learner step
     in_loop = opponent.seconds / totals["spent"] / loop  # the decisions' share of a learner step, timed in it
-    return {"env_id": env_id, "make_vec": make_vec, "alone": model_alone, "loop": loop, "per_step": d,
-            "cost": (1.0 / loop) / (d / model_alone + engine), "cost_in_loop": (1.0 / loop) / (in_loop + engine)}  # fmt: skip
+    return {
+        "env_id": env_id,
+        "make_vec": make_vec,
+        "alone": model_alone,
+        "loop": loop,
+        "per_step": d,
+        "cost": (1.0 / loop) / (d / model_alone + engine),
+        "cost_in_loop": (1.0 / loop) / (in_loop + engine),
+    }
 
 
 def model_table(rows, n: int) -> str:
-    lines = [f"| N = {n}, vs the committed model | make_vec, threads | model alone | its decisions per learner step | "
-             "loop | cost / parts, decisions alone | cost / parts, decisions in the loop (<= 1.25) |",
-             "|" + "---|" * 7]  # fmt: skip
+    lines = [
+        f"| N = {n}, vs the committed model | make_vec, threads | model alone | its decisions per learner step | "
+        "loop | cost / parts, decisions alone | cost / parts, decisions in the loop (<= 1.25) |",
+        "|" + "---|" * 7,
+    ]
     for r in rows:
         met = "met" if r["cost_in_loop"] <= 1.25 else "missed"
-        lines.append(f"| {r['env_id']} | {r['make_vec'] / 1e6:.2f}M | {r['alone'] / 1e3:.1f}k | {r['per_step']:.2f} | "
-                     f"{r['loop'] / 1e3:.1f}k | {r['cost']:.2f} | {r['cost_in_loop']:.2f} {met} |")  # fmt: skip
+        lines.append(
+            f"| {r['env_id']} | {r['make_vec'] / 1e6:.2f}M | {r['alone'] / 1e3:.1f}k | {r['per_step']:.2f} | "
+            f"{r['loop'] / 1e3:.1f}k | {r['cost']:.2f} | {r['cost_in_loop']:.2f} {met} |"
+        )
     return "\n".join(lines)
 
 
 def table(rows, n: int) -> str:
-    head = (f"| N = {n} | make_vec, 1 core | greedy alone, 1 core | loop, engine, 1 core | loop, engine, threads | "
-            "loop, rounds, threads | engine / rounds | cost / parts (<= 1.25) |")  # fmt: skip
+    head = (
+        f"| N = {n} | make_vec, 1 core | greedy alone, 1 core | loop, engine, 1 core | loop, engine, threads | "
+        "loop, rounds, threads | engine / rounds | cost / parts (<= 1.25) |"
+    )
     lines = [head, "|" + "---|" * 8]
     for r in rows:
         met = "met" if r["cost"] <= 1.25 else "missed"
-        lines.append(f"| {r['env_id']} | {r['make_vec'] / 1e6:.2f}M | {r['alone'] / 1e3:.1f}k | {r['engine_one'] / 1e3:.1f}k | "
-                     f"{r['engine'] / 1e3:.1f}k | {r['rounds'] / 1e3:.1f}k | {r['engine'] / r['rounds']:.2f}x | "
-                     f"{r['cost']:.2f} {met} |")  # fmt: skip
+        lines.append(
+            f"| {r['env_id']} | {r['make_vec'] / 1e6:.2f}M | {r['alone'] / 1e3:.1f}k | {r['engine_one'] / 1e3:.1f}k | "
+            f"{r['engine'] / 1e3:.1f}k | {r['rounds'] / 1e3:.1f}k | {r['engine'] / r['rounds']:.2f}x | "
+            f"{r['cost']:.2f} {met} |"
+        )
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ entropy, the value loss; Adam), over ``--epochs`` passes of minibatches of
 second through the update (batch / seconds per batch, epochs included), the
 median of ``--repeats`` batches after a warm-up.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,8 +50,12 @@ def check_against_module(net, game) -> str:
     except ImportError:
         return "not checked (boardenvs[rllib] not installed here)"
     spec = brl.module_spec(game)
-    view = gymnasium.make_vec(f"boardenvs:{brl.gym_id_of(brl.game_class(game))}", num_envs=1, action_mask_in_obs=True,
-                              vectorization_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT)  # fmt: skip
+    view = gymnasium.make_vec(
+        f"boardenvs:{brl.gym_id_of(brl.game_class(game))}",
+        num_envs=1,
+        action_mask_in_obs=True,
+        vectorization_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT,
+    )
     spec.observation_space, spec.action_space = view.single_observation_space, view.single_action_space
     module = spec.build()
     ours = [tuple(p.shape) for p in net.parameters()]
@@ -108,9 +113,17 @@ def measure(game, device, batch, minibatch, epochs, repeats):
         if device != "cpu":
             torch.cuda.synchronize()
         times.append(time.perf_counter() - t)
-    return {"game": game, "device": device if device == "cpu" else torch.cuda.get_device_name(), "batch": batch,
-            "minibatch": minibatch, "epochs": epochs, "threads": torch.get_num_threads(), "network": checked,
-            "seconds_per_batch": statistics.median(times), "env_steps_s": batch / statistics.median(times)}  # fmt: skip
+    return {
+        "game": game,
+        "device": device if device == "cpu" else torch.cuda.get_device_name(),
+        "batch": batch,
+        "minibatch": minibatch,
+        "epochs": epochs,
+        "threads": torch.get_num_threads(),
+        "network": checked,
+        "seconds_per_batch": statistics.median(times),
+        "env_steps_s": batch / statistics.median(times),
+    }
 
 
 def main(argv=None) -> int:
@@ -127,8 +140,11 @@ def main(argv=None) -> int:
     for batch in args.batch:
         for minibatch in args.minibatch:
             row = measure(args.game, args.device, batch, min(minibatch, batch), args.epochs, args.repeats)
-            print(f"{row['device']}: batch {batch}, minibatch {row['minibatch']}, {args.epochs} epochs: "
-                  f"{row['env_steps_s']:,.0f} env steps/s ({row['network']})", flush=True)  # fmt: skip
+            print(
+                f"{row['device']}: batch {batch}, minibatch {row['minibatch']}, {args.epochs} epochs: "
+                f"{row['env_steps_s']:,.0f} env steps/s ({row['network']})",
+                flush=True,
+            )
             rows.append(row)
     if args.out:
         with open(args.out, "w") as f:

@@ -12,14 +12,14 @@
 
 Prints the results with the wall and CPU seconds of each run.
 """
+
 from __future__ import annotations
 
 import argparse
 import time
 
-from sb3_contrib import MaskablePPO
-
 from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool, evaluate
+from sb3_contrib import MaskablePPO
 
 
 def timed(fn):
@@ -34,8 +34,12 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--selfplay-steps", type=int, default=None, help="Quagmire self-play steps (default: --steps)")
-    ap.add_argument("--eval-every", type=int, default=None,
-                    help="evaluate the self-play learner after every this many steps (default: once, at the end)")
+    ap.add_argument(
+        "--eval-every",
+        type=int,
+        default=None,
+        help="evaluate the self-play learner after every this many steps (default: once, at the end)",
+    )
     args = ap.parse_args(argv)
 
     # -- the tutorial's first block, verbatim but for the step count and progress bar --
@@ -58,7 +62,10 @@ def main(argv=None) -> int:
     while model.num_timesteps < total:
         model.learn(chunk, callback=SelfPlayCallback(pool, every=10_000), reset_num_timesteps=False)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        print(f"Quagmire self-play, {model.num_timesteps} steps ({pool.added} snapshots): {wall:.0f} s wall, {cpu:.0f} s CPU")
+        print(
+            f"Quagmire self-play, {model.num_timesteps} steps ({pool.added} snapshots): {wall:.0f} s wall, "
+            f"{cpu:.0f} s CPU"
+        )
         for label, first in (("moving first", 0), ("moving second", 1)):
             kw = dict(games=args.games, seat=0, first_player=first, seed=args.seed + 2)
             base = evaluate("random", "boardenvs/Quagmire-v0", **kw)

@@ -12,6 +12,7 @@ of ``--runs`` timings.  Prints a markdown table.
 
     python benchmarks/mcts_speed.py [--sims 100] [--runs 5] [--batch 64]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,11 +22,11 @@ import time
 import numpy as np
 
 
-
 def games() -> list:
     """Every package game, in its two-player form (its first declared bench variant)."""
-    import boardenvs
     from hints import bench_variants  # (this folder is the script's own: sys.path[0])
+
+    import boardenvs
 
     return [(env_id, dict(bench_variants(env_id)[0])) for env_id in boardenvs.ENV_IDS]
 
@@ -36,8 +37,14 @@ def openspiel_rate(sims: int, runs: int, seed: int = 0) -> float:
 
     game = pyspiel.load_game("connect_four")
     rng = np.random.RandomState(seed)
-    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=sims, evaluator=mcts.RandomRolloutEvaluator(1, rng),
-                       solve=False, random_state=rng)  # fmt: skip
+    bot = mcts.MCTSBot(
+        game,
+        uct_c=2.0,
+        max_simulations=sims,
+        evaluator=mcts.RandomRolloutEvaluator(1, rng),
+        solve=False,
+        random_state=rng,
+    )
     rates = []
     for _ in range(runs):
         state = game.new_initial_state()
@@ -70,6 +77,7 @@ def positions(env_id, options, k, seed):
 
 def ours_rate(env_id, options, sims, runs, k, seed=0) -> float:
     from boardenvs.baselines.mcts import MCTSOpponent
+
     from boardenvs.opponents import Batch
 
     bot = MCTSOpponent(sims)
@@ -94,7 +102,11 @@ def main(argv=None) -> int:
     print(f"| engine | game | simulations/s, one position | simulations/s, {args.batch} positions per call |")
     print("|---|---|---:|---:|")
     try:
-        print(f"| OpenSpiel MCTSBot (Python, random rollouts) | connect_four | {openspiel_rate(args.sims, args.runs):,.0f} | - |", flush=True)
+        print(
+            "| OpenSpiel MCTSBot (Python, random rollouts) | connect_four | "
+            f"{openspiel_rate(args.sims, args.runs):,.0f} | - |",
+            flush=True,
+        )
     except ImportError:
         print("| OpenSpiel MCTSBot | connect_four | (pyspiel not installed: pip install 'boardenvs[bench]') | - |")
     for env_id, options in games():

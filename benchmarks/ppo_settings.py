@@ -12,12 +12,12 @@ rollout (env steps and the policy's forward passes) and the update.  The
 load average and other processes' CPU are recorded with the table (publish
 only a quiet run's): ``docs/guide/training.md`` shows the committed one.
 """
+
 from __future__ import annotations
 
 import argparse
 import functools
 import json
-import os
 import sys
 import time
 import warnings
@@ -69,9 +69,17 @@ def learn_once(game: str, kind: str, n_envs: int, batch_size: int, threads: int,
     model.learn(rollouts * n_steps * n_envs, callback=clock)
     wall = time.perf_counter() - t0
     env.close()
-    return {"vecenv": kind, "n_envs": n_envs, "n_steps": n_steps, "batch_size": batch_size, "threads": threads,
-            "timesteps": model.num_timesteps, "wall_s": wall, "per_s": model.num_timesteps / wall,
-            "rollout_s": clock.rollout_s}  # fmt: skip
+    return {
+        "vecenv": kind,
+        "n_envs": n_envs,
+        "n_steps": n_steps,
+        "batch_size": batch_size,
+        "threads": threads,
+        "timesteps": model.num_timesteps,
+        "wall_s": wall,
+        "per_s": model.num_timesteps / wall,
+        "rollout_s": clock.rollout_s,
+    }
 
 
 SETTINGS = [  # (vecenv, n_envs, batch_size, torch threads)
@@ -89,7 +97,8 @@ SETTINGS = [  # (vecenv, n_envs, batch_size, torch threads)
 def table(rows: list[dict], game: str) -> str:
     best = max(rows, key=lambda r: r["per_s"])
     lines = [
-        f"MaskablePPO on `{game}` (MlpPolicy, 4 epochs, rollouts of {ROLLOUT:,} timesteps = n_envs x n_steps, two per row):",
+        f"MaskablePPO on `{game}` (MlpPolicy, 4 epochs, rollouts of {ROLLOUT:,} timesteps = n_envs x "
+        "n_steps, two per row):",
         "",
         "| VecEnv | n_envs | n_steps | batch_size | torch threads | timesteps/s | collecting | updating |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -97,8 +106,10 @@ def table(rows: list[dict], game: str) -> str:
     for r in rows:
         share = r["rollout_s"] / r["wall_s"]
         mark = " **(fastest)**" if r is best else ""
-        lines.append(f"| {r['vecenv']} | {r['n_envs']} | {r['n_steps']} | {r['batch_size']} | {r['threads']} | "
-                     f"{r['per_s']:,.0f}{mark} | {share:.0%} | {1 - share:.0%} |")  # fmt: skip
+        lines.append(
+            f"| {r['vecenv']} | {r['n_envs']} | {r['n_steps']} | {r['batch_size']} | {r['threads']} | "
+            f"{r['per_s']:,.0f}{mark} | {share:.0%} | {1 - share:.0%} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -125,7 +136,9 @@ def main(argv=None) -> int:
     print(text)
     if args.out:
         Path(args.out).with_suffix(".md").write_text(text)
-        Path(args.out).with_suffix(".json").write_text(json.dumps({"game": args.game, "rows": rows, "machine": m}, indent=1))
+        Path(args.out).with_suffix(".json").write_text(
+            json.dumps({"game": args.game, "rows": rows, "machine": m}, indent=1)
+        )
     return 0
 
 

@@ -13,6 +13,7 @@ before the median, so a busy moment of a shared machine hits both sides.
 ``startup_seconds`` does (import, make, reset, first step; numba's cache
 warm), wall time inside the child and the child's whole CPU time.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,7 +34,6 @@ from pettingzoo.utils import wrappers  # noqa: E402
 
 import boardenvs  # noqa: E402
 from boardenvs.aec import OrderEnforcing  # noqa: E402
-
 
 
 def aec_steps_per_second(make_env, seconds: float) -> float:
@@ -68,8 +68,10 @@ def startup(env_id: str, runs: int) -> None:
         walls.append(float(out.stdout.strip().splitlines()[-1]))
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     walls, cpus = walls[1:], cpus[1:]
-    print(f"{env_id} start-up: wall {statistics.median(walls):.2f} s median (min {min(walls):.2f}), "
-          f"CPU {statistics.median(cpus):.2f} s median (min {min(cpus):.2f}) over {runs} fresh interpreters")
+    print(
+        f"{env_id} start-up: wall {statistics.median(walls):.2f} s median (min {min(walls):.2f}), "
+        f"CPU {statistics.median(cpus):.2f} s median (min {min(cpus):.2f}) over {runs} fresh interpreters"
+    )
 
 
 def main(argv=None):
@@ -78,9 +80,13 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--games", nargs="*", default=None)
     ap.add_argument("--profile", default=None, help="cProfile this env id's loop instead")
-    ap.add_argument("--noop-wrapper", choices=["pettingzoo", "ours"], default="pettingzoo",
-                    help="the no-op under PettingZoo's OrderEnforcingWrapper (as bench.py) or under "
-                    "boardenvs.aec.OrderEnforcing (the same wrapper as the games: the env alone compared)")
+    ap.add_argument(
+        "--noop-wrapper",
+        choices=["pettingzoo", "ours"],
+        default="pettingzoo",
+        help="the no-op under PettingZoo's OrderEnforcingWrapper (as bench.py) or under "
+        "boardenvs.aec.OrderEnforcing (the same wrapper as the games: the env alone compared)",
+    )
     ap.add_argument("--startup", type=int, default=0, help="time this many fresh interpreters per game instead")
     args = ap.parse_args(argv)
     if args.startup:

@@ -20,6 +20,7 @@ linear policy and value heads: the same parameters), at 64 and 1024 games.
 The load average before and after is printed with the table; publish only a
 table taken on a quiet machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,7 +30,6 @@ import sys
 import time
 import warnings
 from pathlib import Path
-
 
 import bench  # beside this script: the machine record and the CPU counters
 
@@ -60,16 +60,23 @@ def rllib_rows(game: str, runners_list, sizes, seconds: float, kinds=tuple(RUNNE
         for runners in runners_list:
             for n in sizes:
                 batch = max(4096, n * max(runners, 1))
-                algo = brl.ppo_config(game, opponent="random", num_env_runners=runners, envs_per_runner=n, env_runner=kind) \
-                    .training(train_batch_size_per_learner=batch, minibatch_size=min(batch, 1024), num_epochs=1).build_algo()  # fmt: skip
+                algo = (
+                    brl.ppo_config(game, opponent="random", num_env_runners=runners, envs_per_runner=n, env_runner=kind)
+                    .training(train_batch_size_per_learner=batch, minibatch_size=min(batch, 1024), num_epochs=1)
+                    .build_algo()
+                )
                 group = algo.env_runner_group
                 per_call = 8 * n
 
                 def sample():
                     if runners == 0:
                         return sum(len(e) for e in algo.env_runner.sample(num_timesteps=per_call))
-                    return sum(sum(len(e) for e in eps) for eps in group.foreach_env_runner(
-                        lambda r: r.sample(num_timesteps=per_call), local_env_runner=False))  # fmt: skip
+                    return sum(
+                        sum(len(e) for e in eps)
+                        for eps in group.foreach_env_runner(
+                            lambda r: r.sample(num_timesteps=per_call), local_env_runner=False
+                        )
+                    )
 
                 sample()  # warm-up: compile, first resets
                 env_rate, env_cpu = timed(sample, seconds)
@@ -81,10 +88,22 @@ def rllib_rows(game: str, runners_list, sizes, seconds: float, kinds=tuple(RUNNE
                     return lifetime[-1] - lifetime[-2]
 
                 train_rate, train_cpu = timed(train, seconds)
-                rows.append({"system": RUNNERS[kind], "runners": runners, "n": n, "env_steps_s": env_rate, "env_cpu": env_cpu,
-                             "trained_steps_s": train_rate, "train_cpu": train_cpu})  # fmt: skip
-                print(f"{kind} runners={runners} n={n}: env {env_rate:,.0f}/s (cpu {env_cpu:.2f}), "
-                      f"trained {train_rate:,.0f}/s (cpu {train_cpu:.2f})", flush=True)
+                rows.append(
+                    {
+                        "system": RUNNERS[kind],
+                        "runners": runners,
+                        "n": n,
+                        "env_steps_s": env_rate,
+                        "env_cpu": env_cpu,
+                        "trained_steps_s": train_rate,
+                        "train_cpu": train_cpu,
+                    }
+                )
+                print(
+                    f"{kind} runners={runners} n={n}: env {env_rate:,.0f}/s (cpu {env_cpu:.2f}), "
+                    f"trained {train_rate:,.0f}/s (cpu {train_cpu:.2f})",
+                    flush=True,
+                )
                 algo.stop()
     return rows
 
@@ -100,8 +119,12 @@ def same_network(game: str):
     class ModuleEncoder(BaseFeaturesExtractor):
         def __init__(self, observation_space):
             spec = brl.module_spec(game)
-            view = gymnasium.make_vec(f"boardenvs:{brl.gym_id_of(brl.game_class(game))}", num_envs=1, action_mask_in_obs=True,
-                                      vectorization_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT)  # fmt: skip
+            view = gymnasium.make_vec(
+                f"boardenvs:{brl.gym_id_of(brl.game_class(game))}",
+                num_envs=1,
+                action_mask_in_obs=True,
+                vectorization_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT,
+            )
             spec.observation_space, spec.action_space = view.single_observation_space, view.single_action_space
             module = spec.build()
             super().__init__(observation_space, module.pi.in_features)
@@ -119,15 +142,21 @@ def same_network(game: str):
 
 
 def sb3_rows(game: str, sizes, seconds: float) -> list[dict]:
-    from sb3_contrib import MaskablePPO
-
     from boardenvs.wrappers import SB3VecEnv
+    from sb3_contrib import MaskablePPO
 
     rows = []
     for n in sizes:
         env = SB3VecEnv(game, num_envs=n, opponent="random", flatten=True)
-        model = MaskablePPO("MlpPolicy", env, policy_kwargs=same_network(game), n_steps=max(8, 4096 // n), batch_size=1024,
-                            n_epochs=1, verbose=0)  # fmt: skip
+        model = MaskablePPO(
+            "MlpPolicy",
+            env,
+            policy_kwargs=same_network(game),
+            n_steps=max(8, 4096 // n),
+            batch_size=1024,
+            n_epochs=1,
+            verbose=0,
+        )
         obs = [env.reset()]
 
         def step():
@@ -146,31 +175,47 @@ def sb3_rows(game: str, sizes, seconds: float) -> list[dict]:
             return done[-1] - done[-2]
 
         train_rate, train_cpu = timed(train, seconds)
-        rows.append({"system": "SB3 MaskablePPO on SB3VecEnv", "runners": 0, "n": n, "env_steps_s": env_rate,
-                     "env_cpu": env_cpu, "trained_steps_s": train_rate, "train_cpu": train_cpu,
-                     "parameters": sum(p.numel() for p in model.policy.parameters())})  # fmt: skip
-        print(f"sb3 n={n}: env {env_rate:,.0f}/s (cpu {env_cpu:.2f}), trained {train_rate:,.0f}/s (cpu {train_cpu:.2f})",
-              flush=True)  # fmt: skip
+        rows.append(
+            {
+                "system": "SB3 MaskablePPO on SB3VecEnv",
+                "runners": 0,
+                "n": n,
+                "env_steps_s": env_rate,
+                "env_cpu": env_cpu,
+                "trained_steps_s": train_rate,
+                "train_cpu": train_cpu,
+                "parameters": sum(p.numel() for p in model.policy.parameters()),
+            }
+        )
+        print(
+            f"sb3 n={n}: env {env_rate:,.0f}/s (cpu {env_cpu:.2f}), trained {train_rate:,.0f}/s (cpu {train_cpu:.2f})",
+            flush=True,
+        )
     return rows
 
 
 def table(rows, game: str, load: tuple) -> str:
     base = {r["n"]: r for r in rows if r["system"].startswith("SB3")}
-    out = [f"RLlib vs SB3 on `{game}`, the same network (random opponent; load average {load[0]:.2f} before, "
-           f"{load[1]:.2f} after; {os.cpu_count()} cores). Env steps/s: sampling with the policy's forward (RLlib: "
-           "`EnvRunner.sample` on every runner at once; SB3: `MaskablePPO.predict` + `SB3VecEnv.step`); trained steps/s: "
-           "`algo.train()` / `model.learn()`. Ratios: against SB3 at the same games per runner.", "",
-           "| system | remote env runners | games per runner | env steps/s (CPU-s per wall-s) | per runner | vs SB3 | "
-           "trained steps/s (CPU-s per wall-s) | vs SB3 |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    out = [
+        f"RLlib vs SB3 on `{game}`, the same network (random opponent; load average {load[0]:.2f} before, "
+        f"{load[1]:.2f} after; {os.cpu_count()} cores). Env steps/s: sampling with the policy's forward (RLlib: "
+        "`EnvRunner.sample` on every runner at once; SB3: `MaskablePPO.predict` + `SB3VecEnv.step`); trained steps/s: "
+        "`algo.train()` / `model.learn()`. Ratios: against SB3 at the same games per runner.",
+        "",
+        "| system | remote env runners | games per runner | env steps/s (CPU-s per wall-s) | per runner | vs SB3 | "
+        "trained steps/s (CPU-s per wall-s) | vs SB3 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
         ref = base.get(r["n"])
         sb3 = r["system"].startswith("SB3") or ref is None
         env_ratio = "-" if sb3 else f"{r['env_steps_s'] / ref['env_steps_s']:.2f}x"
         ratio = "-" if sb3 else f"{r['trained_steps_s'] / ref['trained_steps_s']:.2f}x"
         per = f"{r['env_steps_s'] / max(r['runners'], 1):,.0f}"
-        out.append(f"| {r['system']} | {r['runners']} | {r['n']} | {r['env_steps_s']:,.0f} ({r['env_cpu']:.2f}) | {per} | "
-                   f"{env_ratio} | {r['trained_steps_s']:,.0f} ({r['train_cpu']:.2f}) | {ratio} |")  # fmt: skip
+        out.append(
+            f"| {r['system']} | {r['runners']} | {r['n']} | {r['env_steps_s']:,.0f} ({r['env_cpu']:.2f}) | {per} | "
+            f"{env_ratio} | {r['trained_steps_s']:,.0f} ({r['train_cpu']:.2f}) | {ratio} |"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -206,8 +251,11 @@ def main(argv=None) -> int:
     print(text)
     if args.out:
         Path(args.out).with_suffix(".md").write_text(text)
-        Path(args.out).with_suffix(".json").write_text(json.dumps({"game": args.game, "seconds": args.seconds, "rows": rows,
-                                                                   "machine": machine(load_start)}, indent=1))  # fmt: skip
+        Path(args.out).with_suffix(".json").write_text(
+            json.dumps(
+                {"game": args.game, "seconds": args.seconds, "rows": rows, "machine": machine(load_start)}, indent=1
+            )
+        )
     return 0
 
 

@@ -23,6 +23,7 @@ Quoridor and Tryasina with four are information.  Writes ``<out>.json``
 ``benchmarks/time_to_strength``.  A GPU machine runs the same script; the
 device is recorded.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,15 +66,31 @@ def device() -> str:
     return "cpu"
 
 
-def run_row(label: str, env_id: str, players, minutes: float, eval_seconds: float, seed: int, folder: Path,
-            extra: list[str]) -> dict:  # fmt: skip
+def run_row(
+    label: str, env_id: str, players, minutes: float, eval_seconds: float, seed: int, folder: Path, extra: list[str]
+) -> dict:
     from bench import loadavg
 
     out = folder / (env_id + (f"_{players}p" if players else ""))
     stop = max(ROW_TARGETS[label], default=0.9)  # the row's highest target (information rows: 90%)
-    cmd = [sys.executable, "-m", "boardenvs.baselines.train", env_id, "--minutes", str(minutes), "--eval-seconds",
-           str(eval_seconds), "--stop-at", f"greedy={stop:g}", "--seed", str(seed), "--out", str(out), "--no-progress",
-           *extra]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "boardenvs.baselines.train",
+        env_id,
+        "--minutes",
+        str(minutes),
+        "--eval-seconds",
+        str(eval_seconds),
+        "--stop-at",
+        f"greedy={stop:g}",
+        "--seed",
+        str(seed),
+        "--out",
+        str(out),
+        "--no-progress",
+        *extra,
+    ]
     if players:
         cmd += ["--players", str(players)]
     load = loadavg()
@@ -84,11 +101,23 @@ def run_row(label: str, env_id: str, players, minutes: float, eval_seconds: floa
         raise SystemExit(f"{label}: {' '.join(cmd)} failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
     config = json.loads(out.with_suffix(".json").read_text())
     history = config["history"]
-    row = {"label": label, "env_id": env_id, "players": players or 2, "command": " ".join(cmd[2:]),
-           "process_wall_s": round(wall, 1), "load_start": load, "load_end": loadavg(), "history": history,
-           "steps": config["budget"]["this_run_steps"], "stopped_by": config.get("stopped_by"),
-           "network": config["extractor"], "parameters": None, "opponents": config["opponents"],
-           "hyperparameters": config["hyperparameters"], "warm_start": config.get("warm_start")}  # fmt: skip
+    row = {
+        "label": label,
+        "env_id": env_id,
+        "players": players or 2,
+        "command": " ".join(cmd[2:]),
+        "process_wall_s": round(wall, 1),
+        "load_start": load,
+        "load_end": loadavg(),
+        "history": history,
+        "steps": config["budget"]["this_run_steps"],
+        "stopped_by": config.get("stopped_by"),
+        "network": config["extractor"],
+        "parameters": None,
+        "opponents": config["opponents"],
+        "hyperparameters": config["hyperparameters"],
+        "warm_start": config.get("warm_start"),
+    }
     last = history[-1] if history else {}
     row["train_s"] = last.get("train_s")
     row["steps_per_s"] = round(last["steps"] / last["train_s"]) if last.get("train_s") else None
@@ -96,7 +125,9 @@ def run_row(label: str, env_id: str, players, minutes: float, eval_seconds: floa
     row["last_greedy"] = last.get("greedy")
     for rate in sorted({*THRESHOLDS, *ROW_TARGETS[label]}):
         hit = first_at(history, rate)
-        row[f"at_{rate:g}"] = None if hit is None else {"train_s": hit["train_s"], "cpu_s": hit["cpu_s"], "steps": hit["steps"]}
+        row[f"at_{rate:g}"] = (
+            None if hit is None else {"train_s": hit["train_s"], "cpu_s": hit["cpu_s"], "steps": hit["steps"]}
+        )
     return row
 
 
@@ -119,7 +150,8 @@ def markdown(result: dict) -> str:
         "random openings; the clock paused while checking), stopped at the row's highest target against "
         "`greedy`.  Times are training time (CPU seconds in brackets) to the first check at or above the rate.",
         "",
-        "| game | network | trained steps/s | >= 60% vs greedy | >= 90% vs greedy | target | met? | best / last vs greedy | process wall |",
+        "| game | network | trained steps/s | >= 60% vs greedy | >= 90% vs greedy | target | met? | best / "
+        "last vs greedy | process wall |",
         "|---|---|---:|---|---|---|---|---|---:|",
     ]
     for row in result["rows"]:
@@ -133,12 +165,17 @@ def markdown(result: dict) -> str:
         verdict = "-" if not targets else ("yes" if all(met) else "partly" if any(met) else "no")
         if targets and any(r not in THRESHOLDS for r in targets):
             target += " (" + ", ".join(f"{r:.0%}: {_time(row.get(f'at_{r:g}'))}" for r in sorted(targets)) + ")"
-        lines.append(f"| {row['label']} | {row['network']} | {row['steps_per_s']:,} | {_time(row['at_0.6'])} | "
-                     f"{_time(row['at_0.9'])} | {target} | {verdict} | {row['best_greedy']:.1%} / "
-                     f"{row['last_greedy']:.1%} | {row['process_wall_s'] / 60:.1f} min |")  # fmt: skip
+        lines.append(
+            f"| {row['label']} | {row['network']} | {row['steps_per_s']:,} | {_time(row['at_0.6'])} | "
+            f"{_time(row['at_0.9'])} | {target} | {verdict} | {row['best_greedy']:.1%} / "
+            f"{row['last_greedy']:.1%} | {row['process_wall_s'] / 60:.1f} min |"
+        )
     loads = [row["load_start"] for row in result["rows"] if row["load_start"]]
-    lines += ["", f"Load average (1 min) at each row's start: {', '.join(f'{x[0]:.2f}' for x in loads)}.",
-              f"Command: `{result['command']}`."]  # fmt: skip
+    lines += [
+        "",
+        f"Load average (1 min) at each row's start: {', '.join(f'{x[0]:.2f}' for x in loads)}.",
+        f"Command: `{result['command']}`.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -169,8 +206,9 @@ def plot(result: dict, path: Path) -> bool:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", nargs="+", default=None, metavar="LABEL_OR_ID",
-                    help="rows by label or env id (default: every row)")
+    ap.add_argument(
+        "--games", nargs="+", default=None, metavar="LABEL_OR_ID", help="rows by label or env id (default: every row)"
+    )
     ap.add_argument("--minutes", type=float, default=20.0, help="each target row's budget (default 20)")
     ap.add_argument("--info-minutes", type=float, default=10.0, help="each information row's budget (default 10)")
     ap.add_argument("--eval-seconds", type=float, default=30.0, help="training seconds between checks (default 30)")
@@ -184,10 +222,17 @@ def main(argv=None) -> int:
     rows = [r for r in ROWS if args.games is None or r[0] in args.games or r[1] in args.games]
     if not rows:
         ap.error(f"--games: none of {args.games} is a row ({', '.join(r[0] for r in ROWS)}) or its env id")
-    result = {"machine": machine(("boardenvs", "numba", "torch", "stable-baselines3", "sb3-contrib")), "device": device(),
-              "minutes": args.minutes, "info_minutes": args.info_minutes, "eval_seconds": args.eval_seconds, "seed": args.seed,
-              "date": time.strftime("%Y-%m-%d"), "command": " ".join(["python benchmarks/time_to_strength.py", *(argv or sys.argv[1:])]),
-              "rows": []}  # fmt: skip
+    result = {
+        "machine": machine(("boardenvs", "numba", "torch", "stable-baselines3", "sb3-contrib")),
+        "device": device(),
+        "minutes": args.minutes,
+        "info_minutes": args.info_minutes,
+        "eval_seconds": args.eval_seconds,
+        "seed": args.seed,
+        "date": time.strftime("%Y-%m-%d"),
+        "command": " ".join(["python benchmarks/time_to_strength.py", *(argv or sys.argv[1:])]),
+        "rows": [],
+    }
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep or tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -196,8 +241,11 @@ def main(argv=None) -> int:
             print(f"== {label}: {minutes:g} minutes at most", flush=True)
             row = run_row(label, env_id, players, minutes, args.eval_seconds, args.seed, folder, extra)
             result["rows"].append(row)
-            print(f"   60%: {_time(row['at_0.6'])}, 90%: {_time(row['at_0.9'])}, {row['steps_per_s']:,} steps/s, "
-                  f"best {row['best_greedy']:.1%}", flush=True)  # fmt: skip
+            print(
+                f"   60%: {_time(row['at_0.6'])}, 90%: {_time(row['at_0.9'])}, {row['steps_per_s']:,} steps/s, "
+                f"best {row['best_greedy']:.1%}",
+                flush=True,
+            )
     out = Path(args.out)
     out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
     out.with_suffix(".md").write_text(markdown(result))

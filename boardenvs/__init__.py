@@ -5,14 +5,15 @@
 >>> pos = boardenvs.position("quess_v0").play("F3-E3")
 >>> vec = boardenvs.make_vec("quess_v0", num_envs=64)
 """
+
 from . import _cache_probe
 
 _cache_probe.ensure()  # numba's cache must be writable somewhere before any kernel is defined (see the module)
-from . import _blas_probe, _threads  # noqa: E402,F401  (numba's threading layer, chosen before any driver runs)
+from . import _blas_probe, _threads  # noqa: F401  (numba's threading layer, chosen before any driver runs)
+from .api import make, make_vec, position, register
 from .catalog import GAMES
 from .errors import IllegalActionError, IllegalMoveError, NotationError, OptionError
 from .position import Position
-from .api import make, make_vec, position, register
 from .registry import game_class, make_game
 
 _blas_probe.install()  # numba's BLAS probe without importing scipy.linalg (see the module)

@@ -13,6 +13,7 @@ puts numba's own ``ensure_blas`` back at once, so every later caller -- a
 SciPy as before.  Where numba's internals differ from what this expects, it
 does nothing.
 """
+
 from __future__ import annotations
 
 import importlib.util

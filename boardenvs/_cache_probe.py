@@ -9,6 +9,7 @@ Then this module points numba's cache at a folder of this process's own
 (a temporary folder, removed at exit) and says so once: everything works,
 compiled for this process only.
 """
+
 from __future__ import annotations
 
 import atexit

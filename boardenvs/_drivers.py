@@ -7,6 +7,7 @@ once per game with that game's kernels linked in, and caches it (see
 :mod:`boardenvs.bind`).  The drivers are serial; ``boardenvs/_threaded.py``
 runs them in threads, a chunk of rows each.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,9 +19,33 @@ from numba import config, njit
 from boardenvs import _threaded
 from boardenvs.bind import apply, bound, chance_probs, compiled_for, init, legal, observe, opponent_action
 from boardenvs.engine import (  # noqa: F401
-    CHANCE, H_ALIVE, H_CURRENT, H_NUM_PLAYERS, H_REASON, H_RET, H_RNG, H_STATUS, H_TURN, ILLEGAL_LOSE, ILLEGAL_RANDOM,
-    ILLEGAL_REFUSE, PLAYING, RANDOM_ACTION, REASON_ILLEGAL, STEP_ILLEGAL, STEP_PLAYED, STEP_REFUSED, TERMINATED,
-    TRUNCATED, copy_row, first_seat_of, forfeit, rand_below, row_view, sample_mask, sample_probs,
+    CHANCE,
+    H_ALIVE,
+    H_CURRENT,
+    H_NUM_PLAYERS,
+    H_REASON,
+    H_RET,
+    H_RNG,
+    H_STATUS,
+    H_TURN,
+    ILLEGAL_LOSE,
+    ILLEGAL_RANDOM,
+    ILLEGAL_REFUSE,
+    PLAYING,
+    RANDOM_ACTION,
+    REASON_ILLEGAL,
+    STEP_ILLEGAL,
+    STEP_PLAYED,
+    STEP_REFUSED,
+    TERMINATED,
+    TRUNCATED,
+    copy_row,
+    first_seat_of,
+    forfeit,
+    rand_below,
+    row_view,
+    sample_mask,
+    sample_probs,
 )
 
 
@@ -121,8 +146,24 @@ def reset_n(g, states, params, seeds, probs, obs, masks, out_masks, to_move):
 
 
 @njit(cache=True)
-def step_n(g, states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons, lengths,
-           to_move, illegal, draw):  # fmt: skip
+def step_n(
+    g,
+    states,
+    params,
+    actions,
+    probs,
+    obs,
+    masks,
+    out_masks,
+    rewards,
+    terminated,
+    truncated,
+    reasons,
+    lengths,
+    to_move,
+    illegal,
+    draw,
+):
     """Apply one action per row; rows that end are reset in place (their
     final returns in ``rewards``, end reason and length in turns in
     ``reasons`` / ``lengths``); then the observation and mask of the seat
@@ -168,6 +209,7 @@ def random_actions_n(g, states, masks, out):
     """A uniformly random legal action per row, from the row's generator."""
     for i in range(states.shape[0]):
         out[i] = sample_mask(row_view(states, i), row_view(masks, i))
+
 
 # the row API's drivers (VectorEnv.act_rows / observe_rows / reset_rows):
 # listed rows only, no auto-reset.  ``masks`` is the engine's own, kept
@@ -219,7 +261,9 @@ def observe_rows(g, states, params, rows, seats, obs, masks, out_masks):
     """Row ``rows[k]`` as seat ``seats[k]`` sees it (:func:`observe_row`)."""
     for k in range(rows.shape[0]):
         r = rows[k]
-        observe_row(g, row_view(states, r), params, seats[k], row_view(masks, r), row_view(obs, k), row_view(out_masks, k))
+        observe_row(
+            g, row_view(states, r), params, seats[k], row_view(masks, r), row_view(obs, k), row_view(out_masks, k)
+        )
 
 
 @njit(cache=True)
@@ -229,6 +273,7 @@ def reset_rows(g, states, params, rows, probs, seats, draw, masks):
     for k in range(rows.shape[0]):
         r = rows[k]
         seats[k] = deal_row(g, row_view(states, r), params, seats[k], draw, row_view(probs, r), row_view(masks, r))
+
 
 # the learner loop, every single-agent view's step (the gymnasium views at
 # N rows and at one, SB3VecEnv): the learner's move, the opponents' until
@@ -271,8 +316,27 @@ START = 4  # (on entry) a pending row: its next episode starts now
 
 
 @njit(cache=True)
-def loop_on(g, s, params, i, seats, draw, same_step, outside, picks, stage, deals, probs, mask, final_obs,
-            final_masks, rewards, ends, reasons, lengths):  # fmt: skip
+def loop_on(
+    g,
+    s,
+    params,
+    i,
+    seats,
+    draw,
+    same_step,
+    outside,
+    picks,
+    stage,
+    deals,
+    probs,
+    mask,
+    final_obs,
+    final_masks,
+    rewards,
+    ends,
+    reasons,
+    lengths,
+):
     """Row ``i`` (``s``) of the learner loop, from its ``stage[i]`` on: the
     opponents play (:func:`advance_row`) until the learner in ``seats[i]``
     is to act (``DONE``), or the row waits for an opponent outside the
@@ -329,9 +393,32 @@ def loop_out(g, s, params, i, seats, stage, mask, obs, out_masks, wait_obs, wait
 
 
 @njit(cache=True)
-def agent_step(g, states, params, actions, seats, draw, same_step, pending, outside, picks, stage, deals, probs,
-               masks, obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
-               wait_masks):  # fmt: skip
+def agent_step(
+    g,
+    states,
+    params,
+    actions,
+    seats,
+    draw,
+    same_step,
+    pending,
+    outside,
+    picks,
+    stage,
+    deals,
+    probs,
+    masks,
+    obs,
+    out_masks,
+    final_obs,
+    final_masks,
+    rewards,
+    ends,
+    reasons,
+    lengths,
+    wait_obs,
+    wait_masks,
+):
     """The learner loop, every single-agent view's step: in each row the
     learner in seat ``seats[i]`` plays ``actions[i]`` (checked: -1
     forfeits, ``RANDOM_ACTION`` draws), then :func:`loop_on` (the
@@ -357,15 +444,57 @@ def agent_step(g, states, params, actions, seats, draw, same_step, pending, outs
         else:
             play_row(g, s, params, actions[i], prob, mask)
             stage[i] = PLAY
-        loop_on(g, s, params, i, seats, draw, same_step, outside, picks, stage, deals, prob, mask, final_obs,
-                final_masks, rewards, ends, reasons, lengths)  # fmt: skip
+        loop_on(
+            g,
+            s,
+            params,
+            i,
+            seats,
+            draw,
+            same_step,
+            outside,
+            picks,
+            stage,
+            deals,
+            prob,
+            mask,
+            final_obs,
+            final_masks,
+            rewards,
+            ends,
+            reasons,
+            lengths,
+        )
         loop_out(g, s, params, i, seats, stage, mask, obs, out_masks, wait_obs, wait_masks)
 
 
 @njit(cache=True)
-def agent_resume(g, states, params, rows, actions, seats, draw, same_step, outside, picks, stage, deals, probs,
-                 masks, obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
-                 wait_masks):  # fmt: skip
+def agent_resume(
+    g,
+    states,
+    params,
+    rows,
+    actions,
+    seats,
+    draw,
+    same_step,
+    outside,
+    picks,
+    stage,
+    deals,
+    probs,
+    masks,
+    obs,
+    out_masks,
+    final_obs,
+    final_masks,
+    rewards,
+    ends,
+    reasons,
+    lengths,
+    wait_obs,
+    wait_masks,
+):
     """The learner loop goes on in the listed rows, each from where
     :func:`agent_step` (or the last resume) stopped it: a row waiting for an
     opponent outside the engine plays ``actions[k]``, that opponent's
@@ -379,15 +508,55 @@ def agent_resume(g, states, params, rows, actions, seats, draw, same_step, outsi
             stage[i] = DEAL
         else:
             play_row(g, s, params, actions[k], prob, mask)
-        loop_on(g, s, params, i, seats, draw, same_step, outside, picks, stage, deals, prob, mask, final_obs,
-                final_masks, rewards, ends, reasons, lengths)  # fmt: skip
+        loop_on(
+            g,
+            s,
+            params,
+            i,
+            seats,
+            draw,
+            same_step,
+            outside,
+            picks,
+            stage,
+            deals,
+            prob,
+            mask,
+            final_obs,
+            final_masks,
+            rewards,
+            ends,
+            reasons,
+            lengths,
+        )
         loop_out(g, s, params, i, seats, stage, mask, obs, out_masks, wait_obs, wait_masks)
 
 
-NAMES = ("reset_n", "step_n", "random_actions_n", "act_rows", "observe_rows", "reset_rows", "agent_step", "agent_resume")
+NAMES = (
+    "reset_n",
+    "step_n",
+    "random_actions_n",
+    "act_rows",
+    "observe_rows",
+    "reset_rows",
+    "agent_step",
+    "agent_resume",
+)
 # every compiled function here (boardenvs.bind.uncached copies them for kernels no import reaches)
-COMPILED = ("settle_chance", "fresh_game", "step_row", "settle_row", "play_row", "observe_row", "deal_row",
-            "learner_out", "advance_row", "loop_on", "loop_out", *NAMES)
+COMPILED = (
+    "settle_chance",
+    "fresh_game",
+    "step_row",
+    "settle_row",
+    "play_row",
+    "observe_row",
+    "deal_row",
+    "learner_out",
+    "advance_row",
+    "loop_on",
+    "loop_out",
+    *NAMES,
+)
 
 
 # --- bound to a game: what the faces call --------------------------------------------------------------------------
@@ -400,9 +569,9 @@ class Batched(NamedTuple):
     ``one`` (the one step on a single row, what the faces over one game
     call: :class:`OneRow`)."""
 
-    serial: "Drivers"
-    parallel: "Drivers"
-    one: "OneRow"
+    serial: Drivers
+    parallel: Drivers
+    one: OneRow
 
 
 class OneRow(NamedTuple):

@@ -19,6 +19,7 @@ other flags) and calls again.  Chunks are slices of the rows (or of the
 listed rows for the row API), so a chunk's driver sees the same types as
 the whole call.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -83,23 +84,79 @@ def reset_n(addr, token, chunks, states, params, seeds, probs, obs, masks, out_m
     n = states.shape[0]
     for c in prange(chunks):
         a, b = c * n // chunks, (c + 1) * n // chunks
-        _call_at(addr, (states[a:b], params, seeds[a:b], probs[a:b], obs[a:b], masks[a:b], out_masks[a:b],
-                        to_move[a:b]))  # fmt: skip
+        _call_at(
+            addr, (states[a:b], params, seeds[a:b], probs[a:b], obs[a:b], masks[a:b], out_masks[a:b], to_move[a:b])
+        )
     return True
 
 
 @njit(cache=True, parallel=True)
-def step_n(addr, token, chunks, states, params, actions, probs, obs, masks, out_masks, rewards, terminated,
-           truncated, reasons, lengths, to_move, illegal, draw):  # fmt: skip
-    if _token_of((states, params, actions, probs, obs, masks, out_masks, rewards, terminated, truncated, reasons,
-                  lengths, to_move, illegal, draw)) != token:  # fmt: skip
+def step_n(
+    addr,
+    token,
+    chunks,
+    states,
+    params,
+    actions,
+    probs,
+    obs,
+    masks,
+    out_masks,
+    rewards,
+    terminated,
+    truncated,
+    reasons,
+    lengths,
+    to_move,
+    illegal,
+    draw,
+):
+    if (
+        _token_of(
+            (
+                states,
+                params,
+                actions,
+                probs,
+                obs,
+                masks,
+                out_masks,
+                rewards,
+                terminated,
+                truncated,
+                reasons,
+                lengths,
+                to_move,
+                illegal,
+                draw,
+            )
+        )
+        != token
+    ):
         return False
     n = states.shape[0]
     for c in prange(chunks):
         a, b = c * n // chunks, (c + 1) * n // chunks
-        _call_at(addr, (states[a:b], params, actions[a:b], probs[a:b], obs[a:b], masks[a:b], out_masks[a:b],
-                        rewards[a:b], terminated[a:b], truncated[a:b], reasons[a:b], lengths[a:b], to_move[a:b],
-                        illegal[a:b], draw))  # fmt: skip
+        _call_at(
+            addr,
+            (
+                states[a:b],
+                params,
+                actions[a:b],
+                probs[a:b],
+                obs[a:b],
+                masks[a:b],
+                out_masks[a:b],
+                rewards[a:b],
+                terminated[a:b],
+                truncated[a:b],
+                reasons[a:b],
+                lengths[a:b],
+                to_move[a:b],
+                illegal[a:b],
+                draw,
+            ),
+        )
     return True
 
 
@@ -149,46 +206,204 @@ def reset_rows(addr, token, chunks, states, params, rows, probs, seats, draw, ma
 
 
 @njit(cache=True, parallel=True)
-def agent_step(addr, token, chunks, states, params, actions, seats, draw, same_step, pending, outside, picks, stage,
-               deals, probs, masks, obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
-               wait_masks):  # fmt: skip
-    if _token_of((states, params, actions, seats, draw, same_step, pending, outside, picks, stage, deals, probs, masks,
-                  obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
-                  wait_masks)) != token:  # fmt: skip
+def agent_step(
+    addr,
+    token,
+    chunks,
+    states,
+    params,
+    actions,
+    seats,
+    draw,
+    same_step,
+    pending,
+    outside,
+    picks,
+    stage,
+    deals,
+    probs,
+    masks,
+    obs,
+    out_masks,
+    final_obs,
+    final_masks,
+    rewards,
+    ends,
+    reasons,
+    lengths,
+    wait_obs,
+    wait_masks,
+):
+    if (
+        _token_of(
+            (
+                states,
+                params,
+                actions,
+                seats,
+                draw,
+                same_step,
+                pending,
+                outside,
+                picks,
+                stage,
+                deals,
+                probs,
+                masks,
+                obs,
+                out_masks,
+                final_obs,
+                final_masks,
+                rewards,
+                ends,
+                reasons,
+                lengths,
+                wait_obs,
+                wait_masks,
+            )
+        )
+        != token
+    ):
         return False
     n = states.shape[0]
     for c in prange(chunks):
         a, b = c * n // chunks, (c + 1) * n // chunks
-        _call_at(addr, (states[a:b], params, actions[a:b], seats[a:b], draw, same_step, pending[a:b], outside[a:b],
-                        picks, stage[a:b], deals[a:b], probs[a:b], masks[a:b], obs[a:b], out_masks[a:b],
-                        final_obs[a:b], final_masks[a:b], rewards[a:b], ends[a:b], reasons[a:b], lengths[a:b],
-                        wait_obs[a:b], wait_masks[a:b]))  # fmt: skip
+        _call_at(
+            addr,
+            (
+                states[a:b],
+                params,
+                actions[a:b],
+                seats[a:b],
+                draw,
+                same_step,
+                pending[a:b],
+                outside[a:b],
+                picks,
+                stage[a:b],
+                deals[a:b],
+                probs[a:b],
+                masks[a:b],
+                obs[a:b],
+                out_masks[a:b],
+                final_obs[a:b],
+                final_masks[a:b],
+                rewards[a:b],
+                ends[a:b],
+                reasons[a:b],
+                lengths[a:b],
+                wait_obs[a:b],
+                wait_masks[a:b],
+            ),
+        )
     return True
 
 
 @njit(cache=True, parallel=True)
-def agent_resume(addr, token, chunks, states, params, rows, actions, seats, draw, same_step, outside, picks, stage,
-                 deals, probs, masks, obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
-                 wait_masks):  # fmt: skip
-    if _token_of((states, params, rows, actions, seats, draw, same_step, outside, picks, stage, deals, probs, masks,
-                  obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths, wait_obs,
-                  wait_masks)) != token:  # fmt: skip
+def agent_resume(
+    addr,
+    token,
+    chunks,
+    states,
+    params,
+    rows,
+    actions,
+    seats,
+    draw,
+    same_step,
+    outside,
+    picks,
+    stage,
+    deals,
+    probs,
+    masks,
+    obs,
+    out_masks,
+    final_obs,
+    final_masks,
+    rewards,
+    ends,
+    reasons,
+    lengths,
+    wait_obs,
+    wait_masks,
+):
+    if (
+        _token_of(
+            (
+                states,
+                params,
+                rows,
+                actions,
+                seats,
+                draw,
+                same_step,
+                outside,
+                picks,
+                stage,
+                deals,
+                probs,
+                masks,
+                obs,
+                out_masks,
+                final_obs,
+                final_masks,
+                rewards,
+                ends,
+                reasons,
+                lengths,
+                wait_obs,
+                wait_masks,
+            )
+        )
+        != token
+    ):
         return False
     n = rows.shape[0]
     for c in prange(chunks):
         a, b = c * n // chunks, (c + 1) * n // chunks
-        _call_at(addr, (states, params, rows[a:b], actions[a:b], seats, draw, same_step, outside, picks, stage, deals,
-                        probs, masks, obs, out_masks, final_obs, final_masks, rewards, ends, reasons, lengths,
-                        wait_obs, wait_masks))  # fmt: skip
+        _call_at(
+            addr,
+            (
+                states,
+                params,
+                rows[a:b],
+                actions[a:b],
+                seats,
+                draw,
+                same_step,
+                outside,
+                picks,
+                stage,
+                deals,
+                probs,
+                masks,
+                obs,
+                out_masks,
+                final_obs,
+                final_masks,
+                rewards,
+                ends,
+                reasons,
+                lengths,
+                wait_obs,
+                wait_masks,
+            ),
+        )
     return True
 
 
 # per driver name: the generic threaded driver and the argument holding the rows to split
 GENERIC = {
-    "reset_n": (reset_n, 0), "step_n": (step_n, 0),
-    "random_actions_n": (random_actions_n, 0), "act_rows": (act_rows, 2), "observe_rows": (observe_rows, 2),
-    "reset_rows": (reset_rows, 2), "agent_step": (agent_step, 0), "agent_resume": (agent_resume, 2),
-}  # fmt: skip
+    "reset_n": (reset_n, 0),
+    "step_n": (step_n, 0),
+    "random_actions_n": (random_actions_n, 0),
+    "act_rows": (act_rows, 2),
+    "observe_rows": (observe_rows, 2),
+    "reset_rows": (reset_rows, 2),
+    "agent_step": (agent_step, 0),
+    "agent_resume": (agent_resume, 2),
+}
 
 ROWS_PER_CHUNK = 16  # at least, so a chunk's call costs little against its rows
 CHUNKS_PER_THREAD = 16  # numba's scheduler balances rows of uneven cost (games that end and restart)

@@ -13,6 +13,7 @@ dependency where it has wheels; measured as fast as OpenMP here), else
 threaded calls then take turns under a lock).  pip puts ``libtbb`` in ``<prefix>/lib``, off the loader's
 path, so it is loaded here first and numba then finds it by its soname.
 """
+
 from __future__ import annotations
 
 import contextlib

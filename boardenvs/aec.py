@@ -1,4 +1,5 @@
 """The PettingZoo AEC face: one generic class that drives any game's kernels."""
+
 from __future__ import annotations
 
 import functools
@@ -17,8 +18,7 @@ from .errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
 from .game import Game
 from .position import Position
 from .spaces import LegalDiscrete, LegalOf
-from .spec import (ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_render_mode, check_seed,
-                   is_action_int)
+from .spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_render_mode, check_seed, is_action_int
 
 CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
 # BoardEnv._settle reads the header's first five fields in one go
@@ -147,8 +147,20 @@ class BoardEnv(AECEnv):
 
     # what is derived, not copied: kernel handles, the mask buffer's views
     # (a copy must validate against its own buffer), the human window
-    _DERIVED = ("_params", "_step_row", "_settle_row", "_probs", "_observe", "_obs_size", "_obs_shape",
-                "_mask_actions", "_mask_chance", "_mask", "_window", "_call_lock")
+    _DERIVED = (
+        "_params",
+        "_step_row",
+        "_settle_row",
+        "_probs",
+        "_observe",
+        "_obs_size",
+        "_obs_shape",
+        "_mask_actions",
+        "_mask_chance",
+        "_mask",
+        "_window",
+        "_call_lock",
+    )
 
     def _setup(self) -> None:
         """The hot path's handles: the engine's one step on this game's row
@@ -253,10 +265,16 @@ class BoardEnv(AECEnv):
             acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
             if seat == E.CHANCE:
                 probs = self.game.chance_probs(state) if acting else np.zeros(self.game.num_chance_outcomes)
-                return {"observation": probs.astype(np.float32), "action_mask": (self._mask if acting else self._no_chance_mask).copy()}
+                return {
+                    "observation": probs.astype(np.float32),
+                    "action_mask": (self._mask if acting else self._no_chance_mask).copy(),
+                }
             obs = np.empty(self._obs_size, np.int8)  # the kernel writes every entry
             self._observe(state, self._params, seat, obs)
-            return {"observation": obs.reshape(self._obs_shape), "action_mask": (self._mask if acting else self._no_mask).copy()}
+            return {
+                "observation": obs.reshape(self._obs_shape),
+                "action_mask": (self._mask if acting else self._no_mask).copy(),
+            }
 
     def last(self, observe=True):
         """PettingZoo's ``last()`` (observation, cumulative reward,
@@ -292,8 +310,15 @@ class BoardEnv(AECEnv):
                 if "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
                     self.infos[agent] = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
                 # the engine's one step: apply, the seeded die (unless the chance agent rolls), the next mask
-                self._step_row(self._state, self._params, action, E.ILLEGAL_LOSE, not self.chance_agent, self._probs,
-                               self._mask_buffer)  # fmt: skip
+                self._step_row(
+                    self._state,
+                    self._params,
+                    action,
+                    E.ILLEGAL_LOSE,
+                    not self.chance_agent,
+                    self._probs,
+                    self._mask_buffer,
+                )
                 self._asked[seat] += 1
                 self._decisions += 1
             else:
@@ -331,8 +356,9 @@ class BoardEnv(AECEnv):
         else:
             # "random" draws from the env's generator (its seeded games), then the engine's step plays it
             played = int(self.np_random.choice(np.flatnonzero(self._mask))) if problem else int(action)
-            self._step_row(self._state, self._params, played, E.ILLEGAL_LOSE, not self.chance_agent, self._probs,
-                           self._mask_buffer)  # fmt: skip
+            self._step_row(
+                self._state, self._params, played, E.ILLEGAL_LOSE, not self.chance_agent, self._probs, self._mask_buffer
+            )
             self._asked[seat] += 1
             self._decisions += 1
 
@@ -341,7 +367,9 @@ class BoardEnv(AECEnv):
         through gymnasium's logger; later ones are not said again."""
         if not self._warned_illegal:
             self._warned_illegal = True
-            outcome = "the offender loses the game" if self.illegal_action == "lose" else "a random legal action is played"
+            outcome = (
+                "the offender loses the game" if self.illegal_action == "lose" else "a random legal action is played"
+            )
             gymnasium.logger.warn(
                 f"{self.game.env_id}: {what}; illegal_action={self.illegal_action!r}: {outcome} "
                 f'(infos[agent]["illegal_action"] is True; this warning is shown once per env)'
@@ -383,9 +411,13 @@ class BoardEnv(AECEnv):
         ``max_cycles`` limit, and the ended agents' rewards and flags.
         True if some agent's episode ended (then the rewards are set)."""
         state = self._state
-        if self._limited and state[E.H_STATUS] == E.PLAYING and (
-            (self.max_cycles and self._asked[state[E.H_CURRENT]] >= self.max_cycles)
-            or (self.max_decisions and self._decisions >= self.max_decisions)
+        if (
+            self._limited
+            and state[E.H_STATUS] == E.PLAYING
+            and (
+                (self.max_cycles and self._asked[state[E.H_CURRENT]] >= self.max_cycles)
+                or (self.max_decisions and self._decisions >= self.max_decisions)
+            )
         ):
             E.truncate(state, E.REASON_MAX_CYCLES)
         current, status, _, _, alive = state[:5].tolist()  # the header's first fields (asserted below)
@@ -410,8 +442,12 @@ class BoardEnv(AECEnv):
                 self.rewards[agent] = float(state[E.H_RET + seat])
                 self.terminations[agent] = bool(status == E.TERMINATED or not (alive >> seat) & 1)
                 self.truncations[agent] = bool(status == E.TRUNCATED and (alive >> seat) & 1 == 1)
-                self.infos[agent] = {**self.infos[agent], "end_reason": game.end_reason(state),
-                                     "length": int(state[E.H_TURN]), **game.end_infos(state)}  # fmt: skip
+                self.infos[agent] = {
+                    **self.infos[agent],
+                    "end_reason": game.end_reason(state),
+                    "length": int(state[E.H_TURN]),
+                    **game.end_infos(state),
+                }
                 newly_done = True
         if newly_done:
             self._deads_step_first()
@@ -538,7 +574,6 @@ class BoardEnv(AECEnv):
     @_one_at_a_time
     def render(self):
         if self.render_mode is None:
-
             gymnasium.logger.warn(
                 "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
             )
@@ -546,8 +581,9 @@ class BoardEnv(AECEnv):
         self._require_reset("render")
         from .render import frame_for
 
-        out, self._window = frame_for(self.render_mode, self.game, self._state, self.seat_notes(),
-                                      self._window, self.metadata["render_fps"])  # fmt: skip
+        out, self._window = frame_for(
+            self.render_mode, self.game, self._state, self.seat_notes(), self._window, self.metadata["render_fps"]
+        )
         return out
 
     def close(self):
@@ -665,4 +701,3 @@ def turn_based_parallel(env_fn, max_cycles: int | None = None, idle_mask: str = 
     if idle_mask not in ("zeros", "ones"):
         raise ValueError(f"idle_mask must be 'zeros' or 'ones', got {idle_mask!r}")
     return TurnBasedParallel(env_fn(max_decisions=max_cycles, **options), idle_mask=idle_mask)
-

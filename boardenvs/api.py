@@ -10,6 +10,7 @@ its entry points, the single-agent view and its vector view
 (:mod:`boardenvs.wrappers.registration`, through
 :func:`boardenvs.registry.on_register`): the core names nothing above it.
 """
+
 from __future__ import annotations
 
 import sys
@@ -58,8 +59,10 @@ def _register_pettingzoo(game_cls) -> None:
     import pettingzoo
 
     gym_id = registry.gym_id_of(game_cls)
-    for kind, known, creator in (("aec", pettingzoo.aec_registry, "env"),
-                                 ("parallel", pettingzoo.parallel_registry, "parallel_env")):  # fmt: skip
+    for kind, known, creator in (
+        ("aec", pettingzoo.aec_registry, "env"),
+        ("parallel", pettingzoo.parallel_registry, "parallel_env"),
+    ):
         if gym_id not in known:
             pettingzoo.register(kind, gym_id, entry_point=f"{_PACKAGE}.{game_cls.env_id}:{creator}")
 

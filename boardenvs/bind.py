@@ -30,6 +30,7 @@ drivers for them (numba would otherwise write entries no later process can
 use).  With ``NUMBA_DISABLE_JIT=1`` the calls below call the kernels
 directly: the same code runs as plain Python.
 """
+
 from __future__ import annotations
 
 import hashlib

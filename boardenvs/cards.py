@@ -11,6 +11,7 @@ written by hand, so no card can drift from the code, and a new game gets its
 card for free.  The documentation site (``make docs``) has one card page per
 registered id, made by this function.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,8 +19,7 @@ import sys
 from dataclasses import dataclass, field
 
 from .game import GENERIC_REASON_DOCS, GENERIC_REASONS
-from .registry import tool_settings
-from .registry import game_class, gym_id_of
+from .registry import game_class, gym_id_of, tool_settings
 
 __all__ = ["env_card", "notes_markdown"]
 
@@ -40,7 +40,9 @@ def _bounds(game) -> str:
             groups[-1][1] = k
         else:
             groups.append([k, k, int(lo), int(hi)])
-    return ", ".join(f"{a}{'' if a == b else f'..{b}'}: {lo}..{hi}" for a, b, lo, hi in groups) + " (by last-axis index)"
+    return (
+        ", ".join(f"{a}{'' if a == b else f'..{b}'}: {lo}..{hi}" for a, b, lo, hi in groups) + " (by last-axis index)"
+    )
 
 
 _ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|obj):`~?([^`]+)`")
@@ -56,7 +58,7 @@ def _table(lines: list[str]) -> list[str]:
     """An RST simple table of two columns (``====  ====`` borders) as a
     Markdown table; a cell's bullet items (``* ...``) become lines of it."""
     border = lines[0]
-    split = len(border) - len(border[border.index(" "):].lstrip())  # where the second column starts
+    split = len(border) - len(border[border.index(" ") :].lstrip())  # where the second column starts
     rows: list[list[str]] = []
     for line in lines[1:-1]:
         head, body = line[:split].strip(), line[split:].strip()
@@ -83,7 +85,7 @@ def notes_markdown(text: str) -> str:
             j = i + 1
             while j < len(lines) and not re.fullmatch(r"=+ +=+", lines[j].strip()):
                 j += 1
-            out += _table(lines[i:j + 1]) + [""]
+            out += _table(lines[i : j + 1]) + [""]
             i = j + 1
             continue
         if line.rstrip().endswith("::"):  # a paragraph introducing a literal block
@@ -133,10 +135,30 @@ FACE_OPTIONS = (
     ("AEC", "render_mode", "None", "`'ansi'`, `'rgb_array'` or `'human'` (a pygame window; the render extra)"),
     ("AEC", "max_cycles", "None", "PettingZoo's limit: every seat asked at most this many times, then truncated"),
     ("AEC", "max_decisions", "None", "a limit on decisions in all (the parallel view's `max_cycles`)"),
-    ("AEC", "chance_agent", "False", "chance nodes as an agent (`'chance'`) that the caller steps, instead of the seeded die"),
-    ("AEC", "clock_seconds", "None", "a chess clock per agent (`clock_increment` seconds added each turn): a fallen flag loses"),
-    ("gymnasium", "opponent", "'random'", "who plays the other seats: a name, a policy, a model or a path (the opponents guide)"),
-    ("gymnasium", "seat", "'random'", "the learner's seat (an int), or `'random'`: drawn per episode from the reset seed"),
+    (
+        "AEC",
+        "chance_agent",
+        "False",
+        "chance nodes as an agent (`'chance'`) that the caller steps, instead of the seeded die",
+    ),
+    (
+        "AEC",
+        "clock_seconds",
+        "None",
+        "a chess clock per agent (`clock_increment` seconds added each turn): a fallen flag loses",
+    ),
+    (
+        "gymnasium",
+        "opponent",
+        "'random'",
+        "who plays the other seats: a name, a policy, a model or a path (the opponents guide)",
+    ),
+    (
+        "gymnasium",
+        "seat",
+        "'random'",
+        "the learner's seat (an int), or `'random'`: drawn per episode from the reset seed",
+    ),
     ("gymnasium", "flatten", "True", "the observation as one flat vector (below), or the planes"),
     ("gymnasium", "autoreset_mode", "'same_step'", "`gymnasium.make_vec`'s auto-reset, or `'next_step'`"),
     ("make_vec", "num_threads / parallel", "None", "the threads of the batched drivers (the Threads page)"),
@@ -160,11 +182,17 @@ def env_card(env_id: str, *, picture: str | None = None, rules: str | None = Non
     lines += [summary[:1].upper() + summary[1:] if summary else cls.title, ""]
     shown = doc_picture(cls)
     if picture:
-        lines += [f"![{cls.title}: {_variant_label(shown.options).replace('`', '')} after {shown.decisions} "
-                  f"seeded random decisions]({picture}){{ width=440 }}", ""]  # fmt: skip
+        lines += [
+            f"![{cls.title}: {_variant_label(shown.options).replace('`', '')} after {shown.decisions} "
+            f"seeded random decisions]({picture}){{ width=440 }}",
+            "",
+        ]
     rules_text = f"`boardenvs rules {env_id}` ({cls.rule_prefix}-1 ...)"
     if rules:
         rules_text = f"[the rules]({rules}), {rules_text}"
+    chance = "none"
+    if default.num_chance_outcomes:
+        chance = f"{default.num_chance_outcomes} outcomes (resolved inside by the seeded die)"
     lines += [
         f"| env id | `{env_id}` |",
         "|---|---|",
@@ -172,9 +200,10 @@ def env_card(env_id: str, *, picture: str | None = None, rules: str | None = Non
         f"| Gymnasium | `gymnasium.make({gym_id_of(cls)!r})` (one seat learns; `gymnasium.make_vec` for N games) |",
         f"| Batched | `boardenvs.make_vec({env_id!r}, num_envs=N)` |",
         f"| Players | {', '.join(map(str, cls.player_counts()))} |",
-        f"| Chance | {f'{default.num_chance_outcomes} outcomes (resolved inside by the seeded die)' if default.num_chance_outcomes else 'none'} |",
+        f"| Chance | {chance} |",
         f"| Turns | {'chains of decisions by one seat' if cls.multi_decision_turns else 'one decision each'} |",
-        f"| Illegal action | `illegal_action='lose'` (default: the offender loses, `info['illegal_action']`), `'raise'`, `'random'` |",
+        "| Illegal action | `illegal_action='lose'` (default: the offender loses, "
+        "`info['illegal_action']`), `'raise'`, `'random'` |",
         f"| Rules | {rules_text} |",
         "",
         "## Variants",
@@ -184,30 +213,53 @@ def env_card(env_id: str, *, picture: str | None = None, rules: str | None = Non
     ]
     for variant in cls.variants:
         game = cls(**variant)
-        lines.append(f"| {_variant_label(variant)} | {game.num_players} | `Discrete({game.num_actions})` | "
-                     f"`int8 {game.obs_shape}` | {_bounds(game)} |")  # fmt: skip
+        lines.append(
+            f"| {_variant_label(variant)} | {game.num_players} | `Discrete({game.num_actions})` | "
+            f"`int8 {game.obs_shape}` | {_bounds(game)} |"
+        )
     lines += ["", "## Options", "", "| option | allowed | default | meaning |", "|---|---|---|---|"]
     for opt in cls.option_specs:
         lines.append(f"| `{opt.name}` | {opt.allowed()} | `{opt.default!r}` | {opt.doc} |")
     lines += ["| `illegal_action` | one of 'lose', 'raise', 'random' | `'lose'` | what an illegal action does (C-6) |"]
-    lines += ["", "The faces add their own options (every game takes them):", "",
-              "| face | option | default | meaning |", "|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        "The faces add their own options (every game takes them):",
+        "",
+        "| face | option | default | meaning |",
+        "|---|---|---|---|",
+    ]
     lines += [f"| {face} | `{name}` | `{value}` | {meaning} |" for face, name, value, meaning in FACE_OPTIONS]
     reasons = {**{k: v for k, v in GENERIC_REASONS.items() if k}, **cls.reason_names}
     docs = {**GENERIC_REASON_DOCS, **cls.reason_docs}
-    lines += ["", "## End reasons", "", "`info['end_reason']` when a game ends (`Position.end_reason`):", "",
-              "| end reason | meaning |", "|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        "## End reasons",
+        "",
+        "`info['end_reason']` when a game ends (`Position.end_reason`):",
+        "",
+        "| end reason | meaning |",
+        "|---|---|",
+    ]
     lines += [f"| `{name}` | {docs.get(name, '')} |" for _, name in sorted(reasons.items())]
-    lines += ["", "## Observations", "",
-              f"The AEC env, `make_vec` and `Position` give the planes, `int8 {default.obs_shape}` (height, width, "
-              "plane; the notes below say what each plane holds). The gymnasium ids give the same values flattened "
-              f"in C order, an `int8` vector of {default.obs_size} (index `(row * width + column) * planes + plane`: "
-              "SB3's convention for a non-image box); `flatten=False` keeps the planes, and the mask is "
-              "`info['action_mask']` (`action_masks()` for MaskablePPO).", ""]  # fmt: skip
+    lines += [
+        "",
+        "## Observations",
+        "",
+        f"The AEC env, `make_vec` and `Position` give the planes, `int8 {default.obs_shape}` (height, width, "
+        "plane; the notes below say what each plane holds). The gymnasium ids give the same values flattened "
+        f"in C order, an `int8` vector of {default.obs_size} (index `(row * width + column) * planes + plane`: "
+        "SB3's convention for a non-image box); `flatten=False` keeps the planes, and the mask is "
+        "`info['action_mask']` (`action_masks()` for MaskablePPO).",
+        "",
+    ]
     paragraphs = [p for p in notes.strip().split("\n\n") if not p.lstrip().startswith("Rules:")]
     if "\n\n".join(paragraphs).strip():  # the game's own words: encodings of actions and observations, notes
         lines += ["## The game's notes", "", notes_markdown("\n\n".join(paragraphs))]
-    lines += ["## Picture", "",
-              f"The docs show {_variant_label(shown.options)} after {shown.decisions} seeded random decisions "
-              f"(seed {shown.seed}): `boardenvs picture {env_id} --random {shown.decisions} --seed {shown.seed}`.", ""]  # fmt: skip
+    lines += [
+        "## Picture",
+        "",
+        f"The docs show {_variant_label(shown.options)} after {shown.decisions} seeded random decisions "
+        f"(seed {shown.seed}): `boardenvs picture {env_id} --random {shown.decisions} --seed {shown.seed}`.",
+        "",
+    ]
     return "\n".join(lines)

@@ -10,6 +10,7 @@ used (:class:`boardenvs.registry.LazyGame`: ``import boardenvs`` stays
 cheap and registers every id; a line that disagrees with its class's
 declaration fails when the game loads, and in the tests).
 """
+
 from __future__ import annotations
 
 from .registry import LazyGame

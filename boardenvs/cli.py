@@ -32,6 +32,7 @@ stderr and exit status 2, and
 nothing is written: output paths are checked before a game is played, and
 files are written whole or not at all (:mod:`boardenvs.files`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,8 @@ from pathlib import Path
 import numpy as np
 
 from . import ENV_IDS
-from .files import output_path, write_atomically
 from .api import make, position
+from .files import output_path, write_atomically
 from .helptext import help_text  # noqa: F401 (its old home)
 from .records import game_record, load_record, new_game, replay_moves, save_record  # noqa: F401 (the CLI's and its tests' names)
 from .registry import game_class
@@ -77,8 +78,11 @@ def train(args) -> int:
     try:
         from .baselines import train as trainer
     except ImportError as exc:
-        print(f"error: training needs torch and SB3 (the train extra): pip install 'boardenvs[train]' ({exc.name or exc} "
-              "is not installed)", file=sys.stderr)  # fmt: skip
+        print(
+            f"error: training needs torch and SB3 (the train extra): pip install 'boardenvs[train]' ({exc.name or exc} "
+            "is not installed)",
+            file=sys.stderr,
+        )
         return 2
     return trainer.main(args.args, prog="boardenvs train")
 
@@ -137,8 +141,17 @@ def play(args) -> int:
         return 0
     from .interactive import Match
 
-    match = Match(args.env, options, seed=args.seed, seat=args.seat, opponent=args.vs, save=args.save,
-                  window=args.window, opening=args.moves, trust=args.trust_files)  # fmt: skip
+    match = Match(
+        args.env,
+        options,
+        seed=args.seed,
+        seat=args.seat,
+        opponent=args.vs,
+        save=args.save,
+        window=args.window,
+        opening=args.moves,
+        trust=args.trust_files,
+    )
     return match.run()
 
 
@@ -155,8 +168,11 @@ def replay(args) -> int:
         trace = traces[k - 1]
         start, moves = trace_start(trace)
         players = [a["name"] for a in trace["agents"]]
-        print(f"{len(traces)} games in {args.file}: every one replays to its recorded result; game {k}: "
-              + " vs ".join(players) + f", returns {trace['returns']} ({trace['end_reason']})")  # fmt: skip
+        print(
+            f"{len(traces)} games in {args.file}: every one replays to its recorded result; game {k}: "
+            + " vs ".join(players)
+            + f", returns {trace['returns']} ({trace['end_reason']})"
+        )
     elif args.game is not None:
         raise ValueError("--game picks a game of a trace file (.jsonl or .jsonl.gz); a .json record holds one")
     else:
@@ -191,9 +207,18 @@ def rate(args) -> int:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in args.agent)[-60:]
         traces = args.traces or f"rating-{name}-{safe}-seed{args.seed}.jsonl.gz"
     progress = ladder.QUIET if args.quiet or args.json else None
-    result = ladder.rate(args.agent, env_id, players=args.players, games=args.games, precision=args.precision,
-                         seed=args.seed, version=args.ladder_version, trust=args.trust_files, traces=traces,
-                         progress=progress)  # fmt: skip
+    result = ladder.rate(
+        args.agent,
+        env_id,
+        players=args.players,
+        games=args.games,
+        precision=args.precision,
+        seed=args.seed,
+        version=args.ladder_version,
+        trust=args.trust_files,
+        traces=traces,
+        progress=progress,
+    )
     if args.json:
         import json
 
@@ -201,12 +226,15 @@ def rate(args) -> int:
         return 0
     lo, hi = result["interval"]
     why = f"the interval reached ±{args.precision:g}" if result["stopped"] == "precision" else "--games reached"
-    print(f"{result['agent']} on the {result['ladder']} ladder v{result['version']} (random = 0): "
-          f"{result['rating']:+.0f} [{lo:+.0f}, {hi:+.0f}] (95%, ±{result['half_width']:.0f} Elo), "
-          f"{result['games']} games in {result['seconds']:.0f} s ({why})")  # fmt: skip
+    print(
+        f"{result['agent']} on the {result['ladder']} ladder v{result['version']} (random = 0): "
+        f"{result['rating']:+.0f} [{lo:+.0f}, {hi:+.0f}] (95%, ±{result['half_width']:.0f} Elo), "
+        f"{result['games']} games in {result['seconds']:.0f} s ({why})"
+    )
     if result["beyond"]:
-        print(f"  note: it scored {'95% or more against the strongest' if result['beyond'] == 'above' else '5% or less against the weakest'}"
-              " member: the rating is a bound, beyond what this ladder measures")  # fmt: skip
+        above = result["beyond"] == "above"
+        beyond = "95% or more against the strongest" if above else "5% or less against the weakest"
+        print(f"  note: it scored {beyond} member: the rating is a bound, beyond what this ladder measures")
     for member, (n, score) in result["by_member"].items():
         print(f"  vs {member}: {n} games, score {score:g} ({100 * score / n:.0f}%)")
     if traces:
@@ -238,8 +266,10 @@ def picture(args) -> int:
     Image.init()  # every format Pillow can write, by extension
     writable = {ext for ext, fmt in Image.registered_extensions().items() if fmt in Image.SAVE}
     if Path(args.out).suffix.lower() not in writable:
-        raise ValueError(f"--out {args.out!r}: the file name must end in .png (or another image type Pillow writes: "
-                         ".jpg, .webp, .gif, ...)")  # fmt: skip
+        raise ValueError(
+            f"--out {args.out!r}: the file name must end in .png (or another image type Pillow writes: "
+            ".jpg, .webp, .gif, ...)"
+        )
     output_path(args.out, "--out")
     pos = position(args.env, **parse_options(args.option))
     pos = replay_moves(pos, args.moves)[-1]
@@ -252,7 +282,8 @@ def picture(args) -> int:
     return 0
 
 
-# the docs' pictures (each game's env card and the home page's table): (env id, options, random turns, seed) per game; a game
+# the docs' pictures (each game's env card and the home page's table): (env id, options, random turns, seed) per game;
+# a game
 # not listed gets 12 random turns from the default options
 DOC_GIF = ("quagmire_v0", {}, 5)  # a short full game for the docs' animation (the watching tutorial)
 
@@ -290,7 +321,9 @@ def list_games(args) -> int:
         cls = game_class(env_id)
         counts = sorted({cls(**v).num_players for v in cls.variants})
         spec = next((o for o in cls.option_specs if o.name == "num_players"), None)
-        players = ", ".join(str(c) for c in spec.choices) if spec is not None and spec.choices else "/".join(map(str, counts))
+        players = (
+            ", ".join(str(c) for c in spec.choices) if spec is not None and spec.choices else "/".join(map(str, counts))
+        )
         print(f"{env_id}  {cls.title}: {players} players")
         for o in cls.option_specs:
             print(f"    {o.name}={o.default!r}  {o.doc} ({o.allowed()})")
@@ -414,8 +447,10 @@ def _delay(text: str) -> float:
     return value
 
 
-TRUST_HELP = ("load an SB3 .zip or an RLlib checkpoint folder named as an opponent: their loaders run code from "
-              "the file (pickle), so name only files you trust (a .pt from boardenvs.baselines.train needs no trust)")
+TRUST_HELP = (
+    "load an SB3 .zip or an RLlib checkpoint folder named as an opponent: their loaders run code from "
+    "the file (pickle), so name only files you trust (a .pt from boardenvs.baselines.train needs no trust)"
+)
 
 
 def one_line(exc: object) -> str:
@@ -438,18 +473,27 @@ def main(argv=None) -> int:
 
     d = command("demo", help="seeded random-vs-random games of every game (or one), boards and a results line")
     d.add_argument("env", nargs="?", default=None, choices=ENV_IDS, help="one game (default: every game)")
-    d.add_argument("--env", dest="env_option", default=None, choices=ENV_IDS, help=argparse.SUPPRESS)  # (0.3's spelling)
+    d.add_argument(
+        "--env", dest="env_option", default=None, choices=ENV_IDS, help=argparse.SUPPRESS
+    )  # (0.3's spelling)
     d.add_argument("--games", type=_games, default=3)
     d.add_argument("--seed", type=_seed, default=0)
     d.set_defaults(func=demo)
-    p = command("play", help="play a game in the terminal (or a window) against an opponent; "
-                       "with moves and no -i: print the position they reach")  # fmt: skip
+    p = command(
+        "play",
+        help="play a game in the terminal (or a window) against an opponent; "
+        "with moves and no -i: print the position they reach",
+    )
     p.add_argument("env", choices=registered)
     p.add_argument("moves", nargs="*", help="moves in notation from the start (an opening)")
     p.add_argument("--seat", type=_seat, default=0, help="your seat (default 0)")
-    p.add_argument("--vs", default="random", help="the opponent: a name ('random', 'greedy', 'mcts', 'mcts:<simulations>', "
-                   "'baseline:<name>', ...) or the path of a saved model (a .pt from python -m boardenvs.baselines.train; "
-                   "an SB3 .zip or an RLlib checkpoint folder with --trust-files)")  # fmt: skip
+    p.add_argument(
+        "--vs",
+        default="random",
+        help="the opponent: a name ('random', 'greedy', 'mcts', 'mcts:<simulations>', "
+        "'baseline:<name>', ...) or the path of a saved model (a .pt from python -m boardenvs.baselines.train; "
+        "an SB3 .zip or an RLlib checkpoint folder with --trust-files)",
+    )
     p.add_argument("--trust-files", action="store_true", help=TRUST_HELP)
     p.add_argument("--option", action="append", metavar="K=V", help="a game option, e.g. --option max_turns=100")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the chance outcomes and the opponent")
@@ -457,22 +501,35 @@ def main(argv=None) -> int:
     p.add_argument("--window", action="store_true", help="play in a pygame window by clicking the legal moves")
     p.add_argument("-i", "--interactive", action="store_true", help="play on from the given moves")
     p.set_defaults(func=play)
-    rp = command("replay", help="play back a saved game (JSON) or a game of a trace file (JSON lines); --gif/--mp4/--html record it")
+    rp = command(
+        "replay",
+        help="play back a saved game (JSON) or a game of a trace file (JSON lines); --gif/--mp4/--html record it",
+    )
     rp.add_argument("file")
     rp.add_argument("--gif", default=None)
     rp.add_argument("--mp4", default=None)
     rp.add_argument("--html", default=None, help="a page to step through the game in a browser (no server needed)")
     rp.add_argument("--fps", type=_fps, default=2.0)
     rp.add_argument("--show", action="store_true", help="print every position, not only the last")
-    rp.add_argument("--game", type=_games, default=None, metavar="K",
-                    help="of a trace file (.jsonl, .jsonl.gz: every game is checked), show game K (default 1)")
+    rp.add_argument(
+        "--game",
+        type=_games,
+        default=None,
+        metavar="K",
+        help="of a trace file (.jsonl, .jsonl.gz: every game is checked), show game K (default 1)",
+    )
     rp.set_defaults(func=replay)
     w = command("watch", help="watch a game between opponents (random unless --players), record it")
     w.add_argument("env", choices=registered)
-    w.add_argument("--players", nargs="+", default=None, metavar="OPP",
-                   help="one opponent per seat (cycled): a name ('random', 'greedy', 'mcts', 'mcts:400', ...) or the "
-                        "path of a saved model (.pt from boardenvs.baselines.train; SB3 .zip or RLlib checkpoint folder "
-                        "with --trust-files)")  # fmt: skip
+    w.add_argument(
+        "--players",
+        nargs="+",
+        default=None,
+        metavar="OPP",
+        help="one opponent per seat (cycled): a name ('random', 'greedy', 'mcts', 'mcts:400', ...) or the "
+        "path of a saved model (.pt from boardenvs.baselines.train; SB3 .zip or RLlib checkpoint folder "
+        "with --trust-files)",
+    )
     w.add_argument("--trust-files", action="store_true", help=TRUST_HELP)
     w.add_argument("--option", action="append", metavar="K=V")
     w.add_argument("--seed", type=_seed, default=0)
@@ -500,27 +557,46 @@ def main(argv=None) -> int:
     r = command("rules", help="print a game's rules (no id: the common conventions)")
     r.add_argument("env", nargs="?", choices=registered)
     r.set_defaults(func=rules)
-    ra = command("rate", help="rate an agent against a game's versioned ladder: its Elo (random = 0) with a 95%% "
-                 "interval, every game written as a match trace")  # fmt: skip
-    ra.add_argument("agent", help="what --vs takes: 'baseline:<name>', 'search:<n>:<name>', a saved model (.pt; an SB3 "
-                    ".zip or an RLlib checkpoint folder with --trust-files) or, with --trust-files, 'module:attribute' "
-                    "(an Opponent, a policy(obs, masks) -> actions or an SB3 model in a Python module)")  # fmt: skip
+    ra = command(
+        "rate",
+        help="rate an agent against a game's versioned ladder: its Elo (random = 0) with a 95%% "
+        "interval, every game written as a match trace",
+    )
+    ra.add_argument(
+        "agent",
+        help="what --vs takes: 'baseline:<name>', 'search:<n>:<name>', a saved model (.pt; an SB3 "
+        ".zip or an RLlib checkpoint folder with --trust-files) or, with --trust-files, 'module:attribute' "
+        "(an Opponent, a policy(obs, masks) -> actions or an SB3 model in a Python module)",
+    )
     ra.add_argument("--game", required=True, help="the env id (quess_v0, ...)")
-    ra.add_argument("--players", type=int, default=None, help="the player count (default 2; a ladder must exist for it)")
+    ra.add_argument(
+        "--players", type=int, default=None, help="the player count (default 2; a ladder must exist for it)"
+    )
     ra.add_argument("--games", type=_games, default=1000, help="at most this many games (default 1000)")
-    ra.add_argument("--precision", type=_elo, default=None, metavar="ELO",
-                    help="stop once the 95%% interval's half-width is at most this many Elo (e.g. 50)")
+    ra.add_argument(
+        "--precision",
+        type=_elo,
+        default=None,
+        metavar="ELO",
+        help="stop once the 95%% interval's half-width is at most this many Elo (e.g. 50)",
+    )
     ra.add_argument("--seed", type=_seed, default=0)
     ra.add_argument("--ladder-version", type=int, default=None, help="a ladder version (default: the newest)")
-    ra.add_argument("--traces", default=None, help="where the games go, one JSON line each (.jsonl or .jsonl.gz; "
-                    "default rating-<ladder>-<agent>-seed<seed>.jsonl.gz)")  # fmt: skip
+    ra.add_argument(
+        "--traces",
+        default=None,
+        help="where the games go, one JSON line each (.jsonl or .jsonl.gz; "
+        "default rating-<ladder>-<agent>-seed<seed>.jsonl.gz)",
+    )
     ra.add_argument("--no-traces", action="store_true", help="write no trace file")
     ra.add_argument("--trust-files", action="store_true", help=TRUST_HELP + "; and import a module:attribute agent")
     ra.add_argument("--json", action="store_true", help="print the result as JSON (no progress bar)")
     ra.add_argument("--quiet", action="store_true", help="no progress bar")
     ra.set_defaults(func=rate)
     t = command("train", help="train a masked-PPO agent on a game (boardenvs train GAME --help: its options)")
-    t.add_argument("args", nargs=argparse.REMAINDER, help="the game and the options of python -m boardenvs.baselines.train")
+    t.add_argument(
+        "args", nargs=argparse.REMAINDER, help="the game and the options of python -m boardenvs.baselines.train"
+    )
     t.set_defaults(func=train)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["train"]:  # everything after it is the trainer's own (its --help included)

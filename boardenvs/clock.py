@@ -10,8 +10,8 @@ arrives after the flag fell is not played: the agent loses (its clock reads
 in a game with eliminations the flagged agent is taken out and the others
 play on (``Game.eliminate_seat``); a game without them ends as a forfeit (the
 flagged agent -1, the others 0).  A draw whose end reason the game lists in
-``TOOLS["clock"]["decided_reasons"]`` in the game's module (:func:`decided_reasons`) goes to the agent with the most time left
-(Quess' one-each draw, QU-10 with QU-12; equal times stay a draw).
+``TOOLS["clock"]["decided_reasons"]`` in the game's module (:func:`decided_reasons`)
+goes to the agent with the most time left (Quess' one-each draw, QU-10 with QU-12; equal times stay a draw).
 
 The time left is in ``infos[agent]["time_left"]`` (seconds, for every agent
 after every reset and step) and in every picture beside the agent's name.
@@ -29,6 +29,7 @@ The wrapper reads only the env's public surface: ``agent_selection``,
 (QU-12) is this wrapper with Quess' settings: ``boardenvs.make("quess_v0",
 clock_seconds=300)``.
 """
+
 from __future__ import annotations
 
 import math
@@ -99,15 +100,19 @@ class ChessClock(BaseWrapper):
         nothing changes)."""
         reading = self.time_source()
         if isinstance(reading, (bool, complex)) or not isinstance(reading, numbers.Real):
-            raise ValueError(f"ChessClock: the time source {self.time_source!r} returned {reading!r}, "
-                             "not a number of seconds")  # fmt: skip
+            raise ValueError(
+                f"ChessClock: the time source {self.time_source!r} returned {reading!r}, not a number of seconds"
+            )
         value = float(reading)
         if not math.isfinite(value):
-            raise ValueError(f"ChessClock: the time source {self.time_source!r} returned {reading!r}, "
-                             "not a finite number of seconds")  # fmt: skip
+            raise ValueError(
+                f"ChessClock: the time source {self.time_source!r} returned {reading!r}, not a finite number of seconds"
+            )
         if self._last is not None and value < self._last:
-            raise ValueError(f"ChessClock: the time source {self.time_source!r} went backwards: it read {reading!r} "
-                             f"after {self._last!r}")  # fmt: skip
+            raise ValueError(
+                f"ChessClock: the time source {self.time_source!r} went backwards: it read {reading!r} "
+                f"after {self._last!r}"
+            )
         self._last = value
         return value
 

@@ -54,6 +54,7 @@ What the contract carries for all five games:
 ``params`` is an ``int64`` vector of options; the first slots are generic
 (``P_*`` below), the game's own follow from ``P_GAME``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -316,8 +317,14 @@ def _row_view_ir(typingctx, a, i):
             cgutils.do_boundscheck(context, builder, index, shape[0], 0)
         start = builder.gep(builder.bitcast(src.data, cgutils.voidptr_t), [builder.mul(index, strides[0])])
         out = context.make_array(row)(context, builder)
-        populate_array(out, data=builder.bitcast(start, src.data.type), shape=[shape[1]], strides=[strides[1]],
-                       itemsize=src.itemsize, meminfo=None)  # fmt: skip
+        populate_array(
+            out,
+            data=builder.bitcast(start, src.data.type),
+            shape=[shape[1]],
+            strides=[strides[1]],
+            itemsize=src.itemsize,
+            meminfo=None,
+        )
         return out._getvalue()
 
     return row(a, i), codegen
@@ -350,8 +357,9 @@ def _no_mask_ir(typingctx, state):
         out = context.make_array(out_type)(context, builder)
         zero = context.get_constant(nbtypes.intp, 0)
         one = context.get_constant(nbtypes.intp, 1)
-        populate_array(out, data=builder.bitcast(src.data, out.data.type), shape=[zero], strides=[one],
-                       itemsize=one, meminfo=None)  # fmt: skip
+        populate_array(
+            out, data=builder.bitcast(src.data, out.data.type), shape=[zero], strides=[one], itemsize=one, meminfo=None
+        )
         return out._getvalue()
 
     return out_type(state), codegen
@@ -417,8 +425,13 @@ def _nonzero_bits32_ir(typingctx, mask, start):
     """:func:`nonzero_bits32` as LLVM IR: a ``<32 x i8>`` load, a compare
     with zero, the ``<32 x i1>`` result read as an i32 (no bounds check: the
     caller keeps ``start + 32 <= len(mask)``)."""
-    if not (isinstance(mask, nbtypes.Array) and mask.ndim == 1 and mask.dtype == nbtypes.int8 and mask.layout == "C"
-            and isinstance(start, nbtypes.Integer)):  # fmt: skip
+    if not (
+        isinstance(mask, nbtypes.Array)
+        and mask.ndim == 1
+        and mask.dtype == nbtypes.int8
+        and mask.layout == "C"
+        and isinstance(start, nbtypes.Integer)
+    ):
         return None
 
     def codegen(context, builder, signature, args):
@@ -436,8 +449,14 @@ def _store8_ir(typingctx, a, at, value):
     """:func:`store8` as LLVM IR: an ``i64`` store with alignment 1 (x86 and
     ARM64 store unaligned words at full speed); ``0 <= at <= len(a) - 8``
     checked under ``NUMBA_BOUNDSCHECK`` like an index."""
-    if not (isinstance(a, nbtypes.Array) and a.ndim == 1 and a.dtype == nbtypes.int8 and a.layout == "C"
-            and isinstance(at, nbtypes.Integer) and isinstance(value, nbtypes.Integer)):  # fmt: skip
+    if not (
+        isinstance(a, nbtypes.Array)
+        and a.ndim == 1
+        and a.dtype == nbtypes.int8
+        and a.layout == "C"
+        and isinstance(at, nbtypes.Integer)
+        and isinstance(value, nbtypes.Integer)
+    ):
         return None
 
     def codegen(context, builder, signature, args):

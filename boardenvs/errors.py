@@ -3,6 +3,7 @@
 All are ``ValueError`` subclasses, so ``except ValueError`` catches them; a
 rejected input never changes any state.
 """
+
 import re
 
 

@@ -8,6 +8,7 @@ as a ValueError naming it, so a command can refuse before it plays a game;
 and renames it into place, so a write that fails leaves nothing behind (and
 an existing file as it was).
 """
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,10 @@ def output_path(path, what: str = "output file", suffixes=None) -> Path:
     # only a new file or an existing regular one is written: the write replaces the path with a
     # new regular file, so a symlink, a FIFO or a device node there would be replaced (issue 47)
     if path.is_symlink():
-        raise ValueError(f"{what} {str(path)!r} is a symbolic link: refused (not followed, not replaced); "
-                         "give the path of a regular file")  # fmt: skip
+        raise ValueError(
+            f"{what} {str(path)!r} is a symbolic link: refused (not followed, not replaced); "
+            "give the path of a regular file"
+        )
     if path.exists() and not path.is_file():
         raise ValueError(f"{what} {str(path)!r} is not a regular file (a device, FIFO or socket): refused")
     folder = path.parent

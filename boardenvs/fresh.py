@@ -15,6 +15,7 @@ own (no variable, container, view, memoryview or torch tensor of the
 caller's refers to it).  So what a caller gets is, as far as it can tell, a
 new array; what it still holds is never written again.
 """
+
 from __future__ import annotations
 
 import sys

@@ -14,6 +14,7 @@ A :class:`Game` instance is one game *with its options fixed*.  It owns the
 (Position, the AEC env, ``make_vec``) need that is not rules.  The rules stay
 in the kernels.
 """
+
 from __future__ import annotations
 
 import re
@@ -153,7 +154,9 @@ class Game:
         self.options = check_options(self.option_specs, options, self.env_id)
         config = self.configure(self.options)
         if not isinstance(config, Config):
-            raise TypeError(f"{self.env_id}: configure() must return a boardenvs.spec.Config, got {type(config).__name__}")
+            raise TypeError(
+                f"{self.env_id}: configure() must return a boardenvs.spec.Config, got {type(config).__name__}"
+            )
         n = int(config.num_players)
         for opt in self.option_specs:  # seats are checked once the number of players is known
             if opt.kind == "seat":
@@ -193,7 +196,6 @@ class Game:
         game's params, teams).  Raise :class:`boardenvs.errors.OptionError`
         for options that do not fit together."""
         raise NotImplementedError
-
 
     @property
     def agents(self) -> list[str]:
@@ -284,7 +286,9 @@ class Game:
         if not is_int(action) or not -(2**63) <= action < 2**63:
             raise IllegalMoveError(f"{self.env_id}: an action is an int64, got {action!r}")
         if mode not in (E.ILLEGAL_LOSE, E.ILLEGAL_RANDOM, E.ILLEGAL_REFUSE):
-            raise ValueError(f"{self.env_id}: mode must be E.ILLEGAL_LOSE, ILLEGAL_RANDOM or ILLEGAL_REFUSE, got {mode!r}")
+            raise ValueError(
+                f"{self.env_id}: mode must be E.ILLEGAL_LOSE, ILLEGAL_RANDOM or ILLEGAL_REFUSE, got {mode!r}"
+            )
         one = self.one_row()
         one.settle(state, self.params, False, self._chance_buffer, mask)  # the mask of the row as it is
         return one.step(state, self.params, int(action), mode, bool(settle), self._chance_buffer, mask)
@@ -301,12 +305,22 @@ class Game:
         """What the compiled step may trust of a caller's arrays (C-6: no
         public input reaches a kernel unchecked): a writeable C-contiguous
         int64 row of ``state_size`` and an int8 mask of ``mask_size``."""
-        for name, arr, dtype, size in (("state", state, np.int64, self.state_size), ("mask", mask, np.int8, self.mask_size)):
-            if not (isinstance(arr, np.ndarray) and arr.dtype == dtype and arr.shape == (size,)
-                    and arr.flags.c_contiguous and arr.flags.writeable):  # fmt: skip
+        for name, arr, dtype, size in (
+            ("state", state, np.int64, self.state_size),
+            ("mask", mask, np.int8, self.mask_size),
+        ):
+            if not (
+                isinstance(arr, np.ndarray)
+                and arr.dtype == dtype
+                and arr.shape == (size,)
+                and arr.flags.c_contiguous
+                and arr.flags.writeable
+            ):
                 got = f"{getattr(arr, 'dtype', type(arr).__name__)} {getattr(arr, 'shape', '')}"
-                raise ValueError(f"{self.env_id}: {name} must be a writeable C-contiguous {np.dtype(dtype).name} array of "
-                                 f"shape ({size},), got {got}")  # fmt: skip
+                raise ValueError(
+                    f"{self.env_id}: {name} must be a writeable C-contiguous {np.dtype(dtype).name} array of "
+                    f"shape ({size},), got {got}"
+                )
 
     def describe_action(self, state, action) -> str:
         """``F3-E3 (action 75)`` if ``action`` decodes here, else why not
@@ -465,8 +479,12 @@ class Game:
         the last move for the pictures) and may depend on ``state`` (a field
         the text carries in one phase only)."""
         top = max(self.num_actions, self.num_chance_outcomes) - 1
-        return {"decisions": (0, 2**62), "last_action": (-1, top), "last_seat": (-1, self.num_players - 1),
-                "rng": (-(2**63), 2**63 - 1)}  # fmt: skip
+        return {
+            "decisions": (0, 2**62),
+            "last_action": (-1, top),
+            "last_seat": (-1, self.num_players - 1),
+            "rng": (-(2**63), 2**63 - 1),
+        }
 
     def check_row(self, state, what: str = "the row") -> None:
         """ValueError unless ``state`` (an int64 row of ``state_size``) is a
@@ -479,16 +497,21 @@ class Game:
         unpickled Position, env or ``make_vec``, a copied snapshot."""
         where = f"{self.env_id}: {what}"
         if not (isinstance(state, np.ndarray) and state.dtype == np.int64 and state.shape == (self.state_size,)):
-            raise ValueError(f"{where} must be an int64 array of shape ({self.state_size},), "
-                             f"got {getattr(state, 'dtype', type(state).__name__)} {getattr(state, 'shape', '')}")  # fmt: skip
+            raise ValueError(
+                f"{where} must be an int64 array of shape ({self.state_size},), "
+                f"got {getattr(state, 'dtype', type(state).__name__)} {getattr(state, 'shape', '')}"
+            )
         try:
             fields, body = split_text(self.to_text(state))
             rebuilt = self.from_text_fields(fields, body)
         except NotationError as exc:
-            raise ValueError(f"{where} is no state the rules can reach: {str(exc).removeprefix(self.env_id + ': ')}") from None
+            raise ValueError(
+                f"{where} is no state the rules can reach: {str(exc).removeprefix(self.env_id + ': ')}"
+            ) from None
         except Exception as exc:  # a value the text cannot show (an unknown status, a cell code out of range)
-            raise ValueError(f"{where} is no state of {self.env_id}: its values cannot be read as a position "
-                             f"({type(exc).__name__})") from None  # fmt: skip
+            raise ValueError(
+                f"{where} is no state of {self.env_id}: its values cannot be read as a position ({type(exc).__name__})"
+            ) from None
         layout = self.info.layout
         for name, (low, high) in self.free_fields(state).items():
             off = layout.offset(name)
@@ -498,15 +521,18 @@ class Game:
             if bad.size:
                 k = int(bad[0])
                 lo, hi = (int(np.broadcast_to(b, values.shape)[k]) for b in (low, high))
-                raise ValueError(f"{where}: field {name!r}{f'[{k}]' if size > 1 else ''} holds {int(values[k])}, "
-                                 f"outside {lo}..{hi}")  # fmt: skip
+                raise ValueError(
+                    f"{where}: field {name!r}{f'[{k}]' if size > 1 else ''} holds {int(values[k])}, outside {lo}..{hi}"
+                )
             rebuilt[off : off + size] = values
         differ = np.flatnonzero(rebuilt != state)
         if differ.size:
             i = int(differ[0])
             name, off = next((f[0], f[1]) for f in layout.fields if f[1] <= i < f[1] + f[2])
-            raise ValueError(f"{where}: field {name!r} (slot {i}) holds {int(state[i])}, which does not fit the "
-                             f"position the row shows ({int(rebuilt[i])} there)")  # fmt: skip
+            raise ValueError(
+                f"{where}: field {name!r} (slot {i}) holds {int(state[i])}, which does not fit the "
+                f"position the row shows ({int(rebuilt[i])} there)"
+            )
 
     def __reduce__(self):
         """A game copies and pickles as its class and options: the params
@@ -641,15 +667,25 @@ def _check_game_class(cls) -> None:
     if not isinstance(cls.rule_prefix, str) or not re.fullmatch(r"[A-Z]{1,4}", cls.rule_prefix):
         missing.append("rule_prefix (the capital letters of its rule ids, e.g. 'QU')")
     if not cls.rules_file or not cls.rules_path().is_file():
-        missing.append(f"rules file (rules_file={cls.rules_file!r} names no file: boardenvs/rules/<name>, "
-                       "a path relative to the game's module, or an absolute path)")  # fmt: skip
+        missing.append(
+            f"rules file (rules_file={cls.rules_file!r} names no file: boardenvs/rules/<name>, "
+            "a path relative to the game's module, or an absolute path)"
+        )
     if cls.render_rgb is Game.render_rgb or "rgb_array" not in cls.render_modes:
         missing.append('colour picture (render_rgb, and "rgb_array" in render_modes)')
-    moved = {"training": "training", "bench": "bench", "doc_picture": "doc_picture", "heuristic": "greedy",
-             "clock_decided_reasons": "clock", "settle_chance": None}  # fmt: skip
+    moved = {
+        "training": "training",
+        "bench": "bench",
+        "doc_picture": "doc_picture",
+        "heuristic": "greedy",
+        "clock_decided_reasons": "clock",
+        "settle_chance": None,
+    }
     for name, tool in moved.items():
         if any(name in klass.__dict__ for klass in cls.__mro__):
-            target = f'TOOLS["{tool}"] in its module (boardenvs.registry.tool_settings)' if tool else "the engine's step"
+            target = (
+                f'TOOLS["{tool}"] in its module (boardenvs.registry.tool_settings)' if tool else "the engine's step"
+            )
             raise TypeError(f"game {where}: {name} is no class attribute since 0.4: it moved to {target}")
     if missing:
         raise TypeError(f"game {where} declares no " + "; no ".join(missing))

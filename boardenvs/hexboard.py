@@ -16,6 +16,7 @@ NE (+1, -1), NW (0, -1), W (-1, 0), SW (-1, +1), SE (0, +1); direction
 ``(2R + 1) x (2R + 1)`` axial grid: cell ``(q, r)`` sits at row ``r + R``,
 column ``q + R``; the grid's corners are off the board.
 """
+
 from __future__ import annotations
 
 import functools
@@ -57,6 +58,7 @@ class HexBoard:
         self._index = {c: i for i, c in enumerate(self.coords)}
         self.names = [self._name_of(q, r) for q, r in self.coords]
         self._by_name = {name: i for i, name in enumerate(self.names)}
+        self._rotations: dict = {}
 
         n = self.num_cells
         self.lines = np.full((n, 6, 2 * R), -1, np.int64)
@@ -121,12 +123,14 @@ class HexBoard:
             q, r = -r, q + r
         return self._index[(q, r)]
 
-    @functools.lru_cache(maxsize=None)
     def rotation(self, k: int = 1) -> np.ndarray:
-        """The permutation ``p`` with ``p[i] = rotate(i, k)`` (read-only)."""
-        p = np.array([self.rotate(i, k) for i in range(self.num_cells)], np.int64)
-        p.flags.writeable = False
-        return p
+        """The permutation ``p`` with ``p[i] = rotate(i, k)`` (read-only, made once per ``k``)."""
+        k %= 6
+        if k not in self._rotations:
+            p = np.array([self.rotate(i, k) for i in range(self.num_cells)], np.int64)
+            p.flags.writeable = False
+            self._rotations[k] = p
+        return self._rotations[k]
 
     @staticmethod
     def rotate_direction(d: int, k: int = 1) -> int:
@@ -155,7 +159,7 @@ class HexBoard:
         return hash(("HexBoard", self.radius))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hex_board(radius: int) -> HexBoard:
     """The shared (cached) board of a radius; treat its tables as read-only."""
     return HexBoard(radius)

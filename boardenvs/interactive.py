@@ -22,6 +22,7 @@ Chance outcomes are drawn from the seeded generator (``--seed``), and every
 game is saved as JSON (game, options, seed, moves: every turn in notation,
 chance outcomes included) that ``boardenvs replay`` plays back exactly.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -37,11 +38,23 @@ HELP = """Type a move in the rules' notation (legal now: {example}), or:
 
 
 class Match:
-    def __init__(self, env_id, options, seed=None, seat=0, opponent="random", save=None, window=False,
-                 opening=(), stdin=None, stdout=None, trust=False):  # fmt: skip
+    def __init__(
+        self,
+        env_id,
+        options,
+        seed=None,
+        seat=0,
+        opponent="random",
+        save=None,
+        window=False,
+        opening=(),
+        stdin=None,
+        stdout=None,
+        trust=False,
+    ):
         from .files import output_path
-        from .records import new_game
         from .opponents import load_opponent
+        from .records import new_game
 
         # where the game will be saved: refused now (a folder that does not exist), not after the game
         self.save_path = str(output_path(save or f"{env_id}-{time.strftime('%Y%m%d-%H%M%S')}.json", "--save"))
@@ -80,8 +93,10 @@ class Match:
         from .opponents import play_turn
 
         game = self.pos.game
-        self.say(f"{game.title} ({self.env_id}), seed {self.seed}: you are {self.who(self.seat)}. "
-                 "Type a move in notation, or help, moves, undo, quit.")  # fmt: skip
+        self.say(
+            f"{game.title} ({self.env_id}), seed {self.seed}: you are {self.who(self.seat)}. "
+            "Type a move in notation, or help, moves, undo, quit."
+        )
         stack = []  # (position, moves so far) at each of your turns: what undo goes back to
         quit_early = False
         while not self.pos.is_terminal:

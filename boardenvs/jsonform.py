@@ -31,6 +31,7 @@ every document is a position the rules could reach or a
 :class:`~boardenvs.errors.NotationError` naming what is wrong (C-6); a
 document's ``legal_moves``, when present, must be the position's.
 """
+
 from __future__ import annotations
 
 import json
@@ -72,8 +73,10 @@ def body_layout(game) -> tuple[tuple[str, str], ...]:
         grid = not m.group(2) and k + 1 < len(body) and not _KEY.fullmatch(body[k + 1])
         kind = "rows" if grid else declared.pop(name, "words")
         if name in _RESERVED or kind not in KINDS + ("rows",) or any(name == n for n, _ in out):
-            raise TypeError(f"{game.env_id}: text field {name!r} cannot be a JSON field (kind {kind!r}, reserved "
-                            f"names {sorted(_RESERVED)}, kinds {KINDS})")  # fmt: skip
+            raise TypeError(
+                f"{game.env_id}: text field {name!r} cannot be a JSON field (kind {kind!r}, reserved "
+                f"names {sorted(_RESERVED)}, kinds {KINDS})"
+            )
         out.append((name, kind))
     if declared:
         raise TypeError(f"{game.env_id}: json_fields names {sorted(declared)}, which its text form does not write")
@@ -135,7 +138,9 @@ def to_dict(game, state, legal_moves: list | None = None) -> dict:
         k += 1
         if kind == "rows":
             rows = []
-            while k < len(body) and not (_KEY.fullmatch(body[k]) and _KEY.fullmatch(body[k]).group(1) in names[i + 1 :]):
+            while k < len(body) and not (
+                _KEY.fullmatch(body[k]) and _KEY.fullmatch(body[k]).group(1) in names[i + 1 :]
+            ):
                 rows.append(body[k])
                 k += 1
             doc[name] = rows
@@ -166,9 +171,13 @@ def _check_value(gid: str, name: str, kind: str, value) -> None:
     if kind in ("words", "ints", "rows"):
         item = {"words": "a word (a str without spaces)", "ints": "an int", "rows": "a str (one text row)"}[kind]
         ok = isinstance(value, list) and all(
-            (_is_int(v) if kind == "ints" else isinstance(v, str) and (_WORD.fullmatch(v) if kind == "words" else not _CONTROL.search(v)))
+            (
+                _is_int(v)
+                if kind == "ints"
+                else isinstance(v, str) and (_WORD.fullmatch(v) if kind == "words" else not _CONTROL.search(v))
+            )
             for v in value
-        )  # fmt: skip
+        )
         if not ok:
             raise _fail(gid, f"{name!r} must be a list, each item {item}; got {shown(value)}")
     elif kind in ("int", "int?"):
@@ -176,8 +185,11 @@ def _check_value(gid: str, name: str, kind: str, value) -> None:
             raise _fail(gid, f"{name!r} must be an int{' or null' if kind == 'int?' else ''}; got {shown(value)}")
     elif kind in ("word", "word?"):
         if not (isinstance(value, str) and _WORD.fullmatch(value)):
-            raise _fail(gid, f"{name!r} must be a word (a str without spaces){' or null' if kind == 'word?' else ''}; "
-                             f"got {shown(value)}")  # fmt: skip
+            raise _fail(
+                gid,
+                f"{name!r} must be a word (a str without spaces){' or null' if kind == 'word?' else ''}; "
+                f"got {shown(value)}",
+            )
     elif not (isinstance(value, str) and not _CONTROL.search(value)):
         raise _fail(gid, f"{name!r} must be a str of one line; got {shown(value)}")
 
@@ -274,8 +286,11 @@ def check_legal_moves(doc: dict, pos) -> None:
     if "legal_moves" in doc:
         have = legal_moves(pos)
         if doc["legal_moves"] != have:
-            raise _fail(pos.game.env_id, f"'legal_moves' is not the list of this position's legal moves "
-                                         f"({len(have)} of them: {shown(have[:3])}...)")  # fmt: skip
+            raise _fail(
+                pos.game.env_id,
+                f"'legal_moves' is not the list of this position's legal moves "
+                f"({len(have)} of them: {shown(have[:3])}...)",
+            )
 
 
 def legal_moves(pos) -> list[dict]:
@@ -285,7 +300,9 @@ def legal_moves(pos) -> list[dict]:
         return []
     if pos.is_chance:
         probs = pos.game.chance_probs(pos.state)
-        return [{"move": pos.action_to_move(int(a)), "actions": [int(a)], "probability": float(probs[a])}
-                for a in np.flatnonzero(probs)]  # fmt: skip
+        return [
+            {"move": pos.action_to_move(int(a)), "actions": [int(a)], "probability": float(probs[a])}
+            for a in np.flatnonzero(probs)
+        ]
     state = pos.state
     return [{"move": pos.game.actions_to_move(state, chain), "actions": chain} for chain in pos.legal_turns()]

@@ -48,15 +48,16 @@ without Ray); another package adds its own opponents the same way::
     [project.entry-points."boardenvs.opponents"]
     myagents = "mypackage.opponents"      # imported once an unknown name is asked for
 """
+
 from __future__ import annotations
 
 import importlib
 import os
 import pickle
 import re
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -111,12 +112,15 @@ class Batch:
         return self._states
 
     @classmethod
-    def of_states(cls, game, states, rng, rows=None) -> "Batch":
+    def of_states(cls, game, states, rng, rows=None) -> Batch:
         """A batch from state rows (copied): masks, seats and observations
         follow from them."""
         states = np.array(states, np.int64, ndmin=2)
-        masks = np.stack([game.legal_mask(s)[: game.num_actions] for s in states]) if len(states) else \
-            np.zeros((0, game.num_actions), bool)  # fmt: skip
+        masks = (
+            np.stack([game.legal_mask(s)[: game.num_actions] for s in states])
+            if len(states)
+            else np.zeros((0, game.num_actions), bool)
+        )
         seats = states[:, 0].copy()  # H_CURRENT
 
         def observe():
@@ -125,7 +129,7 @@ class Batch:
         return cls(game, masks, rng, seats=seats, rows=rows, observations=observe, states=lambda: states.copy())
 
     @classmethod
-    def of_position(cls, pos, rng) -> "Batch":
+    def of_position(cls, pos, rng) -> Batch:
         """The one decision of the seat to act in Position ``pos``."""
         return cls.of_states(pos.game, pos.state[None], rng)
 
@@ -169,8 +173,10 @@ def decide(opponent: Opponent, batch: Batch) -> np.ndarray:
     raw = np.asarray(opponent.act(batch))
     acts = raw.reshape(-1) if raw.ndim <= 1 or raw.size == k else raw
     if acts.shape != (k,) or acts.dtype.kind not in "iu":
-        raise IllegalActionError(f"{batch.game.env_id}: opponent {opponent.name} returned {raw.shape} {raw.dtype}, "
-                                 f"expected {k} integer actions")  # fmt: skip
+        raise IllegalActionError(
+            f"{batch.game.env_id}: opponent {opponent.name} returned {raw.shape} {raw.dtype}, "
+            f"expected {k} integer actions"
+        )
     acts = acts.astype(np.int64)
     ok = (acts >= 0) & (acts < batch.masks.shape[1])
     ok[ok] = batch.masks[np.flatnonzero(ok), acts[ok]]
@@ -225,21 +231,37 @@ _RESOLVERS: list = []
 _ADAPTERS: list = []
 _loaded: list = []  # the plugins tried so far
 
-MODEL_FILES = ("the path of a saved model (a .pt from python -m boardenvs.baselines.train; an SB3 .zip or an RLlib "
-               "checkpoint with trust=True)")  # fmt: skip
-TRUST_HOW = ("load it only if you trust the file: boardenvs.opponents.load_opponent(path, trust=True) (and pass "
-             "the opponent it returns), or --trust-files on the command line")  # fmt: skip
+MODEL_FILES = (
+    "the path of a saved model (a .pt from python -m boardenvs.baselines.train; an SB3 .zip or an RLlib "
+    "checkpoint with trust=True)"
+)
+TRUST_HOW = (
+    "load it only if you trust the file: boardenvs.opponents.load_opponent(path, trust=True) (and pass "
+    "the opponent it returns), or --trust-files on the command line"
+)
 # what an RLlib checkpoint folder holds (any of them): its loader unpickles
 CHECKPOINT_FILES = ("rllib_checkpoint.json", "learner_group", "module_state.pt", "class_and_ctor_args.pkl")
 # errors a loader of a user's file may raise besides ValueError (a resolver's or a prefix's): one line each
-LOAD_ERRORS = (OSError, RuntimeError, EOFError, KeyError, IndexError, AttributeError, RecursionError, MemoryError,
-               UnicodeError, pickle.UnpicklingError)  # fmt: skip
+LOAD_ERRORS = (
+    OSError,
+    RuntimeError,
+    EOFError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    RecursionError,
+    MemoryError,
+    UnicodeError,
+    pickle.UnpicklingError,
+)
 
 
 def untrusted(spec: str, what: str) -> UntrustedFileError:
     """The refusal of ``spec``, a file of a format that runs code when it is
     loaded (``what``: "an SB3 .zip", ...), named without trust."""
-    return UntrustedFileError(f"opponent {shorten(repr(spec))}: {what} runs code when it is loaded (pickle); {TRUST_HOW}")
+    return UntrustedFileError(
+        f"opponent {shorten(repr(spec))}: {what} runs code when it is loaded (pickle); {TRUST_HOW}"
+    )
 
 
 def code_format(spec: str) -> str | None:
@@ -248,6 +270,7 @@ def code_format(spec: str) -> str | None:
     ``.pt``/``.json`` pair of that name exists), ``"an RLlib checkpoint
     folder"`` (a folder holding one of :data:`CHECKPOINT_FILES` or a
     ``.pkl``); None otherwise.  Reads only the file system's names."""
+
     def exists(p: Path, kind: str) -> bool:
         try:
             return p.is_file() if kind == "file" else p.is_dir() if kind == "dir" else p.exists()
@@ -274,7 +297,9 @@ def code_format(spec: str) -> str | None:
     return None
 
 
-def register_opponent(name: str, factory: Callable, prefix: bool = False, help: str = "", replace: bool = False) -> None:
+def register_opponent(
+    name: str, factory: Callable, prefix: bool = False, help: str = "", replace: bool = False
+) -> None:
     """Make ``name`` an opponent name.  ``factory()`` builds the opponent of
     the plain name; with ``prefix=True``, ``factory(argument)`` builds the
     one of ``"name:argument"`` (``argument`` a non-empty str the factory
@@ -369,13 +394,17 @@ def opponent_from_name(spec: str, *, trust: bool = False) -> Opponent:
     except (OSError, ValueError):
         folder = False
     if folder:
-        raise ValueError(f"opponent {shown}: {shorten(os.path.abspath(spec), 120)} is a folder, not a saved model; "
-                         f"{MODEL_FILES}")  # fmt: skip
+        raise ValueError(
+            f"opponent {shown}: {shorten(os.path.abspath(spec), 120)} is a folder, not a saved model; {MODEL_FILES}"
+        )
     if spec.endswith((".pt", ".zip", ".json")) or os.sep in spec or "/" in spec:  # (issue 50: a mistyped path)
-        raise ValueError(f"opponent {shown}: no such file ({shorten(os.path.abspath(spec), 120)} does not exist); "
-                         f"{MODEL_FILES}")  # fmt: skip
-    raise ValueError(f"unknown opponent {shown}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
-                     "policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool")  # fmt: skip
+        raise ValueError(
+            f"opponent {shown}: no such file ({shorten(os.path.abspath(spec), 120)} does not exist); {MODEL_FILES}"
+        )
+    raise ValueError(
+        f"unknown opponent {shown}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
+        "policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool"
+    )
 
 
 def _resolve_name(spec: str, trust: bool = False):
@@ -388,7 +417,9 @@ def _resolve_name(spec: str, trust: bool = False):
     head, sep, arg = spec.partition(":")
     if sep and head in _PREFIXED:
         if not arg:
-            raise ValueError(f"opponent {shown}: {head}: needs an argument ({head}:{_PREFIXED[head][1]}); accepted: {_accepted()}")
+            raise ValueError(
+                f"opponent {shown}: {head}: needs an argument ({head}:{_PREFIXED[head][1]}); accepted: {_accepted()}"
+            )
         try:
             return _PREFIXED[head][0](arg)
         except (ModelFileError, MissingExtraError) as exc:  # the model it names: its own words, not the list of names
@@ -421,8 +452,10 @@ def _from_module(spec: str, trust: bool):
     shown = shorten(repr(spec))
     module, _, attribute = spec.partition(":")
     if not trust:
-        raise UntrustedFileError(f"opponent {shown} is no registered name ({_accepted()}); read as a Python "
-                                 f"module:attribute, loading it imports {module} (runs its code): {TRUST_HOW}")  # fmt: skip
+        raise UntrustedFileError(
+            f"opponent {shown} is no registered name ({_accepted()}); read as a Python "
+            f"module:attribute, loading it imports {module} (runs its code): {TRUST_HOW}"
+        )
     import sys
 
     try:
@@ -441,14 +474,18 @@ def _from_module(spec: str, trust: bool):
             return None  # no such module: no opponent of that name (the caller says what is accepted)
         raise ModelFileError(f"opponent {shown}: importing {module} failed ({first_line(exc)})") from None
     except Exception as exc:  # its code failed: its error in one line
-        raise ModelFileError(f"opponent {shown}: importing {module} failed ({type(exc).__name__}: {first_line(exc)})") from None
+        raise ModelFileError(
+            f"opponent {shown}: importing {module} failed ({type(exc).__name__}: {first_line(exc)})"
+        ) from None
     obj = mod
     for part in attribute.split("."):
         if not hasattr(obj, part):
             raise ValueError(f"opponent {shown}: {module} has no attribute {attribute!r}")
         obj = getattr(obj, part)
     if isinstance(obj, str) or obj is None:
-        raise ValueError(f"opponent {shown}: {module}.{attribute} is {shorten(repr(obj))}, not an opponent, a policy or a model")
+        raise ValueError(
+            f"opponent {shown}: {module}.{attribute} is {shorten(repr(obj))}, not an opponent, a policy or a model"
+        )
     found = make_opponent(obj, trust=trust)
     if isinstance(found, PolicyOpponent) and found is not obj:
         found.name = spec
@@ -478,8 +515,10 @@ def make_opponent(spec, *, trust: bool = False) -> Opponent:
             break
     if callable(spec):
         return PolicyOpponent(spec)
-    raise ValueError(f"opponent must be a name ({_accepted()}), a policy(obs, masks) -> actions, an SB3 model or a "
-                     f"SelfPlayPool; got {spec!r}")  # fmt: skip
+    raise ValueError(
+        f"opponent must be a name ({_accepted()}), a policy(obs, masks) -> actions, an SB3 model or a "
+        f"SelfPlayPool; got {spec!r}"
+    )
 
 
 def load_opponent(spec: str, env_id: str | None = None, *, trust: bool = False) -> Opponent:

@@ -6,8 +6,8 @@ returns a new Position, ``copy`` is a row copy.  A *move* is a whole turn
 decision (``legal_actions()``, ``play(int)``).  The rules are the kernels';
 this class only validates and translates.
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 import numpy as np
 
@@ -15,8 +15,6 @@ from . import engine as E
 from .errors import IllegalMoveError, NotationError
 from .game import Game, split_text
 from .spec import is_int, parse_option_items
-
-
 
 
 class Position:
@@ -35,7 +33,7 @@ class Position:
         self._state = state
 
     @classmethod
-    def _own(cls, game: Game, state: np.ndarray) -> "Position":
+    def _own(cls, game: Game, state: np.ndarray) -> Position:
         """A Position over ``state``, a fresh row no one else holds (the
         faces' snapshots and :meth:`play`): no check, no second copy."""
         pos = cls.__new__(cls)
@@ -56,7 +54,9 @@ class Position:
         (a pickle is data from outside: C-6)."""
         game, row = state
         if not isinstance(game, Game) or not isinstance(row, np.ndarray):
-            raise ValueError(f"a pickled Position is a Game and its row, got {type(game).__name__}, {type(row).__name__}")
+            raise ValueError(
+                f"a pickled Position is a Game and its row, got {type(game).__name__}, {type(row).__name__}"
+            )
         row = np.array(row, np.int64) if row.dtype == np.int64 else row
         game.check_row(row, "an unpickled Position's row")
         self.game, self._state = game, row
@@ -172,7 +172,7 @@ class Position:
         action id or does not decode in this position."""
         return self.game.action_to_move(self._state, self.game.check_action_id(action))
 
-    def play(self, move) -> "Position":
+    def play(self, move) -> Position:
         """A new Position after ``move``: a whole turn in notation, or one
         decision as an action id.
 
@@ -207,17 +207,18 @@ class Position:
             )
         return Position._own(self.game, state)
 
-    def copy(self) -> "Position":
+    def copy(self) -> Position:
         """An independent copy (a Position never changes, so this is rarely needed)."""
         return Position._own(self.game, self._state.copy())
 
     # -- text ----------------------------------------------------------------
     def to_text(self) -> str:
-        """The position as text: a header (game, options, to move, ...) and the board; :meth:`from_text` reads it back."""
+        """The position as text: a header (game, options, to move, ...) and
+        the board; :meth:`from_text` reads it back."""
         return self.game.to_text(self._state)
 
     @classmethod
-    def from_text(cls, text: str) -> "Position":
+    def from_text(cls, text: str) -> Position:
         """The Position of a text written by :meth:`to_text`.  Every text is
         either a consistent position the rules could reach or a
         NotationError saying which field is wrong."""
@@ -258,7 +259,7 @@ class Position:
         return json.dumps(self.to_dict(legal_moves), indent=indent)
 
     @classmethod
-    def from_json(cls, doc) -> "Position":
+    def from_json(cls, doc) -> Position:
         """The Position of a JSON document (a JSON text, or the dict of
         :meth:`to_dict`).  Every document is checked like a position text
         (:meth:`from_text`): a consistent position the rules could reach, or
@@ -323,7 +324,5 @@ def turn_over(start, state) -> bool:
     """Has the turn under way in ``start`` ended in ``state``?  (The game
     ended, the turn counter moved, the seat changed, or chance comes up.)"""
     return (
-        state[E.H_STATUS] != E.PLAYING
-        or state[E.H_TURN] != start[E.H_TURN]
-        or state[E.H_CURRENT] != start[E.H_CURRENT]
+        state[E.H_STATUS] != E.PLAYING or state[E.H_TURN] != start[E.H_TURN] or state[E.H_CURRENT] != start[E.H_CURRENT]
     )

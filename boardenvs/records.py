@@ -9,6 +9,7 @@ a seat); :func:`game_record` / :func:`save_record` write one,
 file or move a ValueError saying what is wrong; :func:`replay_decisions`
 walks a game decision by decision (the recordings' pictures and pages).
 """
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,8 @@ import json
 import numpy as np
 
 from . import engine as E
-from .files import read_text_capped, write_atomically
 from .api import position
+from .files import read_text_capped, write_atomically
 from .opponents import play_turn
 from .position import Position
 from .registry import make_game
@@ -154,4 +155,3 @@ def play_game(start, rng, players, max_moves: int = 100_000):
         else:
             pos, move = play_turn(players[pos.to_move % len(players)], pos, rng)
         yield pos, move
-

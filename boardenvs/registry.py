@@ -6,16 +6,15 @@ it imports no face).
 entry points; :func:`game_class` / :func:`make_game` read the store.  The
 catalog's games are stored as :class:`LazyGame` until first use.
 """
+
 from __future__ import annotations
 
 import re
 import sys
 
-
 import gymnasium
 
 from .errors import shorten
-
 
 _GAMES: dict = {}  # env id -> Game class, or the catalog's LazyGame until first use
 _HOOKS: list = []  # what the layers above do for each registered game (on_register)
@@ -78,13 +77,17 @@ def check_registration(game_cls) -> str:
         raise ValueError(f"{env_id}: gym_name and title must be str, got {gym_name!r} and {title!r}")
     name = gym_name or title.replace(" ", "")
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
-        raise ValueError(f"{env_id}: the gymnasium name {name!r} (gym_name, else the title without spaces) must be "
-                         "letters, digits and '_', starting with a letter")  # fmt: skip
+        raise ValueError(
+            f"{env_id}: the gymnasium name {name!r} (gym_name, else the title without spaces) must be "
+            "letters, digits and '_', starting with a letter"
+        )
     gym_id = gym_id_of(game_cls)
     spec = gymnasium.registry.get(gym_id)
     if spec is not None and spec.kwargs.get("env_id") != env_id:
-        raise ValueError(f"{env_id}: its gymnasium id {gym_id!r} is already registered to "
-                         f"{spec.kwargs.get('env_id') or spec.entry_point!r}; give the game another gym_name")  # fmt: skip
+        raise ValueError(
+            f"{env_id}: its gymnasium id {gym_id!r} is already registered to "
+            f"{spec.kwargs.get('env_id') or spec.entry_point!r}; give the game another gym_name"
+        )
     if is_class:
         _check_declaration(game_cls)
     return gym_id
@@ -106,8 +109,9 @@ def _check_declaration(cls) -> None:
         try:
             cls(**variant)
         except Exception as exc:  # noqa: BLE001 - whatever a broken declaration raises, named
-            raise ValueError(f"{env_id}: {cls.__name__}(**{variant!r}) cannot be built: "
-                             f"{type(exc).__name__}: {exc}") from None  # fmt: skip
+            raise ValueError(
+                f"{env_id}: {cls.__name__}(**{variant!r}) cannot be built: {type(exc).__name__}: {exc}"
+            ) from None
 
 
 def gym_id_of(game_cls) -> str:
@@ -140,11 +144,15 @@ def game_class(env_id: str):
     if not isinstance(env_id, str) or env_id not in _GAMES:
         for known, cls in _GAMES.items():
             if isinstance(env_id, str) and env_id == gym_id_of(cls):  # (issue 50: say what it is and what to do)
-                raise ValueError(f"{env_id!r} is a gymnasium id (gymnasium.make / gymnasium.make_vec take it); here "
-                                 f"use its env id, {known!r}")  # fmt: skip
+                raise ValueError(
+                    f"{env_id!r} is a gymnasium id (gymnasium.make / gymnasium.make_vec take it); here "
+                    f"use its env id, {known!r}"
+                )
             if isinstance(env_id, str) and env_id.rpartition("_v")[0] == known.rpartition("_v")[0]:
-                raise ValueError(f"{env_id!r} is another version of {known!r}, the one this package has: its games "
-                                 f"differ (docs/guide/changes.md says how); use {known!r}")  # fmt: skip
+                raise ValueError(
+                    f"{env_id!r} is another version of {known!r}, the one this package has: its games "
+                    f"differ (docs/guide/changes.md says how); use {known!r}"
+                )
         raise ValueError(f"unknown env id {shorten(repr(env_id))}; available: {', '.join(_GAMES)}")
     entry = _GAMES[env_id]
     if isinstance(entry, LazyGame):
@@ -166,8 +174,6 @@ def make_game(env_id: str, **options):
     for a bad value, TypeError for an unknown name): the declaration the faces
     share, with its spaces' sizes, kernels and parameters."""
     return game_class(env_id)(**options)
-
-
 
 
 def add(game_cls) -> None:

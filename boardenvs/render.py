@@ -53,6 +53,7 @@ convention).
 Notes per seat come from the env (:meth:`boardenvs.aec.BoardEnv.add_seat_note`:
 the chess clock registers one), as ``{seat: "text"}``.
 """
+
 from __future__ import annotations
 
 import math
@@ -170,8 +171,13 @@ class GridPicture:
             self.draw.polygon([((x0 + x1) // 2, y0), (x1, y1), (x0, y1)], **style)
         if text:
             light = sum(seat_colour(seat)) > 380
-            self.draw.text(((x0 + x1) // 2, (y0 + y1) // 2), text, font=font(max(10, self.cell // 4)),
-                           fill=PALETTE["text"] if light else PALETTE["panel"], anchor="mm")  # fmt: skip
+            self.draw.text(
+                ((x0 + x1) // 2, (y0 + y1) // 2),
+                text,
+                font=font(max(10, self.cell // 4)),
+                fill=PALETTE["text"] if light else PALETTE["panel"],
+                anchor="mm",
+            )
 
     def to_array(self) -> np.ndarray:
         return np.asarray(self.image, dtype=np.uint8).copy()
@@ -228,13 +234,20 @@ class HexPicture:
     def _corners(self, i, scale=1.0):
         x, y = self._centre(i)
         r = self.size * scale
-        return [(x + r * math.cos(math.radians(60 * k + 30)), y + r * math.sin(math.radians(60 * k + 30))) for k in range(6)]
+        return [
+            (x + r * math.cos(math.radians(60 * k + 30)), y + r * math.sin(math.radians(60 * k + 30))) for k in range(6)
+        ]
 
     def tint(self, i, colour):
         self.draw.polygon(self._corners(i, 0.97), fill=PALETTE[colour], outline=PALETTE["grid"])
         if self.names and colour == "cell":
-            self.draw.text(self._centre(i), self.board.name(i), fill=PALETTE["grid"],
-                           font=font(max(8, int(self.size * 0.4))), anchor="mm")  # fmt: skip
+            self.draw.text(
+                self._centre(i),
+                self.board.name(i),
+                fill=PALETTE["grid"],
+                font=font(max(8, int(self.size * 0.4))),
+                anchor="mm",
+            )
 
     def outline(self, i):
         self.draw.polygon(self._corners(i, 0.82), outline=PALETTE["last"], width=3)
@@ -386,7 +399,11 @@ def player_notes(game, players) -> dict:
     seat: who plays each seat); ValueError for anything else."""
     if players is None:
         return {}
-    if not isinstance(players, (list, tuple)) or len(players) != game.num_players or not all(isinstance(p, str) for p in players):
+    if (
+        not isinstance(players, (list, tuple))
+        or len(players) != game.num_players
+        or not all(isinstance(p, str) for p in players)
+    ):
         raise ValueError(f"{game.env_id}: players names who plays each seat: {game.num_players} strs, got {players!r}")
     return {s: name for s, name in enumerate(players)}
 

@@ -46,6 +46,7 @@ works; the gymnasium ids work for the single-agent view):
   :func:`boardenvs.wrappers.evaluate`, ``gymnasium.make(..., opponent=...)``
   and ``boardenvs play --vs <folder> --trust-files``.
 """
+
 from __future__ import annotations
 
 import math
@@ -58,18 +59,18 @@ import gymnasium
 import numpy as np
 
 try:
-    import ray
+    import ray  # noqa: F401 - (the extra's check: an ImportError names what is missing)
     import torch
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.callbacks.callbacks import RLlibCallback
     from ray.rllib.callbacks.utils import make_callback
     from ray.rllib.core.columns import Columns
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
     from ray.rllib.core.learner.utils import make_target_network
     from ray.rllib.core.rl_module.apis import TARGET_NETWORK_ACTION_DIST_INPUTS, TargetNetworkAPI
     from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
-    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
     from ray.rllib.env.single_agent_episode import SingleAgentEpisode
@@ -80,12 +81,10 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("boardenvs.rllib needs Ray RLlib and torch: pip install 'boardenvs[rllib]'") from exc
 
 from . import engine as E
-from .fresh import FreshArrays
 from .errors import ILLEGAL_ACTION_HELP, IllegalActionError, ModelFileError, first_line, shorten
-from .registry import tool_settings
-from .opponents import (CHECKPOINT_FILES, Batch, Opponent, make_opponent, register_adapter, register_resolver,
-                        untrusted)  # fmt: skip
-from .registry import game_class, gym_id_of, make_game, registered_ids
+from .fresh import FreshArrays
+from .opponents import CHECKPOINT_FILES, Batch, Opponent, make_opponent, register_adapter, register_resolver, untrusted
+from .registry import game_class, gym_id_of, make_game, registered_ids, tool_settings
 from .spaces import LegalDiscrete, LegalOf
 from .spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_seed, check_size
 
@@ -108,8 +107,7 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         config = dict(config or {})
         env_id = config.pop("env_id", None)
         if env_id is None:
-            raise ValueError("BoardMultiAgentEnv needs env_config['env_id'] (one of "
-                             f"{', '.join(registered_ids())})")  # fmt: skip
+            raise ValueError(f"BoardMultiAgentEnv needs env_config['env_id'] (one of {', '.join(registered_ids())})")
         illegal = check_illegal_action(config.pop("illegal_action", ILLEGAL_ACTION_DEFAULT), f"{env_id}: ")
         flatten = check_flag("flatten", config.pop("flatten", False), f"{env_id}: ")  # ("no" is no False; issue 47)
         config.pop("num_envs", None)  # RLlib's vector hint: one game per env here
@@ -117,8 +115,12 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         self.env_id, self.illegal_action, self.flatten = env_id, illegal, flatten
         info = game.info
         low, high = (info.obs_low.ravel(), info.obs_high.ravel()) if flatten else (info.obs_low, info.obs_high)
-        obs_space = gymnasium.spaces.Dict({OBS_KEY: gymnasium.spaces.Box(low, high, low.shape, np.int8),
-                                           MASK_KEY: gymnasium.spaces.Box(0, 1, (info.num_actions,), np.int8)})  # fmt: skip
+        obs_space = gymnasium.spaces.Dict(
+            {
+                OBS_KEY: gymnasium.spaces.Box(low, high, low.shape, np.int8),
+                MASK_KEY: gymnasium.spaces.Box(0, 1, (info.num_actions,), np.int8),
+            }
+        )
         self.possible_agents = list(game.agents)
         self.agents = []
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -175,16 +177,23 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         game, state = self.game, self._state
         agent = self._to_act()
         if agent is None or set(action_dict) != {agent}:
-            raise IllegalActionError(f"{self.env_id}: step() takes the action of the agent to act, {agent!r}; got "
-                                     f"{sorted(action_dict)}")  # fmt: skip
+            raise IllegalActionError(
+                f"{self.env_id}: step() takes the action of the agent to act, {agent!r}; got {sorted(action_dict)}"
+            )
         action = action_dict[agent]
         mask = self._mask[: game.num_actions]
-        legal = isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= int(action) < mask.shape[0] \
-            and mask[int(action)]  # fmt: skip
+        legal = (
+            isinstance(action, (int, np.integer))
+            and not isinstance(action, bool)
+            and 0 <= int(action) < mask.shape[0]
+            and mask[int(action)]
+        )
         infos = {}
         if not legal:
             if self.illegal_action == "raise":
-                raise IllegalActionError(f"{self.env_id}: {agent} sent {action!r}: not a legal action now. {ILLEGAL_ACTION_HELP}")
+                raise IllegalActionError(
+                    f"{self.env_id}: {agent} sent {action!r}: not a legal action now. {ILLEGAL_ACTION_HELP}"
+                )
             infos[agent] = {"illegal_action": True}
             # the engine's step: -1 forfeits the mover ("lose"); "random" plays a draw of the env's generator
             action = -1 if self.illegal_action == "lose" else int(self.np_random.choice(np.flatnonzero(mask)))
@@ -274,8 +283,11 @@ class MaskedBoardModule(TorchRLModule, ValueFunctionAPI, TargetNetworkAPI):
 
     def setup(self):
         cfg = dict(self.model_config or {})
-        space = self.observation_space[OBS_KEY] if isinstance(self.observation_space, gymnasium.spaces.Dict) else \
-            self.observation_space  # fmt: skip
+        space = (
+            self.observation_space[OBS_KEY]
+            if isinstance(self.observation_space, gymnasium.spaces.Dict)
+            else self.observation_space
+        )
         self.plane_shape = tuple(cfg.get("plane_shape") or space.shape)
         high = np.asarray(cfg.get("high", space.high), np.float32).reshape(-1)
         self.register_buffer("scale", torch.as_tensor(1.0 / np.maximum(high, 1.0)))
@@ -291,8 +303,9 @@ class MaskedBoardModule(TorchRLModule, ValueFunctionAPI, TargetNetworkAPI):
             h, w = self.plane_shape[:2]
             self.encoder = nn.Sequential(*blocks, nn.Flatten(), nn.Linear(channels * h * w, hidden), nn.ReLU())
         else:  # tracks and other planes: an MLP
-            self.encoder = nn.Sequential(nn.Linear(int(math.prod(self.plane_shape)), hidden), nn.ReLU(),
-                                         nn.Linear(hidden, hidden), nn.ReLU())  # fmt: skip
+            self.encoder = nn.Sequential(
+                nn.Linear(int(math.prod(self.plane_shape)), hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
+            )
         self.pi = nn.Linear(hidden, n_actions)
         self.vf = nn.Linear(hidden, 1)
 
@@ -334,21 +347,28 @@ class MaskedBoardModule(TorchRLModule, ValueFunctionAPI, TargetNetworkAPI):
     def forward_target(self, batch, **kwargs):
         obs = batch[Columns.OBS]
         logits = self._old_pi(self._old_encoder(self._planes(obs[OBS_KEY])))
-        return {TARGET_NETWORK_ACTION_DIST_INPUTS: torch.where(obs[MASK_KEY].bool(), logits,
-                                                               torch.full_like(logits, MASKED_LOGIT))}  # fmt: skip
+        return {
+            TARGET_NETWORK_ACTION_DIST_INPUTS: torch.where(
+                obs[MASK_KEY].bool(), logits, torch.full_like(logits, MASKED_LOGIT)
+            )
+        }
 
     def get_non_inference_attributes(self):
         return [*super().get_non_inference_attributes(), "_old_encoder", "_old_pi"]
 
 
-def module_spec(env_id: str, **options) -> "RLModuleSpec":
+def module_spec(env_id: str, **options) -> RLModuleSpec:
     """The :class:`MaskedBoardModule` spec of a game (its planes, bounds and board kind)."""
     game = make_game(env_id, **options)
     training = tool_settings(game, "training") or {}
-    return RLModuleSpec(module_class=MaskedBoardModule, model_config={
-        "plane_shape": list(game.obs_shape), "high": game.info.obs_high.reshape(-1).tolist(),
-        "hex": bool(training.get("extractor_kwargs", {}).get("hex")),
-    })  # fmt: skip
+    return RLModuleSpec(
+        module_class=MaskedBoardModule,
+        model_config={
+            "plane_shape": list(game.obs_shape),
+            "high": game.info.obs_high.reshape(-1).tolist(),
+            "hex": bool(training.get("extractor_kwargs", {}).get("hex")),
+        },
+    )
 
 
 # --- an RLlib policy as an opponent -------------------------------------------------------
@@ -366,8 +386,9 @@ class ModuleOpponent(Opponent):
     def act(self, batch: Batch) -> np.ndarray:
         obs = np.asarray(batch.observations).reshape(len(batch), -1)
         with torch.no_grad():
-            out = self.module.forward_inference({Columns.OBS: {OBS_KEY: torch.as_tensor(obs),
-                                                               MASK_KEY: torch.as_tensor(batch.masks.astype(np.int8))}})  # fmt: skip
+            out = self.module.forward_inference(
+                {Columns.OBS: {OBS_KEY: torch.as_tensor(obs), MASK_KEY: torch.as_tensor(batch.masks.astype(np.int8))}}
+            )
             logits = out[Columns.ACTION_DIST_INPUTS].double().numpy()
         logits = np.where(batch.masks, logits, -np.inf)
         if self.deterministic:
@@ -412,9 +433,13 @@ def opponent(source, deterministic: bool = True, *, trust: bool = False) -> Modu
         try:
             module = RLModule.from_checkpoint(str(candidate.resolve()))
         except Exception as exc:  # whatever a checkpoint that is not one makes RLlib raise
-            raise ModelFileError(f"opponent {shown}: not an RLlib checkpoint RLlib can load ({first_line(exc)})") from None
+            raise ModelFileError(
+                f"opponent {shown}: not an RLlib checkpoint RLlib can load ({first_line(exc)})"
+            ) from None
         return ModuleOpponent(module, deterministic, name=str(source))
-    raise ValueError(f"{shown} is no RLlib Algorithm, RLModule or checkpoint folder (of algo.save(path) or of a module)")
+    raise ValueError(
+        f"{shown} is no RLlib Algorithm, RLModule or checkpoint folder (of algo.save(path) or of a module)"
+    )
 
 
 def _learned(algorithm) -> tuple:
@@ -432,7 +457,9 @@ def _learned(algorithm) -> tuple:
         learned = group.get_weights(module_ids=[DEFAULT_MODULE_ID]).get(DEFAULT_MODULE_ID)
         if learned is not None:
             state = {k: learned[k] for k in state}  # (the learner's module may hold more: APPO's target network)
-    return RLModuleSpec.from_module(local), {k: v.detach().cpu() if hasattr(v, "detach") else v for k, v in state.items()}
+    return RLModuleSpec.from_module(local), {
+        k: v.detach().cpu() if hasattr(v, "detach") else v for k, v in state.items()
+    }
 
 
 def _checkpoint(spec: str, trust: bool = False):
@@ -480,8 +507,14 @@ class SnapshotPool:
     move (one forward per snapshot; every seat but the learner's, 2 to 6
     players)."""
 
-    def __init__(self, max_size: int = 8, latest_prob: float = 0.5, initial="random", others=("random", "greedy"),
-                 others_prob: float = 0.2):  # fmt: skip
+    def __init__(
+        self,
+        max_size: int = 8,
+        latest_prob: float = 0.5,
+        initial="random",
+        others=("random", "greedy"),
+        others_prob: float = 0.2,
+    ):
         self.max_size = check_size("max_size", max_size, 1000)
         for name, p in (("latest_prob", latest_prob), ("others_prob", others_prob)):
             if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
@@ -520,12 +553,18 @@ class SnapshotPool:
         return len(self._opponents)
 
     def __getstate__(self):  # sent to the runners empty: snapshots come by the callback
-        return {"max_size": self.max_size, "latest_prob": self.latest_prob, "initial_name": self.initial_name,
-                "other_names": self.other_names, "others_prob": self.others_prob}  # fmt: skip
+        return {
+            "max_size": self.max_size,
+            "latest_prob": self.latest_prob,
+            "initial_name": self.initial_name,
+            "other_names": self.other_names,
+            "others_prob": self.others_prob,
+        }
 
     def __setstate__(self, state):
-        self.__init__(state["max_size"], state["latest_prob"], state["initial_name"], state["other_names"],
-                      state["others_prob"])  # fmt: skip
+        self.__init__(
+            state["max_size"], state["latest_prob"], state["initial_name"], state["other_names"], state["others_prob"]
+        )
 
 
 class SelfPlayCallback(RLlibCallback):
@@ -593,8 +632,11 @@ class LeagueCallback(RLlibCallback):
         main = algorithm.get_module("main")
         new_id = f"main_v{len(self.snapshots) + 1}"
         self.snapshots.append(new_id)
-        algorithm.add_module(module_id=new_id, module_spec=RLModuleSpec.from_module(main),
-                             new_agent_to_module_mapping_fn=LeagueMapping(self.snapshots[-self.max_snapshots:]))  # fmt: skip
+        algorithm.add_module(
+            module_id=new_id,
+            module_spec=RLModuleSpec.from_module(main),
+            new_agent_to_module_mapping_fn=LeagueMapping(self.snapshots[-self.max_snapshots :]),
+        )
         algorithm.set_state({"learner_group": {"learner": {"rl_module": {new_id: main.get_state()}}}})
         result["league"] = list(self.snapshots)
 
@@ -630,12 +672,15 @@ class _Rollout:
 
     def grow(self) -> None:
         """Twice the steps (sampling episodes, whose length is not known ahead)."""
+
         def wider(a, extra):
             return None if a is None else np.concatenate([a, np.empty_like(a[:, :extra])], axis=1)
 
         k = self.capacity
         self.obs, self.masks = wider(self.obs, k), wider(self.masks, k)
-        self.actions, self.rewards, self.logp, self.dist = (wider(a, k) for a in (self.actions, self.rewards, self.logp, self.dist))
+        self.actions, self.rewards, self.logp, self.dist = (
+            wider(a, k) for a in (self.actions, self.rewards, self.logp, self.dist)
+        )
         self.ends = np.concatenate([self.ends, np.zeros_like(self.ends)], axis=1)
         self.capacity = 2 * k
 
@@ -675,18 +720,32 @@ class BoardEnvRunner(SingleAgentEnvRunner):
         if self.env is not None:
             self.env.close()
         env_config = {**dict(self.config.env_config), "autoreset_mode": "same_step", "action_mask_in_obs": True}
-        self.env = gymnasium.make_vec(self.config.env, num_envs=self.config.num_envs_per_env_runner,
-                                      vectorization_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT, **env_config)  # fmt: skip
+        self.env = gymnasium.make_vec(
+            self.config.env,
+            num_envs=self.config.num_envs_per_env_runner,
+            vectorization_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT,
+            **env_config,
+        )
         if not hasattr(self.env, "vec"):
             raise ValueError(f"BoardEnvRunner steps boardenvs' own batched view; {self.config.env!r} made {self.env!r}")
         self.num_envs = self.env.num_envs
         self._needs_initial_reset = True
-        make_callback("on_environment_created", callbacks_objects=self._callbacks,
-                      callbacks_functions=self.config.callbacks_on_environment_created,
-                      kwargs=dict(env_runner=self, metrics_logger=self.metrics, env=self.env, env_context=self.config.env_config))  # fmt: skip
+        make_callback(
+            "on_environment_created",
+            callbacks_objects=self._callbacks,
+            callbacks_functions=self.config.callbacks_on_environment_created,
+            kwargs=dict(env_runner=self, metrics_logger=self.metrics, env=self.env, env_context=self.config.env_config),
+        )
 
-    def _sample(self, *, num_timesteps=None, num_episodes=None, explore: bool, random_actions: bool = False,
-                force_reset: bool = False) -> list:  # fmt: skip
+    def _sample(
+        self,
+        *,
+        num_timesteps=None,
+        num_episodes=None,
+        explore: bool,
+        random_actions: bool = False,
+        force_reset: bool = False,
+    ) -> list:
         env, n = self.env, self.num_envs
         if force_reset or num_episodes is not None or self._needs_initial_reset:
             self._start(self._seed if self._needs_initial_reset else None)
@@ -694,8 +753,14 @@ class BoardEnvRunner(SingleAgentEnvRunner):
             self._needs_initial_reset = True  # (the next sample starts new games, as RLlib's runner)
         steps = -(-num_timesteps // n) if num_timesteps is not None else max(8, 2 * -(-num_episodes // n))
         space = env.single_observation_space
-        ro = _Rollout(n, space[OBS_KEY].shape, env.single_action_space.n, max(steps, 1), not random_actions,
-                      self.__dict__.setdefault("_pools", {}))  # fmt: skip
+        ro = _Rollout(
+            n,
+            space[OBS_KEY].shape,
+            env.single_action_space.n,
+            max(steps, 1),
+            not random_actions,
+            self.__dict__.setdefault("_pools", {}),
+        )
         new = self._obs
         obs, masks = new[OBS_KEY], new[MASK_KEY]
         ro.obs[:, 0], ro.masks[:, 0] = obs, masks
@@ -719,7 +784,10 @@ class BoardEnvRunner(SingleAgentEnvRunner):
                 ro.ends[ended, t] = np.where(truncated[ended], 2, 1)
                 final, info = infos["final_obs"], infos["final_info"]
                 for i in ended.tolist():
-                    ro.finals[i, t] = (final[i], {k: info[k][i] for k in ("return", "end_reason", "length", "learner_steps")})
+                    ro.finals[i, t] = (
+                        final[i],
+                        {k: info[k][i] for k in ("return", "end_reason", "length", "learner_steps")},
+                    )
                 ended_count += ended.size
             illegal += int(infos["illegal_action"].sum())
             ro.t = t + 1
@@ -729,10 +797,20 @@ class BoardEnvRunner(SingleAgentEnvRunner):
         ts = ro.t * n
         if self._callbacks or self.config.callbacks_on_episode_end:
             for e in done:  # (the episode's earlier chunks are not kept: prev_episode_chunks is empty)
-                make_callback("on_episode_end", callbacks_objects=self._callbacks,
-                              callbacks_functions=self.config.callbacks_on_episode_end,
-                              kwargs=dict(episode=e, env_runner=self, metrics_logger=self.metrics, env=env,
-                                          rl_module=self.module, env_index=-1, prev_episode_chunks=[]))  # fmt: skip
+                make_callback(
+                    "on_episode_end",
+                    callbacks_objects=self._callbacks,
+                    callbacks_functions=self.config.callbacks_on_episode_end,
+                    kwargs=dict(
+                        episode=e,
+                        env_runner=self,
+                        metrics_logger=self.metrics,
+                        env=env,
+                        rl_module=self.module,
+                        env_index=-1,
+                        prev_episode_chunks=[],
+                    ),
+                )
         win = max(1, math.ceil(self.config.metrics_num_episodes_for_smoothing / (self.config.num_env_runners or 1)))
         for length, ret, seconds in finished:
             self._log_episode_metrics(length, ret, seconds)
@@ -759,8 +837,9 @@ class BoardEnvRunner(SingleAgentEnvRunner):
         batch = {Columns.OBS: {OBS_KEY: torch.from_numpy(obs), MASK_KEY: torch.from_numpy(masks)}}
         with torch.no_grad(), self.metrics.log_time(RLMODULE_INFERENCE_TIMER):
             if explore:
-                lifetime = (self.num_env_steps_sampled_lifetime // (self.config.num_env_runners or 1) + t * self.num_envs) \
-                    * (self.config.num_env_runners or 1)  # fmt: skip
+                lifetime = (
+                    self.num_env_steps_sampled_lifetime // (self.config.num_env_runners or 1) + t * self.num_envs
+                ) * (self.config.num_env_runners or 1)
                 out = module.forward_exploration(batch, t=lifetime)
                 cls = module.get_exploration_action_dist_cls()
             else:
@@ -771,7 +850,9 @@ class BoardEnvRunner(SingleAgentEnvRunner):
                 logp = torch.log_softmax(inputs, -1)
                 if explore:
                     cdf = torch.cumsum(torch.softmax(inputs, -1), -1)
-                    u = (1.0 - torch.rand((inputs.shape[0], 1))) * cdf[:, -1:]  # in (0, total]: never a 0-probability action
+                    u = (1.0 - torch.rand((inputs.shape[0], 1))) * cdf[
+                        :, -1:
+                    ]  # in (0, total]: never a 0-probability action
                     actions = torch.searchsorted(cdf, u).squeeze(1).clamp_(max=inputs.shape[1] - 1)
                 else:
                     actions = inputs.argmax(-1)
@@ -783,7 +864,7 @@ class BoardEnvRunner(SingleAgentEnvRunner):
         ro.dist[:, t] = inputs.numpy()
         return actions.numpy()
 
-    def _episodes(self, ro: _Rollout, keep_going: bool) -> tuple["SampledEpisodes", list]:
+    def _episodes(self, ro: _Rollout, keep_going: bool) -> tuple[SampledEpisodes, list]:
         """The sample cut into episodes at every row's ends: the finished
         ones, and (``keep_going``) each row's unfinished chunk, whose
         episode goes on in the next sample under the same id; and the
@@ -800,8 +881,13 @@ class BoardEnvRunner(SingleAgentEnvRunner):
                 ids.append(self._ids[i])
                 finals.append(last)
                 infos.append(info)
-                finished.append((int(self._t_started[i]) + b - a, float(self._returns[i] + ro.rewards[i, a:b].sum()),
-                                 now - self._since[i]))  # fmt: skip
+                finished.append(
+                    (
+                        int(self._t_started[i]) + b - a,
+                        float(self._returns[i] + ro.rewards[i, a:b].sum()),
+                        now - self._since[i],
+                    )
+                )
                 self._ids[i], self._t_started[i], self._returns[i], self._since[i] = uuid.uuid4().hex, 0, 0.0, now
                 a, k = b, k + 1
             if keep_going and a < T:
@@ -812,14 +898,20 @@ class BoardEnvRunner(SingleAgentEnvRunner):
         m = len(finals)
         space = self.env.single_observation_space
         parts = {
-            "obs": ro.obs[:, : T + 1], "masks": ro.masks[:, : T + 1], "actions": ro.actions[:, :T],
-            "rewards": ro.rewards[:, :T], "logp": None if ro.logp is None else ro.logp[:, :T],
+            "obs": ro.obs[:, : T + 1],
+            "masks": ro.masks[:, : T + 1],
+            "actions": ro.actions[:, :T],
+            "rewards": ro.rewards[:, :T],
+            "logp": None if ro.logp is None else ro.logp[:, :T],
             "dist": None if ro.dist is None else ro.dist[:, :T],
-            "segments": np.array(seg, np.int64).reshape(-1, 5), "ids": ids, "infos": infos,
+            "segments": np.array(seg, np.int64).reshape(-1, 5),
+            "ids": ids,
+            "infos": infos,
             "final_obs": np.array([f[OBS_KEY] for f in finals]).reshape(m, *space[OBS_KEY].shape),
             "final_masks": np.array([f[MASK_KEY] for f in finals]).reshape(m, *space[MASK_KEY].shape),
-            "seq": self._weights_seq_no, "spaces": (space, self.env.single_action_space),
-        }  # fmt: skip
+            "seq": self._weights_seq_no,
+            "spaces": (space, self.env.single_action_space),
+        }
         return SampledEpisodes(parts), finished
 
 
@@ -840,23 +932,28 @@ class SampledEpisodes(list):
         self._shape = [(e, len(e), e.is_done) for e in self]
 
     def __reduce__(self):
-        if len(self) == len(self._shape) and all(x is e and len(e) == n and e.is_done == d and not e.custom_data
-                                                 for x, (e, n, d) in zip(self, self._shape)):  # fmt: skip
+        if len(self) == len(self._shape) and all(
+            x is e and len(e) == n and e.is_done == d and not e.custom_data for x, (e, n, d) in zip(self, self._shape)
+        ):
             return (SampledEpisodes, (self._parts,))
         return (list, (list(self),))
 
 
 def _cut(parts: dict) -> list:
     """The episodes of a sample's ``parts`` (see :meth:`BoardEnvRunner._episodes`)."""
-    obs, masks, actions, rewards, logp, dist = (parts[k] for k in ("obs", "masks", "actions", "rewards", "logp", "dist"))
+    obs, masks, actions, rewards, logp, dist = (
+        parts[k] for k in ("obs", "masks", "actions", "rewards", "logp", "dist")
+    )
     space, action_space = parts["spaces"]
     out, f = [], 0
     for (i, a, b, kind, t_started), id_ in zip(parts["segments"].tolist(), parts["ids"]):
         length = b - a
         infos = [{} for _ in range(length + 1)]
         if kind:
-            observations = {OBS_KEY: np.concatenate([obs[i, a:b], parts["final_obs"][f : f + 1]]),
-                            MASK_KEY: np.concatenate([masks[i, a:b], parts["final_masks"][f : f + 1]])}  # fmt: skip
+            observations = {
+                OBS_KEY: np.concatenate([obs[i, a:b], parts["final_obs"][f : f + 1]]),
+                MASK_KEY: np.concatenate([masks[i, a:b], parts["final_masks"][f : f + 1]]),
+            }
             infos[-1] = parts["infos"][f]
             f += 1
         else:
@@ -864,19 +961,40 @@ def _cut(parts: dict) -> list:
         extra = {WEIGHTS_SEQ_NO: np.full(length, parts["seq"], np.int64)}
         if dist is not None:
             extra[Columns.ACTION_DIST_INPUTS], extra[Columns.ACTION_LOGP] = dist[i, a:b], logp[i, a:b]
-        out.append(SingleAgentEpisode(id_=id_, observations=observations, observation_space=space, infos=infos,
-                                      actions=actions[i, a:b], action_space=action_space, rewards=rewards[i, a:b],
-                                      terminated=kind == 1, truncated=kind == 2, extra_model_outputs=extra,
-                                      t_started=t_started, len_lookback_buffer=0))  # fmt: skip
+        out.append(
+            SingleAgentEpisode(
+                id_=id_,
+                observations=observations,
+                observation_space=space,
+                infos=infos,
+                actions=actions[i, a:b],
+                action_space=action_space,
+                rewards=rewards[i, a:b],
+                terminated=kind == 1,
+                truncated=kind == 2,
+                extra_model_outputs=extra,
+                t_started=t_started,
+                len_lookback_buffer=0,
+            )
+        )
     return out
 
 
 # --- one call ----------------------------------------------------------------------------
 
 
-def ppo_config(env_id: str, *, opponent="random", num_env_runners: int = 0, envs_per_runner: int = 64,
-               seat="random", multi_agent: bool = False, snapshot_every: int = 2, env_runner: str = "boardenvs",
-               **options) -> "PPOConfig":
+def ppo_config(
+    env_id: str,
+    *,
+    opponent="random",
+    num_env_runners: int = 0,
+    envs_per_runner: int = 64,
+    seat="random",
+    multi_agent: bool = False,
+    snapshot_every: int = 2,
+    env_runner: str = "boardenvs",
+    **options,
+) -> PPOConfig:
     """A ready ``PPOConfig`` for ``env_id`` (see the module docstring): the
     masked module, vectorised runners (``envs_per_runner`` games stepped per
     call by each of ``num_env_runners`` runners; 0: the driver samples), the
@@ -896,14 +1014,36 @@ def ppo_config(env_id: str, *, opponent="random", num_env_runners: int = 0, envs
     minibatches of 128) spend most of an iteration in the learner."""
     config = _setup(PPOConfig(), env_id, num_env_runners, envs_per_runner)
     batch = max(4096, 32 * max(num_env_runners, 1) * (1 if multi_agent else envs_per_runner))
-    config = config.training(train_batch_size_per_learner=batch, minibatch_size=max(512, batch // 8), num_epochs=4, lr=3e-4)
-    return _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options,
-                   env_runner)
+    config = config.training(
+        train_batch_size_per_learner=batch, minibatch_size=max(512, batch // 8), num_epochs=4, lr=3e-4
+    )
+    return _routes(
+        config,
+        env_id,
+        opponent,
+        num_env_runners,
+        envs_per_runner,
+        seat,
+        multi_agent,
+        snapshot_every,
+        options,
+        env_runner,
+    )
 
 
-def appo_config(env_id: str, *, algorithm: str = "APPO", opponent="random", num_env_runners: int = 1,
-                envs_per_runner: int = 64, seat="random", multi_agent: bool = False, snapshot_every: int = 2,
-                env_runner: str = "boardenvs", **options):  # fmt: skip
+def appo_config(
+    env_id: str,
+    *,
+    algorithm: str = "APPO",
+    opponent="random",
+    num_env_runners: int = 1,
+    envs_per_runner: int = 64,
+    seat="random",
+    multi_agent: bool = False,
+    snapshot_every: int = 2,
+    env_runner: str = "boardenvs",
+    **options,
+):
     """A ready ``APPOConfig`` (``algorithm="IMPALA"``: an ``IMPALAConfig``)
     for ``env_id``: what :func:`ppo_config` sets up (the masked module, with
     APPO's target network; the vectorised runners; the opponent or
@@ -927,8 +1067,18 @@ def appo_config(env_id: str, *, algorithm: str = "APPO", opponent="random", num_
         raise ValueError(f"algorithm must be 'APPO' or 'IMPALA', got {algorithm!r}")
     config = _setup(kinds[algorithm](), env_id, num_env_runners, envs_per_runner)
     config = config.training(train_batch_size_per_learner=512, lr=1e-3)
-    return _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options,
-                   env_runner)
+    return _routes(
+        config,
+        env_id,
+        opponent,
+        num_env_runners,
+        envs_per_runner,
+        seat,
+        multi_agent,
+        snapshot_every,
+        options,
+        env_runner,
+    )
 
 
 def _setup(config, env_id: str, num_env_runners: int, envs_per_runner: int):
@@ -941,11 +1091,23 @@ def _setup(config, env_id: str, num_env_runners: int, envs_per_runner: int):
     return config.framework("torch")
 
 
-def _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, multi_agent, snapshot_every, options,
-            env_runner="boardenvs"):
+def _routes(
+    config,
+    env_id,
+    opponent,
+    num_env_runners,
+    envs_per_runner,
+    seat,
+    multi_agent,
+    snapshot_every,
+    options,
+    env_runner="boardenvs",
+):
     """The module, the env runners and the opponents of either route (see :func:`ppo_config`)."""
     names = {o.name for o in game_class(env_id).option_specs}
-    spec = module_spec(env_id, **{k: v for k, v in options.items() if k in names})  # the game's options (not the faces')
+    spec = module_spec(
+        env_id, **{k: v for k, v in options.items() if k in names}
+    )  # the game's options (not the faces')
     if multi_agent:
         config = config.environment(BoardMultiAgentEnv, env_config={"env_id": env_id, **options})
         from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -956,22 +1118,35 @@ def _routes(config, env_id, opponent, num_env_runners, envs_per_runner, seat, mu
         if opponent == "self-play":
             config = config.callbacks(lambda: LeagueCallback(every=snapshot_every))
         elif opponent != "random":
-            raise ValueError("multi_agent=True: opponent is 'random' (every seat the trained module) or 'self-play' "
-                             f"(the trained module against its snapshots), got {opponent!r}")  # fmt: skip
+            raise ValueError(
+                "multi_agent=True: opponent is 'random' (every seat the trained module) or 'self-play' "
+                f"(the trained module against its snapshots), got {opponent!r}"
+            )
         return config
     if isinstance(opponent, str) and opponent == "self-play":
         opponent = SnapshotPool()
     self_play = isinstance(opponent, SnapshotPool)
     if env_runner not in ("boardenvs", "rllib"):
-        raise ValueError(f"env_runner must be 'boardenvs' (BoardEnvRunner, the engine's learner loop) or 'rllib' "
-                         f"(RLlib's SingleAgentEnvRunner, step by step), got {env_runner!r}")  # fmt: skip
+        raise ValueError(
+            f"env_runner must be 'boardenvs' (BoardEnvRunner, the engine's learner loop) or 'rllib' "
+            f"(RLlib's SingleAgentEnvRunner, step by step), got {env_runner!r}"
+        )
     ours = env_runner == "boardenvs"
-    env_config = {"opponent": opponent, "seat": seat, "autoreset_mode": "same_step" if ours else "next_step",
-                  "action_mask_in_obs": True, "flatten": True, **options}  # fmt: skip
+    env_config = {
+        "opponent": opponent,
+        "seat": seat,
+        "autoreset_mode": "same_step" if ours else "next_step",
+        "action_mask_in_obs": True,
+        "flatten": True,
+        **options,
+    }
     # "module:id": a remote runner imports boardenvs (which registers the id) before gymnasium looks it up
     config = config.environment(f"boardenvs:{gym_id_of(game_class(env_id))}", env_config=env_config)
-    config = config.env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner,
-                                gym_env_vectorize_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT)  # fmt: skip
+    config = config.env_runners(
+        num_env_runners=num_env_runners,
+        num_envs_per_env_runner=envs_per_runner,
+        gym_env_vectorize_mode=gymnasium.VectorizeMode.VECTOR_ENTRY_POINT,
+    )
     if ours:
         config = config.env_runners(env_runner_cls=BoardEnvRunner)
     config = config.rl_module(rl_module_spec=spec)

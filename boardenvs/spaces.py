@@ -11,9 +11,10 @@ RLlib's env checker), plays real games instead of forfeiting at once.
 gymnasium's; for an agent that is not to act (or once the game is over)
 ``sample()`` is gymnasium's uniform draw over the whole range.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from gymnasium import spaces

@@ -13,6 +13,7 @@ parameter specification, in our terms).
   chance outcomes, observation shape and bounds, state size); the faces build
   their spaces and buffers from it.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -140,7 +141,9 @@ class Option:
         naming the option and what it allows."""
 
         def bad():
-            return OptionError(f"{env_id}: option {self.name}={shown(value)} is not allowed; expected {self.allowed(num_players)}")
+            return OptionError(
+                f"{env_id}: option {self.name}={shown(value)} is not allowed; expected {self.allowed(num_players)}"
+            )
 
         if self.kind == "choice":
             if isinstance(value, str) and value in self.choices:
@@ -170,8 +173,13 @@ MAX_TURNS_LIMIT = 2**40
 
 
 def first_player_option(default) -> Option:
-    return Option("first_player", default, "who moves first (C-2): a seat, or 'random' (drawn from the env's seed)",
-                  kind="seat", in_text=False)
+    return Option(
+        "first_player",
+        default,
+        "who moves first (C-2): a seat, or 'random' (drawn from the env's seed)",
+        kind="seat",
+        in_text=False,
+    )
 
 
 def max_turns_option(default: int) -> Option:
@@ -245,12 +253,12 @@ class Layout:
         self.fixed_size += int(size)
         return offset
 
-    def extend(self, name: str) -> "Layout":
+    def extend(self, name: str) -> Layout:
         """A new layout that starts with every field of this one (a game's
         row starts with the engine's header)."""
         return Layout(name, list(self.fields), self.fixed_size)
 
-    def resolve(self, **sizes) -> "RowLayout":
+    def resolve(self, **sizes) -> RowLayout:
         """The layout of one game instance: variable sizes filled in."""
         out = []
         offset = self.fixed_size

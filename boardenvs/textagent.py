@@ -20,11 +20,12 @@ The rules stay in the kernels: the prompt is the position text
 (:meth:`Position.to_text`) and :meth:`Position.legal_moves`; a reply is read
 by the game's own notation parser.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -61,7 +62,10 @@ def prompt(pos: Position, *, rules: bool = False, error: str | None = None) -> s
         raise ValueError(f"error must be None or a str, got {shown(error)}")
     game = pos.game
     if pos.is_terminal or pos.is_chance:
-        raise ValueError(f"{game.env_id}: no seat acts in this position ({'the game is over' if pos.is_terminal else 'a chance node'})")
+        raise ValueError(
+            f"{game.env_id}: no seat acts in this position "
+            f"({'the game is over' if pos.is_terminal else 'a chance node'})"
+        )
     seat = pos.to_move
     moves = pos.legal_moves()
     lines = []
@@ -80,7 +84,9 @@ def prompt(pos: Position, *, rules: bool = False, error: str | None = None) -> s
     ]
     if error:
         lines.append(f"Your last reply was refused: {error}")
-    lines.append(f"Answer with one of the legal moves on a line of its own, as 'move: <move>' (e.g. 'move: {moves[0]}').")
+    lines.append(
+        f"Answer with one of the legal moves on a line of its own, as 'move: <move>' (e.g. 'move: {moves[0]}')."
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -102,7 +108,9 @@ def parse_reply(pos: Position, reply: str) -> str:
     if len(reply) > MAX_REPLY_CHARS:
         raise NotationError(f"{env_id}: a reply of {len(reply):,} characters; at most {MAX_REPLY_CHARS:,} are read")
     if pos.is_terminal or pos.is_chance:
-        raise IllegalMoveError(f"{env_id}: no seat acts in this position ({'the game is over' if pos.is_terminal else 'a chance node'})")
+        raise IllegalMoveError(
+            f"{env_id}: no seat acts in this position ({'the game is over' if pos.is_terminal else 'a chance node'})"
+        )
     found = MOVE_LINE.findall(reply)
     if found:
         move = found[-1].strip(_WRAP)
@@ -116,8 +124,10 @@ def parse_reply(pos: Position, reply: str) -> str:
     turns = pos.legal_turns()
     if chain not in turns:
         legal = pos.legal_moves()
-        raise IllegalMoveError(f"{env_id}: {shown(move)} is not a legal move for player_{pos.to_move} here; "
-                               f"legal: {', '.join(legal[:12])}{', ...' if len(legal) > 12 else ''}")  # fmt: skip
+        raise IllegalMoveError(
+            f"{env_id}: {shown(move)} is not a legal move for player_{pos.to_move} here; "
+            f"legal: {', '.join(legal[:12])}{', ...' if len(legal) > 12 else ''}"
+        )
     return pos.game.actions_to_move(pos.state, chain)
 
 
@@ -139,8 +149,17 @@ class TextGame:
         return self.position.returns
 
 
-def play_text_game(env_id: str, agent: Callable[[str], str], *, seat: int = 0, opponent="greedy",
-                   seed: int = 0, retries: int = 2, max_turns: int | None = None, **options) -> TextGame:  # fmt: skip
+def play_text_game(
+    env_id: str,
+    agent: Callable[[str], str],
+    *,
+    seat: int = 0,
+    opponent="greedy",
+    seed: int = 0,
+    retries: int = 2,
+    max_turns: int | None = None,
+    **options,
+) -> TextGame:
     """One game of a text agent against ``opponent`` (a name such as
     ``"greedy"`` or ``"random"``, a model file, or an Opponent): ``agent``
     (a callable taking the :func:`prompt` and returning its reply) plays

@@ -55,6 +55,7 @@ arrays the engine's views hand out (``torch.from_numpy``, new arrays each
 step: what a rollout keeps is never written again); on another ``device``
 they are copied there.
 """
+
 from __future__ import annotations
 
 import threading
@@ -92,26 +93,53 @@ class BoardEnv(EnvBase):
 
     batch_locked = True
 
-    def __init__(self, env_id: str, num_envs: int = 1, opponent=None, seat="random", *,
-                 illegal_action: str = ILLEGAL_ACTION_DEFAULT, flatten: bool = True, device=None,
-                 num_threads: int | None = None, parallel: bool | None = None, **options):  # fmt: skip
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int = 1,
+        opponent=None,
+        seat="random",
+        *,
+        illegal_action: str = ILLEGAL_ACTION_DEFAULT,
+        flatten: bool = True,
+        device=None,
+        num_threads: int | None = None,
+        parallel: bool | None = None,
+        **options,
+    ):
         env_id = env_id_of(env_id) if isinstance(env_id, str) else env_id
         where = f"{env_id} BoardEnv: "
         flatten = check_flag("flatten", flatten, where)
         self_play = isinstance(seat, str) and seat == ALL_SEATS
         if self_play:
             if opponent is not None:
-                raise ValueError(f"{where}seat='all' is self-play (every seat a learner): it takes no opponent, "
-                                 f"got opponent={shown(opponent)}")  # fmt: skip
-            vec = VectorEnv(game_class(env_id), num_envs, illegal_action=illegal_action, num_threads=num_threads,
-                            parallel=parallel, **options)  # fmt: skip
+                raise ValueError(
+                    f"{where}seat='all' is self-play (every seat a learner): it takes no opponent, "
+                    f"got opponent={shown(opponent)}"
+                )
+            vec = VectorEnv(
+                game_class(env_id),
+                num_envs,
+                illegal_action=illegal_action,
+                num_threads=num_threads,
+                parallel=parallel,
+                **options,
+            )
             self._venv, self._vec = None, vec
         else:
             from .wrappers.vector import SingleAgentVectorEnv
 
-            self._venv = SingleAgentVectorEnv(env_id, num_envs, opponent="random" if opponent is None else opponent,
-                                              seat=seat, illegal_action=illegal_action, flatten=flatten,
-                                              num_threads=num_threads, parallel=parallel, **options)  # fmt: skip
+            self._venv = SingleAgentVectorEnv(
+                env_id,
+                num_envs,
+                opponent="random" if opponent is None else opponent,
+                seat=seat,
+                illegal_action=illegal_action,
+                flatten=flatten,
+                num_threads=num_threads,
+                parallel=parallel,
+                **options,
+            )
             self._vec = vec = self._venv.vec
         super().__init__(device=device, batch_size=torch.Size([vec.num_envs]))
         self.env_id, self.num_envs, self.self_play, self.flatten = env_id, vec.num_envs, self_play, flatten
@@ -127,24 +155,34 @@ class BoardEnv(EnvBase):
         seat_key = "turn" if self_play else "seat"
         self._seat_key = seat_key
         self.full_observation_spec = Composite(
-            observation=Bounded(low=torch.as_tensor(np.broadcast_to(low, (*batch, *shape)).copy()),
-                                high=torch.as_tensor(np.broadcast_to(high, (*batch, *shape)).copy()),
-                                shape=(*batch, *shape), dtype=torch.int8, device=dev),  # fmt: skip
+            observation=Bounded(
+                low=torch.as_tensor(np.broadcast_to(low, (*batch, *shape)).copy()),
+                high=torch.as_tensor(np.broadcast_to(high, (*batch, *shape)).copy()),
+                shape=(*batch, *shape),
+                dtype=torch.int8,
+                device=dev,
+            ),
             action_mask=Binary(n=game.num_actions, shape=(*batch, game.num_actions), dtype=torch.bool, device=dev),
             **{seat_key: Categorical(vec.num_players, shape=(*batch, 1), dtype=torch.int64, device=dev)},
-            shape=batch, device=dev,
-        )  # fmt: skip
+            shape=batch,
+            device=dev,
+        )
         self.action_spec = Categorical(game.num_actions, shape=batch, dtype=torch.int64, device=dev)
         if self_play:
             self.reward_spec = Composite(
-                {(agent, "reward"): Unbounded(shape=(*batch, 1), dtype=torch.float32, device=dev) for agent in self.agents},
-                shape=batch, device=dev,
-            )  # fmt: skip
+                {
+                    (agent, "reward"): Unbounded(shape=(*batch, 1), dtype=torch.float32, device=dev)
+                    for agent in self.agents
+                },
+                shape=batch,
+                device=dev,
+            )
         else:
             self.reward_spec = Unbounded(shape=(*batch, 1), dtype=torch.float32, device=dev)
         flag = Categorical(2, shape=(*batch, 1), dtype=torch.bool, device=dev)
-        self.full_done_spec = Composite(done=flag.clone(), terminated=flag.clone(), truncated=flag.clone(),
-                                        shape=batch, device=dev)  # fmt: skip
+        self.full_done_spec = Composite(
+            done=flag.clone(), terminated=flag.clone(), truncated=flag.clone(), shape=batch, device=dev
+        )
         # the rows whose episode ended at a step and that were not reset since, and their next
         # episode's first view (dealt by the engine in that step), handed over by _reset
         self._awaiting = np.zeros(n, np.bool_)
@@ -171,16 +209,20 @@ class BoardEnv(EnvBase):
             if reset is not None:
                 reset = reset.reshape(-1).to("cpu").numpy()
                 if reset.shape != (self.num_envs,) or reset.dtype != np.bool_:
-                    raise ValueError(f"{self.env_id} BoardEnv: '_reset' must be {self.num_envs} bools (one per row), got "
-                                     f"shape {tuple(reset.shape)} {reset.dtype}")  # fmt: skip
+                    raise ValueError(
+                        f"{self.env_id} BoardEnv: '_reset' must be {self.num_envs} bools (one per row), got "
+                        f"shape {tuple(reset.shape)} {reset.dtype}"
+                    )
             if not self._started or reset is None or (reset.all() and not self._awaiting.all()):
                 return self._full_reset()
             live = np.flatnonzero(reset & ~self._awaiting)
             if live.size:
                 if not self.self_play:
-                    raise ValueError(f"{self.env_id} BoardEnv: a partial reset may name only rows whose episode ended "
-                                     f"(the engine deals their next game as they end); rows {live[:5].tolist()} are "
-                                     "mid-episode: reset every row (reset()) instead")  # fmt: skip
+                    raise ValueError(
+                        f"{self.env_id} BoardEnv: a partial reset may name only rows whose episode ended "
+                        f"(the engine deals their next game as they end); rows {live[:5].tolist()} are "
+                        "mid-episode: reset every row (reset()) instead"
+                    )
                 self._restart_rows(live)
             rows = np.flatnonzero(reset)
             obs, mask, seat = self._out_obs.get(), self._out_mask.get(), self._out_seat.get()
@@ -195,9 +237,11 @@ class BoardEnv(EnvBase):
                 raise ResetNeededError(f"{self.env_id} BoardEnv: step() before reset(): call reset() first")
             if self._awaiting.any():
                 rows = np.flatnonzero(self._awaiting)
-                raise ValueError(f"{self.env_id} BoardEnv: rows {rows[:5].tolist()} ended at an earlier step and were "
-                                 "not reset: reset them ('_reset', as step_and_maybe_reset and the collectors do) "
-                                 "before the next step")  # fmt: skip
+                raise ValueError(
+                    f"{self.env_id} BoardEnv: rows {rows[:5].tolist()} ended at an earlier step and were "
+                    "not reset: reset them ('_reset', as step_and_maybe_reset and the collectors do) "
+                    "before the next step"
+                )
             action = tensordict.get("action", None)
             if action is None:
                 raise ValueError(f"{self.env_id} BoardEnv: the tensordict holds no 'action' entry")
@@ -299,9 +343,14 @@ class BoardEnv(EnvBase):
             terminated = truncated = np.zeros(n, np.bool_)
         term = torch.from_numpy(terminated).unsqueeze(-1)
         trunc = torch.from_numpy(truncated).unsqueeze(-1)
-        data = {"observation": torch.from_numpy(obs.reshape((n, *self._obs_shape))), "action_mask": torch.from_numpy(mask),
-                self._seat_key: torch.from_numpy(seat).unsqueeze(-1), "done": term | trunc, "terminated": term,
-                "truncated": trunc}  # fmt: skip
+        data = {
+            "observation": torch.from_numpy(obs.reshape((n, *self._obs_shape))),
+            "action_mask": torch.from_numpy(mask),
+            self._seat_key: torch.from_numpy(seat).unsqueeze(-1),
+            "done": term | trunc,
+            "terminated": term,
+            "truncated": trunc,
+        }
         if rewards is not None:
             if self.self_play:
                 r = torch.from_numpy(rewards)

@@ -20,6 +20,7 @@ of a file and raises ValueError naming the line if one is not a trace, an
 action is not legal, or the game does not end as recorded;
 ``boardenvs replay FILE.jsonl --game K`` shows one.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -36,8 +37,18 @@ FORMAT = "boardenvs-trace/1"
 KEYS = ("format", "env_id", "package", "options", "seed", "agents", "actions", "returns", "end_reason", "turns")
 
 
-def play_matches(env_id: str, options: dict, lineups, seeds, agents: list[Opponent], rng, names=None,
-                 extra=None, first_seat: int = 0, opening: int = 0) -> list[dict]:  # fmt: skip
+def play_matches(
+    env_id: str,
+    options: dict,
+    lineups,
+    seeds,
+    agents: list[Opponent],
+    rng,
+    names=None,
+    extra=None,
+    first_seat: int = 0,
+    opening: int = 0,
+) -> list[dict]:
     """Play one game per entry of ``lineups`` at once and return their traces.
 
     ``lineups[g]``: the index in ``agents`` of the agent in each seat of
@@ -70,8 +81,9 @@ def play_matches(env_id: str, options: dict, lineups, seeds, agents: list[Oppone
         raise ValueError(f"{len(lineups)} lineups and {len(seeds)} seeds: one seed per game")
     for lineup in lineups:
         if len(lineup) != game.num_players or not all(0 <= a < len(agents) for a in lineup):
-            raise ValueError(f"a lineup names one of the {len(agents)} agents per seat ({game.num_players} seats), "
-                             f"got {lineup}")  # fmt: skip
+            raise ValueError(
+                f"a lineup names one of the {len(agents)} agents per seat ({game.num_players} seats), got {lineup}"
+            )
     names = names or [{"name": getattr(a, "name", str(a)), "sha256": None} for a in agents]
     n = len(lineups)
     states = np.stack([game.new_state(first, 0) for _ in range(n)]) if n else None
@@ -97,7 +109,9 @@ def play_matches(env_id: str, options: dict, lineups, seeds, agents: list[Oppone
         live = live[states[live, E.H_STATUS] == E.PLAYING]
         if not live.size:
             break
-        live_asked = live[((states[live, E.H_DECISIONS] - chances[live]) >= opening) & (states[live, E.H_CURRENT] != E.CHANCE)]
+        live_asked = live[
+            ((states[live, E.H_DECISIONS] - chances[live]) >= opening) & (states[live, E.H_CURRENT] != E.CHANCE)
+        ]
         if not live_asked.size:
             continue
         who = lineup_arr[live_asked, states[live_asked, E.H_CURRENT]]
@@ -106,18 +120,29 @@ def play_matches(env_id: str, options: dict, lineups, seeds, agents: list[Oppone
             chosen = decide(agents[int(a)], Batch.of_states(game, states[rows], rng, rows=rows))
             for g, action in zip(rows, chosen):
                 if game.step(states[g], int(action), mask, mode=E.ILLEGAL_REFUSE, settle=False) == E.STEP_REFUSED:
-                    raise RuntimeError(f"{env_id}: the engine refused {int(action)} in game {int(g)}, which the mask allowed")
+                    raise RuntimeError(
+                        f"{env_id}: the engine refused {int(action)} in game {int(g)}, which the mask allowed"
+                    )
                 actions[g].append(int(action))
     from .versions import version
 
     package = version("boardenvs") or "unknown"
     out = []
     for g in range(n):
-        trace = {"format": FORMAT, "env_id": env_id, "package": package, "options": recorded,
-                 "seed": int(seeds[g]), "agents": [dict(names[a]) for a in lineups[g]], "actions": actions[g],
-                 "returns": [float(r) for r in states[g, E.H_RET:E.H_RET + game.num_players]],
-                 "end_reason": game.end_reason(states[g]), "turns": int(states[g, E.H_TURN]),
-                 **({"opening": int(opening)} if opening else {}), **(extra or {})}  # fmt: skip
+        trace = {
+            "format": FORMAT,
+            "env_id": env_id,
+            "package": package,
+            "options": recorded,
+            "seed": int(seeds[g]),
+            "agents": [dict(names[a]) for a in lineups[g]],
+            "actions": actions[g],
+            "returns": [float(r) for r in states[g, E.H_RET : E.H_RET + game.num_players]],
+            "end_reason": game.end_reason(states[g]),
+            "turns": int(states[g, E.H_TURN]),
+            **({"opening": int(opening)} if opening else {}),
+            **(extra or {}),
+        }
         out.append(trace)
     return out
 
@@ -129,7 +154,7 @@ def check_trace(trace, where: str = "trace"):
     from .errors import shorten
 
     if not isinstance(trace, dict) or trace.get("format") != FORMAT:
-        raise ValueError(f"{where}: not a {FORMAT} trace (a JSON object with \"format\": \"{FORMAT}\")")
+        raise ValueError(f'{where}: not a {FORMAT} trace (a JSON object with "format": "{FORMAT}")')
     missing = [k for k in KEYS if k not in trace]
     if missing:
         raise ValueError(f"{where}: a trace needs {', '.join(missing)}")
@@ -143,9 +168,12 @@ def check_trace(trace, where: str = "trace"):
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {shorten(str(exc), 300)}") from None
     agents = trace["agents"]
-    if not isinstance(agents, list) or len(agents) != pos.game.num_players or not all(
-            isinstance(a, dict) and isinstance(a.get("name"), str) for a in agents):  # fmt: skip
-        raise ValueError(f"{where}: agents must list one {{\"name\": ...}} per seat ({pos.game.num_players})")
+    if (
+        not isinstance(agents, list)
+        or len(agents) != pos.game.num_players
+        or not all(isinstance(a, dict) and isinstance(a.get("name"), str) for a in agents)
+    ):
+        raise ValueError(f'{where}: agents must list one {{"name": ...}} per seat ({pos.game.num_players})')
     for k, action in enumerate(actions):
         if pos.is_terminal:
             raise ValueError(f"{where}: the game was over after {k} of its {len(actions)} actions")

@@ -27,6 +27,7 @@ overwritten by the next ``step``: copy what you keep.  Writing into them
 changes nothing the engine relies on (actions are checked against its own
 masks), and ``states`` is a read-only view.
 """
+
 from __future__ import annotations
 
 import threading
@@ -42,7 +43,6 @@ from .errors import ILLEGAL_ACTION_HELP, IllegalActionError
 from .game import GENERIC_REASONS, Game
 from .position import Position
 from .spec import ILLEGAL_ACTION_DEFAULT, check_choice, check_flag, check_illegal_action, check_seed, check_size, is_int
-
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -183,8 +183,15 @@ class VectorEnv:
     generators and buffers), which given the same actions plays the same.
     """
 
-    def __init__(self, game_cls: type[Game], num_envs: int, illegal_action: str = ILLEGAL_ACTION_DEFAULT,
-                 num_threads: int | None = None, parallel: bool | None = None, **options):  # fmt: skip
+    def __init__(
+        self,
+        game_cls: type[Game],
+        num_envs: int,
+        illegal_action: str = ILLEGAL_ACTION_DEFAULT,
+        num_threads: int | None = None,
+        parallel: bool | None = None,
+        **options,
+    ):
         where = f"{game_cls.env_id} make_vec: "
         n = check_size("num_envs", num_envs, MAX_NUM_ENVS, where)
         check_illegal_action(illegal_action, where)
@@ -195,12 +202,21 @@ class VectorEnv:
         check_choice("parallel", parallel, (None, True, False), where)
         self.game = game = game_cls(**options)
         info = game.info
-        per_row = 8 * info.state_size + info.obs_size + info.mask_size + game.num_actions + 4 * game.num_players \
-            + 8 * max(info.num_chance_outcomes, 1) + 36  # the buffers below, per row
+        per_row = (
+            8 * info.state_size
+            + info.obs_size
+            + info.mask_size
+            + game.num_actions
+            + 4 * game.num_players
+            + 8 * max(info.num_chance_outcomes, 1)
+            + 36
+        )  # the buffers below, per row
         if n * per_row > MAX_BYTES:
-            raise ValueError(f"{where}num_envs={n:,} rows need {n * per_row / 2**30:.1f} GiB of buffers ({per_row:,} bytes "
-                             f"a row with these options); at most {MAX_BYTES >> 30} GiB: use at most "
-                             f"{MAX_BYTES // per_row:,} rows")  # fmt: skip
+            raise ValueError(
+                f"{where}num_envs={n:,} rows need {n * per_row / 2**30:.1f} GiB of buffers ({per_row:,} bytes "
+                f"a row with these options); at most {MAX_BYTES >> 30} GiB: use at most "
+                f"{MAX_BYTES // per_row:,} rows"
+            )
         self.env_id = game.env_id
         self.num_envs = n
         self.num_players = game.num_players
@@ -211,9 +227,12 @@ class VectorEnv:
         self.possible_agents = game.agents
         # gymnasium's vector attributes: one row's spaces (the observation of the seat to act and
         # its mask), the batched ones built on first read (a Box of N rows' bounds is large)
-        self.single_observation_space = gymnasium.spaces.Dict({
-            "observation": gymnasium.spaces.Box(info.obs_low, info.obs_high, info.obs_shape, np.int8),
-            "action_mask": gymnasium.spaces.Box(0, 1, (game.num_actions,), np.int8)})  # fmt: skip
+        self.single_observation_space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(info.obs_low, info.obs_high, info.obs_shape, np.int8),
+                "action_mask": gymnasium.spaces.Box(0, 1, (game.num_actions,), np.int8),
+            }
+        )
         self.single_action_space = gymnasium.spaces.Discrete(game.num_actions)
         self.metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP, "render_modes": []}
         self._states = np.zeros((n, info.state_size), np.int64)
@@ -263,9 +282,22 @@ class VectorEnv:
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        for key in ("_batched", "_drivers", "_threads", "_obs_view", "_states_view", "_reason_table", "_name_table",
-                    "_reason_names", "_named", "_reason_names_out", "_lock", "_engine_steps", "_observation_space",
-                    "_action_space"):  # fmt: skip
+        for key in (
+            "_batched",
+            "_drivers",
+            "_threads",
+            "_obs_view",
+            "_states_view",
+            "_reason_table",
+            "_name_table",
+            "_reason_names",
+            "_named",
+            "_reason_names_out",
+            "_lock",
+            "_engine_steps",
+            "_observation_space",
+            "_action_space",
+        ):
             state.pop(key, None)
         return state
 
@@ -279,14 +311,22 @@ class VectorEnv:
         game = state.get("game")
         if not isinstance(game, Game):
             raise ValueError(f"an unpickled make_vec's game must be a boardenvs Game, got {type(game).__name__}")
-        self.__init__(type(game), state.get("num_envs"), state.get("illegal_action"), state.get("num_threads"),
-                      state.get("parallel"), **game.options)  # fmt: skip
+        self.__init__(
+            type(game),
+            state.get("num_envs"),
+            state.get("illegal_action"),
+            state.get("num_threads"),
+            state.get("parallel"),
+            **game.options,
+        )
         for key, fresh in self.__dict__.items():
             if isinstance(fresh, np.ndarray) and key in state and key != "_states":
                 got = state[key]
                 if not (isinstance(got, np.ndarray) and got.shape == fresh.shape and got.dtype == fresh.dtype):
-                    raise ValueError(f"{self.env_id}: an unpickled make_vec's {key} must be {fresh.dtype} of shape "
-                                     f"{fresh.shape}, got {_describe(got)}")  # fmt: skip
+                    raise ValueError(
+                        f"{self.env_id}: an unpickled make_vec's {key} must be {fresh.dtype} of shape "
+                        f"{fresh.shape}, got {_describe(got)}"
+                    )
                 fresh[...] = got
         self._has_reset = state.get("_has_reset") is True
         self._closed = state.get("_closed") is True
@@ -304,7 +344,9 @@ class VectorEnv:
         engine's masks and the seats to act computed from them."""
         rows = np.array(rows, np.int64)
         if rows.shape != self._states.shape:
-            raise ValueError(f"{self.env_id} make_vec: {whose} rows are {_describe(rows)}, the env's {self._states.shape}")
+            raise ValueError(
+                f"{self.env_id} make_vec: {whose} rows are {_describe(rows)}, the env's {self._states.shape}"
+            )
         game = self.game
         for i, row in enumerate(rows):
             game.check_row(row, f"{whose} row {i}")
@@ -347,8 +389,17 @@ class VectorEnv:
         with self._lock:
             self._require_open("reset")
             seeds = self._row_seeds(seed)
-            self._run(self._drivers.reset, self._states, self.game.params, seeds, self._probs, self._obs, self._masks,
-                      self._out_masks, self._to_move)  # fmt: skip
+            self._run(
+                self._drivers.reset,
+                self._states,
+                self.game.params,
+                seeds,
+                self._probs,
+                self._obs,
+                self._masks,
+                self._out_masks,
+                self._to_move,
+            )
             self._has_reset = True
             self._rewards[:] = 0
             self._terminated[:] = False
@@ -385,10 +436,23 @@ class VectorEnv:
         """The step's driver on every row (``draw``: its ``step_n``'s), then
         what :meth:`step` returns."""
         self._run(
-            self._drivers.step, self._states, self.game.params, actions, self._probs, self._obs, self._masks,
-            self._out_masks, self._rewards, self._terminated, self._truncated, self._reasons, self._lengths,
-            self._to_move, self._illegal, draw,
-        )  # fmt: skip
+            self._drivers.step,
+            self._states,
+            self.game.params,
+            actions,
+            self._probs,
+            self._obs,
+            self._masks,
+            self._out_masks,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._reasons,
+            self._lengths,
+            self._to_move,
+            self._illegal,
+            draw,
+        )
         return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
 
     def random_actions(self) -> np.ndarray:
@@ -455,8 +519,16 @@ class VectorEnv:
             self._require_reset("reset_rows")
             rows = self._check_rows(rows)
             seats = np.zeros(rows.shape[0], np.int64)
-            self._run(self._drivers.reset_rows, self._states, self.game.params, rows, self._probs, seats,
-                      check_flag("draw_seats", draw_seats), self._masks)  # fmt: skip
+            self._run(
+                self._drivers.reset_rows,
+                self._states,
+                self.game.params,
+                rows,
+                self._probs,
+                seats,
+                check_flag("draw_seats", draw_seats),
+                self._masks,
+            )
             return seats if draw_seats else None
 
     def act_rows(self, rows, actions, illegal_action: str | None = None, allow_random: bool = True) -> np.ndarray:
@@ -490,22 +562,46 @@ class VectorEnv:
             self._require_reset("observe_rows")
             rows = self._check_rows(rows)
             seats = np.asarray(seats)
-            if seats.shape != rows.shape or seats.dtype.kind not in "iu" or \
-                    ((seats < 0) | (seats >= self.num_players)).any():  # fmt: skip
-                raise ValueError(f"{self.env_id} make_vec: seats must be {rows.shape[0]} seats 0..{self.num_players - 1}, "
-                                 f"got {_describe(seats)}")  # fmt: skip
+            if (
+                seats.shape != rows.shape
+                or seats.dtype.kind not in "iu"
+                or ((seats < 0) | (seats >= self.num_players)).any()
+            ):
+                raise ValueError(
+                    f"{self.env_id} make_vec: seats must be {rows.shape[0]} seats 0..{self.num_players - 1}, "
+                    f"got {_describe(seats)}"
+                )
             k = rows.shape[0]
             if out is None:
                 obs = np.empty((k, self.game.obs_size), np.int8)
                 masks = np.empty((k, self.num_actions), np.int8)
             else:
                 obs, masks = self._check_out(out, k)
-            self._run(self._drivers.observe_rows, self._states, self.game.params, rows, seats.astype(np.int64),
-                      obs.reshape(k, self.game.obs_size), self._masks, masks.view(np.int8))  # fmt: skip
+            self._run(
+                self._drivers.observe_rows,
+                self._states,
+                self.game.params,
+                rows,
+                seats.astype(np.int64),
+                obs.reshape(k, self.game.obs_size),
+                self._masks,
+                masks.view(np.int8),
+            )
             return obs.reshape((k, *self.game.obs_shape)), masks
 
-    def play_learners(self, actions, seats, draw_seats: bool = False, restart: bool = True, pending=None, out=None,
-                      opponent=None, ask=None, outside=None, pick=None) -> dict:  # fmt: skip
+    def play_learners(
+        self,
+        actions,
+        seats,
+        draw_seats: bool = False,
+        restart: bool = True,
+        pending=None,
+        out=None,
+        opponent=None,
+        ask=None,
+        outside=None,
+        pick=None,
+    ) -> dict:
         """The learner loop, every single-agent view's step: one learner per
         row, its opponents random (each row drawing from its generator) and
         played in one call of the engine, or asked from outside it once per
@@ -562,10 +658,16 @@ class VectorEnv:
         with self._lock:
             self._require_reset("play_learners")
             n, where = self.num_envs, f"{self.env_id} make_vec: "
-            if not (type(seats) is np.ndarray and seats.shape == (n,) and seats.dtype == np.int64
-                    and seats.flags.c_contiguous and seats.flags.writeable):  # fmt: skip
-                raise ValueError(f"{where}seats must be a C-contiguous writeable int64 array of shape ({n},), "
-                                 f"got {_describe(seats)}")  # fmt: skip
+            if not (
+                type(seats) is np.ndarray
+                and seats.shape == (n,)
+                and seats.dtype == np.int64
+                and seats.flags.c_contiguous
+                and seats.flags.writeable
+            ):
+                raise ValueError(
+                    f"{where}seats must be a C-contiguous writeable int64 array of shape ({n},), got {_describe(seats)}"
+                )
             draw_seats, restart = check_flag("draw_seats", draw_seats, where), check_flag("restart", restart, where)
             pend = np.zeros(n, np.bool_) if pending is None else np.ascontiguousarray(pending)
             if pend.shape != (n,) or pend.dtype != np.bool_:
@@ -579,21 +681,27 @@ class VectorEnv:
                     raise ValueError(f"{where}out must not share memory with seats or pending")
             problem = _learners_problem(self._states, seats, pend, self.num_players)
             if problem >= n:
-                raise ValueError(f"{where}seats must be 0..{self.num_players - 1}, got {int(seats[problem - n])} "
-                                 f"in row {problem - n}")  # fmt: skip
+                raise ValueError(
+                    f"{where}seats must be 0..{self.num_players - 1}, got {int(seats[problem - n])} "
+                    f"in row {problem - n}"
+                )
             if problem >= 0:
-                raise ValueError(f"{where}the learner (seats[i]) must be to act in every row not pending; it is not in "
-                                 f"row {problem}")  # fmt: skip
+                raise ValueError(
+                    f"{where}the learner (seats[i]) must be to act in every row not pending; it is not in row {problem}"
+                )
             if pend.any():
                 playing = np.flatnonzero(~pend)
                 arr = np.asarray(actions)
                 if arr.shape not in ((n,), playing.shape):
-                    raise IllegalActionError(f"{where}actions must have shape ({n},) (or ({playing.shape[0]},): the rows "
-                                             f"not pending), got {_describe(actions)}")  # fmt: skip
+                    raise IllegalActionError(
+                        f"{where}actions must have shape ({n},) (or ({playing.shape[0]},): the rows "
+                        f"not pending), got {_describe(actions)}"
+                    )
                 checked, illegal = np.zeros(n, np.int64), np.zeros(n, np.bool_)
                 if playing.size:  # (every row pending, as a single-agent view's reset: no action to check)
-                    part, flags = self._checked_actions(arr[playing] if arr.shape == (n,) else arr, playing,
-                                                        self.illegal_action, allow_random=False)  # fmt: skip
+                    part, flags = self._checked_actions(
+                        arr[playing] if arr.shape == (n,) else arr, playing, self.illegal_action, allow_random=False
+                    )
                     checked[playing], illegal[playing] = part, flags
             else:
                 checked, illegal = self._checked_actions(actions, None, self.illegal_action)
@@ -601,39 +709,83 @@ class VectorEnv:
             if buf is None:
                 buf = self._learner_buffers = {
                     "final_observation": np.zeros((n, self.game.obs_size), np.int8),
-                    "final_mask": np.zeros((n, self.num_actions), np.bool_), "ended": np.zeros(n, np.int8),
-                    "end_reason_code": np.zeros(n, np.int64), "length": np.zeros(n, np.int64),
-                }  # fmt: skip
-                buf.update(stage=np.zeros(n, np.int8), deals=np.zeros(n, np.int64), outside=np.zeros(n, np.bool_),
-                           wait_observation=np.zeros((n, self.game.obs_size), np.int8),
-                           wait_mask=np.zeros((n, self.num_actions), np.int8))  # fmt: skip
+                    "final_mask": np.zeros((n, self.num_actions), np.bool_),
+                    "ended": np.zeros(n, np.int8),
+                    "end_reason_code": np.zeros(n, np.int64),
+                    "length": np.zeros(n, np.int64),
+                }
+                buf.update(
+                    stage=np.zeros(n, np.int8),
+                    deals=np.zeros(n, np.int64),
+                    outside=np.zeros(n, np.bool_),
+                    wait_observation=np.zeros((n, self.game.obs_size), np.int8),
+                    wait_mask=np.zeros((n, self.num_actions), np.int8),
+                )
             rewards = np.empty(n, np.float32)
             drivers = self._drivers if opponent is None else self._engine_step(opponent)
             picks = pick is not None
             if outside is None:
                 outside = buf["outside"]
-            elif not (type(outside) is np.ndarray and outside.shape == (n,) and outside.dtype == np.bool_
-                      and outside.flags.c_contiguous):  # fmt: skip
-                raise ValueError(f"{where}outside must be a C-contiguous bool array of shape ({n},), got {_describe(outside)}")
-            if (ask is None and outside.any()) or not (ask is None or callable(ask)) or not (pick is None or callable(pick)):
-                raise ValueError(f"{where}rows with an opponent outside the engine need ask, a callable (and pick, if "
-                                 f"given, a callable); got ask={ask!r}, pick={pick!r}")  # fmt: skip
-            loop = (seats, draw_seats, restart, outside, picks, buf["stage"], buf["deals"], self._probs, self._masks,
-                    obs.reshape(n, self.game.obs_size), masks.view(np.int8), buf["final_observation"],
-                    buf["final_mask"].view(np.int8), rewards, buf["ended"], buf["end_reason_code"], buf["length"],
-                    buf["wait_observation"], buf["wait_mask"])  # fmt: skip
+            elif not (
+                type(outside) is np.ndarray
+                and outside.shape == (n,)
+                and outside.dtype == np.bool_
+                and outside.flags.c_contiguous
+            ):
+                raise ValueError(
+                    f"{where}outside must be a C-contiguous bool array of shape ({n},), got {_describe(outside)}"
+                )
+            if (
+                (ask is None and outside.any())
+                or not (ask is None or callable(ask))
+                or not (pick is None or callable(pick))
+            ):
+                raise ValueError(
+                    f"{where}rows with an opponent outside the engine need ask, a callable (and pick, if "
+                    f"given, a callable); got ask={ask!r}, pick={pick!r}"
+                )
+            loop = (
+                seats,
+                draw_seats,
+                restart,
+                outside,
+                picks,
+                buf["stage"],
+                buf["deals"],
+                self._probs,
+                self._masks,
+                obs.reshape(n, self.game.obs_size),
+                masks.view(np.int8),
+                buf["final_observation"],
+                buf["final_mask"].view(np.int8),
+                rewards,
+                buf["ended"],
+                buf["end_reason_code"],
+                buf["length"],
+                buf["wait_observation"],
+                buf["wait_mask"],
+            )
             self._run(drivers.agent_step, self._states, self.game.params, checked, *loop[:3], pend, *loop[3:])
             if ask is not None or picks:
                 self._rounds(drivers.agent_resume, loop, buf, ask, pick)
-            result = {"observation": obs, "action_mask": masks, "illegal_action": illegal, "rewards": rewards,
-                      "ended": buf["ended"], "end_reason_code": buf["end_reason_code"], "length": buf["length"]}  # fmt: skip
+            result = {
+                "observation": obs,
+                "action_mask": masks,
+                "illegal_action": illegal,
+                "rewards": rewards,
+                "ended": buf["ended"],
+                "end_reason_code": buf["end_reason_code"],
+                "length": buf["length"],
+            }
             if restart:
                 result.update(final_observation=buf["final_observation"], final_mask=buf["final_mask"])
             if (buf["ended"] < 0).any():
                 rows = np.flatnonzero(buf["ended"] < 0)
-                error = RuntimeError(f"{where}64 new games in a row ended the learner's episode before its first "
-                                     f"decision in row(s) {rows[:5].tolist()}: reset_rows them (their learner is not "
-                                     "to act); the other rows were played (this call's result: the error's .result)")  # fmt: skip
+                error = RuntimeError(
+                    f"{where}64 new games in a row ended the learner's episode before its first "
+                    f"decision in row(s) {rows[:5].tolist()}: reset_rows them (their learner is not "
+                    "to act); the other rows were played (this call's result: the error's .result)"
+                )
                 error.result = result
                 raise error
             return result
@@ -644,7 +796,11 @@ class VectorEnv:
         check the answers, and go on in those rows (``agent_resume`` with the
         loop's arguments ``loop``; ``buf``: its buffers by name)."""
         stage, wait_obs, wait_masks = buf["stage"], buf["wait_observation"], buf["wait_mask"]
-        shape, rows_buf, pick_buf = self.game.obs_shape, np.empty(stage.shape[0], np.int64), np.empty(stage.shape[0], np.int64)
+        shape, rows_buf, pick_buf = (
+            self.game.obs_shape,
+            np.empty(stage.shape[0], np.int64),
+            np.empty(stage.shape[0], np.int64),
+        )
         while True:
             nw, npick = _stopped(stage, rows_buf, pick_buf)
             if nw == 0 and npick == 0:
@@ -655,8 +811,12 @@ class VectorEnv:
             rows, actions = waiting, np.zeros(waiting.shape[0] + picking.shape[0], np.int64)
             if waiting.size:
                 k = waiting.shape[0]
-                answers = ask(waiting, self._states[waiting, E.H_CURRENT], wait_obs[waiting].reshape(k, *shape),
-                              wait_masks[waiting])  # fmt: skip
+                answers = ask(
+                    waiting,
+                    self._states[waiting, E.H_CURRENT],
+                    wait_obs[waiting].reshape(k, *shape),
+                    wait_masks[waiting],
+                )
                 actions[:k] = self._checked_actions(answers, waiting, "raise")[0]
             if picking.size:
                 rows = np.concatenate([waiting, picking])
@@ -671,8 +831,10 @@ class VectorEnv:
         if found is None or found[0] is not opponent:
             extras = opponent.engine_decision(self.game) if hasattr(opponent, "engine_decision") else None
             if not extras:
-                raise ValueError(f"{self.env_id} make_vec: opponent {getattr(opponent, 'name', opponent)!r} has no engine "
-                                 "decision (Opponent.engine_decision): ask it round by round instead")  # fmt: skip
+                raise ValueError(
+                    f"{self.env_id} make_vec: opponent {getattr(opponent, 'name', opponent)!r} has no engine "
+                    "decision (Opponent.engine_decision): ask it round by round instead"
+                )
             drivers = _drivers.batched(self.game.kernels, tuple(extras), opponent=True)
             found = cache[id(opponent)] = (opponent, drivers.parallel if self.parallel else drivers.serial)
         return found[1]
@@ -689,15 +851,24 @@ class VectorEnv:
     def _check_out(self, out, k):
         """``observe_rows``' ``out``: (observations, masks) to write into, or ValueError."""
         shapes = ((k, *self.game.obs_shape), (k, self.num_actions))
-        ok = isinstance(out, tuple) and len(out) == 2 and all(
-            type(a) is np.ndarray and a.shape == shape and a.flags.c_contiguous and a.flags.writeable
-            for a, shape in zip(out, shapes)) and out[0].dtype == np.int8 and out[1].dtype in (np.int8, np.bool_)  # fmt: skip
+        ok = (
+            isinstance(out, tuple)
+            and len(out) == 2
+            and all(
+                type(a) is np.ndarray and a.shape == shape and a.flags.c_contiguous and a.flags.writeable
+                for a, shape in zip(out, shapes)
+            )
+            and out[0].dtype == np.int8
+            and out[1].dtype in (np.int8, np.bool_)
+        )
         if not ok:
-            raise ValueError(f"{self.env_id} make_vec: out must be (observations, masks): C-contiguous writeable arrays "
-                             f"of shapes {shapes[0]} int8 and {shapes[1]} int8 or bool, got {_describe_out(out)}")  # fmt: skip
+            raise ValueError(
+                f"{self.env_id} make_vec: out must be (observations, masks): C-contiguous writeable arrays "
+                f"of shapes {shapes[0]} int8 and {shapes[1]} int8 or bool, got {_describe_out(out)}"
+            )
         return out
 
-    def snapshot(self) -> "RowsSnapshot":
+    def snapshot(self) -> RowsSnapshot:
         """Everything the rows hold (states, the engine's masks), to put back
         with :meth:`restore` (a caller's undo or branch point).  Its arrays
         are read-only for good."""
@@ -705,7 +876,7 @@ class VectorEnv:
             self._require_open("snapshot")
             return RowsSnapshot(self, self._states, self._masks)
 
-    def restore(self, snapshot: "RowsSnapshot") -> None:
+    def restore(self, snapshot: RowsSnapshot) -> None:
         """Put back what :meth:`snapshot` took of this env.  A snapshot that
         was copied or unpickled is data from outside: its rows are checked
         as a Position's and the masks computed again from them (ValueError,
@@ -755,7 +926,9 @@ class VectorEnv:
         if (seeds < 0).any():
             raise ValueError(f"seeds must be non-negative, got {int(seeds.min())} in row {int(np.argmin(seeds))}")
         # each row's seed goes through SeedSequence too, so nearby seeds give unrelated games
-        return np.array([np.random.SeedSequence(int(s)).generate_state(1, np.uint64)[0] for s in seeds], np.uint64).view(np.int64)
+        return np.array(
+            [np.random.SeedSequence(int(s)).generate_state(1, np.uint64)[0] for s in seeds], np.uint64
+        ).view(np.int64)
 
     def _run(self, driver, *args):
         if not self.parallel:
@@ -776,7 +949,9 @@ class VectorEnv:
             arr = arr.astype(np.int64) if not wide else np.where(arr >= n, -1, arr).astype(np.int64)
             problem = _rows_problem(arr, n, np.zeros(n, np.bool_))
         if problem == 1:
-            raise ValueError(f"{self.env_id} make_vec: rows must be a 1-D integer array of rows 0..{n - 1}, got {_describe(rows)}")
+            raise ValueError(
+                f"{self.env_id} make_vec: rows must be a 1-D integer array of rows 0..{n - 1}, got {_describe(rows)}"
+            )
         if problem == 2:
             raise ValueError(f"{self.env_id} make_vec: rows must be distinct, got a row twice")
         return arr
@@ -824,7 +999,9 @@ class VectorEnv:
         n = self.num_envs if rows is None else rows.shape[0]
         arr = actions if type(actions) is np.ndarray else np.asarray(actions)
         if arr.shape != (n,):
-            raise IllegalActionError(f"{self.env_id} make_vec: actions must have shape ({n},), got {_describe(actions)}")
+            raise IllegalActionError(
+                f"{self.env_id} make_vec: actions must have shape ({n},), got {_describe(actions)}"
+            )
         if arr.dtype.kind not in "iu":
             raise IllegalActionError(f"{self.env_id} make_vec: actions must be integers, got dtype {arr.dtype}")
         if arr.dtype != np.int64:
@@ -929,8 +1106,11 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 def _describe_out(out) -> str:
     if not isinstance(out, tuple):
         return type(out).__name__
-    return "(" + ", ".join(f"shape {a.shape}, dtype {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__
-                           for a in out) + ")"  # fmt: skip
+    return (
+        "("
+        + ", ".join(f"shape {a.shape}, dtype {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__ for a in out)
+        + ")"
+    )
 
 
 def _describe(x) -> str:

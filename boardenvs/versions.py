@@ -2,6 +2,7 @@
 prints Python's, the platform's and each dependency's (what a bug report
 needs; ``make test`` prints them for both of its environments, the tested
 versions the install page states)."""
+
 from __future__ import annotations
 
 import platform
@@ -9,8 +10,20 @@ import sys
 from importlib import metadata
 
 # the package and what it runs on, then the extras' packages
-PACKAGES = ("boardenvs", "numpy", "numba", "gymnasium", "pettingzoo", "stable-baselines3", "sb3-contrib", "torch",
-            "ray", "torchrl", "tianshou", "envpool")  # fmt: skip
+PACKAGES = (
+    "boardenvs",
+    "numpy",
+    "numba",
+    "gymnasium",
+    "pettingzoo",
+    "stable-baselines3",
+    "sb3-contrib",
+    "torch",
+    "ray",
+    "torchrl",
+    "tianshou",
+    "envpool",
+)
 
 
 def version(name: str) -> str | None:

@@ -21,6 +21,7 @@ The games come from ``boardenvs.ENV_IDS`` (the catalog), so a sixth game
 gets its card, rules page and API entry for free; the nav's "Games" and
 "Rules" sections are filled here too.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -36,16 +37,45 @@ ROOT = Path(__file__).resolve().parent.parent
 # pages whose nav entry (mkdocs.yml) is replaced with a section that lists the generated pages
 SECTIONS = {"games/index.md", "rules/index.md", "api/index.md"}
 API_PAGES = {  # page -> (title, the modules whose public names it documents, modules documented whole)
-    "api/boardenvs.md": ("boardenvs", "boardenvs", ("boardenvs.jsonform", "boardenvs.textagent", "boardenvs.torchrl",
-                                                     "boardenvs.traces")),
-    "api/wrappers.md": ("boardenvs.wrappers", "boardenvs.wrappers", ("boardenvs.wrappers.dice", "boardenvs.wrappers.html_replay")),
-    "api/baselines.md": ("boardenvs.baselines", "boardenvs.baselines",
-                         ("boardenvs.baselines.train", "boardenvs.baselines.distill", "boardenvs.baselines.tournament",
-                          "boardenvs.baselines.ladder", "boardenvs.baselines.ratings",
-                          "boardenvs.baselines.greedy", "boardenvs.baselines.mcts", "boardenvs.baselines.extractors")),
-    "api/core.md": ("The core, for game authors", None,
-                    ("boardenvs.spec", "boardenvs.game", "boardenvs.engine", "boardenvs.vector", "boardenvs.aec",
-                     "boardenvs.opponents", "boardenvs.registry", "boardenvs.records", "boardenvs.cards")),
+    "api/boardenvs.md": (
+        "boardenvs",
+        "boardenvs",
+        ("boardenvs.jsonform", "boardenvs.textagent", "boardenvs.torchrl", "boardenvs.traces"),
+    ),
+    "api/wrappers.md": (
+        "boardenvs.wrappers",
+        "boardenvs.wrappers",
+        ("boardenvs.wrappers.dice", "boardenvs.wrappers.html_replay"),
+    ),
+    "api/baselines.md": (
+        "boardenvs.baselines",
+        "boardenvs.baselines",
+        (
+            "boardenvs.baselines.train",
+            "boardenvs.baselines.distill",
+            "boardenvs.baselines.tournament",
+            "boardenvs.baselines.ladder",
+            "boardenvs.baselines.ratings",
+            "boardenvs.baselines.greedy",
+            "boardenvs.baselines.mcts",
+            "boardenvs.baselines.extractors",
+        ),
+    ),
+    "api/core.md": (
+        "The core, for game authors",
+        None,
+        (
+            "boardenvs.spec",
+            "boardenvs.game",
+            "boardenvs.engine",
+            "boardenvs.vector",
+            "boardenvs.aec",
+            "boardenvs.opponents",
+            "boardenvs.registry",
+            "boardenvs.records",
+            "boardenvs.cards",
+        ),
+    ),
 }
 
 
@@ -96,7 +126,9 @@ def _section(title: str, index: str) -> dict:
     if index == "games/index.md":
         pages = [{"All games": index}] + [{cls.title: f"games/{env_id}.md"} for env_id, cls in _games()]
     elif index == "rules/index.md":
-        pages = [{"Conventions (C-1..C-6)": index}] + [{cls.title: f"rules/{cls.rules_path().name}"} for _, cls in _games()]
+        pages = [{"Conventions (C-1..C-6)": index}] + [
+            {cls.title: f"rules/{cls.rules_path().name}"} for _, cls in _games()
+        ]
     else:
         pages = [{"Overview": index}] + [{title: page} for page, (title, _, _) in API_PAGES.items()]
     return {title: pages}
@@ -121,7 +153,9 @@ def source_tree() -> Path:
     return tree
 
 
-_ROLE = re.compile(r":(?:py:)?(?:class|meth|func|mod|attr|data|exc|obj|const|data|term|ref):`(~?)([^`<]*?)(?:\s*<([^`>]*)>)?`")
+_ROLE = re.compile(
+    r":(?:py:)?(?:class|meth|func|mod|attr|data|exc|obj|const|data|term|ref):`(~?)([^`<]*?)(?:\s*<([^`>]*)>)?`"
+)
 
 
 def plain_roles(text: str) -> str:
@@ -141,11 +175,12 @@ def plain_roles(text: str) -> str:
 @event_priority(100)  # before mkdocstrings sets up its handler, which keeps only search paths that exist
 def on_config(config):
     source_tree()  # mkdocs.yml's mkdocstrings paths: [build/docs-src]
+
     def walk(items):
         out = []
         for item in items:
             if isinstance(item, dict):
-                (title, value), = item.items()
+                ((title, value),) = item.items()
                 if isinstance(value, list):
                     out.append({title: walk(value)})
                 elif value in SECTIONS:
@@ -171,13 +206,16 @@ def site_path(target: str) -> str:
     path, _, anchor = target.partition("#")
     if re.match(r"[a-z]+:", path) or not path:
         return target
-    games = {f"boardenvs/games/{cls.__module__.rsplit('.', 1)[-1]}/__init__.py": f"games/{env_id}.md" for env_id, cls in _games()}
+    games = {
+        f"boardenvs/games/{cls.__module__.rsplit('.', 1)[-1]}/__init__.py": f"games/{env_id}.md"
+        for env_id, cls in _games()
+    }
     if path in games:
         path = games[path]
     elif path.startswith("docs/"):
-        path = path[len("docs/"):]
+        path = path[len("docs/") :]
     elif path.startswith("boardenvs/rules/"):
-        path = "rules/" + path[len("boardenvs/rules/"):].replace("README.md", "index.md")
+        path = "rules/" + path[len("boardenvs/rules/") :].replace("README.md", "index.md")
     else:
         path = {"benchmarks/results.md": "benchmarks.md", "baselines/results.md": "baselines.md"}.get(path, path)
     return path + ("#" + anchor if anchor else "")
@@ -191,17 +229,24 @@ def readme_page() -> str:
 
 
 def games_index() -> str:
-    lines = ["# Games", "",
-             "One env card per game, generated from the game's declaration (`boardenvs.cards.env_card`): "
-             "ids, players and variants, options with their types, ranges and defaults, observation shapes "
-             "and bounds, the action and observation encodings, end reasons, rules and picture.", "",
-             "| game | env id | gymnasium id | players | picture |", "|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "# Games",
+        "",
+        "One env card per game, generated from the game's declaration (`boardenvs.cards.env_card`): "
+        "ids, players and variants, options with their types, ranges and defaults, observation shapes "
+        "and bounds, the action and observation encodings, end reasons, rules and picture.",
+        "",
+        "| game | env id | gymnasium id | players | picture |",
+        "|---|---|---|---|---|",
+    ]
     from boardenvs.registry import gym_id_of
 
     for env_id, cls in _games():
         name, _ = _picture(cls)
-        lines.append(f"| [{cls.title}]({env_id}.md) | `{env_id}` | `{gym_id_of(cls)}` | "
-                     f"{', '.join(map(str, cls.player_counts()))} | ![{cls.title}](../rules/{name}){{ width=160 }} |")  # fmt: skip
+        lines.append(
+            f"| [{cls.title}]({env_id}.md) | `{env_id}` | `{gym_id_of(cls)}` | "
+            f"{', '.join(map(str, cls.player_counts()))} | ![{cls.title}](../rules/{name}){{ width=160 }} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -228,8 +273,9 @@ def api_names(module_name: str) -> list[tuple[str, str]]:
     import types
 
     module = importlib.import_module(module_name)
-    return [(n, _canonical(module_name, n)) for n in module.__all__
-            if not isinstance(getattr(module, n), types.ModuleType)]  # fmt: skip
+    return [
+        (n, _canonical(module_name, n)) for n in module.__all__ if not isinstance(getattr(module, n), types.ModuleType)
+    ]
 
 
 def api_page(page: str) -> str:
@@ -242,28 +288,60 @@ def api_page(page: str) -> str:
     if public:
         module = importlib.import_module(public)
         doc = inspect.cleandoc(module.__doc__ or "").split("\n\n")[0]
-        lines += [plain_roles(doc).replace("``", "`"), "", "Every public name (`__all__`), documented where it is defined:", ""]
+        lines += [
+            plain_roles(doc).replace("``", "`"),
+            "",
+            "Every public name (`__all__`), documented where it is defined:",
+            "",
+        ]
         for name, path in api_names(public):
-            lines += [f"## `{public}.{name}`", "", f"::: {path}", "    options:", "      show_root_heading: false",
-                      "      heading_level: 3", ""]  # fmt: skip
+            lines += [
+                f"## `{public}.{name}`",
+                "",
+                f"::: {path}",
+                "    options:",
+                "      show_root_heading: false",
+                "      heading_level: 3",
+                "",
+            ]
     if public == "boardenvs":
-        lines += ["## The PettingZoo modules", "",
-                  "Every registered id is also a module, `boardenvs.<env id>`, made when the game is registered "
-                  "(`boardenvs.register`), with PettingZoo's trio:", ""]  # fmt: skip
+        lines += [
+            "## The PettingZoo modules",
+            "",
+            "Every registered id is also a module, `boardenvs.<env id>`, made when the game is registered "
+            "(`boardenvs.register`), with PettingZoo's trio:",
+            "",
+        ]
         for env_id in boardenvs.ENV_IDS:
             mod = getattr(boardenvs, env_id)
-            lines.append(f"- `boardenvs.{env_id}`: " + ", ".join(f"`{f}()`" for f in ("env", "raw_env", "parallel_env"))
-                         + f" (its [env card](../games/{env_id}.md))")
+            lines.append(
+                f"- `boardenvs.{env_id}`: "
+                + ", ".join(f"`{f}()`" for f in ("env", "raw_env", "parallel_env"))
+                + f" (its [env card](../games/{env_id}.md))"
+            )
             assert mod.env.__doc__ and mod.raw_env.__doc__ and mod.parallel_env.__doc__
         first = getattr(boardenvs, boardenvs.ENV_IDS[0])
         for f in ("env", "raw_env", "parallel_env"):
-            lines += ["", f"### `{f}()`", "", plain_roles(inspect.cleandoc(getattr(first, f).__doc__)).replace("``", "`")]
+            lines += [
+                "",
+                f"### `{f}()`",
+                "",
+                plain_roles(inspect.cleandoc(getattr(first, f).__doc__)).replace("``", "`"),
+            ]
         lines.append("")
     documented = {path for _, pub, _ in API_PAGES.values() if pub for _, path in api_names(pub)}
     for module_name in whole:
         members = [n for n in _module_members(module_name) if f"{module_name}.{n}" not in documented]
-        lines += [f"## `{module_name}`", "", f"::: {module_name}", "    options:", "      show_root_heading: false",
-                  "      heading_level: 3", f"      members: {json.dumps(members)}", ""]  # fmt: skip
+        lines += [
+            f"## `{module_name}`",
+            "",
+            f"::: {module_name}",
+            "    options:",
+            "      show_root_heading: false",
+            "      heading_level: 3",
+            f"      members: {json.dumps(members)}",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -273,9 +351,10 @@ def _module_members(module_name: str) -> list[str]:
 
     module = importlib.import_module(module_name)
     names = getattr(module, "__all__", None) or [
-        n for n, v in vars(module).items()
+        n
+        for n, v in vars(module).items()
         if not n.startswith("_") and (inspect.isclass(v) or inspect.isfunction(v)) and v.__module__ == module_name
-    ]  # fmt: skip
+    ]
     return list(names)
 
 
@@ -302,24 +381,34 @@ def bench_results() -> str:
     m = results["machine"]
     table = (ROOT / "benchmarks" / "results.md").read_text()
     head = [
-        "| the run | |", "|---|---|",
+        "| the run | |",
+        "|---|---|",
         f"| date | {m['date']} |",
         f"| command | `{m['command']}` |",
-        f"| machine | {m['cpu']}, {m['cores']} cores, {m['ram_bytes'] / 2**30 if m.get('ram_bytes') else 0:.0f} GiB, {m['os']} |",
+        f"| machine | {m['cpu']}, {m['cores']} cores, "
+        f"{m['ram_bytes'] / 2**30 if m.get('ram_bytes') else 0:.0f} GiB, {m['os']} |",
         f"| load | {_load(m)} |",
         f"| took | {results['elapsed_s'] / 60:.0f} minutes |",
-        "", "",
-    ]  # fmt: skip
+        "",
+        "",
+    ]
     return "\n".join(head) + table
 
 
 def baselines_results() -> str:
     entries = json.loads((ROOT / "baselines" / "results.json").read_text())
     table = (ROOT / "baselines" / "results.md").read_text().split("\n", 1)[1].lstrip("\n")  # without its title
-    runs = ["", "Each model's round-robin (from `baselines/results.json`):", "",
-            "| model | command | date | machine | load |", "|---|---|---|---|---|"]  # fmt: skip
+    runs = [
+        "",
+        "Each model's round-robin (from `baselines/results.json`):",
+        "",
+        "| model | command | date | machine | load |",
+        "|---|---|---|---|---|",
+    ]
     for name, e in sorted(entries.items()):
-        runs.append(f"| {name} | `{e.get('command', '-')}` | {e.get('date', '-')} | {e.get('machine', '-')} | {_load(e)} |")
+        runs.append(
+            f"| {name} | `{e.get('command', '-')}` | {e.get('date', '-')} | {e.get('machine', '-')} | {_load(e)} |"
+        )
     return table.rstrip("\n") + "\n" + "\n".join(runs) + "\n"
 
 
@@ -327,8 +416,16 @@ def strength_results() -> str:
     """baselines/strength.md (the strength targets, ``python -m boardenvs.baselines.strength``) and its run."""
     results = json.loads((ROOT / "baselines" / "strength.json").read_text())
     run = results["run"]
-    head = ["| the run | |", "|---|---|", f"| date | {run['date']} |", f"| command | `{run['command']}` |",
-            f"| machine | {run['machine']} |", f"| load | {_load(run)} |", "", ""]  # fmt: skip
+    head = [
+        "| the run | |",
+        "|---|---|",
+        f"| date | {run['date']} |",
+        f"| command | `{run['command']}` |",
+        f"| machine | {run['machine']} |",
+        f"| load | {_load(run)} |",
+        "",
+        "",
+    ]
     table = (ROOT / "baselines" / "strength.md").read_text().split("\n", 1)[1].lstrip("\n")  # without its title
     return "\n".join(head) + table
 
@@ -339,9 +436,17 @@ def rllib_results() -> str:
     m = results["machine"]
     table = (ROOT / "benchmarks" / "rllib_results.md").read_text()
     versions = ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v)
-    head = ["| the run | |", "|---|---|", f"| date | {m['date']} |", f"| command | `{m['command']}` |",
-            f"| machine | {m['cpu']}, {m['cores']} cores, {m['os']} |", f"| versions | {versions} |",
-            f"| load | {_load(m)} |", "", ""]  # fmt: skip
+    head = [
+        "| the run | |",
+        "|---|---|",
+        f"| date | {m['date']} |",
+        f"| command | `{m['command']}` |",
+        f"| machine | {m['cpu']}, {m['cores']} cores, {m['os']} |",
+        f"| versions | {versions} |",
+        f"| load | {_load(m)} |",
+        "",
+        "",
+    ]
     return "\n".join(head) + table
 
 
@@ -349,9 +454,16 @@ def ppo_settings() -> str:
     """benchmarks/ppo_settings.md (MaskablePPO's speed by setting, ``benchmarks/ppo_settings.py``) and its run."""
     results = json.loads((ROOT / "benchmarks" / "ppo_settings.json").read_text())
     m = results["machine"]
-    head = ["| the run | |", "|---|---|", f"| date | {m['date']} |", "| command | `python benchmarks/ppo_settings.py "
-            "--out benchmarks/ppo_settings` |", f"| machine | {m['cpu']}, {m['cores']} cores, {m['os']} |",
-            f"| load | {_load(m)} |", "", ""]  # fmt: skip
+    head = [
+        "| the run | |",
+        "|---|---|",
+        f"| date | {m['date']} |",
+        "| command | `python benchmarks/ppo_settings.py --out benchmarks/ppo_settings` |",
+        f"| machine | {m['cpu']}, {m['cores']} cores, {m['os']} |",
+        f"| load | {_load(m)} |",
+        "",
+        "",
+    ]
     return "\n".join(head) + (ROOT / "benchmarks" / "ppo_settings.md").read_text()
 
 
@@ -363,9 +475,14 @@ def leaderboard() -> str:
     return markdown()
 
 
-GENERATED_BLOCKS = {"benchmark-results": bench_results, "leaderboard": leaderboard, "baseline-results": baselines_results, "rllib-results": rllib_results,
-                    "strength-targets": strength_results,
-                    "ppo-settings": ppo_settings}  # fmt: skip
+GENERATED_BLOCKS = {
+    "benchmark-results": bench_results,
+    "leaderboard": leaderboard,
+    "baseline-results": baselines_results,
+    "rllib-results": rllib_results,
+    "strength-targets": strength_results,
+    "ppo-settings": ppo_settings,
+}
 
 
 def on_files(files, config):

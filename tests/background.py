@@ -5,6 +5,7 @@ second core while the rest of the suite runs; their test waits for them.
 (:func:`start_for`); the test calls :func:`result`, which starts it then if
 it was not started (a test run by itself).  Outcomes do not depend on the
 timing: a check's result is what its process printed and returned."""
+
 from __future__ import annotations
 
 import os
@@ -18,8 +19,11 @@ from backstop import HANG_S
 TESTS = Path(__file__).resolve().parent
 # name -> (the test that waits for it, the command, extra environment)
 CHECKS = {
-    "boundscheck": ("test_faces.py::test_boundscheck_probe", [sys.executable, str(TESTS / "boundscheck_probe.py")],
-                    {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(TESTS / ".boundscheck_cache")}),
+    "boundscheck": (
+        "test_faces.py::test_boundscheck_probe",
+        [sys.executable, str(TESTS / "boundscheck_probe.py")],
+        {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(TESTS / ".boundscheck_cache")},
+    ),
 }
 _running: dict = {}
 

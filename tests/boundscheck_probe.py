@@ -6,9 +6,10 @@ For every registered id and declared variant: make_vec with its returned
 buffers written over and unmasked random actions (the default "lose", and
 "random"), copies and pickles of the AEC env and make_vec played on, the
 gymnasium view with unmasked actions, Positions from random games and their
-text round trips, match traces played and replayed (and changed ones refused), the learner loop with greedy inside it, and one make_vec
-stepped from two threads.
+text round trips, match traces played and replayed (and changed ones refused),
+the learner loop with greedy inside it, and one make_vec stepped from two threads.
 """
+
 from __future__ import annotations
 
 import copy
@@ -22,11 +23,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))  # the tests' toy game
 
+import contract_game  # noqa: E402
 import gymnasium  # noqa: E402
 from numba import config  # noqa: E402
 
 import boardenvs  # noqa: E402
-import contract_game  # noqa: E402
 from boardenvs import register  # noqa: E402
 from boardenvs.registry import game_class, gym_id_of, registered_ids  # noqa: E402
 
@@ -104,8 +105,11 @@ def tampered_rows(env_id: str, variant: dict, rng) -> tuple[int, int]:
             p = boardenvs.Position(game, row)
         except ValueError:
             refused += 1
-            for build in (lambda: pickle.loads(pickle.dumps(boardenvs.Position._own(game, row.copy()))),
-                          lambda: _unpickled_env(env_id, variant, row), lambda: _restored(vec, row)):  # fmt: skip
+            for build in (
+                lambda row=row: pickle.loads(pickle.dumps(boardenvs.Position._own(game, row.copy()))),
+                lambda row=row: _unpickled_env(env_id, variant, row),
+                lambda row=row: _restored(vec, row),
+            ):
                 before = vec.states.copy()
                 try:
                     build()
@@ -170,9 +174,8 @@ def traced(env_id: str, variant: dict) -> None:
     """Match traces: games played by play_matches replay under the checks,
     and a trace whose actions a caller changed is refused (ValueError)."""
     from boardenvs.opponents import make_opponent
-    from boardenvs.traces import check_trace, play_matches
-
     from boardenvs.registry import make_game
+    from boardenvs.traces import check_trace, play_matches
 
     n = make_game(env_id, **variant).num_players
     agents = [make_opponent("random"), make_opponent("random")]
@@ -212,7 +215,9 @@ def main() -> int:
         learner_loop(env_id, game_class(env_id).variants[0])
     threads()
     assert refused > count and taken > count, (refused, taken)
-    print(f"{count} variants, {refused} tampered rows refused and {taken} taken: probes passed under NUMBA_BOUNDSCHECK=1")
+    print(
+        f"{count} variants, {refused} tampered rows refused and {taken} taken: probes passed under NUMBA_BOUNDSCHECK=1"
+    )
     return 0
 
 

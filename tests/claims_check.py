@@ -11,6 +11,7 @@ win rate the page promises.
 ``python tests/claims_check.py`` prints one line per claim and exits 1 at
 the first one that does not hold.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,8 +27,18 @@ ROOT = Path(__file__).resolve().parent.parent
 # (page, the python blocks of the example, what the page says, the least win rate that says it)
 CLAIMS = (
     ("README.md", (1,), "20k steps of MaskablePPO on Quess: nearly every game won against random", 0.9),
-    ("docs/tutorials/gymnasium.md", (0, 1), "after these 20k steps the agent wins nearly every game against random", 0.9),
-    ("docs/tutorials/torchrl.md", (1,), "after these 20k frames of TorchRL's PPO the agent wins nearly every game against random", 0.9),
+    (
+        "docs/tutorials/gymnasium.md",
+        (0, 1),
+        "after these 20k steps the agent wins nearly every game against random",
+        0.9,
+    ),
+    (
+        "docs/tutorials/torchrl.md",
+        (1,),
+        "after these 20k frames of TorchRL's PPO the agent wins nearly every game against random",
+        0.9,
+    ),
 )
 
 
@@ -48,7 +59,9 @@ def main() -> int:
             sys.exit(f"claims check: {name} blocks {blocks} printed no evaluate() result:\n{done.stdout[-2000:]}")
         rate = float(rates[-1])
         if rate < least:
-            sys.exit(f"claims check: {name} says {claim!r}, but the example won {rate:.0%} (at least {least:.0%} says it)")
+            sys.exit(
+                f"claims check: {name} says {claim!r}, but the example won {rate:.0%} (at least {least:.0%} says it)"
+            )
         print(f"claims check: {name}: {claim}: {rate:.0%} won (at least {least:.0%}), {time.perf_counter() - t0:.0f} s")
     print("claims check passed")
     return 0

@@ -4,13 +4,13 @@ test_checkers.py, test_faces.py) reach them by id: the contract race
 exercises what the engine contract carries (chance, several decisions a
 turn, eliminations, teams, silent passes); tic-tac-toe is the sixth game a
 newcomer would add (test_sixth_game.py)."""
+
 import importlib.util
 
 import background
 import contract_game
 import tictactoe_game
 from hypothesis import HealthCheck, settings
-
 
 from boardenvs import register
 
@@ -24,8 +24,9 @@ register(tictactoe_game.TicTacToeGame)
 # hypothesis draws the same examples on every run (derandomize: no unseeded
 # draw decides a test), with no time limits (a deadline or the too_slow health
 # check would fail a test on a busy machine) and no example database (issue 51)
-settings.register_profile("boardenvs", derandomize=True, deadline=None, database=None,
-                          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+settings.register_profile(
+    "boardenvs", derandomize=True, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile("boardenvs")
 
 

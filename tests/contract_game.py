@@ -50,6 +50,7 @@ the observer: pawn square one-hot (``goal + 1`` columns), alive, hit points
 (a count, 0..3), teammate (self included), to act, decisions left (0..2), the
 roll (0..3).
 """
+
 from __future__ import annotations
 
 import re
@@ -294,16 +295,22 @@ class ContractRaceGame(Game):
         max_turns_option(200),
     )
     reason_names = {REASON_GOAL: "goal", REASON_LAST: "last_standing"}
-    reason_docs = {"goal": "a pawn reached the goal: its seat (or team) wins (CR-6)",
-                   "last_standing": "one seat (or team) is left in the game: it wins (CR-6)"}  # fmt: skip
+    reason_docs = {
+        "goal": "a pawn reached the goal: its seat (or team) wins (CR-6)",
+        "last_standing": "one seat (or team) is left in the game: it wins (CR-6)",
+    }
     multi_decision_turns = True
     eliminations = True
     forced_passes = True  # CR-5: a seat with no legal decision passes without being asked
     seat_labels = ("A", "B", "C", "D", "E", "F")
     variants = (
-        {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
-        {"num_players": 4, "teams": 2}, {"num_players": 6, "teams": 3},
-    )  # fmt: skip
+        {"num_players": 2},
+        {"num_players": 3},
+        {"num_players": 4},
+        {"num_players": 6},
+        {"num_players": 4, "teams": 2},
+        {"num_players": 6, "teams": 3},
+    )
 
     def configure(self, o):
         n, teams, goal = o["num_players"], o["teams"], o["goal"]
@@ -313,9 +320,15 @@ class ContractRaceGame(Game):
                 "dividing num_players into teams of 2 or more"
             )
         high = [1] * (goal + 1) + [1, HIT_POINTS, 1, 1, DECISIONS_PER_TURN, NUM_FACES - 1]
-        return Config(num_players=n, num_actions=1 + n, num_chance_outcomes=NUM_FACES, obs_shape=(n, goal + 7),
-                    obs_high_per_plane=high, params=(teams, goal),
-                    teams=[s % teams if teams else s for s in range(n)])  # fmt: skip
+        return Config(
+            num_players=n,
+            num_actions=1 + n,
+            num_chance_outcomes=NUM_FACES,
+            obs_shape=(n, goal + 7),
+            obs_high_per_plane=high,
+            params=(teams, goal),
+            teams=[s % teams if teams else s for s in range(n)],
+        )
 
     # -- notation ---------------------------------------------------------
     def action_to_move(self, state, action: int) -> str:
@@ -332,7 +345,9 @@ class ContractRaceGame(Game):
         roll = _ROLL_RE.match(text) if text is not None else None
         hit = _HIT_RE.match(text) if text is not None else None
         if text != "advance" and not roll and not hit:
-            raise NotationError(f"{self.env_id}: malformed move {move!r}; expected 'roll 2', 'advance' or 'hit player_1'")
+            raise NotationError(
+                f"{self.env_id}: malformed move {move!r}; expected 'roll 2', 'advance' or 'hit player_1'"
+            )
         at_chance = state[E.H_CURRENT] == E.CHANCE and state[E.H_STATUS] == E.PLAYING
         # chance outcomes and decisions share the action ids: refuse the wrong kind
         if bool(roll) != bool(at_chance):
@@ -410,9 +425,15 @@ class ContractRaceGame(Game):
             winner = at_goal[0] if at_goal else next((s for s in range(n) if E.is_alive(state, s)), 0)
             won = [self.team_of(s) == self.team_of(winner) and E.is_alive(state, s) for s in range(n)]
             rets = [int(state[E.H_RET + s]) for s in range(n)]
-            ok = (len(at_goal) == 1) if state[E.H_REASON] == REASON_GOAL else (not at_goal and _teams_left(state, self.params) == 1)
+            ok = (
+                (len(at_goal) == 1)
+                if state[E.H_REASON] == REASON_GOAL
+                else (not at_goal and _teams_left(state, self.params) == 1)
+            )
             if not ok or rets != [1 if w else -1 for w in won]:
-                raise NotationError(f"{self.env_id}: reason {self.end_reason(state)} does not hold with these pawns and returns")
+                raise NotationError(
+                    f"{self.env_id}: reason {self.end_reason(state)} does not hold with these pawns and returns"
+                )
 
     # -- pictures (the board; boardenvs/render.py adds legend, turn, result) ----
     def render_ansi(self, state) -> str:

@@ -1,8 +1,8 @@
 """Run by test_vector.py in a fresh interpreter: after make_vec ran a threaded
 driver, a forked child, a fork pool and a spawn pool each run one too."""
+
 import multiprocessing as mp
 import os
-import sys
 
 import numba
 

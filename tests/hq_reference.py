@@ -3,6 +3,7 @@
 coordinates, fences as sets of three blocked edges, and the brute-force path
 check (a search for every pawn after every candidate fence).  It reads a
 position through its text form only, and lists the legal moves in notation."""
+
 from __future__ import annotations
 
 from collections import deque
@@ -115,7 +116,12 @@ def legal_moves(text):
                 return True
             for d in range(6):
                 v = board.nbr(c, d)
-                if v not in seen and board.on(v) and frozenset((c, v)) not in blocked and frozenset((c, v)) not in extra:
+                if (
+                    v not in seen
+                    and board.on(v)
+                    and frozenset((c, v)) not in blocked
+                    and frozenset((c, v)) not in extra
+                ):
                     seen.add(v)
                     todo.append(v)
         return False

@@ -35,6 +35,7 @@ The dice variant of a deterministic game (:class:`DiceVariant`) exists on
 the AEC face only: its files (``<id>[dice].txt``) are recorded and replayed
 there, the roll in every decision block.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -211,8 +212,18 @@ def record(env_id: str, variant: dict, seed: int = SEED, dice: bool = False) -> 
             events.append(("chance", Position(game, before), outcomes, outcome))
     final = Position(game, state)
     playing = state[E.H_STATUS] == E.PLAYING
-    events.append(("end", final, playing, decisions, final.returns, final.end_reason, final.turn,
-                   {} if playing else game.end_infos(state)))  # fmt: skip
+    events.append(
+        (
+            "end",
+            final,
+            playing,
+            decisions,
+            final.returns,
+            final.end_reason,
+            final.turn,
+            {} if playing else game.end_infos(state),
+        )
+    )
     return render_file(env_id, variant, seed, False, first, events)
 
 
@@ -296,8 +307,18 @@ def replay_position(env_id: str, variant: dict, seed: int, first: int, actions) 
             decisions += 1
         pos = pos.play(action)
     playing = not pos.is_terminal
-    events.append(("end", pos, playing, decisions, pos.returns, pos.end_reason, pos.turn,
-                   {} if playing else pos.game.end_infos(pos.state)))  # fmt: skip
+    events.append(
+        (
+            "end",
+            pos,
+            playing,
+            decisions,
+            pos.returns,
+            pos.end_reason,
+            pos.turn,
+            {} if playing else pos.game.end_infos(pos.state),
+        )
+    )
     return render_file(env_id, variant, seed, False, first, events)
 
 
@@ -437,8 +458,18 @@ def replay_dice(env_id: str, variant: dict, seed: int, actions) -> list:
         assert not (term or trunc)
         action = int(pick.choice(np.flatnonzero(obs["action_mask"]))) if todo is None else todo[decisions]
         roll = int(np.flatnonzero(obs["roll"])[0]) if obs["roll"].any() else -1
-        events.append(("decision", raw.position(), agents.index(agent), obs["action_mask"], obs["observation"], action,
-                       roll, names))  # fmt: skip
+        events.append(
+            (
+                "decision",
+                raw.position(),
+                agents.index(agent),
+                obs["action_mask"],
+                obs["observation"],
+                action,
+                roll,
+                names,
+            )
+        )
         decisions += 1
         _finish_done(env, totals, ended, action)
     events.append(_aec_end(raw, totals, ended, decisions))

@@ -3,6 +3,7 @@ registered id x variant: after each step the state is the Position's after
 the same action and the same seeded chance rolls, every agent's observation
 and mask are the Position's, the rewards an agent collects are the game's
 returns, and the wrapper's read-outs are the raw env's."""
+
 from __future__ import annotations
 
 import copy
@@ -102,7 +103,9 @@ def test_each_step_is_the_kernels_step_and_faces_are_the_positions(env_id, varia
             else:
                 action = played = int(rng.choice(legal))
             env.step(action)
-            assert ("illegal_action" in raw.infos.get(agent, {})) == (action != played or not obs["action_mask"][action])
+            assert ("illegal_action" in raw.infos.get(agent, {})) == (
+                action != played or not obs["action_mask"][action]
+            )
             # the step is the kernel's apply, then the seeded die (unless chance is an agent)
             shadow = before.copy()
             game.kernels.apply(shadow, game.params, played)

@@ -9,6 +9,7 @@ The ids come from the registry: the package's games and the tests' toy game
 (registered in conftest.py by the same one line).  A game added to the
 catalog is tested here without touching this file.
 """
+
 from __future__ import annotations
 
 import functools
@@ -295,7 +296,7 @@ def test_dice_variant_restricts_each_turn_to_the_rolled_class(env_id, variant):
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         turn_start = None
-        for agent in env.agent_iter(max_iter=300):
+        for _agent in env.agent_iter(max_iter=300):
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)

@@ -1,5 +1,6 @@
 """The baselines: training smoke test, load(), the committed models, the
 round-robin's statistics (Wilson intervals, Elo) and the CLIs' errors."""
+
 from __future__ import annotations
 
 import json
@@ -11,16 +12,16 @@ import gymnasium
 import numpy as np
 import pytest
 import torch
-
-import boardenvs
-from boardenvs import baselines
 from boardenvs.baselines import tournament as ev
 from boardenvs.baselines.extractors import HEX_STEPS, BoardCNN, HexConv2d, HexPathsCNN, TrackMLP
-from boardenvs.registry import gym_id_of
 from boardenvs.baselines.greedy import heuristic_of
 from boardenvs.baselines.networks import trainable_ids, training_defaults
 from boardenvs.baselines.train import OpponentMix, ShapedRewards, game_options, model_name, train
 from boardenvs.wrappers import SelfPlayPool, evaluate
+
+import boardenvs
+from boardenvs import baselines
+from boardenvs.registry import gym_id_of
 
 
 # -- statistics ---------------------------------------------------------------------
@@ -103,7 +104,9 @@ def test_split_planes_tell_quagmire_pieces_apart_as_its_actions_do():
             planes = net._split(obs.permute(0, 3, 1, 2))[0]
             assert planes.shape[0] == 2 and planes.sum() == 2
             scaled = (obs * net.scale).permute(0, 3, 1, 2)
-            views = net._views(torch.cat([scaled, planes[None]], 1), planes[None]).reshape(2, 2 * side - 1, 2 * side - 1, 7)
+            views = net._views(torch.cat([scaled, planes[None]], 1), planes[None]).reshape(
+                2, 2 * side - 1, 2 * side - 1, 7
+            )
             for p in range(2):
                 cell = int(pos.state[qm.M_PIECES + 2 * seat + p])
                 assert planes[p].reshape(-1)[game.board.grid_index[cell]] == 1, (p, game.board.name(cell))
@@ -186,16 +189,39 @@ def test_extractor_fits_every_game(env_id):
 # -- training and loading -------------------------------------------------------------
 def test_train_load_predict_and_play(tmp_path):
     out = tmp_path / "q"
-    config = train("quagmire_v0", steps=512, num_envs=8, n_steps=64, batch_size=256, out=out, greedy_share=0.0,
-                   mcts_share=0.3, mcts_simulations=8, eval_every=256, eval_games=4, progress_bar=False, warm_start=0,
-                   eval_opponents=("random", "greedy", "mcts"), verbose=0)  # fmt: skip
+    config = train(
+        "quagmire_v0",
+        steps=512,
+        num_envs=8,
+        n_steps=64,
+        batch_size=256,
+        out=out,
+        greedy_share=0.0,
+        mcts_share=0.3,
+        mcts_simulations=8,
+        eval_every=256,
+        eval_games=4,
+        progress_bar=False,
+        warm_start=0,
+        eval_opponents=("random", "greedy", "mcts"),
+        verbose=0,
+    )
     assert out.with_suffix(".pt").is_file() and (tmp_path / "q_tb").is_dir()
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved == json.loads(json.dumps(config))
-    assert saved["budget"]["steps"] >= 512 and saved["history"] and {"random", "greedy", "mcts"} <= set(saved["history"][0])
+    assert (
+        saved["budget"]["steps"] >= 512
+        and saved["history"]
+        and {"random", "greedy", "mcts"} <= set(saved["history"][0])
+    )
     random_share = training_defaults("quagmire_v0").opponents.get("random", 0.0)  # the game's, greedy's given
-    assert saved["opponents"] == {"random": random_share, "greedy": 0.0, "mcts:8": 0.3,
-                                  "self-play": round(0.7 - random_share, 4), "snapshot_every": 20_000}  # fmt: skip
+    assert saved["opponents"] == {
+        "random": random_share,
+        "greedy": 0.0,
+        "mcts:8": 0.3,
+        "self-play": round(0.7 - random_share, 4),
+        "snapshot_every": 20_000,
+    }
     agent = baselines.load(out)
     assert agent.env_id == "quagmire_v0"
     env = gymnasium.make("boardenvs/Quagmire-v0", opponent=agent)
@@ -214,8 +240,19 @@ def test_train_load_predict_and_play(tmp_path):
 
 def test_train_takes_a_wider_network_and_load_builds_it(tmp_path):
     out = tmp_path / "wide"
-    config = train("tryasina_v0", steps=128, num_envs=2, n_steps=64, batch_size=64, out=out, eval_every=0,
-                   extractor_kwargs={"hidden": 64}, net_arch=[32, 16], progress_bar=False, verbose=0)  # fmt: skip
+    config = train(
+        "tryasina_v0",
+        steps=128,
+        num_envs=2,
+        n_steps=64,
+        batch_size=64,
+        out=out,
+        eval_every=0,
+        extractor_kwargs={"hidden": 64},
+        net_arch=[32, 16],
+        progress_bar=False,
+        verbose=0,
+    )
     assert config["extractor_kwargs"] == {"hidden": 64} and config["net_arch"] == [32, 16]
     agent = baselines.load(out)
     weights = agent.policy.state_dict()
@@ -243,8 +280,11 @@ def test_load_rejects_weights_of_another_shape(tmp_path, monkeypatch, capsys):
         weights[k] = weights[k][:, :-2] if k.endswith("weight") else weights[k][:, :-1]
     torch.save(weights, tmp_path / "old.pt")
     shutil.copy(src.with_suffix(".json"), tmp_path / "old.json")
-    with pytest.raises(ValueError, match=r"old.pt does not fit .* tryasina_v0 \(observations \(2, 91\)\): "
-                                         r"features_extractor.net.1.weight is \(256, 180\), the network's \(256, 182\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"old.pt does not fit .* tryasina_v0 \(observations \(2, 91\)\): "
+        r"features_extractor.net.1.weight is \(256, 180\), the network's \(256, 182\)",
+    ):
         baselines.load(tmp_path / "old")
     weights = torch.load(src.with_suffix(".pt"), weights_only=True)
     weights["extra"] = weights.pop("features_extractor.net.1.weight")
@@ -311,8 +351,10 @@ def test_shaped_rewards_are_potential_differences_that_telescope(env_id, options
     game, inner = shaped.inner.game, shaped.inner
 
     def phi():
-        h = [heuristic_of(game)(inner.vec.states[i], game.params, int(inner.seats[i]), np.zeros(game.mask_size, np.int8))
-             for i in range(6)]  # fmt: skip
+        h = [
+            heuristic_of(game)(inner.vec.states[i], game.params, int(inner.seats[i]), np.zeros(game.mask_size, np.int8))
+            for i in range(6)
+        ]
         return 0.25 * np.tanh(np.array(h) / 7.0)
 
     plain.seed(5)
@@ -361,21 +403,38 @@ def test_cli_errors_are_clear(capsys, tmp_path):
     assert "--shaping must be a number >= 0 (the potential's size), got -0.3" in capsys.readouterr().err
     assert not (tmp_path / "neg_tb").exists()
     with pytest.raises(SystemExit):
-        train_main(["quagmire_v0", "--mcts-share", "0.7", "--greedy-share", "0.5", "--steps", "64", "--out", str(tmp_path / "sh")])
+        train_main(
+            [
+                "quagmire_v0",
+                "--mcts-share",
+                "0.7",
+                "--greedy-share",
+                "0.5",
+                "--steps",
+                "64",
+                "--out",
+                str(tmp_path / "sh"),
+            ]
+        )
     assert "opponent shares must be >= 0 and add up to at most 1" in capsys.readouterr().err
     assert not (tmp_path / "sh_tb").exists()
-    for argv, message in ((["--eval-vs", "random", "mctz"], "mctz"), (["--eval-games", "0"], "--eval-games must be a positive int")):
+    for argv, message in (
+        (["--eval-vs", "random", "mctz"], "mctz"),
+        (["--eval-games", "0"], "--eval-games must be a positive int"),
+    ):
         with pytest.raises(SystemExit):
             train_main(["quagmire_v0", "--steps", "64", "--out", str(tmp_path / "ev"), *argv])
         assert message in capsys.readouterr().err
     assert not (tmp_path / "ev_tb").exists()
-    for argv, message in ((["--extractor-kwargs", "{hidden: 5}"], "--extractor-kwargs must be a JSON object"),
-                          (["--extractor-kwargs", "[1]"], "--extractor-kwargs must be a JSON object, got '[1]'"),
-                          (["--extractor-kwargs", '{"hiden": 5}'], "extractor options {'hiden': 5}: "),
-                          (["--extractor-kwargs", '{"hidden": 0}'], "extractor option 'hidden' must be an int >= 1, got 0"),
-                          (["--extractor-kwargs", '{"features_dim": 1.5}'], "'features_dim' must be an int >= 1, got 1.5"),
-                          (["--net-arch", "0"], "net_arch must be layer sizes >= 1, got [0]"),
-                          (["--net-arch", "64", "--init", str(tmp_path / "m")], "the network comes from the --init model")):
+    for argv, message in (
+        (["--extractor-kwargs", "{hidden: 5}"], "--extractor-kwargs must be a JSON object"),
+        (["--extractor-kwargs", "[1]"], "--extractor-kwargs must be a JSON object, got '[1]'"),
+        (["--extractor-kwargs", '{"hiden": 5}'], "extractor options {'hiden': 5}: "),
+        (["--extractor-kwargs", '{"hidden": 0}'], "extractor option 'hidden' must be an int >= 1, got 0"),
+        (["--extractor-kwargs", '{"features_dim": 1.5}'], "'features_dim' must be an int >= 1, got 1.5"),
+        (["--net-arch", "0"], "net_arch must be layer sizes >= 1, got [0]"),
+        (["--net-arch", "64", "--init", str(tmp_path / "m")], "the network comes from the --init model"),
+    ):
         with pytest.raises(SystemExit):
             train_main(["tryasina_v0", "--steps", "64", "--out", str(tmp_path / "net"), *argv])
         assert message in capsys.readouterr().err
@@ -383,10 +442,13 @@ def test_cli_errors_are_clear(capsys, tmp_path):
     with pytest.raises(SystemExit):
         eval_main(["nope_v0"])
     assert "no committed model 'nope_v0'" in capsys.readouterr().err
-    for argv, message in ((["random=0"], "NAME=N with N a positive int"), (["random"], "got 'random'"),
-                          (["random=\u00b2"], "NAME=N with N a positive int"),
-                          (["mctz=10"], "'mctz' is not an opponent here (random, greedy, mcts)"),
-                          (["random=10", "--games-vs", "random=20"], "--games-vs names 'random' twice")):
+    for argv, message in (
+        (["random=0"], "NAME=N with N a positive int"),
+        (["random"], "got 'random'"),
+        (["random=\u00b2"], "NAME=N with N a positive int"),
+        (["mctz=10"], "'mctz' is not an opponent here (random, greedy, mcts)"),
+        (["random=10", "--games-vs", "random=20"], "--games-vs names 'random' twice"),
+    ):
         with pytest.raises(SystemExit):
             eval_main(["quagmire_v0", "--games-vs", *argv])
         assert message in capsys.readouterr().err
@@ -394,10 +456,20 @@ def test_cli_errors_are_clear(capsys, tmp_path):
 
 def test_round_robin_plays_more_games_where_asked():
     """--games-vs: the model's games against one opponent; every other pair plays --games."""
-    entry = ev.round_robin("quagmire_v0", games=4, players=["baseline:quagmire_v0", "random", "greedy"], seed=1,
-                           verbose=False, games_vs={"random": 6})  # fmt: skip
+    entry = ev.round_robin(
+        "quagmire_v0",
+        games=4,
+        players=["baseline:quagmire_v0", "random", "greedy"],
+        seed=1,
+        verbose=False,
+        games_vs={"random": 6},
+    )
     games = {(r["agent"], r["opponent"]): r["games"] for r in entry["results"]}
-    assert games == {("baseline:quagmire_v0", "random"): 6, ("baseline:quagmire_v0", "greedy"): 4, ("random", "greedy"): 4}
+    assert games == {
+        ("baseline:quagmire_v0", "random"): 6,
+        ("baseline:quagmire_v0", "greedy"): 4,
+        ("random", "greedy"): 4,
+    }
     assert entry["games_vs"] == {"random": 6} and "| quagmire_v0 | random | 6 |" in ev.markdown({"quagmire_v0": entry})
     # the ratings come with their bootstrap intervals and each player's games, in the players' order
     assert list(entry["elo"]) == ["baseline:quagmire_v0", "random", "greedy"]
@@ -454,10 +526,14 @@ def test_method_follows_the_init_chain():
     assert ev.method({"init": {"init": dagger}}) == "distilled from greedy, distilled from greedy (DAgger), PPO"
     assert ev.method({"init": ppo}) == "PPO"  # PPO continued is still PPO
     xi = {"expert_iteration": {"simulations": 64, "iterations": [{}] * 4}}
-    assert ev.method({**xi, "init": {**xi, "init": dagger}}) == \
-        "distilled from greedy, distilled from greedy (DAgger), expert iteration (search:64, 8 iterations)"  # fmt: skip
-    assert ev.method({**xi, "init": {"expert_iteration": {"simulations": 32, "iterations": [{}]}, "init": ppo}}) == \
-        "PPO, expert iteration (search:32, 1 iteration), expert iteration (search:64, 4 iterations)"  # fmt: skip
+    assert (
+        ev.method({**xi, "init": {**xi, "init": dagger}})
+        == "distilled from greedy, distilled from greedy (DAgger), expert iteration (search:64, 8 iterations)"
+    )
+    assert (
+        ev.method({**xi, "init": {"expert_iteration": {"simulations": 32, "iterations": [{}]}, "init": ppo}})
+        == "PPO, expert iteration (search:32, 1 iteration), expert iteration (search:64, 4 iterations)"
+    )
 
 
 def _package_models():
@@ -472,15 +548,28 @@ def test_train_then_play_the_pt_it_wrote_wherever_an_opponent_is_named(tmp_path,
     import io
     import sys
 
-    from boardenvs.cli import main
     from boardenvs.wrappers import make_opponent
+
+    from boardenvs.cli import main
 
     committed = _package_models()
     monkeypatch.chdir(tmp_path)
-    config = train("quagmire_v0", steps=64, num_envs=2, n_steps=32, batch_size=64, eval_every=0, progress_bar=False, warm_start=0,
-                   verbose=0)  # fmt: skip
+    config = train(
+        "quagmire_v0",
+        steps=64,
+        num_envs=2,
+        n_steps=32,
+        batch_size=64,
+        eval_every=0,
+        progress_bar=False,
+        warm_start=0,
+        verbose=0,
+    )
     (run,) = (tmp_path / "runs").iterdir()
-    assert run.name.startswith("quagmire_v0-") and {p.name for p in run.iterdir()} >= {"quagmire_v0.pt", "quagmire_v0.json"}
+    assert run.name.startswith("quagmire_v0-") and {p.name for p in run.iterdir()} >= {
+        "quagmire_v0.pt",
+        "quagmire_v0.json",
+    }
     assert _package_models() == committed  # the committed quagmire_v0.pt is untouched
     pt = str(run.relative_to(tmp_path) / "quagmire_v0.pt")
     assert json.loads((run / "quagmire_v0.json").read_text())["budget"] == config["budget"]
@@ -505,10 +594,15 @@ def test_train_then_play_the_pt_it_wrote_wherever_an_opponent_is_named(tmp_path,
     with pytest.raises(ValueError, match=r"a saved model is a .pt/.json pair .* 'lone.json' is missing"):
         make_opponent("lone.pt")
     # (issue 50: a mistyped path says so, not "unknown opponent" with the list of names)
-    with pytest.raises(ValueError, match=r"opponent 'nothing/here.pt': no such file \(.*nothing/here.pt does not exist\); "
-                                         r"the path of a saved model"):  # fmt: skip
+    with pytest.raises(
+        ValueError,
+        match=r"opponent 'nothing/here.pt': no such file \(.*nothing/here.pt does not exist\); "
+        r"the path of a saved model",
+    ):
         make_opponent("nothing/here.pt")
-    with pytest.raises(ValueError, match=r"unknown opponent 'nothing': accepted names are .* or the path of a saved model"):
+    with pytest.raises(
+        ValueError, match=r"unknown opponent 'nothing': accepted names are .* or the path of a saved model"
+    ):
         make_opponent("nothing")
     assert main(["play", "quagmire_v0", "--vs", "lone.pt"]) == 2
     assert "'lone.json' is missing" in capsys.readouterr().err
@@ -518,15 +612,16 @@ def test_an_sb3_zip_is_an_opponent_everywhere_too(tmp_path, monkeypatch):
     """Loaded with trust (an SB3 zip runs code when loaded: issue 47), the
     zip's opponent is accepted wherever an opponent is; its path alone is
     refused (tests/test_trust.py)."""
+    from boardenvs.wrappers import make_opponent
     from sb3_contrib import MaskablePPO
 
     from boardenvs.errors import UntrustedFileError
     from boardenvs.opponents import load_opponent
-    from boardenvs.wrappers import make_opponent
 
     monkeypatch.chdir(tmp_path)
-    MaskablePPO("MlpPolicy", gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=True), n_steps=64,
-                seed=0).save("model")  # fmt: skip
+    MaskablePPO("MlpPolicy", gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=True), n_steps=64, seed=0).save(
+        "model"
+    )
     for spec in ("model.zip", "model"):
         trusted = load_opponent(spec, trust=True)
         assert trusted.deterministic and trusted.name == spec
@@ -565,7 +660,10 @@ def test_the_demo_prints_a_table_a_newcomer_can_read(tmp_path, capsys):
     assert demo_main(["quagmire_v0", "--steps", "256", "--games", "2", "--out", str(tmp_path / "demo")]) == 0
     out = capsys.readouterr().out
     table = [line for line in out.splitlines() if line.startswith("| ")]
-    assert table[0] == "| opponent | what it is | your model: W-D-L | win rate [95% CI] | the shipped model | a random agent |"
+    assert (
+        table[0]
+        == "| opponent | what it is | your model: W-D-L | win rate [95% CI] | the shipped model | a random agent |"
+    )
     rows = {line.split(" | ")[0].strip("| "): line for line in table[1:]}
     assert "a uniformly random legal move" in rows["random"] and "one-move heuristic" in rows["greedy"]
     assert re.search(r"\| \d+% \| \d+% \|$", rows["greedy"]), rows["greedy"]  # the shipped model's and random's

@@ -2,6 +2,7 @@
 second), so it does not rot between `make bench` runs.  The anchors'
 imports are made to fail here: their skip path is checked, and the test
 needs neither the bench nor the pgx extra."""
+
 import importlib.util
 import json
 import sys
@@ -33,12 +34,36 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
 
     monkeypatch.setattr(bench, "optional_import", no_anchor)
     readme_before = (ROOT / "README.md").read_text()
-    argv = ["--games", "quagmire_v0", "--sizes", "1", "4", "--seconds", "0.02", "--repeats", "2", "--no-startup",
-            "--no-memory", "--no-training-path", "--no-torchrl", "--lengths", "0", "--qs-lengths", "0", "--out", str(tmp_path)]  # fmt: skip
+    argv = [
+        "--games",
+        "quagmire_v0",
+        "--sizes",
+        "1",
+        "4",
+        "--seconds",
+        "0.02",
+        "--repeats",
+        "2",
+        "--no-startup",
+        "--no-memory",
+        "--no-training-path",
+        "--no-torchrl",
+        "--lengths",
+        "0",
+        "--qs-lengths",
+        "0",
+        "--out",
+        str(tmp_path),
+    ]
     assert bench.main(argv) == 0
     out, err = capsys.readouterr()
     # every anchor says why it was skipped
-    for name in ("PettingZoo classic anchors skipped", "OpenSpiel anchors skipped", "Pgx anchors skipped", "EnvPool anchors skipped"):
+    for name in (
+        "PettingZoo classic anchors skipped",
+        "OpenSpiel anchors skipped",
+        "Pgx anchors skipped",
+        "EnvPool anchors skipped",
+    ):
         assert name in err
     assert "boardenvs[pgx]" in err and "boardenvs[bench]" in err
     results = json.loads((tmp_path / "results.json").read_text())
@@ -47,11 +72,16 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     load = results["machine"]["load"]  # the load average the run had, at its start and its end (the docs show it)
     assert len(load["start"]) == 3 and len(load["end"]) == 3 and min(load["start"] + load["end"]) >= 0
     keys = {(r["system"], r["api"], r["n"], r["threads"]) for r in results["rows"]}
-    assert keys == {("no-op", "AEC", 1, None), ("no-op", "AEC, boardenvs wrapper", 1, None), ("boardenvs", "AEC", 1, None),
-                    ("boardenvs", "make_vec", 1, None),
-                    ("boardenvs", "make_vec", 4, None), ("boardenvs", "make_vec, step_random()", 4, None),
-                    ("boardenvs", "SB3VecEnv", 4, None),
-                    ("boardenvs", "SB3VecEnv, masks by action_masks()", 4, None)}  # fmt: skip
+    assert keys == {
+        ("no-op", "AEC", 1, None),
+        ("no-op", "AEC, boardenvs wrapper", 1, None),
+        ("boardenvs", "AEC", 1, None),
+        ("boardenvs", "make_vec", 1, None),
+        ("boardenvs", "make_vec", 4, None),
+        ("boardenvs", "make_vec, step_random()", 4, None),
+        ("boardenvs", "SB3VecEnv", 4, None),
+        ("boardenvs", "SB3VecEnv, masks by action_masks()", 4, None),
+    }
     for row in results["rows"]:
         assert len(row["samples"]) == 2 and row["min"] <= row["median"] <= row["max"] and row["median"] > 0
         assert row["cpu_per_wall"] > 0
@@ -62,21 +92,35 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     assert table.strip() in out
     assert "| quagmire_v0 | make_vec | 4 |" in table and "0.8x no-op AEC" in table
     # the fused row, beside make_vec's at the largest N: compared with it, no target of its own
-    (fused,) = [c for c in results["comparisons"] if c["row"].startswith("boardenvs quagmire_v0 make_vec, step_random()")]
+    (fused,) = [
+        c for c in results["comparisons"] if c["row"].startswith("boardenvs quagmire_v0 make_vec, step_random()")
+    ]
     assert fused["anchor"] == "step(random_actions())" and fused["target"] is None and fused["wall"] > 0
     assert "Scaling:" in table and "arXiv:2303.17503" in table
     # the SB3VecEnv row is marked against make_vec at its N, over its seats (issue 45: >= 0.8 / P)
-    (sb3,) = [t for t in results["targets"] if t["row"].startswith("quagmire_v0, radius=2 SB3VecEnv") or
-              t["row"].startswith("quagmire_v0 SB3VecEnv")]  # fmt: skip
+    (sb3,) = [
+        t
+        for t in results["targets"]
+        if t["row"].startswith("quagmire_v0, radius=2 SB3VecEnv") or t["row"].startswith("quagmire_v0 SB3VecEnv")
+    ]
     assert sb3["target"] == ">= 0.4x make_vec N=4 / 2 seats" and sb3["met"] == (sb3["value"] >= 0.4)
     # where a step's time goes, per part, and what bounds the game
     assert "What bounds each game" in table and "| legal | sample | apply | observe | mask copy |" in table
     (parts,) = results["breakdown"]["results"]
-    assert parts["step_ns"] > 0 and set(parts["ns"]) == {"legal", "sample", "apply", "observe", "mask copy", "driver and the rest"}
+    assert parts["step_ns"] > 0 and set(parts["ns"]) == {
+        "legal",
+        "sample",
+        "apply",
+        "observe",
+        "mask copy",
+        "driver and the rest",
+    }
     assert parts["bytes_written"] >= parts["caller_bytes"] > 0 and results["breakdown"]["bandwidth"] > 0
     # other processes' CPU before and after each section, and the verdict
     sections = results["machine"]["sections"]
-    assert [r["section"] for r in sections][:2] == ["idle probe", "steps/s rows"] and "breakdown" in [r["section"] for r in sections]
+    assert [r["section"] for r in sections][:2] == ["idle probe", "steps/s rows"] and "breakdown" in [
+        r["section"] for r in sections
+    ]
     assert all(r["others_cores"] >= 0 and len(r["load_start"]) == 3 for r in sections)
     assert results["machine"]["quiet"] == all(r["others_cores"] < bench.QUIET_OTHERS for r in sections)
     assert "Other processes' CPU" in table
@@ -115,7 +159,10 @@ def test_profile_aec_runs_on_the_declared_cases(bench, capsys):
     assert {e for e, _ in module.CASES} == set(boardenvs.ENV_IDS)
     assert ("hex_quoridor_v1", {"num_players": 6}) in module.CASES
     assert module.main(["--seconds", "0.05", "--repeats", "1", "--games", "quagmire_v0"]) == 0
-    assert "quagmire_v0" in capsys.readouterr().out and module.aec_steps_per_second(lambda: boardenvs.make("quess_v0"), 0.05) > 0
+    assert (
+        "quagmire_v0" in capsys.readouterr().out
+        and module.aec_steps_per_second(lambda: boardenvs.make("quess_v0"), 0.05) > 0
+    )
 
 
 def test_a_quick_or_busy_run_does_not_replace_the_published_tables(bench, tmp_path, monkeypatch, capsys):
@@ -124,15 +171,35 @@ def test_a_quick_or_busy_run_does_not_replace_the_published_tables(bench, tmp_pa
     publishes anyway."""
     monkeypatch.setattr(bench, "ROOT", tmp_path)
     monkeypatch.setattr(bench, "PUBLISHED", tmp_path / "published")
-    tiny = ["--games", "quagmire_v0", "--sizes", "2", "--seconds", "0.01", "--repeats", "1", "--no-startup", "--no-memory",
-            "--no-sb3", "--no-breakdown", "--no-torchrl", "--anchors", "--lengths", "0", "--qs-lengths", "0"]  # fmt: skip
+    tiny = [
+        "--games",
+        "quagmire_v0",
+        "--sizes",
+        "2",
+        "--seconds",
+        "0.01",
+        "--repeats",
+        "1",
+        "--no-startup",
+        "--no-memory",
+        "--no-sb3",
+        "--no-breakdown",
+        "--no-torchrl",
+        "--anchors",
+        "--lengths",
+        "0",
+        "--qs-lengths",
+        "0",
+    ]
     assert bench.main([*tiny, "--quick"]) == 0
     assert "a --quick run" in capsys.readouterr().err
     assert (tmp_path / "build" / "bench" / "results.json").exists() and not (tmp_path / "published").exists()
     monkeypatch.setattr(bench, "QUIET_OTHERS", -1.0)  # every section reads as busy
     assert bench.main(tiny) == 0
     err = capsys.readouterr().err
-    assert "busy: other processes used" in err and "the machine was busy" in err and not (tmp_path / "published").exists()
+    assert (
+        "busy: other processes used" in err and "the machine was busy" in err and not (tmp_path / "published").exists()
+    )
     assert "**busy**" in (tmp_path / "build" / "bench" / "results.md").read_text()
     assert bench.main([*tiny, "--force"]) == 0
     assert json.loads((tmp_path / "published" / "results.json").read_text())["machine"]["quiet"] is False
@@ -151,7 +218,9 @@ def test_other_processes_cpu_is_the_machines_less_our_own(bench, monkeypatch):
     from types import SimpleNamespace
 
     # /proc/stat's cpu line: user nice system idle iowait irq softirq steal (ticks of 1/100 s)
-    readings = iter([("cpu  500 0 300 9000 700 100 100 0", 4.0, 10.0), ("cpu  700 0 400 9100 900 150 150 0", 5.0, 11.0)])
+    readings = iter(
+        [("cpu  500 0 300 9000 700 100 100 0", 4.0, 10.0), ("cpu  700 0 400 9100 900 150 150 0", 5.0, 11.0)]
+    )
     now = {}
 
     def fake_open(path, *args, **kwargs):
@@ -162,8 +231,9 @@ def test_other_processes_cpu_is_the_machines_less_our_own(bench, monkeypatch):
     monkeypatch.setattr(bench, "open", fake_open, raising=False)
     real_sysconf = os.sysconf
     monkeypatch.setattr(os, "sysconf", lambda name: 100 if name == "SC_CLK_TCK" else real_sysconf(name))
-    monkeypatch.setattr(os, "times", lambda: SimpleNamespace(user=now["ours"], system=0.0, children_user=0.0,
-                                                            children_system=0.0))  # fmt: skip
+    monkeypatch.setattr(
+        os, "times", lambda: SimpleNamespace(user=now["ours"], system=0.0, children_user=0.0, children_system=0.0)
+    )
     monkeypatch.setattr(bench.time, "perf_counter", lambda: now["wall"])
     before, after = bench.cpu_counters(), bench.cpu_counters()
     assert before == (10.0, 4.0, 10.0)  # busy = all but idle and iowait: (500 + 300 + 100 + 100) / 100
@@ -195,7 +265,13 @@ class _FakeEnvPool:
                 fake.actions.append(np.array(actions))
                 self.t = np.where(self.t == 3, 0, self.t + 1)
                 ended = self.t == 3
-                return None, None, ended, np.zeros(num_envs, bool), {"legal_action_mask": np.tile([False, True, True], (num_envs, 1))}
+                return (
+                    None,
+                    None,
+                    ended,
+                    np.zeros(num_envs, bool),
+                    {"legal_action_mask": np.tile([False, True, True], (num_envs, 1))},
+                )
 
         self.actions = []
         return Env()
@@ -203,7 +279,9 @@ class _FakeEnvPool:
 
 def test_envpool_rows_draw_legal_actions_and_skip_its_restart_steps(bench, monkeypatch):
     fake = _FakeEnvPool()
-    monkeypatch.setattr(bench, "optional_import", lambda name: fake if name == "envpool" else importlib.import_module(name))
+    monkeypatch.setattr(
+        bench, "optional_import", lambda name: fake if name == "envpool" else importlib.import_module(name)
+    )
     for sampler in ("compiled", "numpy"):
         chunk = bench.envpool_stepper("Hex-v1", 512, sampler)  # 2 steps a chunk
         steps = [chunk() for _ in range(4)]  # games end on steps 3 and 7; steps 4 and 8 restart them
@@ -224,7 +302,11 @@ def test_ppo_settings_times_learn_and_splits_collecting_from_updating(monkeypatc
     assert [(r["n_envs"], r["n_steps"], r["timesteps"]) for r in rows] == [(64, 2, 256), (32, 4, 256)]
     assert all(0 < r["rollout_s"] < r["wall_s"] and r["per_s"] > 0 for r in rows)
     text = (tmp_path / "ppo.md").read_text()
-    assert text.count("**(fastest)**") == 1 and "| SB3VecEnv | 32 | 4 | 128 | 1 |" in text and "Other processes' CPU" in text
+    assert (
+        text.count("**(fastest)**") == 1
+        and "| SB3VecEnv | 32 | 4 | 128 | 1 |" in text
+        and "Other processes' CPU" in text
+    )
 
 
 def test_the_game_length_lines_run(bench):

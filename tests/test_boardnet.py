@@ -1,16 +1,17 @@
 """The board network (boardenvs.baselines.boardnet): every game's declared
 action layout reads each action off the cells it names, for every variant,
 and the network built from it is the size its config promises."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
+from boardenvs.baselines import boardnet as bn
+from boardenvs.baselines.networks import check_config, model_config, new_policy, trainable_ids
 from gymnasium import spaces
 
 import boardenvs
-from boardenvs.baselines import boardnet as bn
-from boardenvs.baselines.networks import check_config, model_config, new_policy, trainable_ids
 from boardenvs.registry import game_class, make_game
 
 
@@ -29,8 +30,13 @@ def _policy(game, **trunk):
     layout = bn.action_layout(game)
     info = game.info
     space = spaces.Box(info.obs_low, info.obs_high, info.obs_low.shape, "int8")
-    return bn.BoardPolicy(space, spaces.Discrete(info.num_actions), lambda _: 1e-3, layout=layout,
-                          features_extractor_kwargs={"pieces": bn.trunk_pieces(layout), **trunk})  # fmt: skip
+    return bn.BoardPolicy(
+        space,
+        spaces.Discrete(info.num_actions),
+        lambda _: 1e-3,
+        layout=layout,
+        features_extractor_kwargs={"pieces": bn.trunk_pieces(layout), **trunk},
+    )
 
 
 def test_the_board_games_declare_a_layout_and_tryasina_does_not():
@@ -79,12 +85,27 @@ def test_a_cell_reaches_exactly_the_actions_that_name_it(env_id, variant):
                 where = np.flatnonzero(seg["cells"] == cell)
                 n = len(seg["cells"])
                 for i in where:
-                    expected |= {seg["first"] + i * n + j for j in range(n)} | {seg["first"] + j * n + i for j in range(n)}
+                    expected |= {seg["first"] + i * n + j for j in range(n)} | {
+                        seg["first"] + j * n + i for j in range(n)
+                    }
             elif seg["kind"] == "board":
                 expected |= set(range(seg["first"], seg["first"] + seg["count"]))
-        cell_actions = {a for seg in layout if seg["kind"] in ("cells", "pairs", "board")
-                        for a in range(seg["first"], seg["first"] + (len(seg["taps"]) if seg["kind"] == "cells" else
-                                       len(seg["cells"]) ** 2 if seg["kind"] == "pairs" else seg["count"]))}  # fmt: skip
+        cell_actions = {
+            a
+            for seg in layout
+            if seg["kind"] in ("cells", "pairs", "board")
+            for a in range(
+                seg["first"],
+                seg["first"]
+                + (
+                    len(seg["taps"])
+                    if seg["kind"] == "cells"
+                    else len(seg["cells"]) ** 2
+                    if seg["kind"] == "pairs"
+                    else seg["count"]
+                ),
+            )
+        }
         assert changed & cell_actions == expected, (env_id, cell)
 
 
@@ -123,7 +144,10 @@ def test_bad_layouts_are_refused_naming_the_game(monkeypatch):
 
     game = make_game("quess_v0")
     bad = (
-        ([{"kind": "pairs", "first": 0, "cells": np.arange(36)}, {"kind": "board", "first": 5, "count": 1}], "read by 2"),
+        (
+            [{"kind": "pairs", "first": 0, "cells": np.arange(36)}, {"kind": "board", "first": 5, "count": 1}],
+            "read by 2",
+        ),
         ([{"kind": "pairs", "first": 0, "cells": np.arange(35)}], "action 1225 is read by 0"),
         ([{"kind": "pairs", "first": 0, "cells": np.arange(36) + 1}], "names cells of the grid"),
         ([{"kind": "square", "first": 0, "count": 1296}], "kind 'square'"),
@@ -139,14 +163,18 @@ def test_a_board_config_is_checked_before_anything_is_built():
     config = model_config("quess_v0", None)
     assert config["extractor"] == "board" and config["net_arch"] == []
     assert check_config(config) == sum(p.numel() for p in new_policy(config).parameters())
-    for change, words in (({"extractor_kwargs": {"channels": 10**4}}, "at most 4_096"),
-                          ({"extractor_kwargs": {"split": [1]}}, "board network takes no 'split'"),
-                          ({"net_arch": [64]}, "net_arch must be \\[\\] for the board network"),
-                          ({"extractor_kwargs": {"channels": 4096, "layers": 16}}, "more than 20_000_000")):  # fmt: skip
+    for change, words in (
+        ({"extractor_kwargs": {"channels": 10**4}}, "at most 4_096"),
+        ({"extractor_kwargs": {"split": [1]}}, "board network takes no 'split'"),
+        ({"net_arch": [64]}, "net_arch must be \\[\\] for the board network"),
+        ({"extractor_kwargs": {"channels": 4096, "layers": 16}}, "more than 20_000_000"),
+    ):
         with pytest.raises(ValueError, match=words):
             check_config({**config, **change})
     with pytest.raises(ValueError, match="tryasina_v0 declares no action layout"):
-        check_config({**model_config("tryasina_v0", None), "extractor": "board", "extractor_kwargs": {}, "net_arch": []})
+        check_config(
+            {**model_config("tryasina_v0", None), "extractor": "board", "extractor_kwargs": {}, "net_arch": []}
+        )
 
 
 @pytest.mark.parametrize("env_id", ["quess_v0", "tryasina_v0"])

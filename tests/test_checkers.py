@@ -14,6 +14,7 @@ user would not pass; the variant's options are the game's own.
 RLlib's env checker is run by the rllib extra's tests (the "Scale-out on Ray
 RLlib" work), not here: ``ray[rllib]`` pins another gymnasium.
 """
+
 from __future__ import annotations
 
 import functools
@@ -80,7 +81,9 @@ def test_pettingzoos_registry_makes_every_game_by_its_gymnasium_id(env_id):
         assert env.unwrapped.game.env_id == env_id and variant.items() <= env.unwrapped.game.options.items()
         api_test(_seeded(env), num_cycles=100)
         parallel = pettingzoo.make("parallel", gym_id, max_cycles=7, **variant)
-        assert parallel.unwrapped.game.env_id == env_id and parallel.unwrapped.max_decisions == 7  # (one parallel step a decision)
+        assert (
+            parallel.unwrapped.game.env_id == env_id and parallel.unwrapped.max_decisions == 7
+        )  # (one parallel step a decision)
         parallel_api_test(_seeded(parallel), num_cycles=100)
     ours = [w for w in caught if issubclass(w.category, DeprecationWarning) and "boardenvs" in w.filename]
     assert not ours, [str(w.message) for w in ours]
@@ -102,8 +105,11 @@ def test_pettingzoo_seed_and_parallel_seed_tests(env_id, variant):
 # seat passing its turn with no decision (CR-5, in team play, possible from
 # the first cycles), and tic-tac-toe can be won in 5 moves.
 # test_all_envs checks max_cycles on those another way.
-SHORT_OR_SILENT = [c for c in CASES if (c.values[0] == "contract_race_v0" and c.values[1].get("teams"))
-                   or c.values[0] == "tictactoe_v0"]  # fmt: skip
+SHORT_OR_SILENT = [
+    c
+    for c in CASES
+    if (c.values[0] == "contract_race_v0" and c.values[1].get("teams")) or c.values[0] == "tictactoe_v0"
+]
 MAX_CYCLES_CASES = [c for c in CASES if c not in SHORT_OR_SILENT]
 
 
@@ -125,8 +131,9 @@ def _seeded_module(env_id, variant, seed):
 
         return build
 
-    return types.SimpleNamespace(env=seeded(module.env), raw_env=seeded(module.raw_env),
-                                 parallel_env=seeded(module.parallel_env))  # fmt: skip
+    return types.SimpleNamespace(
+        env=seeded(module.env), raw_env=seeded(module.raw_env), parallel_env=seeded(module.parallel_env)
+    )
 
 
 def _seeded(env, seed: int = 0):

@@ -14,6 +14,7 @@
   every module of the repository's boardenvs/, wrappers/ and baselines/,
   and the plugins' entry points.
 """
+
 from __future__ import annotations
 
 import ast
@@ -63,14 +64,21 @@ def _core_files():
 def test_the_core_names_no_layer_above_it_even_by_string():
     files = _core_files()
     assert len(files) > 30 and REPO / "boardenvs" / "opponents.py" in files and REPO / "boardenvs" / "api.py" in files
-    found = [f"{f.relative_to(REPO)}:{line}: {text!r}" for f in files for line, text in _code_strings(f) if UPPER.fullmatch(text)]
+    found = [
+        f"{f.relative_to(REPO)}:{line}: {text!r}"
+        for f in files
+        for line, text in _code_strings(f)
+        if UPPER.fullmatch(text)
+    ]
     assert not found, f"the core names modules above it: {found}"
 
 
 def test_the_string_check_can_fail(tmp_path):
     probe = tmp_path / "probe.py"
-    probe.write_text('"""boardenvs.wrappers in a docstring is fine."""\nVIEW = "boardenvs.wrappers.single_agent:X"\n'
-                     'PLUGINS = ("boardenvs.baselines", "boardenvs.rllib")\nHELP = "see python -m boardenvs.baselines.train"\n')
+    probe.write_text(
+        '"""boardenvs.wrappers in a docstring is fine."""\nVIEW = "boardenvs.wrappers.single_agent:X"\n'
+        'PLUGINS = ("boardenvs.baselines", "boardenvs.rllib")\nHELP = "see python -m boardenvs.baselines.train"\n'
+    )
     found = [t for _, t in _code_strings(probe) if UPPER.fullmatch(t)]
     assert found == ["boardenvs.wrappers.single_agent:X", "boardenvs.baselines", "boardenvs.rllib"]
 
@@ -93,16 +101,33 @@ def _game_branches(path: Path) -> list:
             for c in [node.left, *node.comparators]:
                 if isinstance(c, (ast.Tuple, ast.List, ast.Set)):
                     consts += [e for e in c.elts if isinstance(e, ast.Constant)]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("startswith", "endswith"):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith")
+        ):
             for a in node.args:
-                consts += [a] if isinstance(a, ast.Constant) else [e for e in getattr(a, "elts", []) if isinstance(e, ast.Constant)]
-        found += [f"{path.name}:{c.lineno}: {c.value!r}" for c in consts if isinstance(c.value, str) and _names_a_game(c.value)]
+                consts += (
+                    [a]
+                    if isinstance(a, ast.Constant)
+                    else [e for e in getattr(a, "elts", []) if isinstance(e, ast.Constant)]
+                )
+        found += [
+            f"{path.name}:{c.lineno}: {c.value!r}"
+            for c in consts
+            if isinstance(c.value, str) and _names_a_game(c.value)
+        ]
     return found
 
 
 def test_no_generic_module_branches_on_a_game():
-    files = [*_core_files(), *(REPO / "wrappers").glob("*.py"), *(REPO / "baselines").glob("*.py"), REPO / "boardenvs" / "cli.py",
-             REPO / "boardenvs" / "rllib.py"]  # fmt: skip
+    files = [
+        *_core_files(),
+        *(REPO / "wrappers").glob("*.py"),
+        *(REPO / "baselines").glob("*.py"),
+        REPO / "boardenvs" / "cli.py",
+        REPO / "boardenvs" / "rllib.py",
+    ]
     files = [f for f in files if "games" not in f.relative_to(REPO).parts and f.name != "catalog.py"]
     found = [b for f in files for b in _game_branches(f)]
     assert not found, f"generic code that branches on a game's name: {found}"
@@ -110,7 +135,9 @@ def test_no_generic_module_branches_on_a_game():
 
 def test_the_branch_check_can_fail(tmp_path):
     probe = tmp_path / "probe.py"
-    probe.write_text('def f(env_id):\n    return env_id.startswith("tryasina") or env_id == "quess_v0" or env_id in ("x",)\n')
+    probe.write_text(
+        'def f(env_id):\n    return env_id.startswith("tryasina") or env_id == "quess_v0" or env_id in ("x",)\n'
+    )
     assert len(_game_branches(probe)) == 2
 
 
@@ -134,6 +161,7 @@ def test_every_game_s_tool_settings_are_what_each_tool_takes(env_id):
     """Each tool reads and checks its own settings of every registered game."""
     from boardenvs.baselines.greedy import heuristic_of
     from boardenvs.baselines.networks import trainable_ids, training_defaults
+
     from boardenvs.cards import doc_picture
     from boardenvs.clock import decided_reasons
 
@@ -154,6 +182,7 @@ def test_every_game_s_tool_settings_are_what_each_tool_takes(env_id):
 def test_the_package_games_declare_their_tools():
     """The five games: trained baselines, bench anchors, a heuristic each, and Quess' clock-decided draw."""
     from boardenvs.baselines.greedy import heuristic_of
+
     from boardenvs.clock import decided_reasons
 
     hints = _bench_hints()
@@ -167,6 +196,7 @@ def test_the_package_games_declare_their_tools():
 def test_a_wrong_tool_setting_is_named(monkeypatch):
     """A key a tool does not take fails with the game and the tool named."""
     from boardenvs.baselines.networks import training_defaults
+
     from boardenvs.cards import doc_picture
 
     module = sys.modules[game_class("tictactoe_v0").__module__]
@@ -201,8 +231,23 @@ def test_the_wheel_holds_every_module(tmp_path):
     """No hand-kept package list: the wheel built from this tree has every
     .py file of boardenvs/ (each game's package), wrappers/ and baselines/,
     the rules and models, and the opponents' entry points."""
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path)], check=True, capture_output=True, cwd=tmp_path)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(REPO),
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
+    )
     (wheel,) = tmp_path.glob("boardenvs-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {f"boardenvs/{f.relative_to(REPO / 'boardenvs').as_posix()}" for f in (REPO / "boardenvs").rglob("*.py")}
@@ -232,13 +277,20 @@ def test_no_face_steps_a_game_s_kernels_itself():
     drivers, the single-agent and RLlib envs call it; no other module of
     the core, the wrappers or the command line applies a kernel."""
     engine = {"engine.py", "_drivers.py", "bind.py"}
-    files = [f for f in (REPO / "boardenvs").glob("*.py") if f.name not in engine] + sorted((REPO / "wrappers").glob("*.py"))
+    files = [f for f in (REPO / "boardenvs").glob("*.py") if f.name not in engine] + sorted(
+        (REPO / "wrappers").glob("*.py")
+    )
     found = [a for f in files for a in _applies(f)]
     assert not found, f"modules that apply a game's kernel themselves: {found}"
-    assert _applies(REPO / "boardenvs" / "_drivers.py") == [] and "apply(g, s, params, a)" in (REPO / "boardenvs" / "_drivers.py").read_text()
+    assert (
+        _applies(REPO / "boardenvs" / "_drivers.py") == []
+        and "apply(g, s, params, a)" in (REPO / "boardenvs" / "_drivers.py").read_text()
+    )
 
 
 def test_the_apply_check_can_fail(tmp_path):
     probe = tmp_path / "probe.py"
-    probe.write_text("def f(game, s):\n    game.kernels.apply(s, game.params, 0)\n    k.apply(s, p, 1)\n    x.apply(1)\n")
+    probe.write_text(
+        "def f(game, s):\n    game.kernels.apply(s, game.params, 0)\n    k.apply(s, p, 1)\n    x.apply(1)\n"
+    )
     assert len(_applies(probe)) == 2

@@ -1,13 +1,14 @@
 """The dice variant's action classes per game (Game.action_classes), read
 against each move's notation, and DiceVariant's handling of illegal actions."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from boardenvs.wrappers.dice import DiceVariant
 
 import boardenvs
 from boardenvs.errors import IllegalActionError
-from boardenvs.wrappers.dice import DiceVariant
 
 
 def _random_positions(env_id, seeds=3, plies=40):
@@ -30,7 +31,11 @@ def test_quess_classes_are_the_shape_on_the_from_square():
         for a in pos.legal_actions():
             frm = pos.action_to_move(a).split("-")[0]
             code = int(cells[(ord(frm[0]) - ord("A")) * 6 + int(frm[1]) - 1])
-            assert code - 1 - 3 * seat == classes[a] and game.action_class_names[classes[a]] in ("triangle", "circle", "square")
+            assert code - 1 - 3 * seat == classes[a] and game.action_class_names[classes[a]] in (
+                "triangle",
+                "circle",
+                "square",
+            )
 
 
 def test_quagmire_classes_read_off_the_notation():
@@ -74,7 +79,7 @@ def test_an_action_outside_the_rolled_class_follows_illegal_action(mode):
 def test_dice_variant_raise_names_the_roll_and_changes_nothing():
     env = DiceVariant(boardenvs.make("quagmire_v0", radius=3, illegal_action="raise"))
     env.reset(seed=0)
-    for agent in env.agent_iter(max_iter=40):
+    for _agent in env.agent_iter(max_iter=40):
         obs, *_ = env.last()
         full = env.unwrapped.game.legal_mask(env.unwrapped._state)
         other = np.flatnonzero(full & (obs["action_mask"] == 0))

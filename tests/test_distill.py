@@ -1,20 +1,21 @@
 """Distillation (boardenvs.baselines.distill): the teacher's games are
 recorded as they were played, the supervised fit learns a teacher it can
 represent, and the result is a model load() and train --init take."""
+
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pytest
+from boardenvs.baselines.distill import collect, distill, fit, main, new_policy
+from boardenvs.baselines.train import train
+from boardenvs.wrappers import evaluate
 
 import boardenvs
 from boardenvs import baselines
-from boardenvs.baselines.distill import collect, distill, fit, main, new_policy
-from boardenvs.baselines.train import train
-from boardenvs.registry import make_game
-from boardenvs.wrappers import evaluate
 from boardenvs.opponents import Opponent
+from boardenvs.registry import make_game
 
 
 class Lowest(Opponent):
@@ -58,8 +59,17 @@ class Highest(Opponent):
 def test_a_student_plays_and_the_teacher_labels():
     """DAgger: in the student's games the moves played are the student's,
     the labels recorded the teacher's."""
-    data = collect("quagmire_v0", Lowest(), games=4, num_envs=2, seed=4, random_share=0.0, opening=0,
-                   student=Highest(), student_share=1.0)  # fmt: skip
+    data = collect(
+        "quagmire_v0",
+        Lowest(),
+        games=4,
+        num_envs=2,
+        seed=4,
+        random_share=0.0,
+        opening=0,
+        student=Highest(),
+        student_share=1.0,
+    )
     assert (data["actions"] == data["masks"].argmax(axis=1)).all()  # the teacher's labels
     for g in range(4):
         rows = data["game"] == g
@@ -69,8 +79,17 @@ def test_a_student_plays_and_the_teacher_labels():
             pos = pos.play(int(np.flatnonzero(mask)[-1]))  # the student's move
         assert pos.is_terminal
     # mixed: in each game either the student's moves or the teacher's were played
-    mixed = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=5, random_share=0.0, opening=0,
-                    student=Highest(), student_share=0.5)  # fmt: skip
+    mixed = collect(
+        "quagmire_v0",
+        Lowest(),
+        games=8,
+        num_envs=4,
+        seed=5,
+        random_share=0.0,
+        opening=0,
+        student=Highest(),
+        student_share=0.5,
+    )
     assert 0 < mixed["student_game"].sum() < 8
     for g in range(8):
         rows = mixed["game"] == g
@@ -90,8 +109,17 @@ def test_against_plays_every_other_seat_and_only_the_learner_is_recorded():
     """against="..." (here the highest legal action) plays every seat but one,
     drawn per game; only that seat's decisions are samples, labelled by the
     teacher, and with a student its moves are the student's."""
-    data = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=6, random_share=1.0, opening=0,
-                   against=Highest(), against_share=1.0)  # fmt: skip
+    data = collect(
+        "quagmire_v0",
+        Lowest(),
+        games=8,
+        num_envs=4,
+        seed=6,
+        random_share=1.0,
+        opening=0,
+        against=Highest(),
+        against_share=1.0,
+    )
     assert set(data["learner_seat"]) == {0, 1} and (data["random_seat"] == -1).all()  # no random seat in those games
     assert (data["actions"] == data["masks"].argmax(axis=1)).all()
     for g in range(8):
@@ -107,8 +135,19 @@ def test_against_plays_every_other_seat_and_only_the_learner_is_recorded():
                 pos = pos.play(int(legal[-1]))
         assert next(recorded, None) is None
     # a student in the learner's seat: its moves played, the teacher's labels recorded
-    dagger = collect("quagmire_v0", Lowest(), games=4, num_envs=2, seed=7, random_share=0.0, opening=0,
-                     student=Highest(), student_share=1.0, against=Lowest(), against_share=1.0)  # fmt: skip
+    dagger = collect(
+        "quagmire_v0",
+        Lowest(),
+        games=4,
+        num_envs=2,
+        seed=7,
+        random_share=0.0,
+        opening=0,
+        student=Highest(),
+        student_share=1.0,
+        against=Lowest(),
+        against_share=1.0,
+    )
     assert (dagger["actions"] == dagger["masks"].argmax(axis=1)).all()
     for g in range(4):
         rows, pos = dagger["game"] == g, boardenvs.position("quagmire_v0")
@@ -117,13 +156,31 @@ def test_against_plays_every_other_seat_and_only_the_learner_is_recorded():
             pos = pos.play(int(legal[-1] if pos.to_move == dagger["learner_seat"][g] else legal[0]))
         assert (dagger["seat"][rows] == dagger["learner_seat"][g]).all()
     # a share of the games: the others as without an opponent, and the same games as without one at share 0
-    part = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=2, random_share=0.5, opening=2,
-                   against=Highest(), against_share=0.5)  # fmt: skip
+    part = collect(
+        "quagmire_v0",
+        Lowest(),
+        games=8,
+        num_envs=4,
+        seed=2,
+        random_share=0.5,
+        opening=2,
+        against=Highest(),
+        against_share=0.5,
+    )
     assert (part["learner_seat"] >= 0).any() and (part["learner_seat"] == -1).any()
     assert ((part["learner_seat"] == -1) | (part["random_seat"] == -1)).all()
     plain = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=2, random_share=0.5, opening=2)
-    zero = collect("quagmire_v0", Lowest(), games=8, num_envs=4, seed=2, random_share=0.5, opening=2,
-                   against=Highest(), against_share=0.0)  # fmt: skip
+    zero = collect(
+        "quagmire_v0",
+        Lowest(),
+        games=8,
+        num_envs=4,
+        seed=2,
+        random_share=0.5,
+        opening=2,
+        against=Highest(),
+        against_share=0.0,
+    )
     assert "learner_seat" not in plain and "learner_seat" not in zero
     for key in ("obs", "actions", "game", "seat", "random_seat", "opening"):  # no draw for an opponent: the same games
         assert (zero[key] == plain[key]).all()
@@ -152,8 +209,9 @@ def test_collect_random_seats_and_openings_are_left_out():
 
 def test_fit_learns_a_teacher_it_can_represent():
     data = collect("quagmire_v0", Lowest(), games=40, num_envs=8, seed=3, random_share=0.0, opening=4)
-    policy = new_policy({"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {},
-                         "net_arch": [64]})  # fmt: skip
+    policy = new_policy(
+        {"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {}, "net_arch": [64]}
+    )
     result = fit(policy, data, epochs=8, batch_size=64, lr=3e-3, seed=0)
     first, last = result["history"][0], result["history"][-1]
     assert result["held_out_samples"] > 0 and result["train_samples"] > result["held_out_samples"]
@@ -163,13 +221,24 @@ def test_fit_learns_a_teacher_it_can_represent():
 
 def test_distill_saves_a_model_load_and_train_init_take(tmp_path):
     out, samples = tmp_path / "qd", tmp_path / "s.npz"
-    config = distill("quagmire_v0", "greedy", games=6, out=out, num_envs=3, epochs=1, samples=samples,
-                     extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    config = distill(
+        "quagmire_v0",
+        "greedy",
+        games=6,
+        out=out,
+        num_envs=3,
+        epochs=1,
+        samples=samples,
+        extractor_kwargs={"layers": 1},
+        verbose=0,
+    )
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved == json.loads(json.dumps(config))
     assert saved["extractor"] == "board" and saved["extractor_kwargs"] == {"channels": 32, "layers": 1, "hex": True}
     # the samples file is read back (same samples) when the settings match, refused when they do not
-    again = distill("quagmire_v0", "greedy", games=6, out=tmp_path / "qd2", num_envs=3, epochs=1, samples=tmp_path / "s", verbose=0)
+    again = distill(
+        "quagmire_v0", "greedy", games=6, out=tmp_path / "qd2", num_envs=3, epochs=1, samples=tmp_path / "s", verbose=0
+    )
     assert again["distilled"]["samples"] == saved["distilled"]["samples"]
     with pytest.raises(ValueError, match="holds samples played with"):
         distill("quagmire_v0", "greedy", games=7, out=tmp_path / "qd3", epochs=1, samples=samples, verbose=0)
@@ -180,20 +249,48 @@ def test_distill_saves_a_model_load_and_train_init_take(tmp_path):
     agent = baselines.load(out)
     res = evaluate(agent, "quagmire_v0", games=4, opponent="random", seed=0)
     assert res["wins"] + res["losses"] == 4
-    more = train("quagmire_v0", steps=128, num_envs=4, n_steps=32, batch_size=64, out=tmp_path / "q2", init=out,
-                 greedy_share=0.0, eval_every=0, progress_bar=False, verbose=0)  # fmt: skip
+    more = train(
+        "quagmire_v0",
+        steps=128,
+        num_envs=4,
+        n_steps=32,
+        batch_size=64,
+        out=tmp_path / "q2",
+        init=out,
+        greedy_share=0.0,
+        eval_every=0,
+        progress_bar=False,
+        verbose=0,
+    )
     assert more["init"]["distilled"]["teacher"] == "greedy" and more["extractor_kwargs"]["layers"] == 1  # its network
     with pytest.raises(ValueError, match="plays quagmire_v0 {}, not quess_v0"):
         train("quess_v0", steps=64, num_envs=2, out=tmp_path / "q3", init=out, progress_bar=False, verbose=0)
     # a second round from the first: its network, its budget added, the student playing half the games
-    third = distill("quagmire_v0", "greedy", games=4, out=tmp_path / "qd4", num_envs=2, epochs=1, init=out,
-                    student_share=0.5, verbose=0)  # fmt: skip
+    third = distill(
+        "quagmire_v0",
+        "greedy",
+        games=4,
+        out=tmp_path / "qd4",
+        num_envs=2,
+        epochs=1,
+        init=out,
+        student_share=0.5,
+        verbose=0,
+    )
     assert third["extractor_kwargs"]["layers"] == 1 and third["init"]["name"] == "quagmire_v0"
     assert third["budget"]["steps"] == saved["budget"]["steps"] + third["budget"]["this_run_steps"]
     with pytest.raises(ValueError, match="plays quagmire_v0 {}, not quess_v0"):
         distill("quess_v0", "greedy", games=2, out=tmp_path / "x", init=out, verbose=0)
     with pytest.raises(ValueError, match="no .*missing.pt"):
-        train("quagmire_v0", steps=64, num_envs=2, out=tmp_path / "q3", init=tmp_path / "missing", progress_bar=False, verbose=0)
+        train(
+            "quagmire_v0",
+            steps=64,
+            num_envs=2,
+            out=tmp_path / "q3",
+            init=tmp_path / "missing",
+            progress_bar=False,
+            verbose=0,
+        )
     assert more["budget"]["steps"] == saved["budget"]["steps"] + more["budget"]["this_run_steps"]
 
 
@@ -207,20 +304,44 @@ def test_distill_extractor_swaps_the_network_and_keeps_the_options_it_takes(tmp_
 
     assert {"hex", "layers", "split", "scale_steps"} <= option_names(EXTRACTORS["hexpaths"])  # BoardCNN's via **kwargs
     assert "scale_steps" not in option_names(EXTRACTORS["cnn"]) and "hex" not in option_names(EXTRACTORS["mlp"])
-    default = distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "hp", num_envs=2, epochs=1,
-                      extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
-    assert default["extractor"] == "board" and default["extractor_kwargs"] == {"channels": 32, "hex": True, "layers": 1, "paths": True}
-    paths = distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "hq", num_envs=2, epochs=1, extractor="hexpaths",
-                    extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    default = distill(
+        "hex_quoridor_v1",
+        "greedy",
+        games=2,
+        out=tmp_path / "hp",
+        num_envs=2,
+        epochs=1,
+        extractor_kwargs={"layers": 1},
+        verbose=0,
+    )
+    assert default["extractor"] == "board" and default["extractor_kwargs"] == {
+        "channels": 32,
+        "hex": True,
+        "layers": 1,
+        "paths": True,
+    }
+    paths = distill(
+        "hex_quoridor_v1",
+        "greedy",
+        games=2,
+        out=tmp_path / "hq",
+        num_envs=2,
+        epochs=1,
+        extractor="hexpaths",
+        extractor_kwargs={"layers": 1},
+        verbose=0,
+    )
     assert paths["extractor"] == "hexpaths" and paths["extractor_kwargs"] == {"hex": True, "layers": 1}
-    plain = distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "hc", num_envs=2, epochs=1, extractor="cnn",
-                    verbose=0)  # fmt: skip
+    plain = distill(
+        "hex_quoridor_v1", "greedy", games=2, out=tmp_path / "hc", num_envs=2, epochs=1, extractor="cnn", verbose=0
+    )
     assert plain["extractor"] == "cnn" and plain["extractor_kwargs"] == {"hex": True, "layers": 6}
     agent = baselines.load(tmp_path / "hc")
     assert type(agent.policy.features_extractor).__name__ == "BoardCNN"
     assert evaluate(agent, "hex_quoridor_v1", games=2, opponent="random", seed=0)["games"] == 2
-    mlp = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "qm", num_envs=2, epochs=1, extractor="mlp",
-                  verbose=0)  # fmt: skip
+    mlp = distill(
+        "quagmire_v0", "greedy", games=2, out=tmp_path / "qm", num_envs=2, epochs=1, extractor="mlp", verbose=0
+    )
     assert mlp["extractor"] == "mlp" and mlp["extractor_kwargs"] == {}  # hex, split, around: the CNN's alone
     with pytest.raises(ValueError, match="extractor must be one of board, cnn, hexpaths, mlp, got 'gnn'"):
         distill("hex_quoridor_v1", "greedy", games=2, out=tmp_path / "new" / "m", extractor="gnn", verbose=0)
@@ -235,8 +356,11 @@ def test_distill_errors_are_clear(capsys, tmp_path):
     with pytest.raises(ValueError, match="opponent"):
         collect("quagmire_v0", "nope", games=2)
     # the fit's settings are checked before any game is played or folder made
-    for kwargs, message in (({"epochs": 0}, "epochs must be a positive int"), ({"batch_size": 0}, "batch_size must be"),
-                            ({"lr": -1.0}, "lr must be a number > 0")):  # fmt: skip
+    for kwargs, message in (
+        ({"epochs": 0}, "epochs must be a positive int"),
+        ({"batch_size": 0}, "batch_size must be"),
+        ({"lr": -1.0}, "lr must be a number > 0"),
+    ):
         with pytest.raises(ValueError, match=message):
             distill("quagmire_v0", "greedy", games=2, out=tmp_path / "new" / "m", verbose=0, **kwargs)
     assert not (tmp_path / "new").exists()
@@ -247,15 +371,17 @@ def test_distill_errors_are_clear(capsys, tmp_path):
 
     with pytest.raises(ValueError, match="chose an illegal action"):
         collect("quagmire_v0", Illegal(), games=2, random_share=0.0)
-    for argv, message in ((["quagmire_v0", "--games", "0"], "--games must be a positive int"),
-                          (["quagmire_v0", "--opening", "-1"], "--opening must be >= 0"),
-                          (["quagmire_v0", "--lr", "0"], "--lr must be > 0"),
-                          (["quagmire_v0", "--layers", "0"], "--layers must be a positive int"),
-                          (["quagmire_v0", "--channels", "0"], "--channels must be a positive int"),
-                          (["quagmire_v0", "--student-share", "0.5"], "the student is the --init model"),
-                          (["tryasina_v0", "--layers", "2"], "extractor options"),
-                          (["quess_v0", "--players", "3"], "played by 2 players"),
-                          (["quagmire_v0", "--teacher", "nope", "--out", str(tmp_path / "x")], "nope")):  # fmt: skip
+    for argv, message in (
+        (["quagmire_v0", "--games", "0"], "--games must be a positive int"),
+        (["quagmire_v0", "--opening", "-1"], "--opening must be >= 0"),
+        (["quagmire_v0", "--lr", "0"], "--lr must be > 0"),
+        (["quagmire_v0", "--layers", "0"], "--layers must be a positive int"),
+        (["quagmire_v0", "--channels", "0"], "--channels must be a positive int"),
+        (["quagmire_v0", "--student-share", "0.5"], "the student is the --init model"),
+        (["tryasina_v0", "--layers", "2"], "extractor options"),
+        (["quess_v0", "--players", "3"], "played by 2 players"),
+        (["quagmire_v0", "--teacher", "nope", "--out", str(tmp_path / "x")], "nope"),
+    ):
         with pytest.raises(SystemExit):
             main(argv)
         assert message in capsys.readouterr().err
@@ -279,7 +405,9 @@ def test_collect_keeps_the_searchs_policy_and_fit_learns_soft_targets():
         legal = np.flatnonzero(mask)[:2]
         two[row, legal] = 1.0 / len(legal)
     data["policy"] = two
-    net = new_policy({"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {}, "net_arch": [64]})
+    net = new_policy(
+        {"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {}, "net_arch": [64]}
+    )
     result = fit(net, data, epochs=8, batch_size=64, lr=3e-3, seed=0)
     assert result["targets"] == "visits"
     rows = np.flatnonzero(data["masks"].sum(axis=1) >= 2)
@@ -292,14 +420,23 @@ def test_collect_keeps_the_searchs_policy_and_fit_learns_soft_targets():
     second = np.array([np.flatnonzero(m)[1] for m in data["masks"][rows]])
     p1, p2 = probs[np.arange(len(rows)), lowest], probs[np.arange(len(rows)), second]
     assert np.median(p1 + p2) > 0.8 and 0.3 < np.median(p1 / (p1 + p2)) < 0.7
-    hard = fit(new_policy({"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {}, "net_arch": [64]}),
-               data, epochs=1, batch_size=64, targets="action")  # fmt: skip
+    hard = fit(
+        new_policy(
+            {"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {}, "net_arch": [64]}
+        ),
+        data,
+        epochs=1,
+        batch_size=64,
+        targets="action",
+    )
     assert hard["targets"] == "action"
 
 
 def test_soft_target_errors_are_clear(capsys, tmp_path):
     data = collect("quagmire_v0", Lowest(), games=2, num_envs=2, seed=0, random_share=0.0)
-    net = new_policy({"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {}, "net_arch": [8]})
+    net = new_policy(
+        {"env_id": "quagmire_v0", "options": {}, "extractor": "mlp", "extractor_kwargs": {}, "net_arch": [8]}
+    )
     with pytest.raises(ValueError, match="no search policy"):
         fit(net, data, epochs=1, targets="visits")
     with pytest.raises(ValueError, match="targets must be 'visits' or 'action', got 'soft'"):
@@ -316,12 +453,43 @@ def test_soft_target_errors_are_clear(capsys, tmp_path):
 
 def test_distill_fits_several_sample_files_together(tmp_path):
     a, b = tmp_path / "a.npz", tmp_path / "b.npz"
-    first = distill("quagmire_v0", "greedy", games=3, out=tmp_path / "ma", num_envs=3, seed=1, epochs=1, samples=a,
-                    extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
-    second = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "mb", num_envs=2, seed=2, epochs=1, samples=b,
-                     extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
-    both = distill("quagmire_v0", "greedy", games=3, out=tmp_path / "mab", num_envs=3, seed=1, epochs=1, samples=a,
-                   add_samples=[b], extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    first = distill(
+        "quagmire_v0",
+        "greedy",
+        games=3,
+        out=tmp_path / "ma",
+        num_envs=3,
+        seed=1,
+        epochs=1,
+        samples=a,
+        extractor_kwargs={"layers": 1},
+        verbose=0,
+    )
+    second = distill(
+        "quagmire_v0",
+        "greedy",
+        games=2,
+        out=tmp_path / "mb",
+        num_envs=2,
+        seed=2,
+        epochs=1,
+        samples=b,
+        extractor_kwargs={"layers": 1},
+        verbose=0,
+    )
+    both = distill(
+        "quagmire_v0",
+        "greedy",
+        games=3,
+        out=tmp_path / "mab",
+        num_envs=3,
+        seed=1,
+        epochs=1,
+        samples=a,
+        add_samples=[b],
+        extractor_kwargs={"layers": 1},
+        verbose=0,
+    )
     d = both["distilled"]
     assert d["samples_read_back"] and d["games"] == 5
     assert d["samples"] == first["distilled"]["samples"] + second["distilled"]["samples"]
@@ -335,15 +503,38 @@ def test_distill_fits_several_sample_files_together(tmp_path):
     joined = join_samples(da, db)
     assert sorted(set(joined["game"])) == [0, 1, 2, 3, 4] and len(joined["opening"]) == 5
     three = join_samples(da, db, db)  # several files in one go: each after the ones before
-    assert sorted(set(three["game"])) == list(range(7)) and (three["game"][-len(db["game"]):] == db["game"] + 5).all()
+    assert sorted(set(three["game"])) == list(range(7)) and (three["game"][-len(db["game"]) :] == db["game"] + 5).all()
     # a file played against an opponent: its settings say so, and it fits with the others (their games: -1)
     c = tmp_path / "c.npz"
-    versus = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "mc", num_envs=2, seed=3, epochs=1, samples=c,
-                     against="random", against_share=1.0, add_samples=[a], extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+    versus = distill(
+        "quagmire_v0",
+        "greedy",
+        games=2,
+        out=tmp_path / "mc",
+        num_envs=2,
+        seed=3,
+        epochs=1,
+        samples=c,
+        against="random",
+        against_share=1.0,
+        add_samples=[a],
+        extractor_kwargs={"layers": 1},
+        verbose=0,
+    )
     assert versus["distilled"]["against"] == "random" and versus["distilled"]["against_share"] == 1.0
     with pytest.raises(ValueError, match="holds samples played with"):  # read back only with the same opponent
-        distill("quagmire_v0", "greedy", games=2, out=tmp_path / "md", num_envs=2, seed=3, epochs=1, samples=c,
-                extractor_kwargs={"layers": 1}, verbose=0)  # fmt: skip
+        distill(
+            "quagmire_v0",
+            "greedy",
+            games=2,
+            out=tmp_path / "md",
+            num_envs=2,
+            seed=3,
+            epochs=1,
+            samples=c,
+            extractor_kwargs={"layers": 1},
+            verbose=0,
+        )
     with np.load(c) as fc:
         dc = {k: fc[k] for k in fc.files if k != "settings"}
     mixed = join_samples(da, dc)
@@ -362,27 +553,63 @@ def test_budget_counts_each_samples_file_once_along_the_init_chain(tmp_path):
     counted (was: every decision fitted, again each round)."""
     a, b, c = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "c.npz"
     kw = dict(num_envs=2, epochs=1, verbose=0)
-    first = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m1", seed=1, samples=a,
-                    extractor_kwargs={"layers": 1}, **kw)  # fmt: skip
+    first = distill(
+        "quagmire_v0", "greedy", games=2, out=tmp_path / "m1", seed=1, samples=a, extractor_kwargs={"layers": 1}, **kw
+    )
     n_a = first["distilled"]["samples"]
     assert first["budget"]["steps"] == first["budget"]["this_run_steps"] == n_a
-    second = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m2", seed=2, samples=b, add_samples=[a],
-                     init=tmp_path / "m1", **kw)  # fmt: skip
+    second = distill(
+        "quagmire_v0",
+        "greedy",
+        games=2,
+        out=tmp_path / "m2",
+        seed=2,
+        samples=b,
+        add_samples=[a],
+        init=tmp_path / "m1",
+        **kw,
+    )
     n_b = second["distilled"]["samples"] - n_a
     assert n_b > 0 and second["budget"]["this_run_steps"] == n_b and second["budget"]["steps"] == n_a + n_b
     # b read back (from the same init, as its settings require) with a added twice: a counted once
-    again = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m3", seed=2, samples=b, add_samples=[a, a],
-                    init=tmp_path / "m1", **kw)  # fmt: skip
+    again = distill(
+        "quagmire_v0",
+        "greedy",
+        games=2,
+        out=tmp_path / "m3",
+        seed=2,
+        samples=b,
+        add_samples=[a, a],
+        init=tmp_path / "m1",
+        **kw,
+    )
     assert again["distilled"]["samples_read_back"] and again["budget"]["this_run_steps"] == n_b
     assert again["budget"]["steps"] == n_a + n_b
     # c played, a and b added along the chain m1 -> m2 (b spelt another way): only c is new
-    third = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m4", seed=3, samples=c,
-                    add_samples=[a, f"{tmp_path}/./b.npz"],
-                    init=tmp_path / "m2", **kw)  # fmt: skip
+    third = distill(
+        "quagmire_v0",
+        "greedy",
+        games=2,
+        out=tmp_path / "m4",
+        seed=3,
+        samples=c,
+        add_samples=[a, f"{tmp_path}/./b.npz"],
+        init=tmp_path / "m2",
+        **kw,
+    )
     n_c = third["distilled"]["samples"] - n_a - n_b
     assert n_c > 0 and third["budget"]["this_run_steps"] == n_c and third["budget"]["steps"] == n_a + n_b + n_c
     # a model off the chain: every file's decisions are new to it
-    fresh = distill("quagmire_v0", "greedy", games=2, out=tmp_path / "m5", seed=4, samples=tmp_path / "d.npz",
-                    add_samples=[b, c], extractor_kwargs={"layers": 1}, **kw)  # fmt: skip
+    fresh = distill(
+        "quagmire_v0",
+        "greedy",
+        games=2,
+        out=tmp_path / "m5",
+        seed=4,
+        samples=tmp_path / "d.npz",
+        add_samples=[b, c],
+        extractor_kwargs={"layers": 1},
+        **kw,
+    )
     assert fresh["budget"]["steps"] == fresh["budget"]["this_run_steps"] == fresh["distilled"]["samples"]
     assert fresh["distilled"]["samples"] > n_b + n_c

@@ -16,6 +16,7 @@
   tool rewrites), and no prose or table line exists twice across the README,
   the site's written pages, the rules and the games' notes.
 """
+
 from __future__ import annotations
 
 import html
@@ -30,15 +31,19 @@ import types
 from pathlib import Path
 
 import pytest
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 import boardenvs
-from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PUBLIC = ("boardenvs", "boardenvs.wrappers", "boardenvs.baselines")
 # NAME = value  # tests: small   (or NAME, OTHER = a, b  # tests: c, d)
-BUDGET = re.compile(r"^(?P<head>[ \t]*\w+(?:,[ \t]*\w+)*[ \t]*=[ \t]*)(?P<value>[^#\n]+?)(?P<tail>[ \t]*#[ \t]*tests:[ \t]*(?P<small>[^#\n]*?)[ \t]*)$", re.M)
+BUDGET = re.compile(
+    r"^(?P<head>[ \t]*\w+(?:,[ \t]*\w+)*[ \t]*=[ \t]*)(?P<value>[^#\n]+?)(?P<tail>[ \t]*#[ \t]*tests:[ "
+    r"\t]*(?P<small>[^#\n]*?)[ \t]*)$",
+    re.M,
+)
 BLOCK = re.compile(r"(?P<skip><!-- no-test: (?P<why>[^>]*?) -->\s*\n)?```python\n(?P<code>.*?)```", re.S)
 MAX_NO_TEST = 2  # blocks that cannot run in a test (a window): few, each with its reason
 
@@ -78,8 +83,14 @@ def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
     shutil.rmtree(ROOT / "build" / "docs-src", ignore_errors=True)  # as on a fresh clone: the build makes it
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, env=env, timeout=HANG_S)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=HANG_S,
+    )
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
     return out
 
@@ -127,12 +138,17 @@ def test_the_api_reference_renders_every_public_name(site):
         hooks = importlib.import_module("hooks")
     finally:
         _sys.path.remove(str(DOCS))
-    pages = {"boardenvs": "boardenvs.html", "boardenvs.wrappers": "wrappers.html", "boardenvs.baselines": "baselines.html"}
+    pages = {
+        "boardenvs": "boardenvs.html",
+        "boardenvs.wrappers": "wrappers.html",
+        "boardenvs.baselines": "baselines.html",
+    }
     for module_name in PUBLIC:
         page = (site / "api" / pages[module_name]).read_text()
         names = hooks.api_names(module_name)
         assert {n for n, _ in names} | set(getattr(importlib.import_module(module_name), "ENV_IDS", ())) == set(
-            importlib.import_module(module_name).__all__)
+            importlib.import_module(module_name).__all__
+        )
         for name, path in names:
             entry = re.search(rf'id="{re.escape(path)}".*?<div class="doc doc-contents[^"]*">(.*?)</div>', page, re.S)
             assert entry, f"{module_name}.{name}: no entry {path!r} in api/{pages[module_name]}"
@@ -144,7 +160,9 @@ def test_the_api_reference_renders_every_public_name(site):
 def test_the_benchmark_and_baseline_pages_show_the_results_files(site):
     bench = json.loads((ROOT / "benchmarks" / "results.json").read_text())
     page = html.unescape(re.sub(r"<[^>]+>", "", (site / "benchmarks.html").read_text()))
-    table_rows = [line for line in (ROOT / "benchmarks" / "results.md").read_text().splitlines() if line.startswith("| ")]
+    table_rows = [
+        line for line in (ROOT / "benchmarks" / "results.md").read_text().splitlines() if line.startswith("| ")
+    ]
     first_cell = table_rows[2].split("|")[1].strip()
     assert bench["machine"]["date"] in page and bench["machine"]["command"] in page and first_cell in page
     assert "load" in page and 'src="benchmarks/throughput.png"' in (site / "benchmarks.html").read_text()
@@ -178,7 +196,9 @@ def _attribute_doc(module_name: str, name: str) -> str | None:
     """The docstring under a module-level assignment (what the API reference shows for data)."""
     import griffe
 
-    loader = griffe.GriffeLoader(search_paths=[str(ROOT / "build" / "docs-src")] if (ROOT / "build" / "docs-src").is_dir() else None)
+    loader = griffe.GriffeLoader(
+        search_paths=[str(ROOT / "build" / "docs-src")] if (ROOT / "build" / "docs-src").is_dir() else None
+    )
     module = loader.load(module_name)
     member = module.members.get(name)
     return member.docstring.value if member is not None and member.docstring else None
@@ -192,7 +212,9 @@ def test_every_public_name_has_a_docstring(site):
         for name in module.__all__:
             obj = getattr(module, name)
             doc = _own_doc(obj)
-            if doc is None and not (inspect.isclass(obj) or inspect.isfunction(obj) or isinstance(obj, types.ModuleType)):
+            if doc is None and not (
+                inspect.isclass(obj) or inspect.isfunction(obj) or isinstance(obj, types.ModuleType)
+            ):
                 doc = _attribute_doc(module_name, name)
             if not (doc or "").strip():
                 missing.append(f"{module_name}.{name}")
@@ -215,7 +237,9 @@ def test_the_pages_code_blocks_run(page, tmp_path):
     code, blocks, _ = code_of(page)
     assert blocks > 0
     env = {**os.environ, "MPLBACKEND": "Agg", "SDL_VIDEODRIVER": "dummy"}
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=HANG_S)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=HANG_S
+    )
     assert done.returncode == 0, f"{page.relative_to(ROOT)}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
 
 
@@ -235,8 +259,19 @@ def test_pages_run_elsewhere_are_run_there():
 
 def test_the_tutorial_pages_are_all_checked_and_skips_are_rare():
     pages = _pages_with_code() + _pages_with_code(elsewhere=True)
-    for name in ("README.md", "aec.md", "position.md", "make_vec.md", "gymnasium.md", "selfplay.md", "torchrl.md",
-                 "tianshou.md", "watching.md", "dice.md", "clock.md"):  # fmt: skip
+    for name in (
+        "README.md",
+        "aec.md",
+        "position.md",
+        "make_vec.md",
+        "gymnasium.md",
+        "selfplay.md",
+        "torchrl.md",
+        "tianshou.md",
+        "watching.md",
+        "dice.md",
+        "clock.md",
+    ):
         assert any(p.name == name for p in pages), name
     skipped = [(p.name, m.group("why")) for p in pages for m in BLOCK.finditer(p.read_text()) if m.group("skip")]
     assert len(skipped) <= MAX_NO_TEST and all(why.strip() for _, why in skipped), skipped
@@ -256,7 +291,9 @@ def test_a_budget_comment_off_an_assignment_is_refused(tmp_path):
     page.write_text("```python\nmodel.learn(20_000)  # tests: 256\n```\n")
     with pytest.raises(AssertionError, match="tests: N"):
         code_of(page)
-    page.write_text("```python\nSTEPS = 20_000  # tests: 256\n```\n<!-- no-test: a window -->\n```python\nimport nothing\n```\n")
+    page.write_text(
+        "```python\nSTEPS = 20_000  # tests: 256\n```\n<!-- no-test: a window -->\n```python\nimport nothing\n```\n"
+    )
     assert code_of(page) == ("STEPS = 256  # tests: 256\n", 1, 1)
 
 
@@ -296,8 +333,15 @@ def test_the_readme_is_a_front_page():
     assert "pip install .  " in text and "pip install '.[" in text  # from a clone (issue 50: not on PyPI yet)
     for marker in ("bench:begin", "baselines:begin", "learning:begin"):
         assert marker not in text
-    for section in ("## Install", "## PettingZoo", "## Gymnasium + MaskablePPO", "## make_vec", "## The games", "## Results",
-                    "## Documentation"):  # fmt: skip
+    for section in (
+        "## Install",
+        "## PettingZoo",
+        "## Gymnasium + MaskablePPO",
+        "## make_vec",
+        "## The games",
+        "## Results",
+        "## Documentation",
+    ):
         assert section in text, section
     for env_id in boardenvs.ENV_IDS:
         assert f"`{env_id}`" in text
@@ -306,8 +350,11 @@ def test_the_readme_is_a_front_page():
 def _prose_lines(text: str) -> list[str]:
     text = re.sub(r"```.*?```", "", text, flags=re.S)
     text = re.sub(r"::\n\n(?:(?:    .*)?\n)+", "\n", text)  # RST literal blocks
-    return [" ".join(line.split()) for line in text.splitlines()
-            if len(line.strip()) >= 60 and not re.fullmatch(r"[|=: -]+", line.strip())]
+    return [
+        " ".join(line.split())
+        for line in text.splitlines()
+        if len(line.strip()) >= 60 and not re.fullmatch(r"[|=: -]+", line.strip())
+    ]
 
 
 def test_no_text_exists_twice():
@@ -316,7 +363,10 @@ def test_no_text_exists_twice():
     sources = {"README.md": (ROOT / "README.md").read_text()}
     sources |= {str(p.relative_to(ROOT)): p.read_text() for p in DOCS.rglob("*.md")}
     sources |= {str(p.relative_to(ROOT)): p.read_text() for p in (ROOT / "boardenvs" / "rules").glob("*.md")}
-    sources |= {f"results {p}": (ROOT / p).read_text() for p in ("benchmarks/results.md", "baselines/results.md", "benchmarks/rllib_results.md")}
+    sources |= {
+        f"results {p}": (ROOT / p).read_text()
+        for p in ("benchmarks/results.md", "baselines/results.md", "benchmarks/rllib_results.md")
+    }
     from boardenvs.registry import game_class
 
     for env_id in boardenvs.ENV_IDS:
@@ -337,7 +387,6 @@ def test_the_install_page_states_each_requirement_as_pyproject_declares_it():
     package's requirement as pyproject.toml declares it (so the two cannot
     drift) and a version the suite ran with, at least that requirement."""
     import tomllib
-
     from packaging.requirements import Requirement
     from packaging.version import Version
 

@@ -8,6 +8,7 @@ Everything here runs on the toy game of ``contract_game.py`` (rules CR-1..CR-7
 in its docstring), registered in ``conftest.py`` by the same one line as a
 real game, plus Quess and Quagmire for the plain-Python comparison.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,16 +17,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import contract_game as C
 import numpy as np
 import pytest
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
+from position_text import header
 
 import boardenvs
-import contract_game as C
 from boardenvs import engine as E
 from boardenvs.errors import IllegalMoveError
 from boardenvs.position import Position
-from position_text import header
-from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 ENV_ID = C.ContractRaceGame.env_id
 
@@ -140,7 +141,9 @@ def test_legal_moves_list_whole_turns_and_play_takes_them(monkeypatch):
     # legal_moves() walks the kernels: no game re-derives it
     calls = []
     original = C.ContractRaceGame.actions_to_move
-    monkeypatch.setattr(C.ContractRaceGame, "actions_to_move", lambda self, st, ch: calls.append(list(ch)) or original(self, st, ch))
+    monkeypatch.setattr(
+        C.ContractRaceGame, "actions_to_move", lambda self, st, ch: calls.append(list(ch)) or original(self, st, ch)
+    )
     pos.legal_moves()
     assert calls == pos.legal_turns()
 
@@ -342,9 +345,9 @@ def test_forced_pass_right_after_the_roll():
 
 def test_forced_pass_in_the_middle_of_a_turn():
     # player_0 on 1, teammate player_2 on 3: the first advance (roll 1) reaches 2, then blocked
-    pos = position(
-        "roller: player_0\nleft: 0\nroll: 0\npawns: 1 0 3 0\nhp: 3 3 3 3", num_players=4, teams=2
-    ).play("roll 1")
+    pos = position("roller: player_0\nleft: 0\nroll: 0\npawns: 1 0 3 0\nhp: 3 3 3 3", num_players=4, teams=2).play(
+        "roll 1"
+    )
     assert pos.legal_moves() == ["advance"], "the turn ends after one decision"
     after = pos.play("advance")
     assert after.is_chance and after.turn == 1, "one decision was left, none legal: the turn passed"
@@ -359,7 +362,7 @@ def test_a_mover_always_has_a_legal_action(opts):
     rng = np.random.default_rng(11)
     passes = 0
     for _ in range(30):
-        for before, action, after in random_playout(start(**opts), rng):
+        for before, _action, after in random_playout(start(**opts), rng):
             assert after.is_terminal or len(after.legal_actions()) > 0
             if not after.is_terminal and after.is_chance and after.turn == before.turn + 1:
                 if before.is_chance or int(before.state[C.T_LEFT]) == 2:
@@ -532,7 +535,7 @@ def test_observation_counts_stay_within_the_declared_bounds():
     env.reset(seed=0)
     seen_counts = set()
     rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         assert space.contains(obs["observation"])
         seen_counts.update(obs["observation"][:, goal + 2].tolist())
@@ -609,7 +612,11 @@ def test_plain_python_path_runs_the_same_code():
     )
     proc = subprocess.run(
         [sys.executable, "-W", "error::RuntimeWarning", "-c", code],
-        env=env, cwd=TESTS_DIR, capture_output=True, text=True, timeout=HANG_S,
+        env=env,
+        cwd=TESTS_DIR,
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     plain = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -874,7 +881,9 @@ def test_make_vec_rows_step_as_the_one_step_steps_one_row():
                 masks[i] = game.legal_mask(rows[i])
                 continue
             game.step(rows[i], int(actions[i]), masks[i])
-            assert np.array_equal(rows[i], vec.states[i]) and np.array_equal(masks[i][: game.num_actions], obs["action_mask"][i])
+            assert np.array_equal(rows[i], vec.states[i]) and np.array_equal(
+                masks[i][: game.num_actions], obs["action_mask"][i]
+            )
 
 
 def test_the_one_step_checks_what_a_caller_hands_it():
@@ -898,6 +907,7 @@ def test_the_one_step_checks_what_a_caller_hands_it():
 
 def test_tool_settings_follow_the_game_and_its_bases_and_old_attributes_are_named():
     from boardenvs.baselines.greedy import heuristic_of
+
     from boardenvs.registry import tool_settings
 
     base = boardenvs.game_class("quagmire_v0")
@@ -909,8 +919,9 @@ def test_tool_settings_follow_the_game_and_its_bases_and_old_attributes_are_name
 
 
 def test_unimported_kernels_get_a_key_no_process_shares_and_uncached_copies_keep_their_options():
-    from boardenvs import bind
     from boardenvs.baselines import search
+
+    from boardenvs import bind
 
     k = boardenvs.make_game("quagmire_v0").kernels
     inner = k.legal
@@ -923,4 +934,7 @@ def test_unimported_kernels_get_a_key_no_process_shares_and_uncached_copies_keep
     keys = {bind.bound(local).key, bind.bound(local, opponent=False, packages=("boardenvs.baselines.greedy",)).key}
     assert all(key.startswith("unimported.") and len(key) > 40 for key in keys) and len(keys) == 2
     copies = bind.uncached(search)
-    assert copies.select_threads.targetoptions["parallel"] is True and copies.select._cache.__class__.__name__ == "NullCache"
+    assert (
+        copies.select_threads.targetoptions["parallel"] is True
+        and copies.select._cache.__class__.__name__ == "NullCache"
+    )

@@ -3,6 +3,7 @@
 Every rejected input raises a ValueError subclass that says what is wrong, and
 never changes any state.
 """
+
 from __future__ import annotations
 
 import copy
@@ -85,11 +86,22 @@ def _bad_actions(env):
 @pytest.mark.parametrize(
     "kind",
     [
-        "out of range high", "out of range far", "negative", "masked out", "masked out (np.int64)",
-        "float", "np.float64", "str notation", "str digits", "bool True", "bool False", "list",
-        "np array of one", "None",
+        "out of range high",
+        "out of range far",
+        "negative",
+        "masked out",
+        "masked out (np.int64)",
+        "float",
+        "np.float64",
+        "str notation",
+        "str digits",
+        "bool True",
+        "bool False",
+        "list",
+        "np array of one",
+        "None",
     ],
-)  # fmt: skip
+)
 def test_c6_bad_action_raises_and_changes_nothing(first, kind):
     """C-6: an out-of-range, masked-out, wrongly typed action, or None while
     the agent is alive, raises IllegalActionError naming the action and the

@@ -1,18 +1,19 @@
 """Expert iteration (issue 29, item 2): the sequential test's error rates
 by simulation, the gate's matches, and a small run end to end (a model
 that loads as a baseline and guides a search)."""
+
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pytest
-
-from boardenvs import baselines
 from boardenvs.baselines import expert_iteration as xi
 from boardenvs.baselines.tournament import method
-from boardenvs.opponents import make_opponent
 from boardenvs.wrappers import evaluate
+
+from boardenvs import baselines
+from boardenvs.opponents import make_opponent
 
 
 def test_expected_score():
@@ -73,7 +74,9 @@ def test_match_alternates_seats_and_scores_from_the_candidate_side():
     assert scores.mean() > 0.7
     back = xi.match("random", "greedy", "quagmire_v0", {"radius": 2}, games=40, seed=3, opening=2)
     assert back.mean() < 0.3
-    assert np.array_equal(scores, xi.match("greedy", "random", "quagmire_v0", {"radius": 2}, games=40, seed=3, opening=2))
+    assert np.array_equal(
+        scores, xi.match("greedy", "random", "quagmire_v0", {"radius": 2}, games=40, seed=3, opening=2)
+    )
     four = xi.match("random", "random", "hex_quoridor_v1", {"num_players": 4}, games=8, seed=1, opening=0)
     assert set(np.unique(four)) <= {0.0, 0.25, 1.0}
 
@@ -88,8 +91,20 @@ def test_gate_accepts_the_stronger_and_rejects_the_weaker():
 
 def test_a_small_run_end_to_end(tmp_path):
     out = tmp_path / "q"
-    config = xi.expert_iteration("quagmire_v0", out=out, iterations=2, games=8, simulations=4, num_envs=8, epochs=1,
-                                 gate_games=20, gate_round=10, gate_search=2, progress=False, verbose=0)  # fmt: skip
+    config = xi.expert_iteration(
+        "quagmire_v0",
+        out=out,
+        iterations=2,
+        games=8,
+        simulations=4,
+        num_envs=8,
+        epochs=1,
+        gate_games=20,
+        gate_round=10,
+        gate_search=2,
+        progress=False,
+        verbose=0,
+    )
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved == config
     rows = saved["expert_iteration"]["iterations"]
@@ -107,8 +122,13 @@ def test_a_small_run_end_to_end(tmp_path):
 
 
 def test_settings_are_checked_before_any_game(tmp_path):
-    for kw, words in [({"iterations": 0}, "iterations"), ({"gate_search": -1}, "gate_search"), ({"lr": 0}, "lr"), ({"elo0": 5, "elo1": 0}, "elo1"),
-                      ({"init": "hex_quoridor_v1"}, "plays hex_quoridor_v1")]:  # fmt: skip
+    for kw, words in [
+        ({"iterations": 0}, "iterations"),
+        ({"gate_search": -1}, "gate_search"),
+        ({"lr": 0}, "lr"),
+        ({"elo0": 5, "elo1": 0}, "elo1"),
+        ({"init": "hex_quoridor_v1"}, "plays hex_quoridor_v1"),
+    ]:
         with pytest.raises(ValueError, match=words):
             xi.expert_iteration("quagmire_v0", out=tmp_path / "x", progress=False, **kw)
     assert not (tmp_path / "x.json").exists()
@@ -124,10 +144,23 @@ def test_strength_targets_follow_the_issue():
     assert goal("hex_quoridor_v1", 4, "greedy", "greedy") is None  # the scale rows have no target
     assert goal("hex_quoridor_v1", 4, "search-greedy:50:hex_quoridor_v1_4p", "greedy") == (0.50, False)
     assert pairs("hex_quoridor_v1_4p", 4, greedy_simulations=30)[:2] == [
-        ("baseline:hex_quoridor_v1_4p", "greedy"), ("search-greedy:30:hex_quoridor_v1_4p", "greedy")]
+        ("baseline:hex_quoridor_v1_4p", "greedy"),
+        ("search-greedy:30:hex_quoridor_v1_4p", "greedy"),
+    ]
     assert pairs("quess_v0", 2)[-1] == ("search:200:quess_v0", "mcts:400")
-    row = {"model": "m", "agent": "a", "opponent": "b", "games": 10, "wins": 6, "draws": 0, "losses": 4, "rate": 0.6,
-           "interval": [0.31, 0.83], "target": 0.55, "met": False}  # fmt: skip
+    row = {
+        "model": "m",
+        "agent": "a",
+        "opponent": "b",
+        "games": 10,
+        "wins": 6,
+        "draws": 0,
+        "losses": 4,
+        "rate": 0.6,
+        "interval": [0.31, 0.83],
+        "target": 0.55,
+        "met": False,
+    }
     assert "**missed** (>= 55%)" in markdown([row]) and "Targets met: 0 of 1" in markdown([row])
 
 
@@ -135,15 +168,33 @@ def test_strength_command_writes_its_table(tmp_path):
     from boardenvs.baselines import strength
 
     out = tmp_path / "s"
-    assert strength.main(["quicksand_v0", "--games", "2", "--search-games", "4", "--simulations", "4", "--mcts", "8",
-                          "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        strength.main(
+            [
+                "quicksand_v0",
+                "--games",
+                "2",
+                "--search-games",
+                "4",
+                "--simulations",
+                "4",
+                "--mcts",
+                "8",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved["run"]["finished"] and len(saved["rows"]) == 4
     assert [r["games"] for r in saved["rows"]] == [2, 2, 4, 4]  # the search's rows play --search-games
     assert all(r["wins"] + r["draws"] + r["losses"] == r["games"] for r in saved["rows"])
     assert out.with_suffix(".md").read_text().count("| quicksand_v0 |") == 4
-    assert strength.main(["tryasina_v0_4p", "--games", "4", "--greedy-simulations", "4", "--out", str(out),
-                          "--append"]) == 0  # fmt: skip
+    assert (
+        strength.main(["tryasina_v0_4p", "--games", "4", "--greedy-simulations", "4", "--out", str(out), "--append"])
+        == 0
+    )
     both = json.loads(out.with_suffix(".json").read_text())
     assert [r["model"] for r in both["rows"]] == ["quicksand_v0"] * 4 + ["tryasina_v0_4p"] * 4
     assert both["rows"][5]["agent"] == "search-greedy:4:tryasina_v0_4p" and both["rows"][5]["target"] == 0.40

@@ -19,6 +19,7 @@ view, ``SB3VecEnv``), for every registered id and declared variant:
 ``test_boundscheck_probe`` runs the public API's probes in a fresh process
 under ``NUMBA_BOUNDSCHECK=1``: any out-of-bounds access there is an error.
 """
+
 from __future__ import annotations
 
 import copy
@@ -65,7 +66,11 @@ def _same(a, b) -> bool:
         return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, np.ndarray):
         if a.dtype == object:
-            return isinstance(b, np.ndarray) and a.shape == b.shape and all(_same(x, y) for x, y in zip(a.ravel(), b.ravel()))
+            return (
+                isinstance(b, np.ndarray)
+                and a.shape == b.shape
+                and all(_same(x, y) for x, y in zip(a.ravel(), b.ravel()))
+            )
         return isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
     return a == b
 
@@ -292,7 +297,9 @@ def test_supersuit_concat_vec_envs_runs_on_the_parallel_view():
     rng = np.random.default_rng(0)
     for _ in range(200):
         masks = obs["action_mask"]
-        obs, rewards, term, trunc, infos = vec.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks]))
+        obs, rewards, term, trunc, infos = vec.step(
+            np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        )
         ended += int(np.sum(term | trunc))
     assert ended > 0 and not any(i.get("illegal_action") for i in infos)
     vec.close()
@@ -326,7 +333,9 @@ def test_writing_into_returned_buffers_reaches_nothing(env_id, variant):
             assert all(infos["end_reason"][expected] == "illegal_action")
             forfeits += int(expected.sum())
             assert (obs["observation"] >= low).all() and (obs["observation"] <= high).all()
-            assert np.array_equal(obs["action_mask"], np.stack([vec.position(i).action_mask()[: vec.num_actions] for i in range(16)]))
+            assert np.array_equal(
+                obs["action_mask"], np.stack([vec.position(i).action_mask()[: vec.num_actions] for i in range(16)])
+            )
     assert forfeits > 0
     for i in range(16):
         pos = vec.position(i)
@@ -404,7 +413,9 @@ def test_the_default_is_lose_on_every_face_with_one_warning():
         env.reset(seed=0)
         env.step(masked)
         assert env.rewards == {"player_0": -1.0, "player_1": 0.0}
-        assert env.infos["player_0"]["illegal_action"] is True and env.infos["player_0"]["end_reason"] == "illegal_action"
+        assert (
+            env.infos["player_0"]["illegal_action"] is True and env.infos["player_0"]["end_reason"] == "illegal_action"
+        )
         assert env.terminations == {"player_0": True, "player_1": True}
         vec = boardenvs.make_vec("quess_v0", num_envs=2, first_player=0)
         vec.reset(seed=0)
@@ -453,10 +464,12 @@ def test_raise_names_the_alternatives_and_random_plays_a_legal_action(face):
 
 
 def test_loose_option_values_are_refused():
-    for kwargs, words in [({"chance_agent": 1.0}, "chance_agent must be True or False"),
-                          ({"chance_agent": 1}, "chance_agent must be True or False"),
-                          ({"illegal_action": "lost"}, "illegal_action must be one of"),
-                          ({"render_mode": "rgb"}, "render_mode must be one of")]:  # fmt: skip
+    for kwargs, words in [
+        ({"chance_agent": 1.0}, "chance_agent must be True or False"),
+        ({"chance_agent": 1}, "chance_agent must be True or False"),
+        ({"illegal_action": "lost"}, "illegal_action must be one of"),
+        ({"render_mode": "rgb"}, "render_mode must be one of"),
+    ]:
         with pytest.raises(ValueError, match=words):
             boardenvs.make("tryasina_v0", **kwargs)
     vec = boardenvs.make_vec("quess_v0", num_envs=2)
@@ -465,13 +478,17 @@ def test_loose_option_values_are_refused():
         with pytest.raises(ValueError, match="an end-reason code is an int"):
             vec.reason_name(bad)
     assert vec.reason_name(np.int64(2)) == "illegal_action"
-    for kwargs, words in [({"flatten": 1}, "flatten must be True or False"), ({"seat": 2}, "seat must be a seat 0..1"),
-                          ({"illegal_action": 0}, "illegal_action")]:  # fmt: skip
+    for kwargs, words in [
+        ({"flatten": 1}, "flatten must be True or False"),
+        ({"seat": 2}, "seat must be a seat 0..1"),
+        ({"illegal_action": 0}, "illegal_action"),
+    ]:
         with pytest.raises(ValueError, match=words):
             gymnasium.make("boardenvs/Quess-v0", **kwargs)
 
 
 # --- the bounds-checked probe ----------------------------------------------------------------
+
 
 def test_boundscheck_probe():
     """The public API's probes (buffers written over, copies, threads, bad

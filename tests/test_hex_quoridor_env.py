@@ -1,10 +1,12 @@
 """hex_quoridor_v1 through its faces: eliminations in the AEC env (HQ-9),
 the make_vec soak test with invariants, pictures, and bad position texts."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from numba import njit
+from test_hex_quoridor_rules import hq
 
 import boardenvs
 from boardenvs import engine as E
@@ -13,7 +15,6 @@ from boardenvs.games import hex_quoridor as H
 from boardenvs.games.hex_quoridor import rules as HR
 from boardenvs.position import Position
 from boardenvs.render import PALETTE, rgb_frame, seat_colour
-from test_hex_quoridor_rules import hq
 
 ENV = "hex_quoridor_v1"
 
@@ -42,7 +43,7 @@ def test_hq9_an_eliminated_agent_terminates_with_minus_one_and_leaves_the_agents
         env = boardenvs.make(ENV, num_players=3, radius=2, fences_per_player=10)
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
-        for agent in env.agent_iter(2000):
+        for _agent in env.agent_iter(2000):
             obs, reward, term, trunc, info = env.last()
             if term or trunc:
                 env.step(None)
@@ -50,7 +51,9 @@ def test_hq9_an_eliminated_agent_terminates_with_minus_one_and_leaves_the_agents
             before = list(env.agents)
             mask = obs["action_mask"]
             fences = np.flatnonzero(mask[env.unwrapped.game.num_cells :]) + env.unwrapped.game.num_cells
-            action = int(rng.choice(fences)) if len(fences) and rng.random() < 0.7 else int(rng.choice(np.flatnonzero(mask)))
+            action = (
+                int(rng.choice(fences)) if len(fences) and rng.random() < 0.7 else int(rng.choice(np.flatnonzero(mask)))
+            )
             env.step(action)
             out = [a for a in before if env.terminations[a]]
             state = env.unwrapped._state
@@ -140,8 +143,14 @@ def test_render_ansi_and_rgb(options):
 
 # --- the picture: goal sides, fences left clear of the row labels -----------------------
 
-PICTURE_CASES = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
-                 {"num_players": 4, "teams": "2v2"}, {"num_players": 6, "radius": 2}]  # fmt: skip
+PICTURE_CASES = [
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 6},
+    {"num_players": 4, "teams": "2v2"},
+    {"num_players": 6, "radius": 2},
+]
 
 
 def _random_position(seed, **options):
@@ -174,8 +183,10 @@ def test_picture_fences_left_stay_clear_of_the_row_labels(options):
     ys, xs = np.nonzero((a != b).any(axis=2))
     assert len(ys) > 0 and ys.max() < top  # only the strip changes
     counts = (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)
-    labels = [(int(np.floor(x0)), int(np.floor(y0)) + top, int(np.ceil(x1)), int(np.ceil(y1)) + top)
-              for _, (x0, y0, x1, y1) in pic.label_boxes]  # fmt: skip
+    labels = [
+        (int(np.floor(x0)), int(np.floor(y0)) + top, int(np.ceil(x1)), int(np.ceil(y1)) + top)
+        for _, (x0, y0, x1, y1) in pic.label_boxes
+    ]
     assert len(labels) == 2 * (2 * pos.game.board.radius + 1)
     assert not any(_overlap(counts, box) for box in labels)
     marks = {PALETTE["edge"]} | {tuple(seat_colour(s)) for s in range(n)}
@@ -203,7 +214,11 @@ def test_hq2_hq14_picture_draws_each_goal_side_in_its_seats_colour(options):
         for i in cells:
             x, y = pic.centre(int(i))
             px, py = x + (pic.size + 4) * np.cos(angle), y + (pic.size + 4) * np.sin(angle) + top
-            assert tuple(int(v) for v in img[int(round(py)), int(round(px))]) == want, (options, k, game.board.name(int(i)))
+            assert tuple(int(v) for v in img[int(round(py)), int(round(px))]) == want, (
+                options,
+                k,
+                game.board.name(int(i)),
+            )
 
 
 def test_hq9_an_eliminated_seat_has_no_goal_band_and_its_count_says_out():
@@ -314,9 +329,16 @@ def test_bad_options_are_option_errors(options, words):
         boardenvs.make_vec(ENV, num_envs=2, **options)
 
 
-HQ_VARIANTS = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
-               {"num_players": 4, "teams": "2v2"}, {"num_players": 6, "teams": "3x2"}, {"num_players": 6, "teams": "2x3"},
-               {"num_players": 3, "radius": 2}]  # fmt: skip
+HQ_VARIANTS = [
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 6},
+    {"num_players": 4, "teams": "2v2"},
+    {"num_players": 6, "teams": "3x2"},
+    {"num_players": 6, "teams": "2x3"},
+    {"num_players": 3, "radius": 2},
+]
 
 
 @pytest.mark.parametrize("options", HQ_VARIANTS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
@@ -364,7 +386,7 @@ def test_the_next_pawn_teammate_or_opponent_gives_different_observations(teams):
 def _plain_observation(game, state, seat):
     """The observation as the card in ``boardenvs.games.hex_quoridor`` lists
     it, written plane by plane from the state's cells and edges."""
-    n, cells, params = game.num_players, game.num_cells, game.params
+    n, cells = game.num_players, game.num_cells
     k = game.frame(seat)
     side = game.board.side
     obs = np.zeros((side * side, 5 * n + 7), np.int8)
@@ -389,8 +411,11 @@ def _plain_observation(game, state, seat):
     return obs.ravel()
 
 
-@pytest.mark.parametrize("options", HQ_VARIANTS + [{"num_players": 6, "radius": 2, "fences_per_player": 6}],
-                         ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))  # fmt: skip
+@pytest.mark.parametrize(
+    "options",
+    HQ_VARIANTS + [{"num_players": 6, "radius": 2, "fences_per_player": 6}],
+    ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()),
+)
 def test_observation_equals_the_card_plane_by_plane(options):
     """The observation kernel starts from each seat's fixed planes (rim,
     goals, teams, everyone in) and writes the pawns, the fences' edges (from
@@ -407,7 +432,10 @@ def test_observation_equals_the_card_plane_by_plane(options):
         for state in np.array(vec.states):
             pos = Position(game, state)
             for seat in range(game.num_players):
-                assert np.array_equal(pos.observation(seat).ravel(), _plain_observation(game, state, seat)), (seat, pos.to_text())
+                assert np.array_equal(pos.observation(seat).ravel(), _plain_observation(game, state, seat)), (
+                    seat,
+                    pos.to_text(),
+                )
             out += int(state[E.H_ALIVE]) != (1 << game.num_players) - 1
     if game.params[HR.P_ELIM] and game.board.radius == 2:
         assert out > 0  # some seat was out, and seen so

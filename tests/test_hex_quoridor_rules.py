@@ -8,18 +8,20 @@ edges they block.  The last tests compare the kernels' legal moves (the fast
 fence check: only fences on a shortest path are searched) with the model's
 brute-force check (every pawn searched after every fence) on random positions.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hq_reference import Board
+from hq_reference import legal_moves as reference_moves
+from position_text import header
 
 import boardenvs
 from boardenvs import engine as E
 from boardenvs.errors import IllegalMoveError, NotationError, OptionError
 from boardenvs.games.hex_quoridor import rules as HR
 from boardenvs.position import Position
-from hq_reference import Board, legal_moves as reference_moves
-from position_text import header
 
 ENV = "hex_quoridor_v1"
 FENCES = {2: 9, 3: 6, 4: 4, 6: 3}
@@ -43,8 +45,19 @@ def fence_with(board, block=(), keep=(), avoid=frozenset()):
     raise AssertionError(f"no fence blocks {block} and keeps {keep}")
 
 
-def hq(pawns, fences=(), left=None, to_move=0, num_players=2, teams="none", radius=4, fpp=-1, turn=None,
-       alive=None, max_turns=1000):  # fmt: skip
+def hq(
+    pawns,
+    fences=(),
+    left=None,
+    to_move=0,
+    num_players=2,
+    teams="none",
+    radius=4,
+    fpp=-1,
+    turn=None,
+    alive=None,
+    max_turns=1000,
+):
     """The position text of a hand-built position; ``left`` defaults to the
     allowance minus the placed fences, taken from seat 0, 1, ... in turn."""
     n = num_players
@@ -54,10 +67,19 @@ def hq(pawns, fences=(), left=None, to_move=0, num_players=2, teams="none", radi
         for k in range(len(fences)):
             left[k % n] -= 1
     alive = alive or [1] * n
-    lines = header(ENV, f"num_players={n} teams={teams} radius={radius} fences_per_player={fpp} max_turns={max_turns}",
-                   f"player_{to_move}", len(fences) if turn is None else turn, alive=" ".join(map(str, alive)),
-                   returns=" ".join("0" if a else "-1" for a in alive))  # fmt: skip
-    lines += [f"pawns: {' '.join(pawns)}", f"fences_left: {' '.join(map(str, left))}", f"fences: {' '.join(fences) or '-'}"]
+    lines = header(
+        ENV,
+        f"num_players={n} teams={teams} radius={radius} fences_per_player={fpp} max_turns={max_turns}",
+        f"player_{to_move}",
+        len(fences) if turn is None else turn,
+        alive=" ".join(map(str, alive)),
+        returns=" ".join("0" if a else "-1" for a in alive),
+    )
+    lines += [
+        f"pawns: {' '.join(pawns)}",
+        f"fences_left: {' '.join(map(str, left))}",
+        f"fences: {' '.join(fences) or '-'}",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -194,8 +216,17 @@ def test_hq8_a_fence_may_not_cut_the_last_path_two_players():
 
 
 def test_hq8_hq15_team_play_forbids_cutting_any_pawn():
-    pos = pos_of(["e2", "d1", "a2", "b4"], fences=["a2b3/a3b4"], left=[3, 4, 4, 4], num_players=4, teams="2v2",
-                 radius=2, fpp=4, turn=1, to_move=1)  # fmt: skip
+    pos = pos_of(
+        ["e2", "d1", "a2", "b4"],
+        fences=["a2b3/a3b4"],
+        left=[3, 4, 4, 4],
+        num_players=4,
+        teams="2v2",
+        radius=2,
+        fpp=4,
+        turn=1,
+        to_move=1,
+    )
     assert "b3b4/c4c5" not in pos.legal_moves()
     fewer = pos_of(["e2", "d1", "a2", "b4"], num_players=4, teams="2v2", radius=2, fpp=4, turn=1, to_move=1)
     assert "b3b4/c4c5" in fewer.legal_moves()
@@ -229,8 +260,16 @@ def test_hq9_with_two_players_left_the_path_rule_applies_to_both():
 
 
 def test_hq9_one_fence_may_eliminate_several_players():
-    text = hq(["e2", "d1", "b1", "a2", "x", "d4"], fences="a2b2/a3b3 b1c2/b2c3 b3b4/c4c5 c1c2/d1d2 b3c4/c3d3 d3d4/e2e3".split(),
-              left=[4, 4, 4, 4, 0, 8], num_players=6, radius=2, fpp=5, turn=6, alive=[1, 1, 1, 1, 0, 1])  # fmt: skip
+    text = hq(
+        ["e2", "d1", "b1", "a2", "x", "d4"],
+        fences="a2b2/a3b3 b1c2/b2c3 b3b4/c4c5 c1c2/d1d2 b3c4/c3d3 d3d4/e2e3".split(),
+        left=[4, 4, 4, 4, 0, 8],
+        num_players=6,
+        radius=2,
+        fpp=5,
+        turn=6,
+        alive=[1, 1, 1, 1, 0, 1],
+    )
     after = Position.from_text(text).play("c3d2/d3e2")
     assert [after.alive(s) for s in range(6)] == [True, False, True, True, False, False]
     assert "fences_left: 15 0 4 4 0 0\n" in after.to_text()  # 4 - 1 + 4 + 8
@@ -238,8 +277,16 @@ def test_hq9_one_fence_may_eliminate_several_players():
 
 def test_hq9_a_fence_may_never_leave_fewer_than_two_players():
     """The same fence with only the placer and the two it would cut left."""
-    text = hq(["e2", "d1", "x", "x", "x", "d4"], fences="a2b2/a3b3 b1c2/b2c3 b3b4/c4c5 c1c2/d1d2 b3c4/c3d3 d3d4/e2e3".split(),
-              left=[4, 4, 0, 0, 0, 16], num_players=6, radius=2, fpp=5, turn=6, alive=[1, 1, 0, 0, 0, 1])  # fmt: skip
+    text = hq(
+        ["e2", "d1", "x", "x", "x", "d4"],
+        fences="a2b2/a3b3 b1c2/b2c3 b3b4/c4c5 c1c2/d1d2 b3c4/c3d3 d3d4/e2e3".split(),
+        left=[4, 4, 0, 0, 0, 16],
+        num_players=6,
+        radius=2,
+        fpp=5,
+        turn=6,
+        alive=[1, 1, 0, 0, 0, 1],
+    )
     pos = Position.from_text(text)
     assert "c3d2/d3e2" not in pos.legal_moves()
     with pytest.raises(IllegalMoveError):
@@ -329,9 +376,17 @@ def test_hq12_a_fenced_pawn_cannot_be_jumped():
     assert "e7" not in pawn_moves(pos) and "e6" not in pawn_moves(pos)
 
 
-PASS_TEXT = hq(["x", "d2", "e1", "d1", "a1", "d4"], fences="a1a2/b2b3 b1c1/b2c2 b2b3/c2c3 b3c3/b4c4 c2d1/c3d2 c3c4/d2d3 c4d3/c5d4 "
-               "d2e1/d3e2 d3d4/e2e3".split(), left=[0, 4, 3, 3, 7, 4], num_players=6, radius=2, fpp=5, turn=70,
-               alive=[0, 1, 1, 1, 1, 1], to_move=5)  # fmt: skip
+PASS_TEXT = hq(
+    ["x", "d2", "e1", "d1", "a1", "d4"],
+    fences="a1a2/b2b3 b1c1/b2c2 b2b3/c2c3 b3c3/b4c4 c2d1/c3d2 c3c4/d2d3 c4d3/c5d4 d2e1/d3e2 d3d4/e2e3".split(),
+    left=[0, 4, 3, 3, 7, 4],
+    num_players=6,
+    radius=2,
+    fpp=5,
+    turn=70,
+    alive=[0, 1, 1, 1, 1, 1],
+    to_move=5,
+)
 
 
 def test_hq13_a_player_without_a_legal_move_is_asked_and_passes():
@@ -342,7 +397,10 @@ def test_hq13_a_player_without_a_legal_move_is_asked_and_passes():
     assert after.to_move == 1 and after.turn == pos.turn + 1 and not after.is_terminal
     assert after.legal_moves() == ["pass"] and reference_moves(after.to_text()) == {"pass"}
     assert after.legal_actions() == [after.game.pass_action] == [after.game.num_actions - 1]
-    assert after.move_to_action("pass") == after.game.pass_action and after.action_to_move(after.game.pass_action) == "pass"
+    assert (
+        after.move_to_action("pass") == after.game.pass_action
+        and after.action_to_move(after.game.pass_action) == "pass"
+    )
     passed = after.play("pass")  # a turn of its own: nothing on the board changes
     assert passed.to_move == 2 and passed.turn == after.turn + 1
     assert passed.to_text().split("\npawns:")[1] == after.to_text().split("\npawns:")[1]
@@ -375,16 +433,22 @@ def test_hq14_first_pawn_on_its_goal_side_wins():
     assert after.to_move == 1  # the winner is never to move
 
 
-@pytest.mark.parametrize("teams, n, mover, won", [("2v2", 4, 1, (1, 1, -1, -1)), ("3x2", 6, 3, (-1, -1, 1, 1, -1, -1)),
-                                                  ("2x3", 6, 1, (1, 1, 1, -1, -1, -1))])  # fmt: skip
+@pytest.mark.parametrize(
+    "teams, n, mover, won",
+    [("2v2", 4, 1, (1, 1, -1, -1)), ("3x2", 6, 3, (-1, -1, 1, 1, -1, -1)), ("2x3", 6, 1, (1, 1, 1, -1, -1, -1))],
+)
 def test_hq15_team_win(teams, n, mover, won):
     game = boardenvs.make_game(ENV, num_players=n, teams=teams)
     start = boardenvs.position(ENV, num_players=n, teams=teams, first_player=mover)
     side = game.sides[mover]
     goal = (side + 3) % 6
     # put the mover one step from its goal side, on a free cell
-    target = next(c for c in B4.cells if B4.on_side(c, goal) and not any(B4.on_side(c, k) for k in range(6) if k != goal))
-    frm = next(B4.nbr(target, d) for d in range(6) if B4.on(B4.nbr(target, d)) and not B4.on_side(B4.nbr(target, d), goal))
+    target = next(
+        c for c in B4.cells if B4.on_side(c, goal) and not any(B4.on_side(c, k) for k in range(6) if k != goal)
+    )
+    frm = next(
+        B4.nbr(target, d) for d in range(6) if B4.on(B4.nbr(target, d)) and not B4.on_side(B4.nbr(target, d), goal)
+    )
     pawns = start.to_text().split("pawns: ")[1].split("\n")[0].split()
     pawns[mover] = name(*frm)
     pos = pos_of(pawns, num_players=n, teams=teams, to_move=mover)
@@ -542,7 +606,9 @@ def test_hq8_bit_parallel_fence_check_equals_the_distance_check(variant):
                 if E.is_alive(state, seat):
                     na = HR._fences_bits(state, params, seat, a, True)
                     nb = HR._fences(state, params, seat, b, True)
-                    assert na == nb and np.array_equal(a[game.num_cells :], b[game.num_cells :]), Position(game, state).to_text()
+                    assert na == nb and np.array_equal(a[game.num_cells :], b[game.num_cells :]), Position(
+                        game, state
+                    ).to_text()
                     assert (HR._fences_bits(state, params, seat, a, False) > 0) == (nb > 0)
                     checked += 1
     assert checked >= 60 * 64 * 2

@@ -1,4 +1,5 @@
 """The shared hex-board geometry (rules C-5), used by Quagmire and Hex Quoridor."""
+
 from __future__ import annotations
 
 import numpy as np

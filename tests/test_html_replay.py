@@ -7,6 +7,7 @@ its steps are the game's positions and moves) and as a program: its script
 runs in QuickJS (an embedded JavaScript engine, the ``test`` extra) over a
 stand-in document, and the tests press its keys, move its slider and click
 its moves.  No browser is needed, so these tests run everywhere CI does."""
+
 from __future__ import annotations
 
 import base64
@@ -20,13 +21,13 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 import quickjs
+from backstop import HANG_S
+from boardenvs.wrappers.html_replay import SCHEMA, replay_page, save_replay_html
+from boardenvs.wrappers.recording import Recorder, record_game
 from PIL import Image
 
 import boardenvs
 from boardenvs.render import rgb_frame
-from boardenvs.wrappers.html_replay import SCHEMA, replay_page, save_replay_html
-from boardenvs.wrappers.recording import Recorder, record_game
-from backstop import HANG_S
 
 
 def seeded_moves(env_id, seed, decisions=10, **options):
@@ -86,9 +87,16 @@ def png(uri: str) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))).convert("RGB"))
 
 
-@pytest.mark.parametrize("env_id, options", [("quess_v0", {}), ("quagmire_v0", {"radius": 2}), ("quicksand_v0", {}),
-                                             ("tryasina_v0", {"num_players": 3}),
-                                             ("hex_quoridor_v1", {"num_players": 3, "radius": 2})])  # fmt: skip
+@pytest.mark.parametrize(
+    "env_id, options",
+    [
+        ("quess_v0", {}),
+        ("quagmire_v0", {"radius": 2}),
+        ("quicksand_v0", {}),
+        ("tryasina_v0", {"num_players": 3}),
+        ("hex_quoridor_v1", {"num_players": 3, "radius": 2}),
+    ],
+)
 def test_the_page_holds_the_game_and_nothing_from_outside(env_id, options):
     start, moves, final = seeded_moves(env_id, seed=7, **options)
     page = replay_page(start, moves, players=["me"] + ["random"] * (start.game.num_players - 1))
@@ -97,7 +105,9 @@ def test_the_page_holds_the_game_and_nothing_from_outside(env_id, options):
     for tag, attrs in tree.tags:
         for key in ("src", "href"):
             assert attrs.get(key) in (None, "") or attrs[key].startswith("data:"), (tag, attrs)
-    assert not re.search(r"https?:|ftp:|file:|url\(|@import|fetch\(|XMLHttpRequest|import\(", page), "a reference outside the page"
+    assert not re.search(r"https?:|ftp:|file:|url\(|@import|fetch\(|XMLHttpRequest|import\(", page), (
+        "a reference outside the page"
+    )
     data = data_of(page)
     first, k0 = start, 0
     while first.is_chance:  # the rolls before the first decision show in the first picture
@@ -111,8 +121,11 @@ def test_the_page_holds_the_game_and_nothing_from_outside(env_id, options):
             pos = pos.play(move)
             continue
         k += 1
-        assert (steps[k]["move"], steps[k]["action"], steps[k]["by"]) == (pos.action_to_move(move), move,
-                                                                           f"player_{pos.to_move}")  # fmt: skip
+        assert (steps[k]["move"], steps[k]["action"], steps[k]["by"]) == (
+            pos.action_to_move(move),
+            move,
+            f"player_{pos.to_move}",
+        )
         pos = pos.play(move)
     assert len(steps) == k + 1 and steps[0]["move"] is None
     # the first and last pictures are the positions' pictures, legend included
@@ -141,7 +154,8 @@ def test_a_finished_game_ends_with_its_result_and_returns(finished):
 
 STAND_IN = r"""
 function El(tag) { this.tag = tag; this.listeners = {}; this.children = []; this.attrs = {};
-                   this.className = ""; this.textContent = ""; this.src = ""; this.alt = ""; this.value = ""; this.max = ""; }
+                   this.className = ""; this.textContent = ""; this.src = ""; this.alt = "";
+                   this.value = ""; this.max = ""; }
 El.prototype.addEventListener = function (type, f) { (this.listeners[type] = this.listeners[type] || []).push(f); };
 El.prototype.appendChild = function (c) { this.children.push(c); };
 El.prototype.setAttribute = function (k, v) { this.attrs[k] = v; };
@@ -155,8 +169,8 @@ var document = new El("document");
 document.getElementById = function (id) { return els[id]; };
 document.createElement = function (tag) { return new El(tag); };
 function view() {
-  return JSON.stringify({src: els.board.src, slider: els.slider.value, max: els.slider.max, status: els.status.textContent,
-    counter: els.counter.textContent, returns: els.returns.textContent,
+  return JSON.stringify({src: els.board.src, slider: els.slider.value, max: els.slider.max,
+    status: els.status.textContent, counter: els.counter.textContent, returns: els.returns.textContent,
     current: els.moves.children.map(function (li) { return li.className; }).indexOf("current"),
     items: els.moves.children.map(function (li) { return li.textContent; })});
 }
@@ -197,8 +211,13 @@ def test_the_script_shows_the_start_then_steps_back_and_forth(finished):
     last = len(steps) - 1
     js = PageScript(page)
     v = js.view()  # it loads and shows the first position
-    assert (v["src"], v["slider"], v["max"], v["status"], v["current"]) == (steps[0]["image"], "0", str(last),
-                                                                            steps[0]["status"], -1)  # fmt: skip
+    assert (v["src"], v["slider"], v["max"], v["status"], v["current"]) == (
+        steps[0]["image"],
+        "0",
+        str(last),
+        steps[0]["status"],
+        -1,
+    )
     assert v["items"] == [f"{s['by']}: {s['move']}" for s in steps[1:]] and v["returns"] == ""
     assert js.key("ArrowRight")  # a step on (the key's default action prevented: the page does not scroll)
     v = js.view()
@@ -280,17 +299,41 @@ def test_bad_paths_are_refused_before_anything_is_drawn(tmp_path):
 
 def test_the_command_line_writes_a_page_from_watch_and_replay(tmp_path):
     cli = [sys.executable, "-c", "from boardenvs.cli import main; raise SystemExit(main())"]
-    done = subprocess.run([*cli, "watch", "quess_v0", "--players", "random", "greedy", "--seed", "3", "--quiet",
-                           "--save", "g.json", "--html", "watched.html"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=HANG_S)  # fmt: skip
+    done = subprocess.run(
+        [
+            *cli,
+            "watch",
+            "quess_v0",
+            "--players",
+            "random",
+            "greedy",
+            "--seed",
+            "3",
+            "--quiet",
+            "--save",
+            "g.json",
+            "--html",
+            "watched.html",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
     assert done.returncode == 0, done.stderr
     watched = data_of((tmp_path / "watched.html").read_text(encoding="utf-8"))
     assert watched["players"] == ["random", "greedy"] and watched["over"]
-    done = subprocess.run([*cli, "replay", "g.json", "--html", "replayed.html"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=HANG_S)  # fmt: skip
+    done = subprocess.run(
+        [*cli, "replay", "g.json", "--html", "replayed.html"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
     assert done.returncode == 0, done.stderr
     replayed = data_of((tmp_path / "replayed.html").read_text(encoding="utf-8"))
     assert [s["move"] for s in replayed["steps"]] == [s["move"] for s in watched["steps"]]
-    done = subprocess.run([*cli, "watch", "quess_v0", "--html", "w.png"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=HANG_S)  # fmt: skip
+    done = subprocess.run(
+        [*cli, "watch", "quess_v0", "--html", "w.png"], cwd=tmp_path, capture_output=True, text=True, timeout=HANG_S
+    )
     assert done.returncode != 0 and "--html" in done.stderr and ".html" in done.stderr

@@ -4,21 +4,22 @@ the wrong kind, options, seeds, calls before reset.  Each case was seen
 through the public API before this contract; each must now be a clear error
 that changes nothing (or, for numpy seeds, simply work).
 """
+
 from __future__ import annotations
 
 import io
 
 import numpy as np
 import pytest
+from position_text import header
 
 import boardenvs
-from boardenvs.registry import registered_ids
 from boardenvs import IllegalActionError, IllegalMoveError, NotationError, OptionError
 from boardenvs.errors import ResetNeededError
 from boardenvs.games.quess import QuessGame
 from boardenvs.position import Position
+from boardenvs.registry import registered_ids
 from boardenvs.spec import Layout
-from position_text import header
 
 GOOD = boardenvs.position("quess_v0", first_player=0).play("F3-E3").to_text()
 
@@ -31,7 +32,9 @@ def _with(text: str, prefix: str, new: str) -> str:
 
 
 def quess_text(rows, to_move=0, turn=10, status="playing", reason="-", returns="0 0", alive="1 1", since=""):
-    lines = header("quess_v0", "max_turns=3000", f"player_{to_move}", turn, status, reason, alive=alive, returns=returns)
+    lines = header(
+        "quess_v0", "max_turns=3000", f"player_{to_move}", turn, status, reason, alive=alive, returns=returns
+    )
     lines += ["board:", "  1 2 3 4 5 6"] + [f"{'ABCDEF'[r]} " + " ".join(rows[r]) for r in range(6)]
     return "\n".join(lines + [f"since_capture: {since}".rstrip()]) + "\n"
 
@@ -79,15 +82,27 @@ def test_quess_texts_the_rules_cannot_reach():
         # a zone win claimed where nobody is in a zone
         "does not hold": quess_text(PLAIN, status="terminated", reason="zone", returns="1 -1"),
         # the right ending with the wrong returns
-        "returns": quess_text(["....T.", ".....T", "......", "..tc..", "......", ".C...."], to_move=1,
-                              status="terminated", reason="zone", returns="-1 1"),
-    }  # fmt: skip
+        "returns": quess_text(
+            ["....T.", ".....T", "......", "..tc..", "......", ".C...."],
+            to_move=1,
+            status="terminated",
+            reason="zone",
+            returns="-1 1",
+        ),
+    }
     for words, text in cases.items():
         with pytest.raises(NotationError, match=words.split()[0]):
             Position.from_text(text)
     # and the consistent ending parses
-    won = Position.from_text(quess_text(["....T.", ".....T", "......", "..tc..", "......", ".C...."], to_move=1,
-                                        status="terminated", reason="zone", returns="1 -1"))  # fmt: skip
+    won = Position.from_text(
+        quess_text(
+            ["....T.", ".....T", "......", "..tc..", "......", ".C...."],
+            to_move=1,
+            status="terminated",
+            reason="zone",
+            returns="1 -1",
+        )
+    )
     assert won.is_terminal and won.returns == (1.0, -1.0)
 
 
@@ -100,8 +115,11 @@ def test_quess_texts_whose_turns_pieces_or_endings_disagree():
     with pytest.raises(NotationError, match="captures"):
         Position.from_text(quess_text(three, turn=1))
     zone = ["....T.", ".....T", "......", "..tc..", "......", ".C...."]
-    for status, reason, returns in (("truncated", "max_cycles", "0 0"), ("terminated", "illegal_action", "-1 0"),
-                                    ("terminated", "timeout", "-1 1")):  # fmt: skip
+    for status, reason, returns in (
+        ("truncated", "max_cycles", "0 0"),
+        ("terminated", "illegal_action", "-1 0"),
+        ("terminated", "timeout", "-1 1"),
+    ):
         with pytest.raises(NotationError, match="the rules end this game"):
             Position.from_text(quess_text(zone, to_move=1, status=status, reason=reason, returns=returns))
     no_light = ["......", "......", "......", "..tc..", "......", "......"]
@@ -139,7 +157,9 @@ def test_quess_history_longer_than_the_turns_or_the_record():
 
 def test_quagmire_texts_the_rules_cannot_reach():
     def qtext(rows, turn, status="playing", reason="-", returns="0 0", to_move=0):
-        lines = header("quagmire_v0", "radius=2 max_turns=1000", f"player_{to_move}", turn, status, reason, returns=returns)
+        lines = header(
+            "quagmire_v0", "radius=2 max_turns=1000", f"player_{to_move}", turn, status, reason, returns=returns
+        )
         return "\n".join(lines + ["board:"] + [f"{'abcde'[k]} {r}" for k, r in enumerate(rows)]) + "\n"
 
     rows = [". . .", ". x . .", ". . ~ . .", ". o . .", "x . o"]
@@ -316,7 +336,7 @@ def test_rejected_step_keeps_the_infos_with_illegal_action_random():
 def test_terminations_and_truncations_are_python_bools():
     env = boardenvs.make("quagmire_v0", radius=2)
     env.reset(seed=0)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         assert type(term) is bool and type(trunc) is bool
         env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
@@ -379,16 +399,20 @@ def _listing(folder):
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
-@pytest.mark.parametrize("args, flag, missing", [
-    (["picture", "quess_v0", "--out", "missing/x.png"], "--out", "missing"),
-    (["watch", "quess_v0", "--quiet", "--save", "missing/d/x.json"], "--save", "missing/d"),
-    (["watch", "quess_v0", "--quiet", "--save", "w.json", "--gif", "missing/x.gif"], "--gif", "missing"),
-    (["watch", "quess_v0", "--quiet", "--mp4", "missing/x.mp4"], "--mp4", "missing"),
-    (["replay", "ok.json", "--gif", "missing/x.gif"], "--gif", "missing"),
-    (["play", "quess_v0", "-i", "--save", "missing/x.json"], "--save", "missing"),
-])  # fmt: skip
-def test_cli_output_into_a_missing_folder_is_one_error_line_and_writes_nothing(args, flag, missing, tmp_path,
-                                                                               monkeypatch, capsys):  # fmt: skip
+@pytest.mark.parametrize(
+    "args, flag, missing",
+    [
+        (["picture", "quess_v0", "--out", "missing/x.png"], "--out", "missing"),
+        (["watch", "quess_v0", "--quiet", "--save", "missing/d/x.json"], "--save", "missing/d"),
+        (["watch", "quess_v0", "--quiet", "--save", "w.json", "--gif", "missing/x.gif"], "--gif", "missing"),
+        (["watch", "quess_v0", "--quiet", "--mp4", "missing/x.mp4"], "--mp4", "missing"),
+        (["replay", "ok.json", "--gif", "missing/x.gif"], "--gif", "missing"),
+        (["play", "quess_v0", "-i", "--save", "missing/x.json"], "--save", "missing"),
+    ],
+)
+def test_cli_output_into_a_missing_folder_is_one_error_line_and_writes_nothing(
+    args, flag, missing, tmp_path, monkeypatch, capsys
+):
     """C-6 for files: the folder is checked before the game is played or
     anything is written (watch's JSON is not saved when its GIF cannot be)."""
     from boardenvs.cli import game_record, main, save_record
@@ -418,11 +442,14 @@ def test_cli_picture_refuses_a_file_type_it_cannot_write(tmp_path, capsys):
     assert _listing(tmp_path) == ["d.png"]
 
 
-@pytest.mark.parametrize("content, words", [
-    ("[" * 100_000 + "]" * 100_000, "its JSON is nested too deeply"),
-    ('{"game": "quess_v0", "moves": ' + "[" * 50_000 + "]" * 50_000 + "}", "its JSON is nested too deeply"),
-    (b"\xff\xfe\x00binary", "not UTF-8 text"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("[" * 100_000 + "]" * 100_000, "its JSON is nested too deeply"),
+        ('{"game": "quess_v0", "moves": ' + "[" * 50_000 + "]" * 50_000 + "}", "its JSON is nested too deeply"),
+        (b"\xff\xfe\x00binary", "not UTF-8 text"),
+    ],
+)
 def test_cli_replay_of_a_file_that_is_no_record_is_one_error_line(content, words, tmp_path, capsys):
     from boardenvs.cli import main
 
@@ -439,10 +466,17 @@ def _help_texts():
     import contextlib
 
     from boardenvs.baselines import demo, distill, tournament, train
+
     from boardenvs.cli import main
 
-    commands = [(main, []), *((main, [c]) for c in ("demo", "play", "replay", "watch", "picture", "list", "rules")),
-                (train.main, []), (tournament.main, []), (distill.main, []), (demo.main, [])]  # fmt: skip
+    commands = [
+        (main, []),
+        *((main, [c]) for c in ("demo", "play", "replay", "watch", "picture", "list", "rules")),
+        (train.main, []),
+        (tournament.main, []),
+        (distill.main, []),
+        (demo.main, []),
+    ]
     for fn, argv in commands:
         out = io.StringIO()
         with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as info:
@@ -458,10 +492,13 @@ def test_cli_help_is_plain_text_without_rst_markup():
     for command, text in texts.items():
         assert not re.search(r"``|:[a-z]+:`|`", text), (command, text)
     main_help = texts["boardenvs.cli "]
-    assert "Command line: boardenvs demo, play, watch, replay, picture, train, rate, list and rules." in \
-        " ".join(main_help.split())  # fmt: skip
+    assert "Command line: boardenvs demo, play, watch, replay, picture, train, rate, list and rules." in " ".join(
+        main_help.split()
+    )
     assert "make demo: train a short baseline" in texts["boardenvs.baselines.demo "]
-    assert "A seeded round-robin with confidence intervals and Elo." in " ".join(texts["boardenvs.baselines.tournament "].split())
+    assert "A seeded round-robin with confidence intervals and Elo." in " ".join(
+        texts["boardenvs.baselines.tournament "].split()
+    )
     assert "play back a saved game" in texts["boardenvs.cli replay"]  # each command's help starts with what it does
 
 
@@ -493,17 +530,25 @@ def _no_configure():
 # what every game needs, checked when its class is defined: (class maker, the message's words)
 UNDEFINABLE = {
     "no kernels": (lambda: _bad_game("NoKernels", kernels=None), "kernels (a boardenvs.engine.Kernels"),
-    "kernels not callable": (lambda: _bad_game("OddKernels", kernels=__import__("boardenvs.games.quagmire", fromlist=["x"]).QuagmireGame.kernels._replace(apply=3)),
-                             "kernels (a boardenvs.engine.Kernels of functions)"),
+    "kernels not callable": (
+        lambda: _bad_game(
+            "OddKernels",
+            kernels=__import__("boardenvs.games.quagmire", fromlist=["x"]).QuagmireGame.kernels._replace(apply=3),
+        ),
+        "kernels (a boardenvs.engine.Kernels of functions)",
+    ),
     "no configure": (_no_configure, "configure() (the sizes of a configured game"),
     "empty title": (lambda: _bad_game("EmptyTitle", title="", gym_name="Half"), "a title"),
     "no title": (lambda: _bad_game("NoTitle", title=None), "a title"),
     "no max_turns": (lambda: _bad_game("NoLimit", option_specs=()), "the max_turns option (C-3"),
-    "no rules": (lambda: _bad_game("NoRules", rules_file="no_such_rules.md"), "rules file (rules_file='no_such_rules.md' names no file"),
+    "no rules": (
+        lambda: _bad_game("NoRules", rules_file="no_such_rules.md"),
+        "rules file (rules_file='no_such_rules.md' names no file",
+    ),
     "no rules at all": (lambda: _bad_game("NoRulesAtAll", rules_file=""), "rules file"),
     "no rule prefix": (lambda: _bad_game("NoPrefix", rule_prefix=""), "rule_prefix"),
     "no colour picture": (lambda: _bad_game("NoPicture", render_modes=("ansi",)), "colour picture"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", list(UNDEFINABLE))
@@ -524,16 +569,31 @@ def test_a_game_class_lacking_what_every_game_needs_fails_when_defined(case):
 def _malformed_games():
     return {
         "env id not a str": (_bad_game("IntId", env_id=7), "env id 7 must look like 'name_v0'"),
-        "gym name taken": (_bad_game("Clash", gym_name="Quess"), "'boardenvs/Quess-v0' is already registered to 'quess_v0'"),
+        "gym name taken": (
+            _bad_game("Clash", gym_name="Quess"),
+            "'boardenvs/Quess-v0' is already registered to 'quess_v0'",
+        ),
         "gym name not a str": (_bad_game("IntName", gym_name=5), "gym_name and title must be str, got 5"),
         "gym name malformed": (_bad_game("Slash", gym_name="a/b"), "the gymnasium name 'a/b'"),
-        "variant that cannot be built": (_bad_game("BadVariant", variants=({"radius": 99},)), "BadVariant(**{'radius': 99}) cannot be built"),
+        "variant that cannot be built": (
+            _bad_game("BadVariant", variants=({"radius": 99},)),
+            "BadVariant(**{'radius': 99}) cannot be built",
+        ),
         "no variants": (_bad_game("NoVariants", variants=()), "variants must be a non-empty tuple"),
-    }  # fmt: skip
+    }
 
 
-@pytest.mark.parametrize("case", ["env id not a str", "gym name taken", "gym name not a str", "gym name malformed",
-                                  "variant that cannot be built", "no variants"])  # fmt: skip
+@pytest.mark.parametrize(
+    "case",
+    [
+        "env id not a str",
+        "gym name taken",
+        "gym name not a str",
+        "gym name malformed",
+        "variant that cannot be built",
+        "no variants",
+    ],
+)
 def test_register_checks_everything_first_and_registers_nothing_on_failure(case, capsys):
     """A malformed game class is refused with a ValueError naming what is
     wrong, and leaves no half-registered id behind: the registry, the
@@ -543,8 +603,8 @@ def test_register_checks_everything_first_and_registers_nothing_on_failure(case,
 
     import gymnasium
 
-    from boardenvs.cli import main
     from boardenvs import register
+    from boardenvs.cli import main
     from boardenvs.registry import registered_ids
 
     cls, words = _malformed_games()[case]
@@ -587,8 +647,11 @@ def test_a_gymnasium_id_fixes_its_game(call):
     under this id; the id's own env_id is accepted."""
     import gymnasium
 
-    make = {"make": gymnasium.make, "make_vec": lambda *a, **k: gymnasium.make_vec(*a, num_envs=2, **k),
-            "make_vec_sync": lambda *a, **k: gymnasium.make_vec(*a, num_envs=2, vectorization_mode="sync", **k)}[call]  # fmt: skip
+    make = {
+        "make": gymnasium.make,
+        "make_vec": lambda *a, **k: gymnasium.make_vec(*a, num_envs=2, **k),
+        "make_vec_sync": lambda *a, **k: gymnasium.make_vec(*a, num_envs=2, vectorization_mode="sync", **k),
+    }[call]
     for other in ("quagmire_v0", "nope_v0", 5):
         with pytest.raises(ValueError, match=r"boardenvs/Quess-v0 is quess_v0: env_id=.* cannot change its game"):
             make("boardenvs/Quess-v0", env_id=other)
@@ -641,23 +704,36 @@ def test_evaluate_plays_its_games_in_batches_of_bounded_size(monkeypatch):
 
 
 def test_round_robin_and_the_cli_games_flags_are_bounded(capsys, tmp_path):
-    from boardenvs.baselines import distill, tournament as ev, train
+    from boardenvs.baselines import distill, train
+    from boardenvs.baselines import tournament as ev
     from boardenvs.baselines.demo import main as demo_main
 
     name = "quagmire_v0"
     with pytest.raises(ValueError, match=r"games must be at most 10_000_000 \(evaluate's bound\), got 10000001"):
         ev.round_robin(name, games=10_000_001, verbose=False)
     with pytest.raises(ValueError, match=r"games_vs\['random'\] must be at most 10_000_000"):
-        ev.round_robin(name, games=2, players=[f"baseline:{name}", "random"], games_vs={"random": 10**12}, verbose=False)
+        ev.round_robin(
+            name, games=2, players=[f"baseline:{name}", "random"], games_vs={"random": 10**12}, verbose=False
+        )
     for fn, argv, message in (
         (ev.main, [name, "--games", str(10**12)], "--games must be at most 10_000_000, got 1000000000000"),
-        (ev.main, [name, "--games-vs", "random=100000000"], "--games-vs random=100000000: N must be at most 10_000_000"),
-        (train.main, [name, "--eval-games", str(10**8), "--out", str(tmp_path / "t")],
-         "eval_games must be an int in 1..10_000_000 (evaluate's bound), got 100000000"),
-        (distill.main, [name, "--games", str(10**6), "--out", str(tmp_path / "d")],
-         "games must be at most 100_000 (the samples are kept in memory"),
+        (
+            ev.main,
+            [name, "--games-vs", "random=100000000"],
+            "--games-vs random=100000000: N must be at most 10_000_000",
+        ),
+        (
+            train.main,
+            [name, "--eval-games", str(10**8), "--out", str(tmp_path / "t")],
+            "eval_games must be an int in 1..10_000_000 (evaluate's bound), got 100000000",
+        ),
+        (
+            distill.main,
+            [name, "--games", str(10**6), "--out", str(tmp_path / "d")],
+            "games must be at most 100_000 (the samples are kept in memory",
+        ),
         (demo_main, ["--games", str(10**8), "--out", str(tmp_path / "demo")], "--games must be at most 10_000_000"),
-    ):  # fmt: skip
+    ):
         with pytest.raises(SystemExit) as info:
             fn(argv)
         assert info.value.code == 2 and message in capsys.readouterr().err
@@ -693,10 +769,10 @@ def test_a_model_of_another_action_count_is_refused_as_an_opponent_naming_both()
     the game's, at the opponent's first move (the single and vector views,
     evaluate, the CLI's play_turn)."""
     import gymnasium
-
-    from boardenvs.opponents import play_turn
     from boardenvs.wrappers import evaluate, make_opponent
     from boardenvs.wrappers.vector import SingleAgentVectorEnv
+
+    from boardenvs.opponents import play_turn
 
     env = gymnasium.make("boardenvs/Quagmire-v0", radius=2)
     assert env.action_space.n == 103
@@ -714,7 +790,9 @@ def test_a_model_of_another_action_count_is_refused_as_an_opponent_naming_both()
     with pytest.raises(ValueError, match=message):
         play_turn(make_opponent(policy), pos, np.random.default_rng(0))
     other_size = _policy_with_actions(103, gymnasium.spaces.Box(0, 1, (7, 7), np.int8))
-    with pytest.raises(ValueError, match=r"the model takes observations of shape \(7, 7\), this game gives \(5, 5, 5\)"):
+    with pytest.raises(
+        ValueError, match=r"the model takes observations of shape \(7, 7\), this game gives \(5, 5, 5\)"
+    ):
         play_turn(make_opponent(other_size), pos, np.random.default_rng(0))
     flat = _policy_with_actions(103, gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=True).observation_space)
     after, move = play_turn(make_opponent(flat), pos, np.random.default_rng(0))  # same numbers, flattened: reshaped
@@ -742,8 +820,11 @@ def test_cli_writes_only_regular_files_and_reads_capped_ones(tmp_path, capsys, m
         assert len(err) == 1 and err[0].startswith("error: ") and words in err[0], err
     assert target.read_bytes() == b"keep" and (tmp_path / "link.png").is_symlink()
     assert main(["picture", "quess_v0", "--out", str(tmp_path / "new.png")]) == 0  # a new file: written
-    for path, words in (("/dev/zero", "not a regular file"), (str(tmp_path / "pipe.png"), "not a regular file"),
-                        (str(tmp_path), "not a regular file")):  # fmt: skip
+    for path, words in (
+        ("/dev/zero", "not a regular file"),
+        (str(tmp_path / "pipe.png"), "not a regular file"),
+        (str(tmp_path), "not a regular file"),
+    ):
         assert main(["replay", path]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: ") and words in err[0], err

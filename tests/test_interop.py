@@ -5,6 +5,7 @@ parallel view's ``idle_mask="ones"`` for learners that sample every agent's
 action from a masked distribution.  Every env here raises on an illegal
 action (the default ``illegal_action="raise"``), so a finished rollout means
 every action the trainer's masked sampling chose was legal."""
+
 from __future__ import annotations
 
 import warnings

@@ -4,6 +4,7 @@ every registered id and variant round-trips through ``to_json`` /
 eliminations, Quess's superko record), legal moves carry notation and action
 ids, and every malformed document is a NotationError naming what is wrong
 (C-6), never another exception."""
+
 from __future__ import annotations
 
 import copy
@@ -90,35 +91,38 @@ def _doc(env_id="quess_v0", **options):
     return boardenvs.position(env_id, first_player=0, **options).to_dict()
 
 
-@pytest.mark.parametrize("change, words", [
-    ({"schema": "chess/fen"}, "'schema' must be 'boardenvs/position'"),
-    ({"version": 2}, "version 2 is not read"),
-    ({"version": "1"}, "version '1' is not read"),
-    ({"version": True}, "version True is not read"),
-    ({"game": 7}, "'game' must be an env id"),
-    ({"game": "chess_v0"}, "chess_v0"),
-    ({"options": [1]}, "'options' must be an object"),
-    ({"options": {"max_turns": [3]}}, "max_turns"),
-    ({"options": {"colour": "red"}}, "unknown option"),
-    ({"turn": "0"}, "'turn' must be an int"),
-    ({"turn": True}, "'turn' must be an int"),
-    ({"turn": -1}, "turn must be an integer"),
-    ({"turn": 10**30}, "turn must be an integer"),
-    ({"to_move": 0}, "'to_move' must be a word"),
-    ({"to_move": "player_7"}, "to_move must be"),
-    ({"to_move": "chance"}, "no chance nodes"),
-    ({"status": "won"}, "status must be one of"),
-    ({"alive": [1, 1]}, "'alive' must be a list of 2 booleans"),
-    ({"alive": [True]}, "'alive' must be a list of 2 booleans"),
-    ({"returns": [0.0, 0]}, "'returns' must be a list of 2 ints"),
-    ({"returns": [1, -1]}, "returns must be 0"),
-    ({"board": "A . . . . . ."}, "'board' must be a list"),
-    ({"board": ["  1 2 3 4 5 6\nA t t t t t t"]}, "'board' must be a list"),
-    ({"since_capture": ["F3-E3 A4-B4"]}, "'since_capture' must be a list, each item a word"),
-    ({"since_capture": "F3-E3"}, "'since_capture' must be a list"),
-    ({"colour": "red"}, "unknown field"),
-    ({"legal_moves": [{"move": "F3-E3", "actions": [0]}]}, "'legal_moves' is not the list"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"schema": "chess/fen"}, "'schema' must be 'boardenvs/position'"),
+        ({"version": 2}, "version 2 is not read"),
+        ({"version": "1"}, "version '1' is not read"),
+        ({"version": True}, "version True is not read"),
+        ({"game": 7}, "'game' must be an env id"),
+        ({"game": "chess_v0"}, "chess_v0"),
+        ({"options": [1]}, "'options' must be an object"),
+        ({"options": {"max_turns": [3]}}, "max_turns"),
+        ({"options": {"colour": "red"}}, "unknown option"),
+        ({"turn": "0"}, "'turn' must be an int"),
+        ({"turn": True}, "'turn' must be an int"),
+        ({"turn": -1}, "turn must be an integer"),
+        ({"turn": 10**30}, "turn must be an integer"),
+        ({"to_move": 0}, "'to_move' must be a word"),
+        ({"to_move": "player_7"}, "to_move must be"),
+        ({"to_move": "chance"}, "no chance nodes"),
+        ({"status": "won"}, "status must be one of"),
+        ({"alive": [1, 1]}, "'alive' must be a list of 2 booleans"),
+        ({"alive": [True]}, "'alive' must be a list of 2 booleans"),
+        ({"returns": [0.0, 0]}, "'returns' must be a list of 2 ints"),
+        ({"returns": [1, -1]}, "returns must be 0"),
+        ({"board": "A . . . . . ."}, "'board' must be a list"),
+        ({"board": ["  1 2 3 4 5 6\nA t t t t t t"]}, "'board' must be a list"),
+        ({"since_capture": ["F3-E3 A4-B4"]}, "'since_capture' must be a list, each item a word"),
+        ({"since_capture": "F3-E3"}, "'since_capture' must be a list"),
+        ({"colour": "red"}, "unknown field"),
+        ({"legal_moves": [{"move": "F3-E3", "actions": [0]}]}, "'legal_moves' is not the list"),
+    ],
+)
 def test_malformed_documents_name_what_is_wrong(change, words):
     doc = {**_doc(), **change}
     with pytest.raises(NotationError, match=words.replace("(", r"\(").replace("[", r"\[")):
@@ -199,4 +203,6 @@ def test_each_game_names_its_fields_once_and_declared_kinds_are_typed():
     for env_id in registered_ids():
         game = boardenvs.make_game(env_id)
         layout = jsonform.body_layout(game)
-        assert [name for name, _ in layout] == [k for k in _doc(env_id) if k not in jsonform._RESERVED and k != "options"]
+        assert [name for name, _ in layout] == [
+            k for k in _doc(env_id) if k not in jsonform._RESERVED and k != "options"
+        ]

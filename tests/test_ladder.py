@@ -2,6 +2,7 @@
 the rating math, a ladder of the test's own, ratings and their traces, the
 committed ladders and the leaderboard page (match traces themselves:
 tests/test_traces.py)."""
+
 from __future__ import annotations
 
 import json
@@ -10,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boardenvs.baselines import ladder
 
 from boardenvs import cli
-from boardenvs.baselines import ladder
 from boardenvs.traces import read_traces
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,11 +111,16 @@ def test_rate_is_seeded_stops_at_its_precision_and_writes_replayable_traces(on_t
     assert len(traces) == 96 and all(t["ladder"] == "quagmire_v0 v1" for t in traces)
     assert ladder.rate_traces(traces, ladder.load_ladder("quagmire_v0"), "mcts:20")["rating"] == r["rating"]
     again = ladder.rate("mcts:20", "quagmire_v0", games=96, seed=3, progress=ladder.QUIET)
-    assert {k: again[k] for k in ("rating", "interval", "by_member")} == {k: r[k] for k in ("rating", "interval", "by_member")}
+    assert {k: again[k] for k in ("rating", "interval", "by_member")} == {
+        k: r[k] for k in ("rating", "interval", "by_member")
+    }
     # every seat equally often against each member
     for m in r["by_member"]:
-        seats = [[a["name"] for a in t["agents"]].index("mcts:20") for t in traces if t["agents"][0]["name"] == m
-                 or t["agents"][1]["name"] == m]  # fmt: skip
+        seats = [
+            [a["name"] for a in t["agents"]].index("mcts:20")
+            for t in traces
+            if t["agents"][0]["name"] == m or t["agents"][1]["name"] == m
+        ]
         assert seats.count(0) == seats.count(1)
     # a loose precision stops after the first round (every member once)
     loose = ladder.rate("mcts:20", "quagmire_v0", games=400, precision=5000, progress=ladder.QUIET)
@@ -123,9 +129,13 @@ def test_rate_is_seeded_stops_at_its_precision_and_writes_replayable_traces(on_t
     member = ladder.rate("greedy", "quagmire_v0", games=32, progress=ladder.QUIET)
     assert set(member["by_member"]) <= {"random", "baseline:quagmire_v0"}
     # the command line: the result, the traces, and replay of one of them
-    code = cli.main(["rate", "mcts:20", "--game", "quagmire_v0", "--games", "48", "--traces", str(tmp_path / "c.jsonl"), "--quiet"])
+    code = cli.main(
+        ["rate", "mcts:20", "--game", "quagmire_v0", "--games", "48", "--traces", str(tmp_path / "c.jsonl"), "--quiet"]
+    )
     text = capsys.readouterr().out
-    assert code == 0 and re.search(r"mcts:20 on the quagmire_v0 ladder v1 \(random = 0\): [+-]\d+ \[[+-]\d+, [+-]\d+\]", text)
+    assert code == 0 and re.search(
+        r"mcts:20 on the quagmire_v0 ladder v1 \(random = 0\): [+-]\d+ \[[+-]\d+, [+-]\d+\]", text
+    )
     assert "vs greedy: 16 games" in text
     assert cli.main(["replay", str(tmp_path / "c.jsonl"), "--game", "3"]) == 0
     text = capsys.readouterr().out
@@ -150,7 +160,9 @@ def test_with_more_players_the_agent_plays_both_ways_in_every_seat(tmp_path, mon
     r = ladder.rate("mcts:4", "tryasina_v0", players=4, games=32, traces=out, progress=ladder.QUIET)
     assert r["ladder"] == "tryasina_v0_4p" and r["by_member"].keys() == {"random", "greedy"}
     for member in ("random", "greedy"):
-        games = [[a["name"] for a in t["agents"]] for t in read_traces(out) if member in {a["name"] for a in t["agents"]}]
+        games = [
+            [a["name"] for a in t["agents"]] for t in read_traces(out) if member in {a["name"] for a in t["agents"]}
+        ]
         assert len(games) == 16
         single = [names.index("mcts:4") for names in games if names.count("mcts:4") == 1]
         three = [names.index(member) for names in games if names.count("mcts:4") == 3]
@@ -168,7 +180,10 @@ def test_recorded_ratings_are_checked_against_their_games(on_toy):
         assert set(checked) == {"mcts:20", "mcts:10"} and checked["mcts:20"] == first["rating"]
         assert len(read_traces(folder / "v1.rated.jsonl.gz")) == 48 + 32
         page = ladder.markdown()
-        assert f"| `mcts:20` | {first['rating']:+.0f} [{first['interval'][0]:+.0f}, {first['interval'][1]:+.0f}] | 48 |" in page
+        assert (
+            f"| `mcts:20` | {first['rating']:+.0f} [{first['interval'][0]:+.0f}, {first['interval'][1]:+.0f}] | 48 |"
+            in page
+        )
         entries = json.loads((folder / "v1.rated.json").read_text())
         entries["mcts:20"]["rating"] += 5
         (folder / "v1.rated.json").write_text(json.dumps(entries))
@@ -243,5 +258,9 @@ def test_the_leaderboard_page_shows_the_ratings_the_committed_traces_give(refits
     entry = json.loads((ladder.LADDERS / "quess_v0" / "v1.rated.json").read_text())["baseline:quess_v0"]
     lo, hi = entry["interval"]
     quoted = f"{entry['rating']:+.0f} [{lo:+.0f}, {hi:+.0f}]"
-    assert f"--seed {entry['seed']}\n" in page and f"(random = 0): {quoted} (95%" in page and f"{entry['games']} games" in page
+    assert (
+        f"--seed {entry['seed']}\n" in page
+        and f"(random = 0): {quoted} (95%" in page
+        and f"{entry['games']} games" in page
+    )
     assert f"| `baseline:quess_v0` | {quoted} |" in text

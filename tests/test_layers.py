@@ -20,6 +20,7 @@ statement, the ones inside functions included):
   members: no ``from x import _name``, no private module, no ``obj._attr``
   on an object of another module.
 """
+
 from __future__ import annotations
 
 import ast
@@ -27,7 +28,13 @@ import importlib.util
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-COMMAND_LINE = {"boardenvs.cli", "boardenvs.interactive", "boardenvs.__main__", "boardenvs.rllib", "boardenvs.torchrl"}  # and integrations
+COMMAND_LINE = {
+    "boardenvs.cli",
+    "boardenvs.interactive",
+    "boardenvs.__main__",
+    "boardenvs.rllib",
+    "boardenvs.torchrl",
+}  # and integrations
 
 
 def _package_files() -> dict:
@@ -104,8 +111,14 @@ def _layer(name: str) -> str:
 
 
 def test_the_walk_sees_the_installed_layout():
-    assert {"boardenvs", "boardenvs.engine", "boardenvs.api", "boardenvs.wrappers.vector",
-            "boardenvs.baselines.train", "boardenvs.cli"} <= set(FILES)  # fmt: skip
+    assert {
+        "boardenvs",
+        "boardenvs.engine",
+        "boardenvs.api",
+        "boardenvs.wrappers.vector",
+        "boardenvs.baselines.train",
+        "boardenvs.cli",
+    } <= set(FILES)
     assert "boardenvs.vector" in GRAPH["boardenvs.api"] and "boardenvs.opponents" in GRAPH["boardenvs.wrappers.vector"]
 
 
@@ -168,8 +181,11 @@ def _private_uses(path: Path) -> list:
                 found.append(f"{path.name}:{node.lineno} from {node.module} import ...")
             found += [f"{path.name}:{node.lineno} import {a.name}" for a in node.names if private(a.name)]
         elif isinstance(node, ast.Import):
-            found += [f"{path.name}:{node.lineno} import {a.name}" for a in node.names
-                      if any(private(p) for p in a.name.split("."))]  # fmt: skip
+            found += [
+                f"{path.name}:{node.lineno} import {a.name}"
+                for a in node.names
+                if any(private(p) for p in a.name.split("."))
+            ]
         elif isinstance(node, ast.Attribute) and private(node.attr) and node.attr not in own:
             if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                 found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")

@@ -3,6 +3,7 @@ choices on hand-built positions, their strength against random play, seeded
 reproducibility, the one name registry and every place that asks opponents
 (gymnasium.make, make_vec, SB3VecEnv, evaluate as agent and opponent,
 ``boardenvs play --vs``), bad names, chance and four players."""
+
 from __future__ import annotations
 
 import io
@@ -12,12 +13,12 @@ import sys
 import gymnasium
 import numpy as np
 import pytest
+from boardenvs.wrappers.evaluation import evaluate
 
 import boardenvs
 from boardenvs import engine as E
-from boardenvs.position import Position
-from boardenvs.wrappers.evaluation import evaluate
 from boardenvs.opponents import Batch, make_opponent, opponent_names, register_opponent
+from boardenvs.position import Position
 
 HEADER = """game: {game}
 options: {options}
@@ -30,23 +31,31 @@ returns: 0 0
 """
 
 # QM-8: x's walk b2-b1 (and its runs through b1) leaves o with no move
-QUAGMIRE_WIN = HEADER.format(game="quagmire_v0", options="radius=2 max_turns=1000", to_move="player_1", turn=11) + """board:
+QUAGMIRE_WIN = (
+    HEADER.format(game="quagmire_v0", options="radius=2 max_turns=1000", to_move="player_1", turn=11)
+    + """board:
 a   . . ~
 b  . o ~ x
 c . ~ ~ ~ ~
 d  ~ x ~ o
 e   ~ ~ ~
 """
+)
 # o to move: e3-e2 and e3-e2-e1 let x trap o at once (QM-8); only e3^e1 does not
-QUAGMIRE_THREAT = HEADER.format(game="quagmire_v0", options="radius=2 max_turns=1000", to_move="player_1", turn=11) + """board:
+QUAGMIRE_THREAT = (
+    HEADER.format(game="quagmire_v0", options="radius=2 max_turns=1000", to_move="player_1", turn=11)
+    + """board:
 a   ~ ~ o
 b  . ~ ~ ~
 c . ~ x ~ ~
 d  ~ ~ x ~
 e   . . o
 """
+)
 # QU-9: Dark's circle E3-F1 puts a second dark piece in Light's zone
-QUESS_WIN = HEADER.format(game="quess_v0", options="max_turns=3000 superko_memory=4096", to_move="player_1", turn=79) + """board:
+QUESS_WIN = (
+    HEADER.format(game="quess_v0", options="max_turns=3000 superko_memory=4096", to_move="player_1", turn=79)
+    + """board:
   1 2 3 4 5 6
 A . . . . . .
 B . . T T . .
@@ -56,8 +65,11 @@ E . . c . . .
 F . . . . . .
 since_capture: F5-E3 B2-B3
 """
+)
 # Light's square: D5-A5, D5-D4 and D5-E5 let Dark win at once (QU-9 / QU-11)
-QUESS_THREAT = HEADER.format(game="quess_v0", options="max_turns=3000 superko_memory=4096", to_move="player_0", turn=160) + """board:
+QUESS_THREAT = (
+    HEADER.format(game="quess_v0", options="max_turns=3000 superko_memory=4096", to_move="player_0", turn=160)
+    + """board:
   1 2 3 4 5 6
 A . . . t . .
 B . . . . . .
@@ -67,26 +79,30 @@ E . . . . . s
 F . . . . . .
 since_capture: B2-B1 D3-C5 B1-B4 C5-D3 B4-C4 D3-E5 C4-C2 A1-D1 C2-D2 D1-C1 D2-D5 C1-E1 D5-D6 E5-C6 D6-D5 E1-E6
 """
+)
 
 
 def outcomes(pos):
     """The immediate wins of the mover, and the moves after which the
     opponent has an immediate win (an independent one-ply look-ahead)."""
-    game, mover = pos.game, pos.to_move
+    mover = pos.to_move
     wins, threatened = set(), set()
     for a in pos.legal_actions():
         after = pos.play(a)
         if after.is_terminal and after.returns[mover] > 0:
             wins.add(a)
-        elif not after.is_terminal and any(after.play(r).is_terminal and after.play(r).returns[mover] < 0
-                                           for r in after.legal_actions()):  # fmt: skip
+        elif not after.is_terminal and any(
+            after.play(r).is_terminal and after.play(r).returns[mover] < 0 for r in after.legal_actions()
+        ):
             threatened.add(a)
     return wins, threatened
 
 
 def choices(opponent, pos, seeds=range(6)):
-    return {int(make_opponent(opponent).act(Batch.of_states(pos.game, pos.state[None], np.random.default_rng(s)))[0])
-            for s in seeds}  # fmt: skip
+    return {
+        int(make_opponent(opponent).act(Batch.of_states(pos.game, pos.state[None], np.random.default_rng(s)))[0])
+        for s in seeds
+    }
 
 
 @pytest.mark.parametrize("text", [QUAGMIRE_WIN, QUESS_WIN], ids=["quagmire", "quess"])
@@ -152,8 +168,9 @@ def test_seeded_reproducibility(name):
 
 @pytest.mark.parametrize("name", ["random", "greedy", "mcts", "mcts:20"])
 def test_every_name_works_everywhere(name, tmp_path, monkeypatch, capsys):
-    from boardenvs.cli import main
     from boardenvs.wrappers.sb3 import SB3VecEnv
+
+    from boardenvs.cli import main
 
     env = gymnasium.make("boardenvs/Quagmire-v0", opponent=name, radius=2, seat=0)
     obs, info = env.reset(seed=0)
@@ -194,8 +211,11 @@ def test_bad_names_are_refused_naming_what_is_accepted(bad, capsys):
     from boardenvs.cli import main
     from boardenvs.opponents import load_opponent
 
-    for call in (lambda: make_opponent(bad), lambda: load_opponent(bad),
-                 lambda: gymnasium.make("boardenvs/Quagmire-v0", opponent=bad)):  # fmt: skip
+    for call in (
+        lambda: make_opponent(bad),
+        lambda: load_opponent(bad),
+        lambda: gymnasium.make("boardenvs/Quagmire-v0", opponent=bad),
+    ):
         with pytest.raises(ValueError, match="'greedy'") as info:
             call()
         assert repr(bad) in str(info.value) and "mcts:<simulations>" in str(info.value)
@@ -220,12 +240,20 @@ def test_register_a_name_and_a_prefix():
         make_opponent("test_fixed")  # only the prefixed form is registered
     game = boardenvs.make_game("quess_v0")  # a search asked without the rows' states: a clear error
     with pytest.raises(ValueError, match="carries no states"):
-        make_opponent("greedy").act(Batch(game, np.ones((1, 1296), bool), np.random.default_rng(0), observations=np.zeros((1, 288))))
+        make_opponent("greedy").act(
+            Batch(game, np.ones((1, 1296), bool), np.random.default_rng(0), observations=np.zeros((1, 288)))
+        )
 
 
-@pytest.mark.parametrize("env_id, options", [("tryasina_v0", {"num_players": 4}), ("tryasina_v0", {}),
-                                             ("hex_quoridor_v1", {"num_players": 4, "radius": 2}),
-                                             ("hex_quoridor_v1", {"num_players": 4, "teams": "2v2", "radius": 2})])  # fmt: skip
+@pytest.mark.parametrize(
+    "env_id, options",
+    [
+        ("tryasina_v0", {"num_players": 4}),
+        ("tryasina_v0", {}),
+        ("hex_quoridor_v1", {"num_players": 4, "radius": 2}),
+        ("hex_quoridor_v1", {"num_players": 4, "teams": "2v2", "radius": 2}),
+    ],
+)
 @pytest.mark.parametrize("name", ["greedy", "mcts:10"])
 def test_chance_and_four_players(env_id, options, name):
     """Chance (Tryasina's die), eliminations (Hex Quoridor, HQ-9) and teams:

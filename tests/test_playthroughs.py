@@ -5,20 +5,24 @@ face that can play the file's game writes it again, line for line.
 A rules or behaviour change fails here first: rewrite the files with
 ``make playthroughs`` and review their diff.
 """
+
 from __future__ import annotations
 
 import difflib
 
+import playthrough as P
 import pytest
 
-import playthrough as P
-
-CASES = [pytest.param(name, env_id, variant, dice, id=name.removesuffix(".txt")) for name, env_id, variant, dice in P.cases()]
+CASES = [
+    pytest.param(name, env_id, variant, dice, id=name.removesuffix(".txt")) for name, env_id, variant, dice in P.cases()
+]
 
 
 def _same(expected: str, got: str, what: str) -> None:
     if expected != got:
-        diff = "".join(list(difflib.unified_diff(expected.splitlines(True), got.splitlines(True), "file", what, n=2))[:60])
+        diff = "".join(
+            list(difflib.unified_diff(expected.splitlines(True), got.splitlines(True), "file", what, n=2))[:60]
+        )
         pytest.fail(f"{what} differs from the golden file (make playthroughs rewrites it; review the diff):\n{diff}")
 
 

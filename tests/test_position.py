@@ -1,5 +1,6 @@
 """Position basics: legal moves, immutability, text round-trip, the action
 frame of each seat (QU-1, QU-3), observations (games/quess/__init__.py card)."""
+
 from __future__ import annotations
 
 import random
@@ -186,8 +187,12 @@ def test_text_round_trip_on_random_games(games):
             assert back.legal_moves() == pos.legal_moves()
             assert back == pos and hash(back) == hash(pos)
             assert (back.to_move, back.turn, back.is_terminal, back.returns, back.end_reason) == (
-                pos.to_move, pos.turn, pos.is_terminal, pos.returns, pos.end_reason,
-            )  # fmt: skip
+                pos.to_move,
+                pos.turn,
+                pos.is_terminal,
+                pos.returns,
+                pos.end_reason,
+            )
             for j in range(k + 1, min(k + 30, len(game))):  # replay the same moves from both
                 last = int(game[j].state[E.H_LAST_ACTION])
                 back = back.play(last)

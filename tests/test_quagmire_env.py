@@ -1,5 +1,6 @@
 """quagmire_v0 through PettingZoo's own test suite, the parallel view,
 max_cycles, rendering, the registry and C-6 bad input."""
+
 from __future__ import annotations
 
 import types
@@ -40,6 +41,7 @@ def test_pettingzoo_seed_test():
 def _max_cycles_module(module):
     """``max_cycles_test`` plays ``action_space(agent).sample()``, ignoring the
     mask; ``illegal_action="random"`` swaps such actions for legal ones."""
+
     def seeded(make):  # the env's generator and each agent's space seeded: the same games on every run
         def build(**kwargs):
             env = make(illegal_action="random", **kwargs)
@@ -85,7 +87,7 @@ def test_max_cycles_means_each_agent_asked_that_many_times():
     # both limits at once: whichever comes first (here max_turns, after the 4 placements)
     both = quagmire_v0.env(max_cycles=3, max_turns=4)
     both.reset(seed=0)
-    for agent in both.agent_iter():
+    for _agent in both.agent_iter():
         obs, _, term, trunc, info = both.last()
         both.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
     assert both.unwrapped.position().end_reason == "max_turns"

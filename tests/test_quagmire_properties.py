@@ -1,4 +1,5 @@
 """Property tests over random Quagmire games (hypothesis): QM-5..QM-8 invariants."""
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -6,17 +6,17 @@ player_0, ``o`` player_1.  They go through the position text form and
 ``Position.from_text``.  The last test plays random games against an
 independent model of the rules written here from the rules text alone.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from position_text import header
 
 import boardenvs
 from boardenvs import engine as E
 from boardenvs.errors import IllegalMoveError, NotationError
-from boardenvs.games.quagmire import QuagmireGame
 from boardenvs.position import Position
-from position_text import header
 
 EMPTY_R3 = """
     . . . .
@@ -436,8 +436,28 @@ def test_notation_all_four_forms_round_trip():
         pos = pos.play(int(rng.choice(pos.legal_actions())))
 
 
-@pytest.mark.parametrize("bad", ["", "d4", "@", "@z9", "@d8", "d4-", "d4--d5", "d4-d5-e5-f5", "d4^", "d4^d6^d8",
-                                 "d4 d5", "d4_d5", "x", "@d4-d5", "d4-h1", 18, None])  # fmt: skip
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "d4",
+        "@",
+        "@z9",
+        "@d8",
+        "d4-",
+        "d4--d5",
+        "d4-d5-e5-f5",
+        "d4^",
+        "d4^d6^d8",
+        "d4 d5",
+        "d4_d5",
+        "x",
+        "@d4-d5",
+        "d4-h1",
+        18,
+        None,
+    ],
+)
 def test_notation_malformed_raises_notation_error(bad):
     pos = setup()
     with pytest.raises(NotationError):

@@ -1,4 +1,5 @@
 """quess_v0 through PettingZoo's own test suite, rendering and the registry."""
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
@@ -34,6 +35,7 @@ def test_pettingzoo_seed_test():
 
 def test_same_seed_same_trajectory_with_random_first_player():
     """C-2 / design: reset(seed) fixes the first player and everything after."""
+
     def trajectory(seed):
         env = boardenvs.make("quess_v0")
         env.reset(seed=seed)

@@ -1,4 +1,5 @@
 """Property tests over random Quess games (hypothesis): invariants of QU-4/QU-8."""
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st

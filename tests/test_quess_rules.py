@@ -5,24 +5,24 @@ Hand-built positions are written in the position text form and read with
 row A (top) first, column 1 on the left: ``T C S`` Light, ``t c s`` Dark,
 ``.`` empty.
 """
+
 from __future__ import annotations
 
-import inspect
 import random
 import re
 
 import numpy as np
 import pytest
+from position_text import header
 
 import boardenvs
+import boardenvs.games.quess as quess
+import boardenvs.games.quess.rules as quess_rules
 from boardenvs import engine as E
 from boardenvs import quess_v0
 from boardenvs.errors import IllegalMoveError, NotationError
-import boardenvs.games.quess as quess
-import boardenvs.games.quess.rules as quess_rules
 from boardenvs.games.quess import QuessGame
 from boardenvs.position import Position
-from position_text import header
 
 ROWS = "ABCDEF"
 LIGHT_ZONE = {"F1", "E1", "F2", "D1", "E2", "F3"}
@@ -219,9 +219,19 @@ def test_qu2_initial_setup():
     nothing else on the board."""
     board = board_of(boardenvs.position("quess_v0", first_player=0))
     expected = {
-        "F1": "S", "E1": "C", "F2": "C", "D1": "T", "E2": "T", "F3": "T",
-        "A6": "s", "A5": "c", "B6": "c", "A4": "t", "B5": "t", "C6": "t",
-    }  # fmt: skip
+        "F1": "S",
+        "E1": "C",
+        "F2": "C",
+        "D1": "T",
+        "E2": "T",
+        "F3": "T",
+        "A6": "s",
+        "A5": "c",
+        "B6": "c",
+        "A4": "t",
+        "B5": "t",
+        "C6": "t",
+    }
     assert {sq(i): ch for i, ch in enumerate(board) if ch != "."} == expected
 
 
@@ -562,7 +572,9 @@ def test_qu9_only_the_movers_pieces_count():
     with pytest.raises(ValueError, match="zone"):  # Position refuses the row too (C-6)
         Position(pos.game, state)
     game = pos.game
-    played = game.step(state, game.move_to_action(state, "B3-B2"), np.empty(game.mask_size, np.int8), mode=E.ILLEGAL_REFUSE)
+    played = game.step(
+        state, game.move_to_action(state, "B3-B2"), np.empty(game.mask_size, np.int8), mode=E.ILLEGAL_REFUSE
+    )
     assert played == E.STEP_PLAYED and state[E.H_STATUS] == E.PLAYING
 
 
@@ -764,7 +776,7 @@ def test_qu12_a_rejected_action_does_not_double_charge_the_clock():
 def test_qu13_max_turns_truncates_with_zero_rewards():
     env = boardenvs.make("quess_v0", first_player=0, max_turns=3)
     env.reset(seed=0)
-    for k in range(3):
+    for _k in range(3):
         assert not any(env.truncations.values())
         env.step(_first_legal(env))
     assert env.truncations == {"player_0": True, "player_1": True}

@@ -1,6 +1,7 @@
 """quicksand_v0 through the AEC env, the single-agent gymnasium view and
 make_vec: a turn is a chain of decisions by the same agent, max_cycles
 counts decisions and max_turns turns, C-6 bad input mid-turn."""
+
 from __future__ import annotations
 
 import gymnasium
@@ -62,7 +63,7 @@ def test_max_cycles_counts_decisions_and_max_turns_turns():
     env = quicksand_v0.env(max_turns=3, first_player=0)
     env.reset(seed=0)
     decisions = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if term or trunc:
             assert info["end_reason"] == "max_turns"

@@ -3,6 +3,7 @@ kernels) and checked on the raw state rows with numpy: pyramids are
 conserved (QS-1, QS-9), scores are the captured points (QS-9), a game still
 playing has nobody at 15 points (QS-10), and the decision kinds and jump
 bookkeeping stay consistent (QS-5..QS-7)."""
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st

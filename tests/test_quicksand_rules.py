@@ -7,17 +7,17 @@ reserves hold what is not on the board (nothing captured) and the scores
 follow from the reserves (QS-9).  The last tests compare the decision-chain
 masks with an independent model of whole turns written from the rules text.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from position_text import header
 
 import boardenvs
-from boardenvs import engine as E
 from boardenvs.errors import IllegalMoveError, NotationError
 from boardenvs.games import quicksand as Q
 from boardenvs.position import Position
-from position_text import header
 
 EMPTY = """
 . . . . . .
@@ -40,13 +40,27 @@ def picture(board: str = EMPTY, **marks) -> list[list[str]]:
     return rows
 
 
-def qtext(rows, to_move=0, reserve=None, phase="place", jump="-", turn=None, status="playing", reason="-",
-          returns="0 0", score=None, max_turns=1000) -> str:  # fmt: skip
+def qtext(
+    rows,
+    to_move=0,
+    reserve=None,
+    phase="place",
+    jump="-",
+    turn=None,
+    status="playing",
+    reason="-",
+    returns="0 0",
+    score=None,
+    max_turns=1000,
+) -> str:
     cells = [c for r in rows for c in r]
     if reserve is None:
         reserve = [5 - cells.count(CHARS[1 + k]) for k in range(6)]
     if score is None:  # QS-9: what one player is missing, the other has scored
-        missing = [sum((5 - cells.count(CHARS[1 + 3 * s + z]) - reserve[3 * s + z]) * (z + 1) for z in range(3)) for s in (0, 1)]
+        missing = [
+            sum((5 - cells.count(CHARS[1 + 3 * s + z]) - reserve[3 * s + z]) * (z + 1) for z in range(3))
+            for s in (0, 1)
+        ]
         score = (missing[1], missing[0])
     if turn is None:
         placed = sum(1 for c in cells if c != ".") + sum(5 - cells.count(CHARS[1 + k]) - reserve[k] for k in range(6))
@@ -294,7 +308,9 @@ def test_qs7_large_chooses_to_stop_after_one_or_after_two():
     two = decide(one, ":e1")
     assert allowed(two) == {":e3", "stop"}
     after_two = decide(two, "stop", "Q2:90")
-    assert at(after_two, "e1") == "L" and at(after_two, "e2") == "s" and after_two.game.scores(after_two.state) == (2, 0)
+    assert (
+        at(after_two, "e1") == "L" and at(after_two, "e2") == "s" and after_two.game.scores(after_two.state) == (2, 0)
+    )
     assert after_two == pos.play("a1:c1:e1 Q2:90")  # the stop is implied by the notation
     three = decide(two, ":e3")
     assert allowed(three) == set(ROTATIONS)  # three jumped: the jump ends by itself
@@ -470,8 +486,10 @@ def test_dice_classes_are_the_size_placed_or_jumping():
     assert (classes[Q.HOP0 :] == -1).all()
 
 
-@pytest.mark.parametrize("bad", ["", "M@c7", "X@c3", "c3:", "c3:e5:e3:c1:a1", "M@c3 Q5:90", "M@c3 Q1:45",
-                                 "M@c3 Q1:90 Q1:90", None, 2.5, "c3 c4"])  # fmt: skip
+@pytest.mark.parametrize(
+    "bad",
+    ["", "M@c7", "X@c3", "c3:", "c3:e5:e3:c1:a1", "M@c3 Q5:90", "M@c3 Q1:45", "M@c3 Q1:90 Q1:90", None, 2.5, "c3 c4"],
+)
 def test_malformed_moves_are_notation_errors(bad):
     pos = boardenvs.position("quicksand_v0", first_player=0)
     with pytest.raises(NotationError):
@@ -492,7 +510,12 @@ def test_a_landing_that_is_no_hop_is_a_notation_error_and_nothing_changes():
 
 def test_texts_round_trip_mid_jump_and_rotate():
     pos = qpos(a1="L", b1="s", d1="s", e2="s")
-    for p in (decide(pos, "a1"), decide(pos, "a1", ":c1"), decide(pos, "a1", ":c1", ":e1"), decide(pos, "a1", ":c1", "stop")):
+    for p in (
+        decide(pos, "a1"),
+        decide(pos, "a1", ":c1"),
+        decide(pos, "a1", ":c1", ":e1"),
+        decide(pos, "a1", ":c1", "stop"),
+    ):
         back = Position.from_text(p.to_text())
         assert back == p and np.array_equal(back.action_mask(), p.action_mask())
         assert back.legal_moves() == p.legal_moves()
@@ -757,7 +780,9 @@ def test_qs5_to_qs8_jumpers_of_a_whole_board_agree_with_the_model():
             empty = (1 << 36) - 1 - pyramids
             for mover, own in ((0, "SML"), (1, "sml")):
                 found = Q.rules._jumpers(pyramids, empty, *(bits[ch] for ch in own))
-                expected = sum(1 << (6 * r + f) for (f, r), v in board.items() if v in own and model_jumps(board, (f, r)))
+                expected = sum(
+                    1 << (6 * r + f) for (f, r), v in board.items() if v in own and model_jumps(board, (f, r))
+                )
                 assert found == expected, (board, mover)
             boards += 1
     assert boards == 900

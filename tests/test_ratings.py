@@ -1,22 +1,33 @@
 """The round-robin's Elo intervals (boardenvs.baselines.tournament.elo_intervals):
 a parametric bootstrap of every pair's games, the significant differences,
 and ``--rerate``, which recomputes them from results.json without playing."""
+
 from __future__ import annotations
 
 import json
 import shutil
 
 import pytest
-
 from boardenvs.baselines import tournament as ev
 
 
 def pair(agent: str, opponent: str, wins: int, losses: int, draws: int = 0) -> dict:
-    return {"agent": agent, "opponent": opponent, "wins": wins, "draws": draws, "losses": losses,
-            "games": wins + draws + losses}  # fmt: skip
+    return {
+        "agent": agent,
+        "opponent": opponent,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "games": wins + draws + losses,
+    }
 
 
-MIXED = [pair("A", "random", 70, 25, 5), pair("B", "random", 55, 45), pair("A", "B", 60, 40), pair("C", "random", 20, 80)]
+MIXED = [
+    pair("A", "random", 70, 25, 5),
+    pair("B", "random", 55, 45),
+    pair("A", "B", 60, 40),
+    pair("C", "random", 20, 80),
+]
 
 
 def test_intervals_contain_the_point_estimate_and_match_elo():
@@ -38,8 +49,14 @@ def test_more_games_give_a_narrower_interval():
 
 
 def test_identical_records_are_not_significantly_different_but_90_to_10_over_400_games_is():
-    results = [pair("A", "random", 60, 40), pair("B", "random", 60, 40), pair("A", "B", 50, 50),
-               pair("C", "D", 360, 40), pair("C", "random", 50, 50), pair("D", "random", 50, 50)]  # fmt: skip
+    results = [
+        pair("A", "random", 60, 40),
+        pair("B", "random", 60, 40),
+        pair("A", "B", 50, 50),
+        pair("C", "D", 360, 40),
+        pair("C", "random", 50, 50),
+        pair("D", "random", 50, 50),
+    ]
     fit = ev.elo_intervals(["A", "B", "C", "D", "random"], results, samples=400, seed=0)
     significant = [tuple(s) for s in fit["significant"]]
     assert ("A", "B") not in significant and ("B", "A") not in significant
@@ -92,8 +109,9 @@ def test_rerate_recomputes_the_ratings_without_touching_the_results(tmp_path, mo
     rated = 0
     for name, entry in after.items():
         assert entry["results"] == before[name]["results"]  # no game played, no count changed
-        assert {k: v for k, v in entry.items() if not k.startswith("elo")} == \
-               {k: v for k, v in before[name].items() if not k.startswith("elo")}  # fmt: skip
+        assert {k: v for k, v in entry.items() if not k.startswith("elo")} == {
+            k: v for k, v in before[name].items() if not k.startswith("elo")
+        }
         if entry["num_players"] == 2:
             rated += 1
             assert entry["elo"] == before[name]["elo"]  # the same fit of the same games
@@ -115,14 +133,24 @@ def test_rerate_recomputes_the_ratings_without_touching_the_results(tmp_path, mo
 
 
 def test_markdown_shows_intervals_games_and_order():
-    entry = {"name": "toy", "env_id": "quess_v0", "num_players": 2, "seed": 0,
-             "results": [pair("baseline:toy", "random", 100, 0), pair("baseline:toy", "greedy", 55, 45),
-                         pair("random", "greedy", 10, 90)]}  # fmt: skip
+    entry = {
+        "name": "toy",
+        "env_id": "quess_v0",
+        "num_players": 2,
+        "seed": 0,
+        "results": [
+            pair("baseline:toy", "random", 100, 0),
+            pair("baseline:toy", "greedy", 55, 45),
+            pair("random", "greedy", 10, 90),
+        ],
+    }
     entry["elo"] = dict.fromkeys(["baseline:toy", "random", "greedy"])
     ev.rate(entry, samples=200)
     text = ev.markdown({"toy": entry})
     lo, hi = entry["elo_interval"]["baseline:toy"]
-    assert f"| toy | toy | {entry['elo']['baseline:toy']:+.0f} [{lo:+.0f}, {hi:+.0f}]† | 200 |" in text  # won all vs random
+    assert (
+        f"| toy | toy | {entry['elo']['baseline:toy']:+.0f} [{lo:+.0f}, {hi:+.0f}]† | 200 |" in text
+    )  # won all vs random
     assert "| toy | random | +0 (anchor) | 200 | - |" in text
     assert "| toy | toy ≈ greedy > random |" in text
     # an entry rated before the intervals keeps its one row of ratings

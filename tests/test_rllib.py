@@ -18,6 +18,7 @@ environment, ``.venv-rllib``, where ``ray[rllib]`` pins gymnasium 1.2.2).
 * APPO and IMPALA (``appo_config``) sample, update and play their learner's
   weights as opponents.
 """
+
 from __future__ import annotations
 
 import copy
@@ -25,18 +26,20 @@ import warnings
 
 import numpy as np
 import pytest
-
 import ray  # the rllib extra: conftest.py collects this file only where it is installed
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
+from boardenvs.wrappers import evaluate  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
 
 import boardenvs  # noqa: E402
 import boardenvs.rllib as brl  # noqa: E402
 from boardenvs.registry import game_class, registered_ids  # noqa: E402
-from boardenvs.wrappers import evaluate  # noqa: E402
-from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
-CASES = [pytest.param(e, v, id=f"{e}[{'-'.join(f'{k}={x}' for k, x in v.items()) or 'default'}]")
-         for e in registered_ids() for v in game_class(e).variants]  # fmt: skip
+CASES = [
+    pytest.param(e, v, id=f"{e}[{'-'.join(f'{k}={x}' for k, x in v.items()) or 'default'}]")
+    for e in registered_ids()
+    for v in game_class(e).variants
+]
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +77,9 @@ def _play(env, seed, rng):
                 ended.setdefault(k, (terms[k], truncs[k], len(actions)))
         # an agent that is done is not asked again; a truncated one gets its last observation, its mask empty
         assert set(obs) & set(ended) == {k for k in ended if truncs.get(k)}
-        assert all(not obs[k]["action_mask"].any() and obs[k] in env.observation_spaces[k] for k in set(obs) & set(ended))
+        assert all(
+            not obs[k]["action_mask"].any() and obs[k] in env.observation_spaces[k] for k in set(obs) & set(ended)
+        )
         if terms["__all__"] or truncs["__all__"]:
             break
     assert terms["__all__"] or truncs["__all__"]
@@ -93,9 +98,15 @@ def test_a_truncated_game_gives_every_agent_its_last_observation():
         assert all(not term and trunc for term, trunc, _ in ended.values())
 
 
-@pytest.mark.parametrize("env_id, options", [("tryasina_v0", {"num_players": 3}), ("hex_quoridor_v1", {"num_players": 4, "radius": 2}),
-                                             ("hex_quoridor_v1", {"num_players": 4, "teams": "2v2", "radius": 2}),
-                                             ("contract_race_v0", {"num_players": 6, "teams": 3})])  # fmt: skip
+@pytest.mark.parametrize(
+    "env_id, options",
+    [
+        ("tryasina_v0", {"num_players": 3}),
+        ("hex_quoridor_v1", {"num_players": 4, "radius": 2}),
+        ("hex_quoridor_v1", {"num_players": 4, "teams": "2v2", "radius": 2}),
+        ("contract_race_v0", {"num_players": 6, "teams": 3}),
+    ],
+)
 def test_chance_eliminations_and_teams_are_the_games(env_id, options):
     """Replayed decision by decision with Position (the die as the row's
     generator rolls it), every agent's rewards are the game's returns, an
@@ -123,10 +134,13 @@ def test_masks_are_honoured_in_training(local_ray):
     """With illegal_action='raise' any illegal action reaching the engine
     would raise inside the runner: a clean run proves none did, on both routes
     (and with RLlib's own runner)."""
-    for config in (brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=16, radius=2, illegal_action="raise"),
-                   brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=16, radius=2, illegal_action="raise",
-                                  env_runner="rllib"),
-                   brl.ppo_config("quagmire_v0", multi_agent=True, radius=2, illegal_action="raise")):  # fmt: skip
+    for config in (
+        brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=16, radius=2, illegal_action="raise"),
+        brl.ppo_config(
+            "quagmire_v0", opponent="random", envs_per_runner=16, radius=2, illegal_action="raise", env_runner="rllib"
+        ),
+        brl.ppo_config("quagmire_v0", multi_agent=True, radius=2, illegal_action="raise"),
+    ):
         algo = config.training(train_batch_size_per_learner=512, minibatch_size=128, num_epochs=1).build_algo()
         result = algo.train()
         assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 512
@@ -139,9 +153,20 @@ def test_appo_and_impala_train_the_masked_module(local_ray, algorithm):
     remote runner sampling while the learner trains; ``illegal_action="raise"``
     would stop the runner at the first illegal action, and APPO's learner
     builds the module's target network (masked like the module)."""
-    algo = brl.appo_config("quagmire_v0", algorithm=algorithm, opponent="random", num_env_runners=1,
-                           envs_per_runner=16, radius=2, illegal_action="raise") \
-        .training(train_batch_size_per_learner=512).reporting(min_time_s_per_iteration=1).build_algo()  # fmt: skip
+    algo = (
+        brl.appo_config(
+            "quagmire_v0",
+            algorithm=algorithm,
+            opponent="random",
+            num_env_runners=1,
+            envs_per_runner=16,
+            radius=2,
+            illegal_action="raise",
+        )
+        .training(train_batch_size_per_learner=512)
+        .reporting(min_time_s_per_iteration=1)
+        .build_algo()
+    )
     try:
         for _ in range(40):
             result = algo.train()
@@ -150,7 +175,9 @@ def test_appo_and_impala_train_the_masked_module(local_ray, algorithm):
         assert "default_policy" in result["learners"], "the learner never trained"
         assert result["env_runners"]["num_env_steps_sampled_lifetime"] > 0
         assert algo.env_runner_group.num_healthy_remote_workers() == 1  # (an illegal action would have raised there)
-        targets = algo.learner_group.foreach_learner(lambda learner: hasattr(learner.module["default_policy"].unwrapped(), "_old_pi"))
+        targets = algo.learner_group.foreach_learner(
+            lambda learner: hasattr(learner.module["default_policy"].unwrapped(), "_old_pi")
+        )
         assert [r.get() for r in targets] == [algorithm == "APPO"]
         # opponent(algo) plays the learner's weights (the driver's own runner is never synced by these algorithms)
         learned = algo.learner_group.get_weights(module_ids=["default_policy"])["default_policy"]
@@ -172,10 +199,16 @@ def test_next_step_episodes_are_the_games_played(local_ray, env_runner):
     ends on the game's last observation (the learner's mask all zeros, its
     return and learner_steps in the last info) and starts on a new game's
     first (a mask with a legal action), step for step."""
-    algo = brl.ppo_config("tryasina_v0", opponent="random", envs_per_runner=8, num_players=2, max_turns=40,
-                          env_runner=env_runner) \
-        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).build_algo()  # fmt: skip
-    assert type(algo.env_runner).__name__ == {"boardenvs": "BoardEnvRunner", "rllib": "SingleAgentEnvRunner"}[env_runner]
+    algo = (
+        brl.ppo_config(
+            "tryasina_v0", opponent="random", envs_per_runner=8, num_players=2, max_turns=40, env_runner=env_runner
+        )
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
+        .build_algo()
+    )
+    assert (
+        type(algo.env_runner).__name__ == {"boardenvs": "BoardEnvRunner", "rllib": "SingleAgentEnvRunner"}[env_runner]
+    )
     episodes = algo.env_runner.sample(num_timesteps=1500, random_actions=False)
     done = [e for e in episodes if e.is_done]
     assert len(done) > 5
@@ -200,8 +233,12 @@ def test_bulk_episodes_are_what_the_per_step_route_gives_the_learner(local_ray):
     (max_turns), and chunks that go on in the next sample."""
     from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 
-    algo = brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=8, radius=2, max_turns=13) \
-        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).debugging(seed=3).build_algo()  # fmt: skip
+    algo = (
+        brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=8, radius=2, max_turns=13)
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
+        .debugging(seed=3)
+        .build_algo()
+    )
     runner, learner = algo.env_runner, algo.learner_group._learner
     env, n = runner.env, runner.env.num_envs
     log = []
@@ -211,15 +248,26 @@ def test_bulk_episodes_are_what_the_per_step_route_gives_the_learner(local_ray):
         return {k: copied(v) for k, v in x.items()} if isinstance(x, dict) else np.array(x, copy=True)
 
     env.reset = lambda **kw: log.append(("reset", copied(reset(**kw)[0]))) or log[-1][1] and (log[-1][1], {})
+
     def rec_step(a):
         out = step(a)
-        log.append(("step", copied(out[0]), np.array(out[1]), np.array(out[2]), np.array(out[3]),
-                    {k: (list(v) if k == "final_obs" else v) for k, v in out[4].items()}))
+        log.append(
+            (
+                "step",
+                copied(out[0]),
+                np.array(out[1]),
+                np.array(out[2]),
+                np.array(out[3]),
+                {k: (list(v) if k == "final_obs" else v) for k, v in out[4].items()},
+            )
+        )
         return out
+
     def rec_actions(obs, masks, explore, ro, t):
         a = actions_of(obs, masks, explore, ro, t)
         log.append(("act", np.array(a), ro.dist[:, t].copy(), ro.logp[:, t].copy()))
         return a
+
     episodes_of = runner._episodes
 
     def rec_episodes(ro, keep_going):
@@ -236,8 +284,10 @@ def test_bulk_episodes_are_what_the_per_step_route_gives_the_learner(local_ray):
     pending = None
     for entry in log:
         if entry[0] == "reset":
-            ongoing = [SingleAgentEpisode(observation_space=env.single_observation_space,
-                                          action_space=env.single_action_space) for _ in range(n)]
+            ongoing = [
+                SingleAgentEpisode(observation_space=env.single_observation_space, action_space=env.single_action_space)
+                for _ in range(n)
+            ]
             for i in range(n):
                 ongoing[i].add_env_reset(observation={k: v[i] for k, v in entry[1].items()})
         elif entry[0] == "cut":  # the end of a sample
@@ -253,18 +303,32 @@ def test_bulk_episodes_are_what_the_per_step_route_gives_the_learner(local_ray):
                 extra = {Columns.ACTION_DIST_INPUTS: dist[i], Columns.ACTION_LOGP: logp[i], "weights_seq_no": 0}
                 done = bool(term[i] or trunc[i])
                 o = infos["final_obs"][i] if done else {k: v[i] for k, v in obs.items()}
-                ongoing[i].add_env_step(observation=o, action=acts[i], reward=rewards[i], terminated=bool(term[i]),
-                                        truncated=bool(trunc[i]), extra_model_outputs=extra)
+                ongoing[i].add_env_step(
+                    observation=o,
+                    action=acts[i],
+                    reward=rewards[i],
+                    terminated=bool(term[i]),
+                    truncated=bool(trunc[i]),
+                    extra_model_outputs=extra,
+                )
                 if done:
                     ref.append(ongoing[i].to_numpy())
-                    ongoing[i] = SingleAgentEpisode(observation_space=env.single_observation_space,
-                                                    action_space=env.single_action_space)
+                    ongoing[i] = SingleAgentEpisode(
+                        observation_space=env.single_observation_space, action_space=env.single_action_space
+                    )
                     ongoing[i].add_env_reset(observation={k: v[i] for k, v in obs.items()})
     assert len(ref) == len(bulk) and sum(map(len, ref)) == sum(map(len, bulk)) == sum(sizes)
 
     def key(e):  # (identical episodes, in different rows, are interchangeable)
-        return (e.t_started, e.is_terminated, e.is_truncated, e.get_actions().tobytes(), e.get_rewards().tobytes(),
-                e.get_observations()["observations"].tobytes(), e.get_observations()["action_mask"].tobytes())
+        return (
+            e.t_started,
+            e.is_terminated,
+            e.is_truncated,
+            e.get_actions().tobytes(),
+            e.get_rewards().tobytes(),
+            e.get_observations()["observations"].tobytes(),
+            e.get_observations()["action_mask"].tobytes(),
+        )
 
     kinds = {(e.is_terminated, e.is_truncated, e.t_started > 0) for e in bulk}
     # ended in the sample they started in, and after; truncated (max_turns: the value bootstrap); chunks going on
@@ -278,12 +342,17 @@ def test_bulk_episodes_are_what_the_per_step_route_gives_the_learner(local_ray):
         assert (b.is_terminated, b.is_truncated, len(b)) == (r.is_terminated, r.is_truncated, len(r))
         outs = []
         for e in (b, r):
-            batch = learner._learner_connector(rl_module=learner.module, batch={}, episodes=[copy.deepcopy(e)],
-                                               shared_data={}, metrics=None)  # fmt: skip
+            batch = learner._learner_connector(
+                rl_module=learner.module, batch={}, episodes=[copy.deepcopy(e)], shared_data={}, metrics=None
+            )
             outs.append(batch["default_policy"])
         assert outs[0].keys() == outs[1].keys() and {"advantages", "value_targets", Columns.ACTION_LOGP} <= set(outs[0])
         for k in outs[0]:
-            x, y = (np.asarray(o[k]) for o in outs) if k != Columns.OBS else (np.asarray(o[k]["observations"]) for o in outs)
+            x, y = (
+                (np.asarray(o[k]) for o in outs)
+                if k != Columns.OBS
+                else (np.asarray(o[k]["observations"]) for o in outs)
+            )
             assert x.shape == y.shape and np.allclose(x, y), k
     algo.stop()
 
@@ -296,8 +365,12 @@ def test_ppo_config_samples_with_board_env_runner_and_reports_rllib_metrics(loca
     illegal_actions."""
     from ray.rllib.utils.metrics import EPISODE_LEN_MEAN, EPISODE_RETURN_MEAN, NUM_ENV_STEPS_SAMPLED
 
-    algo = brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=8, radius=2, illegal_action="raise") \
-        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).debugging(seed=0).build_algo()  # fmt: skip
+    algo = (
+        brl.ppo_config("quagmire_v0", opponent="random", envs_per_runner=8, radius=2, illegal_action="raise")
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
+        .debugging(seed=0)
+        .build_algo()
+    )
     runner = algo.env_runner
     assert isinstance(runner, brl.BoardEnvRunner)
     runner.get_metrics()  # (nothing sampled yet)
@@ -315,13 +388,17 @@ def test_ppo_config_samples_with_board_env_runner_and_reports_rllib_metrics(loca
                     assert e.t_started + len(e) == info["learner_steps"] and not masks[-1].any()
                     lengths.append(info["learner_steps"])
                     returns.append(info["return"])
-    metrics = {k: float(v.peek()) if hasattr(v, "peek") else v for k, v in runner.get_metrics().items()}  # (RLlib's Stats)
+    metrics = {
+        k: float(v.peek()) if hasattr(v, "peek") else v for k, v in runner.get_metrics().items()
+    }  # (RLlib's Stats)
     assert metrics[NUM_ENV_STEPS_SAMPLED] > 0 and metrics["illegal_actions"] == 0
     assert len(lengths) > 10 and max(lengths) > 3
     # RLlib's smoothing window (100) covers every episode here: the means are the whole games'
     lengths, returns = [len(e) for e in whole] + lengths, [e.get_return() for e in whole] + returns
     assert len(lengths) < 100
-    assert metrics[EPISODE_LEN_MEAN] == pytest.approx(np.mean(lengths)) and metrics[EPISODE_RETURN_MEAN] == pytest.approx(np.mean(returns))
+    assert metrics[EPISODE_LEN_MEAN] == pytest.approx(np.mean(lengths)) and metrics[
+        EPISODE_RETURN_MEAN
+    ] == pytest.approx(np.mean(returns))
     assert metrics["win_rate"] == pytest.approx(np.mean(np.array(returns) > 0))
     # a sample travels as its arrays (pickled compact, rebuilt where unpickled); a changed one as a plain list
     import pickle
@@ -330,9 +407,19 @@ def test_ppo_config_samples_with_board_env_runner_and_reports_rllib_metrics(loca
     again = pickle.loads(pickle.dumps(sample))
     assert type(again) is brl.SampledEpisodes and len(again) == len(sample) and len(pickle.dumps(sample)) < 60_000
     for x, y in zip(sample, again):
-        assert (x.id_, x.t_started, len(x), x.is_terminated, x.is_truncated) == (y.id_, y.t_started, len(y), y.is_terminated, y.is_truncated)
-        for get in (lambda e: e.get_observations()["observations"], lambda e: e.get_actions(), lambda e: e.get_rewards(),
-                    lambda e: e.get_extra_model_outputs(Columns.ACTION_DIST_INPUTS)):  # fmt: skip
+        assert (x.id_, x.t_started, len(x), x.is_terminated, x.is_truncated) == (
+            y.id_,
+            y.t_started,
+            len(y),
+            y.is_terminated,
+            y.is_truncated,
+        )
+        for get in (
+            lambda e: e.get_observations()["observations"],
+            lambda e: e.get_actions(),
+            lambda e: e.get_rewards(),
+            lambda e: e.get_extra_model_outputs(Columns.ACTION_DIST_INPUTS),
+        ):
             assert np.array_equal(get(x), get(y))
     sample[0].custom_data["seen"] = True
     changed = pickle.loads(pickle.dumps(sample))
@@ -340,16 +427,26 @@ def test_ppo_config_samples_with_board_env_runner_and_reports_rllib_metrics(loca
     algo.stop()
 
 
-@pytest.mark.parametrize("env_id, options", [("hex_quoridor_v1", {"num_players": 4}), ("hex_quoridor_v1", {"num_players": 6}),
-                                             ("tryasina_v0", {"num_players": 4})])  # fmt: skip
+@pytest.mark.parametrize(
+    "env_id, options",
+    [
+        ("hex_quoridor_v1", {"num_players": 4}),
+        ("hex_quoridor_v1", {"num_players": 6}),
+        ("tryasina_v0", {"num_players": 4}),
+    ],
+)
 def test_self_play_in_the_batch_plays_every_other_seat_by_snapshot(local_ray, env_id, options):
     """Issue 46, item 2: with opponent="self-play" the runner's rows play
     the learner against the league (snapshots, random, greedy) in every
     other seat, 4 and 6 players included; a snapshot is asked once per
     round for all the rows it plays (batches of more than one row)."""
     pool = brl.SnapshotPool(others_prob=0.3)
-    algo = brl.ppo_config(env_id, opponent=pool, envs_per_runner=16, snapshot_every=1, illegal_action="raise", **options) \
-        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).debugging(seed=0).build_algo()  # fmt: skip
+    algo = (
+        brl.ppo_config(env_id, opponent=pool, envs_per_runner=16, snapshot_every=1, illegal_action="raise", **options)
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
+        .debugging(seed=0)
+        .build_algo()
+    )
     try:
         assert algo.train()["self_play_pool_sizes"] == [1]
         env = algo.env_runner.env
@@ -358,12 +455,16 @@ def test_self_play_in_the_batch_plays_every_other_seat_by_snapshot(local_ray, en
         sizes = []
         act = league._opponents[0].act
         league._opponents[0].act = lambda batch: sizes.append(len(batch)) or act(batch)
-        episodes = algo.env_runner.sample(num_timesteps=16 * 40, force_reset=True)  # new games: their opponents from the league
+        episodes = algo.env_runner.sample(
+            num_timesteps=16 * 40, force_reset=True
+        )  # new games: their opponents from the league
         names = {env.opponent_of(i).name for i in range(env.num_envs)}
         assert "snapshot 1" in names, names
         assert sizes and max(sizes) > 1 and sum(sizes) > 16
         movers = {int(s) for s in env.seats}
-        assert movers <= set(range(options["num_players"])) and len(movers) > 1 and len(episodes) >= 16  # the learner in several seats
+        assert (
+            movers <= set(range(options["num_players"])) and len(movers) > 1 and len(episodes) >= 16
+        )  # the learner in several seats
     finally:
         algo.stop()
     with pytest.raises(ValueError, match="others_prob"):
@@ -373,8 +474,9 @@ def test_self_play_in_the_batch_plays_every_other_seat_by_snapshot(local_ray, en
 
 
 def test_self_play_snapshots_reach_remote_runners_and_opponent_round_trips(local_ray, tmp_path):
-    config = brl.ppo_config("quagmire_v0", opponent="self-play", num_env_runners=1, envs_per_runner=8, radius=2,
-                            snapshot_every=2).training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)  # fmt: skip
+    config = brl.ppo_config(
+        "quagmire_v0", opponent="self-play", num_env_runners=1, envs_per_runner=8, radius=2, snapshot_every=2
+    ).training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
     algo = config.build_algo()
     # every result has the pools' sizes (the remote runner's: the driver's runner has no env when remote ones sample),
     # a snapshot every second iteration
@@ -419,10 +521,17 @@ def test_a_checkpoint_folder_loads_only_with_trust(tmp_path, monkeypatch):
     folder = tmp_path / "ckpt"
     folder.mkdir()
     (folder / "class_and_ctor_args.pkl").write_bytes(pickle.dumps(Payload()))
-    calls = (lambda: brl.opponent(folder), lambda: brl.opponent("ckpt"), lambda: brl._checkpoint("ckpt"),
-             lambda: make_opponent("ckpt"), lambda: load_opponent("ckpt"))  # fmt: skip
+    calls = (
+        lambda: brl.opponent(folder),
+        lambda: brl.opponent("ckpt"),
+        lambda: brl._checkpoint("ckpt"),
+        lambda: make_opponent("ckpt"),
+        lambda: load_opponent("ckpt"),
+    )
     for call in calls:
-        with pytest.raises(UntrustedFileError, match=r"an RLlib checkpoint folder runs code when it is loaded.*trust=True"):
+        with pytest.raises(
+            UntrustedFileError, match=r"an RLlib checkpoint folder runs code when it is loaded.*trust=True"
+        ):
             call()
     assert not marker.exists()
     # trusted, RLlib reads it (its pickle runs: the marker appears), and a folder that is no checkpoint is one line
@@ -447,11 +556,19 @@ def test_a_three_node_cluster_trains_quess_to_beat_random(tmp_path):
         # ppo_config's own PPO settings (4096 steps a batch here, minibatches of 512, 4 epochs)
         # seeded (RLlib seeds each runner's envs and torch from it): one run in four or five unseeded
         # stalled at ~26% against random after 30 iterations
-        algo = brl.ppo_config("quess_v0", opponent="random", num_env_runners=2, envs_per_runner=64) \
-            .debugging(seed=0).build_algo()  # fmt: skip
-        assert (algo.config.train_batch_size_per_learner, algo.config.minibatch_size, algo.config.num_epochs) == (4096, 512, 4)
-        nodes = algo.env_runner_group.foreach_env_runner(lambda r: ray.get_runtime_context().get_node_id(),
-                                                         local_env_runner=False)  # fmt: skip
+        algo = (
+            brl.ppo_config("quess_v0", opponent="random", num_env_runners=2, envs_per_runner=64)
+            .debugging(seed=0)
+            .build_algo()
+        )
+        assert (algo.config.train_batch_size_per_learner, algo.config.minibatch_size, algo.config.num_epochs) == (
+            4096,
+            512,
+            4,
+        )
+        nodes = algo.env_runner_group.foreach_env_runner(
+            lambda r: ray.get_runtime_context().get_node_id(), local_env_runner=False
+        )
         assert sorted(nodes) == sorted(w.node_id for w in workers)
         win = 0.0
         for _ in range(30):
@@ -471,8 +588,11 @@ def test_the_native_multi_agent_route_plays_main_against_its_snapshots(local_ray
     """multi_agent=True, opponent='self-play': frozen copies of 'main' join as
     modules of their own, and in each episode one seat is 'main', the others
     snapshots (RLlib's league tools)."""
-    algo = brl.ppo_config("quagmire_v0", multi_agent=True, opponent="self-play", snapshot_every=1, radius=2) \
-        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).build_algo()  # fmt: skip
+    algo = (
+        brl.ppo_config("quagmire_v0", multi_agent=True, opponent="self-play", snapshot_every=1, radius=2)
+        .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
+        .build_algo()
+    )
     for _ in range(2):
         result = algo.train()
     assert result["league"] == ["main_v1", "main_v2"]
@@ -507,8 +627,7 @@ def test_the_ray_tutorial_runs(tmp_path):
 
     code, blocks, budgets = code_of(ROOT / "docs/tutorials/rllib.md")
     assert blocks >= 3 and budgets >= 3
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S,
-                          cwd=tmp_path)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S, cwd=tmp_path)
     assert done.returncode == 0, f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     assert "win_rate" in done.stdout and "snapshots on each runner" in done.stdout and "main_v1" in done.stdout
 
@@ -567,7 +686,6 @@ def test_the_cluster_files_install_this_ray_and_their_script_configures():
     import ast
 
     import yaml
-
     from test_docs import ROOT
 
     launcher = yaml.safe_load((ROOT / "docs/cluster/ray-cluster.yaml").read_text())
@@ -579,8 +697,14 @@ def test_the_cluster_files_install_this_ray_and_their_script_configures():
     config_map, job = yaml.safe_load_all((ROOT / "docs/cluster/kuberay.yaml").read_text())
     assert (job["apiVersion"], job["kind"]) == ("ray.io/v1", "RayJob")
     spec = job["spec"]["rayClusterSpec"]
-    assert spec["rayVersion"] == ray.__version__ and yaml.safe_load(job["spec"]["runtimeEnvYAML"])["pip"] == ["boardenvs[rllib]"]
-    images = [c["image"] for g in [spec["headGroupSpec"], *spec["workerGroupSpecs"]] for c in g["template"]["spec"]["containers"]]
+    assert spec["rayVersion"] == ray.__version__ and yaml.safe_load(job["spec"]["runtimeEnvYAML"])["pip"] == [
+        "boardenvs[rllib]"
+    ]
+    images = [
+        c["image"]
+        for g in [spec["headGroupSpec"], *spec["workerGroupSpecs"]]
+        for c in g["template"]["spec"]["containers"]
+    ]
     assert all(i.startswith(f"rayproject/ray:{ray.__version__}-py311") for i in images)
     assert spec["headGroupSpec"]["rayStartParams"]["num-cpus"] == "0"
     script = config_map["data"]["train.py"]

@@ -10,6 +10,7 @@ again, never read from a pickle.
 The bounds-checked probe (tests/boundscheck_probe.py ``tampered_rows``)
 adds random tampering under ``NUMBA_BOUNDSCHECK=1``: refused or safe.
 """
+
 from __future__ import annotations
 
 import copy
@@ -23,8 +24,11 @@ from boardenvs import Position
 from boardenvs import engine as E
 from boardenvs.registry import game_class, registered_ids
 
-VARIANTS = [pytest.param(env_id, dict(v), id=f"{env_id}{dict(v) or ''}") for env_id in registered_ids()
-            for v in game_class(env_id).variants]  # fmt: skip
+VARIANTS = [
+    pytest.param(env_id, dict(v), id=f"{env_id}{dict(v) or ''}")
+    for env_id in registered_ids()
+    for v in game_class(env_id).variants
+]
 
 
 def _rows(env_id, variant, seed=0, most=60):
@@ -62,9 +66,11 @@ def test_a_row_that_contradicts_its_position_is_refused_naming_the_field(env_id,
     ValueError (naming what is wrong), also when unpickled."""
     game, rows = _rows(env_id, variant)
     row = rows[len(rows) // 2].copy()
-    for slot, value, words in ((E.H_STATUS, 9, "cannot be read as a position"),
-                               (E.H_CURRENT, game.num_players + 2, "to_move"),
-                               (E.H_NUM_PLAYERS, game.num_players + 1, "num_players")):  # fmt: skip
+    for slot, value, words in (
+        (E.H_STATUS, 9, "cannot be read as a position"),
+        (E.H_CURRENT, game.num_players + 2, "to_move"),
+        (E.H_NUM_PLAYERS, game.num_players + 1, "num_players"),
+    ):
         bad = row.copy()
         bad[slot] = value
         with pytest.raises(ValueError, match=words):
@@ -88,7 +94,7 @@ def test_free_fields_are_range_checked(env_id, variant):
     range (the Position keeps it) and refuse one outside, naming the field."""
     game, rows = _rows(env_id, variant)
     row = rows[-2 if len(rows) > 1 else 0]
-    for name, (low, high) in game.free_fields(row).items():
+    for name, (_low, high) in game.free_fields(row).items():
         off, size = _field(game, name)
         top = np.broadcast_to(high, (size,))
         inside = row.copy()

@@ -2,6 +2,7 @@
 (issue 29, item 1): the compiled PUCT against an independent Python
 model of the same search, immediate wins, names and errors, the places
 opponents are named, chance and four players."""
+
 from __future__ import annotations
 
 import math
@@ -9,15 +10,14 @@ import math
 import gymnasium
 import numpy as np
 import pytest
+from boardenvs.baselines.search import GuidedSearch, SearchOpponent
+from boardenvs.wrappers import evaluate
+from test_opponents_reference import QUAGMIRE_WIN, QUESS_WIN, outcomes
 
 import boardenvs
 from boardenvs import engine as E
 from boardenvs.opponents import Batch, make_opponent
 from boardenvs.position import Position
-from boardenvs.baselines.search import GuidedSearch, SearchOpponent
-from boardenvs.wrappers import evaluate
-
-from test_opponents_reference import QUAGMIRE_WIN, QUESS_WIN, outcomes
 
 
 def projection_evaluator(game, seed=0):
@@ -58,16 +58,23 @@ def reference_visits(game, root, evaluate, sims, c=1.25, others=None, seed=None)
     def reply(s):
         while others == "greedy" and s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] != seat:
             out = np.zeros(1, np.int64)
-            greedy(s[None].copy(), game.params, np.array([int(E.rand_u64(carrier)) >> 1], np.int64), out,
-                   game.mask_size)  # fmt: skip
+            greedy(
+                s[None].copy(), game.params, np.array([int(E.rand_u64(carrier)) >> 1], np.int64), out, game.mask_size
+            )
             game.kernels.apply(s, game.params, int(out[0]))
 
     def leaf(s):
         mask = game.legal_mask(s).astype(bool)
         priors, values = evaluate(game.observe(s, int(s[E.H_CURRENT])).reshape(1, -1), mask[None])
         u = 0.5 * (min(max(float(values[0]), -1.0), 1.0) + 1.0)
-        node = {"n": 0.0, "u": u, "edges": [{"a": a, "p": float(np.float32(priors[0, a])), "n": 0, "w": 0.0,
-                                             "child": None} for a in np.flatnonzero(mask)]}  # fmt: skip
+        node = {
+            "n": 0.0,
+            "u": u,
+            "edges": [
+                {"a": a, "p": float(np.float32(priors[0, a])), "n": 0, "w": 0.0, "child": None}
+                for a in np.flatnonzero(mask)
+            ],
+        }
         return node, seat_values(s, u)
 
     def seat_values(s, u):
@@ -140,8 +147,9 @@ def random_positions(env_id, count, plies, seed, **options):
 _REFERENCE = {}  # (env_id, options) -> the reference PUCT's visits (the same for both drivers: computed once)
 
 
-@pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("quess_v0", {}),
-                                             ("hex_quoridor_v1", {"num_players": 3})])  # fmt: skip
+@pytest.mark.parametrize(
+    "env_id, options", [("quagmire_v0", {"radius": 2}), ("quess_v0", {}), ("hex_quoridor_v1", {"num_players": 3})]
+)
 @pytest.mark.parametrize("parallel", [False, True])
 def test_compiled_search_matches_the_reference_puct(env_id, options, parallel):
     """Visit counts equal, edge by edge, to a plain Python PUCT with the
@@ -171,8 +179,9 @@ def test_search_greedy_plays_the_other_seats_as_greedy(env_id, options, parallel
     game = positions[0].game
     evaluate_fn = projection_evaluator(game)
     states = np.stack([p.state for p in positions])
-    tree = GuidedSearch(game, states, evaluate_fn, simulations=40, parallel=parallel, rng=np.random.default_rng(7),
-                        others="greedy")  # fmt: skip
+    tree = GuidedSearch(
+        game, states, evaluate_fn, simulations=40, parallel=parallel, rng=np.random.default_rng(7), others="greedy"
+    )
     visits = tree.run()
     seeds = np.random.default_rng(7).integers(0, 2**63 - 1, size=len(positions), dtype=np.int64)
     plain = GuidedSearch(game, states, evaluate_fn, simulations=40, rng=np.random.default_rng(7)).run()
@@ -198,14 +207,18 @@ def test_finds_an_immediate_win_from_uniform_priors(text):
         batch = Batch.of_states(pos.game, pos.state[None], np.random.default_rng(seed))
         actions, probs = opponent.search_policy(batch)
         assert int(actions[0]) in wins
-        assert probs[0].sum() == pytest.approx(1.0) and (probs[0][~pos.game.legal_mask(pos.state).astype(bool)] == 0).all()
+        assert (
+            probs[0].sum() == pytest.approx(1.0) and (probs[0][~pos.game.legal_mask(pos.state).astype(bool)] == 0).all()
+        )
 
 
 def test_forced_decisions_and_root_noise():
     pos = Position.from_text(QUESS_WIN)
     game = pos.game
     opponent = SearchOpponent(projection_evaluator(game), simulations=40, root_noise=(0.3, 0.25))
-    actions, probs = opponent.search_policy(Batch.of_states(game, np.stack([pos.state, pos.state]), np.random.default_rng(1)))
+    actions, probs = opponent.search_policy(
+        Batch.of_states(game, np.stack([pos.state, pos.state]), np.random.default_rng(1))
+    )
     assert np.allclose(probs.sum(axis=1), 1.0)
     assert not np.array_equal(probs[0], probs[1])  # each row draws its own noise
     with pytest.raises(ValueError, match="root_noise"):
@@ -222,8 +235,12 @@ def test_names_and_errors():
         make_opponent("search-greedy:0:quess_v0")
     with pytest.raises(ValueError, match="others is None"):
         SearchOpponent(uniform_evaluator, others="mcts")
-    for bad, words in [("search:0:quess_v0", "simulations"), ("search:16:", "needs a model"),
-                       ("search:16:no_such_model", "no baseline"), ("search:", "needs an argument")]:  # fmt: skip
+    for bad, words in [
+        ("search:0:quess_v0", "simulations"),
+        ("search:16:", "needs a model"),
+        ("search:16:no_such_model", "no baseline"),
+        ("search:", "needs an argument"),
+    ]:
         with pytest.raises(ValueError, match=words):
             make_opponent(bad)
     with pytest.raises(ValueError, match="search: simulations"):

@@ -3,9 +3,8 @@ registered with each game's one registration line, gymnasium's check_env
 passes, rewards are the learner's also when the game ends on an opponent's
 move, seeds reproduce episodes, and 2-6 seats, teams, eliminations and chance
 work."""
-from __future__ import annotations
 
-import warnings
+from __future__ import annotations
 
 import gymnasium
 import numpy as np
@@ -230,6 +229,7 @@ def test_the_single_agent_view_is_the_vector_view_at_one_row(env_id, opponent):
     seed plays the same episodes (seats, observations, rewards, ends) in
     gymnasium.make and in gymnasium.make_vec(num_envs=1), whichever way the
     opponent plays (in the engine: random, greedy; outside it: a policy)."""
+
     def policy(observations, masks):
         return masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)  # the last legal action
 

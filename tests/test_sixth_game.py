@@ -5,6 +5,7 @@ parametrised suites run over every registered id), a benchmark row,
 ``boardenvs rules`` / ``picture`` / ``play`` / ``list``, a place among
 ``boardenvs.baselines.train``'s games, and its env card (the docs page).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -48,7 +49,9 @@ def test_every_generic_suite_runs_it():
 
     for module in (test_all_envs, test_checkers, test_faces):
         assert any(c.values[0] == ENV for c in module.CASES), module.__name__
-    assert any(c.values[0] == ENV for c in test_checkers.SHORT_OR_SILENT)  # max_cycles checked its own way (a short game)
+    assert any(
+        c.values[0] == ENV for c in test_checkers.SHORT_OR_SILENT
+    )  # max_cycles checked its own way (a short game)
 
 
 def test_a_bench_row_from_its_declaration():
@@ -83,8 +86,17 @@ def test_training_takes_it(tmp_path):
     from boardenvs.baselines.train import train
 
     assert ENV in trainable_ids()
-    config = train(ENV, steps=256, num_envs=4, n_steps=64, batch_size=64, out=tmp_path / "t", eval_every=0,
-                   progress_bar=False, verbose=0)  # fmt: skip
+    config = train(
+        ENV,
+        steps=256,
+        num_envs=4,
+        n_steps=64,
+        batch_size=64,
+        out=tmp_path / "t",
+        eval_every=0,
+        progress_bar=False,
+        verbose=0,
+    )
     assert config["extractor"] == "mlp" and (tmp_path / "t.pt").is_file()
     agent = boardenvs.baselines.load(tmp_path / "t")
     res = boardenvs.wrappers.evaluate(agent, ENV, games=10, seed=0)
@@ -139,7 +151,10 @@ def shipped_game_gaps(env_ids, readme: str, root) -> list:
             gaps.append(f"{env_id}: no picture {picture} (make pictures draws it)")
         rows = [line for line in readme.splitlines() if line.startswith("|") and f"`{env_id}`" in line]
         if not rows:
-            gaps.append(f"{env_id}: no row in the README's table of games (| <img src=\"{picture}\" ...> | ... | `{env_id}` | ...)")
+            gaps.append(
+                f'{env_id}: no row in the README\'s table of games (| <img src="{picture}" ...> | ... | '
+                f"`{env_id}` | ...)"
+            )
         elif picture not in rows[0]:
             gaps.append(f"{env_id}: its README row shows no {picture}")
     return gaps

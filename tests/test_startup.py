@@ -3,6 +3,7 @@ importing any game module; a game loads (and its kernels load from numba's
 cache) when it is first made; numba's BLAS probe does not import
 scipy.linalg, and numba's own check is back in place afterwards.  Each check
 runs in a fresh interpreter."""
+
 from __future__ import annotations
 
 import json
@@ -12,16 +13,18 @@ import textwrap
 
 import numpy as np
 import pytest
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 import boardenvs
 from boardenvs.catalog import GAMES
 from boardenvs.registry import LazyGame, game_class, gym_id_of
-from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 
 def _fresh(code: str, env: dict | None = None) -> dict:
     """Run ``code`` in a new interpreter; it prints one JSON object."""
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=HANG_S, env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=HANG_S, env=env
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -61,8 +64,12 @@ def test_making_one_game_loads_that_game_only_with_its_kernels_from_the_cache():
         """
     _fresh(code)  # compiles into numba's cache if this checkout has not yet
     got = _fresh(code)
-    assert got["loaded"] == ["boardenvs.games.quagmire", "boardenvs.games.quagmire.picture",
-                             "boardenvs.games.quagmire.rules", "boardenvs.games.quagmire.text"]
+    assert got["loaded"] == [
+        "boardenvs.games.quagmire",
+        "boardenvs.games.quagmire.picture",
+        "boardenvs.games.quagmire.rules",
+        "boardenvs.games.quagmire.text",
+    ]
     assert got["stats"] == [[1, 0]] * 4  # each kernel and the engine's step loaded from the cache, none compiled
     assert not got["scipy_linalg"]  # numba's BLAS probe answered without importing it
 
@@ -152,7 +159,12 @@ def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
 
     home = tmp_path / "home"
     home.mkdir()
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+    }
     first = _fresh(code, env)
     second = _fresh(code, env)
     assert first["module"] == second["module"] == "boardenvs._drivers"
@@ -185,7 +197,9 @@ def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run
     for f in bind.package_dir(k.legal.py_func.__module__).glob("*.py"):
         (package / f.name).write_bytes(f.read_bytes())
     real = bind.package_dir
-    monkeypatch.setattr(bind, "package_dir", lambda module: package if module.startswith("boardenvs.games.") else real(module))
+    monkeypatch.setattr(
+        bind, "package_dir", lambda module: package if module.startswith("boardenvs.games.") else real(module)
+    )
     copied = key(k)
     assert key(k) == copied
     (package / "rules.py").write_text((package / "rules.py").read_text() + "\n# edited\n")
@@ -200,7 +214,10 @@ def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run
 
     local = k._replace(legal=legal_here)
     drivers = batched(local)
-    assert bind._importable(local.legal) is None and bind._importable(k.legal) == ("boardenvs.games.quagmire.rules", "legal")
+    assert bind._importable(local.legal) is None and bind._importable(k.legal) == (
+        "boardenvs.games.quagmire.rules",
+        "legal",
+    )
     assert not bind.bound(local).cached and bind.bound(k).cached
     step = drivers.serial.reset.func
     assert step is not batched(k).serial.reset.func and step._cache.__class__.__name__ == "NullCache"
@@ -209,8 +226,9 @@ def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run
     masks = np.zeros((3, game.info.mask_size), np.int8)
     out = np.zeros((3, game.num_actions), np.int8)
     probs = np.zeros((3, max(1, game.info.num_chance_outcomes)), np.float64)
-    drivers.serial.reset(states, game.params, np.arange(1, 4, dtype=np.int64), probs, obs, masks, out,
-                         np.zeros(3, np.int64))  # fmt: skip
+    drivers.serial.reset(
+        states, game.params, np.arange(1, 4, dtype=np.int64), probs, obs, masks, out, np.zeros(3, np.int64)
+    )
     assert (out.sum(axis=1) > 0).all()
 
 
@@ -251,8 +269,9 @@ def test_the_reference_opponents_key_covers_their_own_package(tmp_path, monkeypa
     """The guided search's drivers call greedy's (another file): numba's
     cache checks only a driver's own file, so greedy's Bound hashes the
     baselines' sources too, and an edit there gives the search new code."""
-    from boardenvs import bind
     from boardenvs.baselines import greedy
+
+    from boardenvs import bind
 
     cls = boardenvs.game_class("quagmire_v0")
     real = bind.package_dir

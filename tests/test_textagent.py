@@ -3,6 +3,7 @@ notebook picture (``Position._repr_png_``, item 2): a prompt lists the
 position and exactly the legal moves, a reply in notation is read back to a
 legal move or refused with a clear error, and a text-only agent plays whole
 games against ``greedy``."""
+
 from __future__ import annotations
 
 import io
@@ -82,7 +83,9 @@ def test_a_refused_reply_is_quoted_in_the_next_prompt_and_then_forfeits():
     assert game.position.end_reason == "illegal_action" and game.returns == (-1.0, 0.0)  # C-6's forfeit
 
 
-@pytest.mark.parametrize("env_id, opponent", [(e, "greedy" if e == "quess_v0" else "random") for e in boardenvs.ENV_IDS])
+@pytest.mark.parametrize(
+    "env_id, opponent", [(e, "greedy" if e == "quess_v0" else "random") for e in boardenvs.ENV_IDS]
+)
 def test_a_text_only_agent_plays_whole_games(env_id, opponent):
     """The agent sees the prompt only and answers with a move it lists; every
     game ends by the rules or the turn limit, its moves (chance outcomes

@@ -6,6 +6,7 @@ there instead of reading or writing past it), the interpreter switching
 threads as often as it can; the only errors a thread may meet are the
 documented ones of a game the other thread moved on (an action no longer
 legal is forfeited under "lose"; a step after the end asks for reset)."""
+
 from __future__ import annotations
 
 import os
@@ -15,11 +16,11 @@ import threading
 
 import gymnasium
 import numpy as np
+from backstop import HANG_S  # the tests' one wall-clock backstop
+from boardenvs.wrappers import SingleAgentVectorEnv
 
 import boardenvs
-from backstop import HANG_S  # the tests' one wall-clock backstop
 from boardenvs.errors import IllegalActionError, ResetNeededError
-from boardenvs.wrappers import SingleAgentVectorEnv
 
 PROBE = r"""
 import sys, threading

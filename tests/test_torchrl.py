@@ -4,19 +4,20 @@ both modes, its steps equal to the engine's views it is built on (the
 gymnasium vector view against an opponent, ``make_vec`` in self-play) for the
 same seed and actions, TorchRL's reset and seeding conventions, and the
 errors a bad input gets (C-6)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
+from boardenvs.wrappers.vector import SingleAgentVectorEnv
+from tensordict import TensorDict
+from torchrl.envs.utils import check_env_specs
 
 import boardenvs
 from boardenvs.errors import IllegalActionError, ResetNeededError
 from boardenvs.registry import game_class, registered_ids
 from boardenvs.torchrl import BoardEnv
-from boardenvs.wrappers.vector import SingleAgentVectorEnv
-from tensordict import TensorDict
-from torchrl.envs.utils import check_env_specs
 
 CASES = [(env_id, variant) for env_id in registered_ids() for variant in game_class(env_id).variants]
 

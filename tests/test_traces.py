@@ -1,6 +1,7 @@
 """Match traces (boardenvs.traces): games between opponents played in a
 batch, written one JSON line each, replayed and checked on read; and
 opponents named ``module:attribute``."""
+
 from __future__ import annotations
 
 import gzip
@@ -20,8 +21,15 @@ def _games(env_id, a, b, n, opening=0, seed0=0, options=None):
 
     P = make_game(env_id, **(options or {})).num_players
     lineups = [tuple(0 if s == k % P else 1 for s in range(P)) for k in range(n)]
-    return play_matches(env_id, options or {}, lineups, [seed0 + k // P for k in range(n)], agents,
-                        np.random.default_rng(0), opening=opening)  # fmt: skip
+    return play_matches(
+        env_id,
+        options or {},
+        lineups,
+        [seed0 + k // P for k in range(n)],
+        agents,
+        np.random.default_rng(0),
+        opening=opening,
+    )
 
 
 # --- traces ------------------------------------------------------------------------------------------
@@ -31,8 +39,19 @@ def test_traces_replay_to_their_results_and_are_seeded():
     traces = _games("quagmire_v0", "greedy", "random", 8, opening=4)
     assert len(traces) == 8
     for t in traces:
-        assert {"format", "env_id", "package", "options", "seed", "agents", "actions", "returns", "end_reason",
-                "turns", "opening"} <= set(t)  # fmt: skip
+        assert {
+            "format",
+            "env_id",
+            "package",
+            "options",
+            "seed",
+            "agents",
+            "actions",
+            "returns",
+            "end_reason",
+            "turns",
+            "opening",
+        } <= set(t)
         final = check_trace(t)
         assert final.is_terminal and list(final.returns) == t["returns"]
         assert [a["name"] for a in t["agents"]].count("greedy") == 1
@@ -124,7 +143,9 @@ def test_a_module_attribute_agent_loads_only_with_trust(tmp_path, monkeypatch):
     assert agent.name == "my_agents_for_test:first_legal"
     from boardenvs.baselines.ladder import fingerprint, sha256_of
 
-    assert fingerprint("my_agents_for_test:first_legal") == sha256_of(tmp_path / "my_agents_for_test.py")  # its file, in traces
+    assert fingerprint("my_agents_for_test:first_legal") == sha256_of(
+        tmp_path / "my_agents_for_test.py"
+    )  # its file, in traces
     assert fingerprint("greedy") is None and fingerprint("mcts:20") is None
     (t,) = play_matches("quagmire_v0", {}, [(0, 1)], [0], [agent, make_opponent("random")], np.random.default_rng(0))
     check_trace(t)

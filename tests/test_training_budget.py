@@ -3,17 +3,18 @@ the checks on the way, checkpoints, Ctrl-C, and the checkup's games.
 
 No test here depends on the machine's speed: the clock is driven by a fake
 time source, and the runs are bounded by steps."""
+
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pytest
-
-from boardenvs import baselines
 from boardenvs.baselines import budget as B
 from boardenvs.baselines.checkup import opening, win_rates
 from boardenvs.baselines.train import TrainingInterrupted, main, train
+
+from boardenvs import baselines
 from boardenvs.registry import make_game
 
 
@@ -48,8 +49,17 @@ def _clock(fake_time, minutes=None, steps=None, eval_seconds=None, eval_steps=No
         fake_time.now += cost  # a check that takes long: not training
         return {"greedy": 0.5 + 0.1 * len(saved)}
 
-    clock = B.TrainingClock(minutes, steps, evaluate, lambda c: saved.append(len(c.history)), eval_seconds=eval_seconds,
-                            eval_steps=eval_steps, progress=False, verbose=0, stop_at=stop_at)  # fmt: skip
+    clock = B.TrainingClock(
+        minutes,
+        steps,
+        evaluate,
+        lambda c: saved.append(len(c.history)),
+        eval_seconds=eval_seconds,
+        eval_steps=eval_steps,
+        progress=False,
+        verbose=0,
+        stop_at=stop_at,
+    )
     clock.model = _Model()
     clock.start()
     return clock, saved
@@ -114,8 +124,18 @@ def test_out_under_a_regular_file_is_one_line(capsys, tmp_path):
 
 def test_a_run_by_the_clock_writes_its_checks_and_loads(tmp_path):
     out = tmp_path / "q"
-    config = train("quess_v0", steps=512, num_envs=8, n_steps=32, batch_size=64, out=out, eval_every=256,
-                   eval_games=8, progress_bar=False, verbose=0)  # fmt: skip
+    config = train(
+        "quess_v0",
+        steps=512,
+        num_envs=8,
+        n_steps=32,
+        batch_size=64,
+        out=out,
+        eval_every=256,
+        eval_games=8,
+        progress_bar=False,
+        verbose=0,
+    )
     saved = json.loads(out.with_suffix(".json").read_text())
     assert saved["extractor"] == "board" and saved["stopped_by"] == "steps"
     assert [h["steps"] for h in saved["history"]] == [256, 512]
@@ -138,16 +158,38 @@ def test_ctrl_c_keeps_the_last_checkpoint(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(B.TrainingClock, "check", check_then_interrupt)
     out = tmp_path / "q"
-    code = main(["quess_v0", "--steps", "4096", "--num-envs", "8", "--eval-every", "256", "--eval-games", "4",
-                 "--out", str(out), "--no-progress"])  # fmt: skip
+    code = main(
+        [
+            "quess_v0",
+            "--steps",
+            "4096",
+            "--num-envs",
+            "8",
+            "--eval-every",
+            "256",
+            "--eval-games",
+            "4",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     err = capsys.readouterr().err
-    assert code == 130 and f"the last checkpoint, after 512 steps" in err and f"{out}.pt / .json" in err
+    assert code == 130 and "the last checkpoint, after 512 steps" in err and f"{out}.pt / .json" in err
     saved = json.loads(out.with_suffix(".json").read_text())
     assert [h["steps"] for h in saved["history"]] == [256, 512] and saved["budget"]["finished"] is False
     assert baselines.load(out).config["history"] == saved["history"]
     with pytest.raises(TrainingInterrupted) as stop:
-        train("quess_v0", steps=4096, num_envs=8, out=tmp_path / "r", eval_every=256, eval_games=4,
-              progress_bar=False, verbose=0)  # fmt: skip
+        train(
+            "quess_v0",
+            steps=4096,
+            num_envs=8,
+            out=tmp_path / "r",
+            eval_every=256,
+            eval_games=4,
+            progress_bar=False,
+            verbose=0,
+        )
     assert isinstance(stop.value, KeyboardInterrupt) and stop.value.last["steps"] == 512
 
 
@@ -189,7 +231,9 @@ def test_checkup_games_are_seeded_split_by_seat_and_opened_at_random():
     b = win_rates("greedy", "quess_v0", opponents=("random", "greedy"), games=40, seed=3)
     assert a == b and a["random"] >= 0.9
     assert 0.2 <= a["greedy"] <= 0.8  # greedy against itself from varied openings: no seat or opening sweeps
-    hq4 = win_rates("greedy", "hex_quoridor_v1", {"num_players": 4, "radius": 2}, opponents=("random",), games=8, seed=0)
+    hq4 = win_rates(
+        "greedy", "hex_quoridor_v1", {"num_players": 4, "radius": 2}, opponents=("random",), games=8, seed=0
+    )
     assert set(hq4) == {"random"} and 0.0 <= hq4["random"] <= 1.0
 
 
@@ -217,13 +261,33 @@ def test_the_warm_start_fits_greedys_decisions_before_ppo(tmp_path):
     agreement far above the ~4% of a uniform pick among Quagmire's legal
     moves), recorded in the config; a run from a saved model (--init) has
     none by default."""
-    config = train("quagmire_v0", steps=64, num_envs=4, n_steps=16, batch_size=64, out=tmp_path / "q", eval_every=0,
-                   warm_start=200, progress_bar=False, verbose=0)  # fmt: skip
+    config = train(
+        "quagmire_v0",
+        steps=64,
+        num_envs=4,
+        n_steps=16,
+        batch_size=64,
+        out=tmp_path / "q",
+        eval_every=0,
+        warm_start=200,
+        progress_bar=False,
+        verbose=0,
+    )
     warm = json.loads((tmp_path / "q.json").read_text())["warm_start"]
     assert warm == config["warm_start"] and warm["games"] == 200 and warm["samples"] > 2000
     assert warm["agreement"] >= 0.15
-    again = train("quagmire_v0", steps=64, num_envs=4, n_steps=16, batch_size=64, out=tmp_path / "r", eval_every=0,
-                  init=tmp_path / "q", progress_bar=False, verbose=0)  # fmt: skip
+    again = train(
+        "quagmire_v0",
+        steps=64,
+        num_envs=4,
+        n_steps=16,
+        batch_size=64,
+        out=tmp_path / "r",
+        eval_every=0,
+        init=tmp_path / "q",
+        progress_bar=False,
+        verbose=0,
+    )
     assert "warm_start" not in again
     with pytest.raises(ValueError, match="--warm-start must be a number of games in 0..100000"):
         train("quagmire_v0", steps=64, warm_start=-1, out=tmp_path / "s", progress_bar=False, verbose=0)

@@ -12,6 +12,7 @@
 * Every failure of a model load is one ``ValueError`` line; the CLI prints
   it as one ``error:`` line with exit status 2; long names are shortened.
 """
+
 from __future__ import annotations
 
 import base64
@@ -26,14 +27,14 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
+from boardenvs.baselines import networks
 
 import boardenvs
 from boardenvs import baselines
-from boardenvs.baselines import networks
 from boardenvs.cli import main
 from boardenvs.errors import ModelFileError, UntrustedFileError
 from boardenvs.opponents import load_opponent, make_opponent
-from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 MODEL = baselines.MODELS / "quess_v0"  # a committed model: its .json and .pt
 
@@ -121,15 +122,22 @@ def test_an_rllib_checkpoint_folder_is_refused_before_any_plugin_reads_it(tmp_pa
     monkeypatch.chdir(tmp_path)
     marker = tmp_path / "ran"
     folder = malicious_checkpoint(tmp_path / "ckpt", marker)
-    code = ("import sys\nfrom boardenvs import opponents\n"
-            "try:\n    opponents.load_opponent(sys.argv[1])\nexcept opponents.UntrustedFileError as exc:\n"
-            "    print('refused:', exc)\n"
-            "print('plugins tried:', opponents._loaded, 'rllib imported:', 'boardenvs.rllib' in sys.modules)\n")  # fmt: skip
+    code = (
+        "import sys\nfrom boardenvs import opponents\n"
+        "try:\n    opponents.load_opponent(sys.argv[1])\nexcept opponents.UntrustedFileError as exc:\n"
+        "    print('refused:', exc)\n"
+        "print('plugins tried:', opponents._loaded, 'rllib imported:', 'boardenvs.rllib' in sys.modules)\n"
+    )
     done = subprocess.run([sys.executable, "-c", code, "ckpt"], capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 0, done.stderr
-    assert "refused: opponent" in done.stdout and "an RLlib checkpoint folder runs code when it is loaded" in done.stdout
+    assert (
+        "refused: opponent" in done.stdout and "an RLlib checkpoint folder runs code when it is loaded" in done.stdout
+    )
     assert "plugins tried: ['boardenvs.baselines'] rllib imported: False" in done.stdout, done.stdout
-    for call in (lambda: make_opponent(str(folder)), lambda: gymnasium.make("boardenvs/Quess-v0", opponent=str(folder))):
+    for call in (
+        lambda: make_opponent(str(folder)),
+        lambda: gymnasium.make("boardenvs/Quess-v0", opponent=str(folder)),
+    ):
         with pytest.raises(UntrustedFileError, match=r"trust=True\).*--trust-files"):
             call()
     assert main(["watch", "quess_v0", "--players", str(folder)]) == 2
@@ -161,7 +169,9 @@ def test_our_pt_loads_without_trust_and_its_pickles_never_run(tmp_path, monkeypa
     torch.save({"policy": Payload(marker)}, tmp_path / "bad.pt")
     shutil.copy(MODEL.with_suffix(".json"), tmp_path / "bad.json")
     for spec in ("bad", "bad.pt", "bad.json", "baseline:bad", "search:4:bad"):
-        with pytest.raises(ModelFileError, match=r"'bad.pt' is not a weights file torch can read \(UnpicklingError") as info:
+        with pytest.raises(
+            ModelFileError, match=r"'bad.pt' is not a weights file torch can read \(UnpicklingError"
+        ) as info:
             make_opponent(spec)
         assert str(info.value).startswith(f"opponent {spec!r}: ") and "\n" not in str(info.value)
         assert main(["watch", "quess_v0", "--players", spec]) == 2
@@ -179,14 +189,20 @@ def _config(**changes) -> dict:
 
 
 ABSURD = {  # config changes -> the words of the refusal
-    "100,000 one-unit layers": ({"net_arch": [1] * 100_000}, "net_arch must be a list of at most 16 layer sizes in 1..4096"),
+    "100,000 one-unit layers": (
+        {"net_arch": [1] * 100_000},
+        "net_arch must be a list of at most 16 layer sizes in 1..4096",
+    ),
     "a layer of 10**9 units": ({"net_arch": [10**9]}, "net_arch must be a list of at most 16 layer sizes in 1..4096"),
     "a layer of 10**30 units": ({"net_arch": [10**30]}, "net_arch must be"),
     "a float width": ({"net_arch": [64.0]}, "net_arch must be"),
     "a bool width": ({"net_arch": [True]}, "net_arch must be"),
     "10**9 channels": ({"extractor_kwargs": {"channels": 10**9}}, "extractor option 'channels' must be at most 4_096"),
     "10**6 convolutions": ({"extractor_kwargs": {"layers": 10**6}}, "extractor option 'layers' must be at most 16"),
-    "10**12 features": ({"extractor_kwargs": {"features_dim": 10**12}}, "extractor option 'features_dim' must be at most"),
+    "10**12 features": (
+        {"extractor_kwargs": {"features_dim": 10**12}},
+        "extractor option 'features_dim' must be at most",
+    ),
     "100,000 split planes": ({"extractor_kwargs": {"split": [0] * 100_000}}, "extractor option 'split' must be a list"),
     "a string flag": ({"extractor_kwargs": {"hex": "yes"}}, "extractor option 'hex' must be true or false"),
     "an unknown option": ({"extractor_kwargs": {"zz": 1}}, "BoardCNN takes no 'zz'"),
@@ -235,15 +251,27 @@ def test_the_parameter_count_is_the_built_network_s():
     configs += [
         _config(extractor_kwargs={"channels": 8, "layers": 2, "features_dim": 16}, net_arch=[32, 16, 8]),
         _config(net_arch=[]),
-        {**json.loads((baselines.MODELS / "quagmire_v0.json").read_text()), "net_arch": [7],
-         "extractor_kwargs": {"hex": True, "split": [2, 1], "pieces": 3, "around": True, "channels": 4, "layers": 1}},
-        {**json.loads((baselines.MODELS / "hex_quoridor_v1.json").read_text()),
-         "extractor_kwargs": {"layers": 1, "channels": 5, "split": [1], "around": True, "scale_steps": 3}},
-        {**json.loads((baselines.MODELS / "tryasina_v0.json").read_text()), "extractor_kwargs": {"hidden": 9, "features_dim": 5}},
-    ]  # fmt: skip
+        {
+            **json.loads((baselines.MODELS / "quagmire_v0.json").read_text()),
+            "net_arch": [7],
+            "extractor_kwargs": {"hex": True, "split": [2, 1], "pieces": 3, "around": True, "channels": 4, "layers": 1},
+        },
+        {
+            **json.loads((baselines.MODELS / "hex_quoridor_v1.json").read_text()),
+            "extractor_kwargs": {"layers": 1, "channels": 5, "split": [1], "around": True, "scale_steps": 3},
+        },
+        {
+            **json.loads((baselines.MODELS / "tryasina_v0.json").read_text()),
+            "extractor_kwargs": {"hidden": 9, "features_dim": 5},
+        },
+    ]
     for config in configs:
         built = sum(p.numel() for p in networks.new_policy(config).parameters())
-        assert networks.check_config(config) == built, (config["env_id"], config["extractor_kwargs"], config["net_arch"])
+        assert networks.check_config(config) == built, (
+            config["env_id"],
+            config["extractor_kwargs"],
+            config["net_arch"],
+        )
 
 
 def test_weights_larger_than_their_network_are_refused_before_torch_reads_them(tmp_path, monkeypatch):
@@ -261,7 +289,9 @@ def test_weights_larger_than_their_network_are_refused_before_torch_reads_them(t
     with zipfile.ZipFile(big, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("m/data.pkl", b"\0" * (8 * count + (1 << 22) + 1))
     assert big.stat().st_size < 1 << 20
-    with pytest.raises(ModelFileError, match=r"its weights file declares [\d_]+ bytes, more than [\d_]+ for this network"):
+    with pytest.raises(
+        ModelFileError, match=r"its weights file declares [\d_]+ bytes, more than [\d_]+ for this network"
+    ):
         baselines.load(tmp_path / "m")
 
 
@@ -300,8 +330,16 @@ BAD_FILES = {  # name -> (the .json's text or None: the committed one, the .pt's
     "config not UTF-8": (b"\xff\xfe{}", None, "its config is not UTF-8 text"),
     "config nested 100,000 deep": ("[" * 100_000 + "]" * 100_000, None, "nested too deeply"),
     "config a list": ("[1, 2]", None, "a model's config is a JSON object, got list"),
-    "config without env_id": (lambda c: {k: v for k, v in c.items() if k != "env_id"}, None, "the config has no 'env_id'"),
-    "config without name": (lambda c: {k: v for k, v in c.items() if k != "name"}, None, "the config's name must be a str"),
+    "config without env_id": (
+        lambda c: {k: v for k, v in c.items() if k != "env_id"},
+        None,
+        "the config has no 'env_id'",
+    ),
+    "config without name": (
+        lambda c: {k: v for k, v in c.items() if k != "name"},
+        None,
+        "the config's name must be a str",
+    ),
     "config with a bad extractor": (lambda c: {**c, "extractor": "zzz"}, None, "extractor 'zzz' is none of"),
     "config with net_arch a string": (lambda c: {**c, "net_arch": "abc"}, None, "net_arch must be a list"),
     "config of 2 MB": (lambda c: {**c, "padding": "x" * (2 << 20)}, None, "has 2_"),
@@ -352,14 +390,17 @@ def test_a_model_that_cannot_be_loaded_is_one_error_line_everywhere(case, tmp_pa
     assert words in cli_error(capsys) and not (tmp_path / "g.json").exists()
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("baseline:" + "x" * 100_000, "no baseline 'xxx"),
-    ("search:4:" + "y" * 100_000, "no baseline 'yyy"),
-    ("search-greedy:4:" + "y" * 100_000, "no baseline 'yyy"),
-    ("z" * 100_000 + ".pt", "no such file"),
-    ("w" * 100_000, "unknown opponent 'www"),
-    ("baseline:/" + "d/" * 50_000, "no baseline '/d/d/"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("baseline:" + "x" * 100_000, "no baseline 'xxx"),
+        ("search:4:" + "y" * 100_000, "no baseline 'yyy"),
+        ("search-greedy:4:" + "y" * 100_000, "no baseline 'yyy"),
+        ("z" * 100_000 + ".pt", "no such file"),
+        ("w" * 100_000, "unknown opponent 'www"),
+        ("baseline:/" + "d/" * 50_000, "no baseline '/d/d/"),
+    ],
+)
 def test_long_names_are_shortened_in_the_errors(spec, words, capsys):
     with pytest.raises(ValueError) as info:
         load_opponent(spec)
@@ -370,9 +411,17 @@ def test_long_names_are_shortened_in_the_errors(spec, words, capsys):
     assert words in line and len(line) < 1100
 
 
-@pytest.mark.parametrize("spec, sims", [("search:1e9:quess_v0", "1e9"), ("search:-3:quess_v0", "-3"),
-                                        ("search-greedy:2.5:quess_v0", "2.5"), ("search:x:quess_v0", "x"),
-                                        ("search:0:quess_v0", "0"), ("search:999999999:quess_v0", "999999999")])
+@pytest.mark.parametrize(
+    "spec, sims",
+    [
+        ("search:1e9:quess_v0", "1e9"),
+        ("search:-3:quess_v0", "-3"),
+        ("search-greedy:2.5:quess_v0", "2.5"),
+        ("search:x:quess_v0", "x"),
+        ("search:0:quess_v0", "0"),
+        ("search:999999999:quess_v0", "999999999"),
+    ],
+)
 def test_a_bad_simulation_count_is_named_as_one_not_as_a_missing_model(spec, sims, capsys):
     with pytest.raises(ValueError, match=rf"takes 1..100_000 simulations.*got '{sims}'") as info:
         load_opponent(spec)
@@ -402,16 +451,24 @@ def test_the_errors_a_loader_raises_become_one_line(monkeypatch, capsys):
     from boardenvs import opponents
 
     opponents._load_plugins(all_of_them=True)  # (a plugin imported now would register into the list replaced below)
-    errors = [OSError(36, "File name too long"), RecursionError("maximum recursion depth exceeded"), KeyError("w"),
-              RuntimeError("PytorchStreamReader failed\nThis is an internal miniz error.\nmore lines"), EOFError()]  # fmt: skip
+    errors = [
+        OSError(36, "File name too long"),
+        RecursionError("maximum recursion depth exceeded"),
+        KeyError("w"),
+        RuntimeError("PytorchStreamReader failed\nThis is an internal miniz error.\nmore lines"),
+        EOFError(),
+    ]
     for exc in errors:
+
         def resolver(spec, trust, exc=exc):
             if spec == "from-the-plugin":
                 raise exc
             return None
 
         monkeypatch.setattr(opponents, "_RESOLVERS", [resolver])
-        with pytest.raises(ModelFileError, match=rf"^opponent 'from-the-plugin': cannot be loaded \({type(exc).__name__}") as info:
+        with pytest.raises(
+            ModelFileError, match=rf"^opponent 'from-the-plugin': cannot be loaded \({type(exc).__name__}"
+        ) as info:
             load_opponent("from-the-plugin")
         assert "\n" not in str(info.value)
         assert main(["watch", "quess_v0", "--players", "from-the-plugin"]) == 2

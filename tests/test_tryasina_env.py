@@ -1,19 +1,20 @@
 """Tryasina through its faces: seeded dice, replays, the chance agent, make_vec
 soak invariants, pictures (TR-16, TR-17)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from pettingzoo.test.render_test import collect_render_results
+from test_tryasina_rules import HOME, SHORTCUTS, SWAMPS, circle_xy, key, tpos
 
 import boardenvs
 from boardenvs import engine as E
-from boardenvs.games.tryasina import LOC2CELL, LOC_O, LOC_Q, LOC_S, NUM_CELLS, T_CELLS, T_PAWNS
 from boardenvs.games import tryasina as T
+from boardenvs.games.tryasina import LOC2CELL, LOC_O, LOC_Q, LOC_S, NUM_CELLS, T_CELLS, T_PAWNS
 from boardenvs.games.tryasina import picture as TP
 from boardenvs.position import Position
 from boardenvs.render import PALETTE, seat_colour
-from test_tryasina_rules import HOME, SHORTCUTS, SWAMPS, circle_xy, key, tpos
 
 
 def _play_aec(env, seed, steps=300):
@@ -132,13 +133,20 @@ def test_pictures():
     assert len(lines[0].split()) == 13 and "A: origin" in lines[13]
     assert "player_0 = A, bottom" in text and "player_3 = D, right" in text
     pos = env.unwrapped.position()
-    roller = f"{pos.game.seat_name(pos.to_move)} ({'ABCD'[pos.to_move]}, {('bottom', 'left', 'top', 'right')[pos.to_move]})"
-    assert f"{roller} rolled {pos.state[boardenvs.games.tryasina.T_ROLL]}" in text and f"turn {pos.turn}: {roller} to move" in text
+    roller = (
+        f"{pos.game.seat_name(pos.to_move)} ({'ABCD'[pos.to_move]}, {('bottom', 'left', 'top', 'right')[pos.to_move]})"
+    )
+    assert (
+        f"{roller} rolled {pos.state[boardenvs.games.tryasina.T_ROLL]}" in text
+        and f"turn {pos.turn}: {roller} to move" in text
+    )
     rgb = boardenvs.make("tryasina_v0", num_players=3, render_mode="rgb_array")
     rgb.reset(seed=1)
     img = rgb.render()
     board = TP.PIC_SIZE  # 13 squares and their margins
-    assert img.dtype == np.uint8 and img.shape[0] > board + TP.PIC_KEY and img.shape[1] >= board and img.shape[2] == 3  # board, key, legend
+    assert (
+        img.dtype == np.uint8 and img.shape[0] > board + TP.PIC_KEY and img.shape[1] >= board and img.shape[2] == 3
+    )  # board, key, legend
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 5
 
 
@@ -199,7 +207,11 @@ def test_picture_draws_each_pawn_as_a_disc_where_the_text_form_says(n, seed):
     rng = np.random.default_rng(seed)
     pos = boardenvs.position("tryasina_v0", num_players=n)
     while pos.decisions < 160 and not pos.is_terminal:
-        pos = pos.play(int(rng.choice(len(pos.game.chance_probs(pos.state)))) if pos.is_chance else int(rng.choice(pos.legal_actions())))
+        pos = pos.play(
+            int(rng.choice(len(pos.game.chance_probs(pos.state))))
+            if pos.is_chance
+            else int(rng.choice(pos.legal_actions()))
+        )
     lines = pos.to_text().split("board:\n")[1].splitlines()
     img = _board(pos)
     pawns = 0
@@ -213,7 +225,7 @@ def test_picture_draws_each_pawn_as_a_disc_where_the_text_form_says(n, seed):
                 assert _px(img, _at(x, y)) == TP.PIC_COLOURS["tile"], (x, y)
     assert pawns >= 3
     for key_, loc in (("origin:", T.LOC_O), ("quagmire:", T.LOC_Q)):
-        counts = [int(v) for v in next(l for l in lines if l.startswith(key_)).split()[1:]]
+        counts = [int(v) for v in next(line for line in lines if line.startswith(key_)).split()[1:]]
         for s, count in enumerate(counts):
             cx, cy = TP.pic_xy(*pos.game.spot(s, loc))
             assert (_px(img, (cx - 10, cy)) == seat_colour(s)) == (count > 0), (key_, s, count)
@@ -261,8 +273,10 @@ def test_picture_puts_the_die_on_the_rollers_side():
         assert y == side_y
         assert _px(img, TP.pic_xy(x + 0.3, y + 0.3)) == TP.PIC_COLOURS["die"]
         assert _px(img, TP.pic_xy(-x + 0.3, -y + 0.3)) == TP.PIC_COLOURS["grass"]  # the other seat's die spot: empty
-    faces = {r: _crop(_board(tpos({0: ["C20", "O", "O", "O"]}, roll=r)), TP.pic_xy(*pos.game.die_spot(0)), 12).tobytes()
-             for r in (None, 1, 2, 3, 4, 5, 6)}  # fmt: skip
+    faces = {
+        r: _crop(_board(tpos({0: ["C20", "O", "O", "O"]}, roll=r)), TP.pic_xy(*pos.game.die_spot(0)), 12).tobytes()
+        for r in (None, 1, 2, 3, 4, 5, 6)
+    }
     assert len(set(faces.values())) == 7
 
 

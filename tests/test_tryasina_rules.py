@@ -7,16 +7,17 @@ here from the rules text alone (TR-1..TR-5), and read with
 ``Position.from_text``.  The last tests play random games against an
 independent model of the rules written here from the rules text.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from position_text import header
 
 import boardenvs
 from boardenvs.errors import IllegalMoveError, NotationError
 from boardenvs.games.tryasina import LOC_NAMES, PASS, T_ROLL
 from boardenvs.position import Position
-from position_text import header
 
 # --- the geometry, from the rules text ---------------------------------------------
 
@@ -96,8 +97,16 @@ def ttext(pawns: dict, n=2, roll=None, mover=0, turn=40, status="playing", reaso
                 letter = "ABCD"[seat]
                 rows[6 - xy[1]][xy[0] + 6] = letter.lower() if loc == "C49" else letter
     to_move = "chance" if roll is None else f"player_{mover}"
-    lines = header("tryasina_v0", f"num_players={n} max_turns=3000", to_move, turn, status, reason,
-                   alive=" ".join("1" * n), returns=returns or " ".join("0" * n))  # fmt: skip
+    lines = header(
+        "tryasina_v0",
+        f"num_players={n} max_turns=3000",
+        to_move,
+        turn,
+        status,
+        reason,
+        alive=" ".join("1" * n),
+        returns=returns or " ".join("0" * n),
+    )
     lines += [f"roller: player_{mover}", f"roll: {roll or '-'}", "board:"] + [" ".join(r) for r in rows]
     lines += ["origin: " + " ".join(map(str, counts["O"])), "quagmire: " + " ".join(map(str, counts["Q"]))]
     return "\n".join(lines) + "\n"
@@ -124,7 +133,10 @@ def srt(*locs) -> list:
 
 def test_tr1_tr2_entries_homes_and_track_per_side():
     """A pawn on C1 of each side stands on that side's entry; H1..H4 run inwards."""
-    pos = tpos({0: ["C1", "H1", "O", "O"], 1: ["C1", "H4", "O", "O"], 2: ["C1", "H2", "O", "O"], 3: ["C1", "H3", "O", "O"]}, n=4)
+    pos = tpos(
+        {0: ["C1", "H1", "O", "O"], 1: ["C1", "H4", "O", "O"], 2: ["C1", "H2", "O", "O"], 3: ["C1", "H3", "O", "O"]},
+        n=4,
+    )
     rows = [line.split() for line in pos.to_text().splitlines()[11:24]]
     at = lambda xy: rows[6 - xy[1]][xy[0] + 6]  # noqa: E731
     assert (at((0, -6)), at((-6, 0)), at((0, 6)), at((6, 0))) == ("A", "B", "C", "D")
@@ -146,7 +158,9 @@ def test_tr4_shortcuts_join_c3_and_c11_of_every_side():
         for side in SIDES[n]:
             ends = {circle_xy(a) for a, b in SHORTCUTS} | {circle_xy(b) for a, b in SHORTCUTS}
             assert key(side, "C3") in ends and key(side, "C11") in ends
-            pair = next(p for p in SHORTCUTS if circle_xy(p[0]) == key(side, "C3") or circle_xy(p[1]) == key(side, "C3"))
+            pair = next(
+                p for p in SHORTCUTS if circle_xy(p[0]) == key(side, "C3") or circle_xy(p[1]) == key(side, "C3")
+            )
             assert {circle_xy(pair[0]), circle_xy(pair[1])} == {key(side, "C3"), key(side, "C11")}
 
 
@@ -640,7 +654,9 @@ def ref_result(sides, pawns, seat, loc, roll):
             return None
         return enter(j, level + 1) if level < 3 else land(f"C{7 + 12 * (j - 1)}")
     # the free end: first of H4, H3, ... not occupied (the moving pawn's cell counts)
-    end = next(t for t in range(53, 0, -1) if key(side, _name_t(t)) != start and occupant(key(side, _name_t(t))) is None)
+    end = next(
+        t for t in range(53, 0, -1) if key(side, _name_t(t)) != start and occupant(key(side, _name_t(t))) is None
+    )
     t0 = _t(loc)
     if t0 > end:
         return None
@@ -696,9 +712,11 @@ def test_kernels_agree_with_an_independent_model_on_random_games(n):
 def test_kernels_agree_with_the_model_in_crowded_positions():
     """Random play from positions crowded with pawns on the circle, swamps and homes."""
     rng = np.random.default_rng(5)
-    cells = [f"C{i}" for i in range(1, 49) if i % 12 != 4] + [f"S{j}.{level}" for j in range(1, 5) for level in range(1, 4)]
+    cells = [f"C{i}" for i in range(1, 49) if i % 12 != 4] + [
+        f"S{j}.{level}" for j in range(1, 5) for level in range(1, 4)
+    ]
     checked = 0
-    for trial in range(25):
+    for _trial in range(25):
         n = int(rng.integers(2, 5))
         sides = SIDES[n]
         taken, pawns = set(), {}

@@ -1,6 +1,7 @@
 """``boardenvs.make_vec``: the batched face as an object that owns its
 buffers, checks every input before a kernel runs, auto-resets in place, and
 works in forked and spawned workers after it ran."""
+
 from __future__ import annotations
 
 import os
@@ -12,12 +13,12 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 import boardenvs
 from boardenvs import IllegalActionError
 from boardenvs import engine as E
 from boardenvs.errors import ResetNeededError
-from backstop import HANG_S  # noqa: E402 - the tests' one wall-clock backstop
 
 
 def _vec(n=8, **options):
@@ -105,7 +106,6 @@ def test_illegal_action_lose_forfeits_only_that_row():
     assert not vec.step(vec.random_actions())[4]["illegal_action"].any()
 
 
-
 @pytest.mark.parametrize("parallel", [False, True])
 def test_step_checks_actions_in_the_driver(parallel):
     """C-6 in "lose" / "random" mode: step's driver checks each action
@@ -115,8 +115,10 @@ def test_step_checks_actions_in_the_driver(parallel):
     the caller's values; "lose" forfeits exactly those rows, "random" plays
     the draw the row API's RANDOM plays, from the same generators."""
     n = 200 if parallel else 8
-    make = lambda mode: boardenvs.make_vec("quess_v0", num_envs=n, first_player=0, illegal_action=mode,  # noqa: E731
-                                           parallel=parallel)  # fmt: skip
+
+    def make(mode):
+        return boardenvs.make_vec("quess_v0", num_envs=n, first_player=0, illegal_action=mode, parallel=parallel)
+
     lose, rand, twin = make("lose"), make("random"), make("random")
     for v in (lose, rand, twin):
         v.reset(seed=4)
@@ -178,13 +180,21 @@ def test_step_random_plays_the_games_of_step_random_actions(env_id, options, par
         obs_a, rew_a, term_a, trunc_a, inf_a = a.step(a.random_actions())
         obs_b, rew_b, term_b, trunc_b, inf_b = b.step_random()
         np.testing.assert_array_equal(b.states, a.states)
-        for x, y in ((obs_a["observation"], obs_b["observation"]), (obs_a["action_mask"], obs_b["action_mask"]),
-                     (rew_a, rew_b), (term_a, term_b), (trunc_a, trunc_b), (inf_a["to_move"], inf_b["to_move"]),
-                     (inf_a["end_reason_code"], inf_b["end_reason_code"]), (inf_a["length"], inf_b["length"])):  # fmt: skip
+        for x, y in (
+            (obs_a["observation"], obs_b["observation"]),
+            (obs_a["action_mask"], obs_b["action_mask"]),
+            (rew_a, rew_b),
+            (term_a, term_b),
+            (trunc_a, trunc_b),
+            (inf_a["to_move"], inf_b["to_move"]),
+            (inf_a["end_reason_code"], inf_b["end_reason_code"]),
+            (inf_a["length"], inf_b["length"]),
+        ):
             np.testing.assert_array_equal(x, y)
         assert not inf_b["illegal_action"].any()
         ended += int(term_b.sum() + trunc_b.sum())
     assert ended > 0
+
 
 def test_integer_arrays_of_any_width_are_accepted():
     a, b = _vec(), _vec()
@@ -221,11 +231,18 @@ def test_calls_before_reset_and_bad_rows():
 
 @pytest.mark.parametrize(
     "kwargs, words",
-    [({"num_envs": 0}, "num_envs"), ({"num_envs": 2.0}, "num_envs"), ({"num_envs": True}, "num_envs"),
-     ({"num_envs": 2, "num_threads": 0}, "num_threads"), ({"num_envs": 2, "num_threads": 999}, "num_threads"),
-     ({"num_envs": 2, "illegal_action": "randomly"}, "illegal_action"), ({"num_envs": 2, "parallel": "yes"}, "parallel"),
-     ({"num_envs": 2, "parallel": 1}, "parallel"), ({"num_envs": 10**9}, "num_envs must be an int 1..1,048,576")],
-)  # fmt: skip
+    [
+        ({"num_envs": 0}, "num_envs"),
+        ({"num_envs": 2.0}, "num_envs"),
+        ({"num_envs": True}, "num_envs"),
+        ({"num_envs": 2, "num_threads": 0}, "num_threads"),
+        ({"num_envs": 2, "num_threads": 999}, "num_threads"),
+        ({"num_envs": 2, "illegal_action": "randomly"}, "illegal_action"),
+        ({"num_envs": 2, "parallel": "yes"}, "parallel"),
+        ({"num_envs": 2, "parallel": 1}, "parallel"),
+        ({"num_envs": 10**9}, "num_envs must be an int 1..1,048,576"),
+    ],
+)
 def test_constructor_checks(kwargs, words):
     with pytest.raises(ValueError, match=words):
         boardenvs.make_vec("quess_v0", **kwargs)
@@ -263,9 +280,9 @@ def test_ended_rows_report_and_restart():
     assert seen > 16
 
 
-
-@pytest.mark.parametrize("env_id,options", [("quess_v0", {}), ("tryasina_v0", {"num_players": 3}),
-                                            ("hex_quoridor_v1", {"num_players": 4})])
+@pytest.mark.parametrize(
+    "env_id,options", [("quess_v0", {}), ("tryasina_v0", {"num_players": 3}), ("hex_quoridor_v1", {"num_players": 4})]
+)
 @pytest.mark.parametrize("parallel", [False, True])
 def test_infos_to_move_and_end_reason_are_every_rows_own(env_id, options, parallel):
     """infos["to_move"] is written by the drivers as each row is stepped (not
@@ -298,9 +315,13 @@ FORK_CHECK = Path(__file__).resolve().parent / "fork_check.py"
 
 def _run_fork_check(**env):
     return subprocess.run(
-        [sys.executable, str(FORK_CHECK)], env={**os.environ, **env}, cwd=FORK_CHECK.parent,
-        capture_output=True, text=True, timeout=HANG_S,
-    )  # fmt: skip
+        [sys.executable, str(FORK_CHECK)],
+        env={**os.environ, **env},
+        cwd=FORK_CHECK.parent,
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork() and GNU OpenMP are Linux's")
@@ -350,10 +371,16 @@ def test_the_row_api_writes_into_out_and_checks_it():
     good_obs = np.zeros((3, 6, 6, 8), np.int8)
     read_only = np.zeros((3, 1296), np.int8)
     read_only.flags.writeable = False
-    bad = [good_obs, (good_obs,), (good_obs, np.zeros((3, 1295), np.int8)), (good_obs, np.zeros((3, 1296), np.float32)),
-           (good_obs.astype(np.int16), np.zeros((3, 1296), np.int8)), (good_obs, read_only),
-           (np.zeros((3, 6, 8, 6), np.int8).transpose(0, 1, 3, 2), np.zeros((3, 1296), np.int8)),
-           (good_obs, [[0] * 1296] * 3)]  # fmt: skip
+    bad = [
+        good_obs,
+        (good_obs,),
+        (good_obs, np.zeros((3, 1295), np.int8)),
+        (good_obs, np.zeros((3, 1296), np.float32)),
+        (good_obs.astype(np.int16), np.zeros((3, 1296), np.int8)),
+        (good_obs, read_only),
+        (np.zeros((3, 6, 8, 6), np.int8).transpose(0, 1, 3, 2), np.zeros((3, 1296), np.int8)),
+        (good_obs, [[0] * 1296] * 3),
+    ]
     for out in bad:
         before = [a.copy() for a in out] if isinstance(out, tuple) else [out.copy()]
         with pytest.raises(ValueError, match=r"out must be \(observations, masks\).*\(3, 6, 6, 8\) int8"):
@@ -388,8 +415,15 @@ def test_the_row_api_checks_rows_in_one_pass():
     seats = lambda k: np.zeros(k, np.int64)  # noqa: E731
     assert vec.observe_rows(np.array([3, 0], np.uint8), seats(2))[0].shape[0] == 2
     assert vec.observe_rows(np.zeros(0, np.int64), seats(0))[0].shape[0] == 0
-    for rows, words in [(np.array([2**63 + 1], np.uint64), "rows 0..3"), (np.array([1, 1]), "distinct"), ([0, 4], "rows 0..3"),
-                        (np.array([-1]), "rows 0..3"), ([[0]], "1-D"), ([0.0], "integer"), (np.array([2, 3, 2], np.int16), "distinct")]:  # fmt: skip
+    for rows, words in [
+        (np.array([2**63 + 1], np.uint64), "rows 0..3"),
+        (np.array([1, 1]), "distinct"),
+        ([0, 4], "rows 0..3"),
+        (np.array([-1]), "rows 0..3"),
+        ([[0]], "1-D"),
+        ([0.0], "integer"),
+        (np.array([2, 3, 2], np.int16), "distinct"),
+    ]:
         with pytest.raises(ValueError, match=words):
             vec.observe_rows(rows, seats(np.size(rows)))
     rows = np.array([1, 2])
@@ -404,8 +438,9 @@ def test_the_threaded_row_api_plays_as_the_serial_one():
     and masks with threads as without."""
     runs = []
     for parallel in (False, True):
-        vec = boardenvs.make_vec("tryasina_v0", num_envs=100, parallel=parallel, num_threads=2 if parallel else None,
-                                 num_players=3)  # fmt: skip
+        vec = boardenvs.make_vec(
+            "tryasina_v0", num_envs=100, parallel=parallel, num_threads=2 if parallel else None, num_players=3
+        )
         vec.seed_rows(7)
         rows = np.arange(3, 100, 2)  # 49 rows: 3 chunks with threads
         record = [vec.reset_rows(rows, draw_seats=True)]

@@ -3,18 +3,19 @@ over it (wrappers/sb3.py) and the self-play pool (wrappers/selfplay.py):
 ``gymnasium.make_vec(id, num_envs=N, opponent=...)`` for every registered id
 and variant, the same games as the single env, rewards on the opponent's
 move, seeds, 4 players with three opponents, and MaskablePPO on SB3VecEnv."""
+
 from __future__ import annotations
 
 import gymnasium
-from gymnasium.vector import AutoresetMode
 import numpy as np
 import pytest
+from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool, SingleAgentVectorEnv
+from gymnasium.vector import AutoresetMode
 
 import boardenvs
 from boardenvs import IllegalActionError
 from boardenvs import engine as E
 from boardenvs.registry import game_class, gym_id_of, registered_ids
-from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool, SingleAgentVectorEnv
 
 CASES = [
     pytest.param(env_id, variant, id=f"{env_id}[{'-'.join(f'{k}={v}' for k, v in variant.items()) or 'default'}]")
@@ -42,8 +43,12 @@ def test_every_row_is_the_learners_turn_with_its_own_view(env_id, variant, oppon
     act, the observation is the game's observation for that seat and the
     mask its legal actions; ended rows report the learner's return."""
     # a short max_turns, so that episodes of every game end within the run
-    venv = gymnasium.make_vec(gym_id_of(game_class(env_id)), num_envs=9, opponent=last_legal if opponent == "policy" else "random",
-                              **{"max_turns": 40, **variant})  # fmt: skip
+    venv = gymnasium.make_vec(
+        gym_id_of(game_class(env_id)),
+        num_envs=9,
+        opponent=last_legal if opponent == "policy" else "random",
+        **{"max_turns": 40, **variant},
+    )
     env = venv.unwrapped
     assert isinstance(env, SingleAgentVectorEnv) and env.metadata["autoreset_mode"].name == "SAME_STEP"
     obs, info = venv.reset(seed=1)
@@ -170,7 +175,11 @@ def test_illegal_learner_actions_and_failing_opponents_change_nothing():
     acts[2] = 0  # masked out in Quess' first position
     _, rewards, term, _, info = lose.step(acts)
     assert rewards.tolist() == [0, 0, -1, 0] and term.tolist() == [False, False, True, False]
-    assert info["final_info"]["end_reason"][2] == "illegal_action" == lose.game.reason_name(info["final_info"]["end_reason_code"][2])
+    assert (
+        info["final_info"]["end_reason"][2]
+        == "illegal_action"
+        == lose.game.reason_name(info["final_info"]["end_reason_code"][2])
+    )
     assert info["illegal_action"].tolist() == [False, False, True, False]
 
     def bad_opponent(observations, masks):
@@ -302,7 +311,7 @@ def test_a_failing_opponent_while_ended_rows_restart_asks_for_reset():
         return env, env.reset(seed=0)[1]
 
     env, info = make()  # an unbroken run: the first step that ends a row
-    for k in range(200):
+    for k in range(200):  # noqa: B007 - k is read after the loop: the step that ended a row
         _, rewards, term, trunc, info = env.step(first_legal(None, info["action_mask"]))
         if (term | trunc).any():
             break
@@ -317,7 +326,9 @@ def test_a_failing_opponent_while_ended_rows_restart_asks_for_reset():
         env.step(actions)
     ended = np.flatnonzero(term | trunc)
     st = env.vec.states
-    assert (st[ended, E.H_STATUS] == E.PLAYING).all() and (st[ended, E.H_CURRENT] == 0).all()  # new games, opponent to move
+    assert (st[ended, E.H_STATUS] == E.PLAYING).all() and (
+        st[ended, E.H_CURRENT] == 0
+    ).all()  # new games, opponent to move
     for _ in range(2):
         with pytest.raises(boardenvs.errors.ResetNeededError, match="opponent down"):
             env.step(actions)
@@ -349,7 +360,9 @@ def test_gymnasium_episode_statistics_and_unseeded_resets():
         env.reset(seed=3)
         return env.reset()[0]
 
-    assert np.array_equal(after_two_resets(), after_two_resets())  # an unseeded reset goes on with the seeded generators
+    assert np.array_equal(
+        after_two_resets(), after_two_resets()
+    )  # an unseeded reset goes on with the seeded generators
 
 
 def test_more_opponents_than_the_list_keeps_each_row_with_its_own():
@@ -380,8 +393,14 @@ def test_more_opponents_than_the_list_keeps_each_row_with_its_own():
     assert len(used) == 100 and used <= {id(p) for p in fresh.picks}
 
 
-@pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("tryasina_v0", {"num_players": 3, "max_turns": 60}),
-                                             ("hex_quoridor_v1", {"num_players": 4, "radius": 2})])  # fmt: skip
+@pytest.mark.parametrize(
+    "env_id, options",
+    [
+        ("quagmire_v0", {"radius": 2}),
+        ("tryasina_v0", {"num_players": 3, "max_turns": 60}),
+        ("hex_quoridor_v1", {"num_players": 4, "radius": 2}),
+    ],
+)
 def test_next_step_autoreset_plays_the_same_episodes_one_step_later(env_id, options):
     """autoreset_mode="next_step" (gymnasium's default, what RLlib's env
     runners assume): the step that ends an episode returns its last
@@ -403,7 +422,9 @@ def test_next_step_autoreset_plays_the_same_episodes_one_step_later(env_id, opti
         a1 = first_legal(None, i1["action_mask"])
         o1, r1, t1, tr1, i1 = same.step(a1)
         for i in np.flatnonzero(t1 | tr1):
-            episodes["same"][i].append((float(r1[i]), int(i1["final_info"]["learner_steps"][i]), i1["final_info"]["end_reason"][i]))
+            episodes["same"][i].append(
+                (float(r1[i]), int(i1["final_info"]["learner_steps"][i]), i1["final_info"]["end_reason"][i])
+            )
             traces["same"][i].append(i1["final_obs"][i].copy())
             traces["same"][i].append(None)
         for i in np.flatnonzero(~(t1 | tr1)):
@@ -426,8 +447,13 @@ def test_next_step_autoreset_plays_the_same_episodes_one_step_later(env_id, opti
     for i in range(6):
         n = min(len(episodes["same"][i]), len(episodes["next"][i]))
         assert n > 0 and episodes["same"][i][:n] == episodes["next"][i][:n]
+
         # the observation streams agree: episode by episode, the same observations
-        split = lambda tr: [list(g) for g in np.split(np.array(tr, dtype=object), [k + 1 for k, x in enumerate(tr) if x is None])]  # noqa: E731
+        def split(tr):
+            return [
+                list(g) for g in np.split(np.array(tr, dtype=object), [k + 1 for k, x in enumerate(tr) if x is None])
+            ]
+
         for e1, e2 in zip(split(traces["same"][i])[:n], split(traces["next"][i])[:n]):
             assert len(e1) == len(e2) and all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(e1, e2))
             checked += 1
@@ -472,8 +498,9 @@ def _row_api_twin(env):
     answers the row API's ``RANDOM`` code, which the engine draws from the
     row's own generator as its random opponent does.  Counts its rounds in
     ``env.rounds``."""
-    from boardenvs.opponents import RandomOpponent
     from boardenvs.wrappers.selfplay import FixedOpponent
+
+    from boardenvs.opponents import RandomOpponent
 
     outside = RandomOpponent()
     outside.in_kernel = False
@@ -519,14 +546,21 @@ def _same_reset(a, b):
         assert x.dtype == y.dtype and np.array_equal(x, y)
 
 
-@pytest.mark.parametrize("env_id, n, options", [
-    ("quess_v0", 24, {}),
-    ("quagmire_v0", 300, {"radius": 3, "autoreset_mode": "next_step", "seat": 1, "parallel": True}),  # threaded drivers
-    ("quicksand_v0", 16, {"flatten": False, "illegal_action": "random"}),
-    ("tryasina_v0", 200, {"num_players": 4, "autoreset_mode": "next_step", "max_turns": 60}),
-    ("hex_quoridor_v1", 140, {"num_players": 6, "seat": 2, "action_mask_in_obs": True, "max_turns": 80}),
-    ("hex_quoridor_v1", 20, {"num_players": 3, "max_turns": 50}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "env_id, n, options",
+    [
+        ("quess_v0", 24, {}),
+        (
+            "quagmire_v0",
+            300,
+            {"radius": 3, "autoreset_mode": "next_step", "seat": 1, "parallel": True},
+        ),  # threaded drivers
+        ("quicksand_v0", 16, {"flatten": False, "illegal_action": "random"}),
+        ("tryasina_v0", 200, {"num_players": 4, "autoreset_mode": "next_step", "max_turns": 60}),
+        ("hex_quoridor_v1", 140, {"num_players": 6, "seat": 2, "action_mask_in_obs": True, "max_turns": 80}),
+        ("hex_quoridor_v1", 20, {"num_players": 3, "max_turns": 50}),
+    ],
+)
 def test_the_random_opponents_one_call_step_plays_the_row_api_games(env_id, n, options):
     """Against ``"random"`` a step is one call of the engine's ``agent_step``
     driver (the learner's move, the opponents' replies, the episode's end
@@ -544,8 +578,12 @@ def test_the_random_opponents_one_call_step_plays_the_row_api_games(env_id, n, o
     for t in range(90):
         masks = a.action_masks()
         assert np.array_equal(masks, b.action_masks()) and masks.dtype == np.bool_
-        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() and rng.random() > 0.02
-                            else rng.integers(masks.shape[1]) for m in masks])  # fmt: skip
+        actions = np.array(
+            [
+                rng.choice(np.flatnonzero(m)) if m.any() and rng.random() > 0.02 else rng.integers(masks.shape[1])
+                for m in masks
+            ]
+        )
         ra, rb = a.step(actions), b.step(actions)
         _same_outputs(ra, rb, t)
         assert np.array_equal(a.vec.states, b.vec.states) and np.array_equal(a.seats, b.seats), t
@@ -635,8 +673,11 @@ def test_play_learners_checks_its_inputs_before_the_engine_runs():
     overlap_seats = shared[: 8 * 6].view(np.int64)
     overlap_seats[:] = seats
     with pytest.raises(ValueError, match="must not share memory with seats or pending"):
-        vec.play_learners(actions, overlap_seats, out=(np.zeros((6, *vec.game.obs_shape), np.int8),
-                                                      shared[: 6 * 68].view(np.bool_).reshape(6, 68)))  # fmt: skip
+        vec.play_learners(
+            actions,
+            overlap_seats,
+            out=(np.zeros((6, *vec.game.obs_shape), np.int8), shared[: 6 * 68].view(np.bool_).reshape(6, 68)),
+        )
     assert np.array_equal(vec.states, before)
     assert vec.reason_names(np.array([E.REASON_NONE, E.REASON_ILLEGAL])).tolist() == ["-", "illegal_action"]
     for bad in (np.array([1.5]), np.array([-1]), np.array([10**6])):
@@ -658,8 +699,11 @@ def test_rows_whose_new_games_all_end_at_once_are_named_and_the_rest_played():
     seats = np.array([1, 0, 0, 0], np.int64)  # row 0 starts a new episode as seat 1: it never gets to act
     obs = np.full((4, *vec.game.obs_shape), 99, np.int8)
     masks = np.ones((4, vec.num_actions), np.bool_)
-    with pytest.raises(RuntimeError, match=r"64 new games in a row ended the learner's episode before its first "
-                                            r"decision in row\(s\) \[0\]") as failed:  # fmt: skip
+    with pytest.raises(
+        RuntimeError,
+        match=r"64 new games in a row ended the learner's episode before its first "
+        r"decision in row\(s\) \[0\]",
+    ) as failed:
         vec.play_learners(np.zeros(3, np.int64), seats, pending=np.array([True, False, False, False]), out=(obs, masks))
     assert vec.states[0, E.H_STATUS] != E.PLAYING and not masks[0].any() and (obs[0] != 99).all()
     assert failed.value.result["ended"].tolist()[0] == -1 and failed.value.result["observation"] is obs
@@ -667,15 +711,23 @@ def test_rows_whose_new_games_all_end_at_once_are_named_and_the_rest_played():
         vec.play_learners(np.zeros(4, np.int64), seats)  # the row is left as it is, not playable
     assert all(not np.array_equal(vec.states[r], before[r]) for r in (1, 2, 3))  # the others played
     for opponent in ("random", lambda observations, masks: np.argmax(masks, axis=1)):  # in the engine, outside it
-        env = SingleAgentVectorEnv("contract_race_v0", num_envs=3, max_turns=1, first_player=0, seat=1, opponent=opponent)
+        env = SingleAgentVectorEnv(
+            "contract_race_v0", num_envs=3, max_turns=1, first_player=0, seat=1, opponent=opponent
+        )
         with pytest.raises(RuntimeError, match=r"64 new games .* row\(s\) \[0, 1, 2\].*call reset"):
             env.reset(seed=0)
         with pytest.raises(boardenvs.errors.ResetNeededError):
             env.step(np.zeros(3, np.int64))
 
 
-@pytest.mark.parametrize("env_id, options", [("quagmire_v0", {"radius": 2}), ("tryasina_v0", {"num_players": 3}),
-                                             ("hex_quoridor_v1", {"num_players": 4, "radius": 2})])  # fmt: skip
+@pytest.mark.parametrize(
+    "env_id, options",
+    [
+        ("quagmire_v0", {"radius": 2}),
+        ("tryasina_v0", {"num_players": 3}),
+        ("hex_quoridor_v1", {"num_players": 4, "radius": 2}),
+    ],
+)
 @pytest.mark.parametrize("parallel", [False, True])
 def test_greedy_plays_inside_the_learner_loop_as_its_driver_decides(env_id, options, parallel):
     """Issue 45, the learner loop: "greedy" has an engine decision, so
@@ -685,6 +737,7 @@ def test_greedy_plays_inside_the_learner_loop_as_its_driver_decides(env_id, opti
     row with the engine's one step (Game.step) and greedy_driver gives the
     same rows, move for move, serial and threaded."""
     from boardenvs.baselines.greedy import greedy_driver
+
     from boardenvs.opponents import make_opponent
 
     n = 40
@@ -693,7 +746,9 @@ def test_greedy_plays_inside_the_learner_loop_as_its_driver_decides(env_id, opti
     vec.reset(seed=21)
     greedy = make_opponent("greedy")
     seats = np.zeros(n, np.int64)
-    res = vec.play_learners(np.zeros(0, np.int64), seats, draw_seats=True, pending=np.ones(n, np.bool_), opponent=greedy)
+    res = vec.play_learners(
+        np.zeros(0, np.int64), seats, draw_seats=True, pending=np.ones(n, np.bool_), opponent=greedy
+    )
     rng, decide = np.random.default_rng(5), greedy_driver(type(game))
     compared = 0
     for _ in range(25):
@@ -752,6 +807,7 @@ def test_play_learners_asks_the_opponents_outside_the_engine_once_per_round():
     ``ask`` gets every waiting row once per round, with the mover's view and
     mask; the others play in the engine; ``pick`` chooses the opponents of
     new episodes; answers are checked; serial and threaded agree."""
+
     def run(parallel, picked):
         vec = boardenvs.make_vec("quagmire_v0", num_envs=64, radius=2, parallel=parallel)
         vec.seed_rows(3)
@@ -770,8 +826,14 @@ def test_play_learners_asks_the_opponents_outside_the_engine_once_per_round():
 
         if not picked:
             outside[::3] = True
-        vec.play_learners(np.zeros(0, np.int64), seats, pending=np.ones(64, np.bool_), ask=ask, outside=outside,
-                          pick=pick if picked else None)  # fmt: skip
+        vec.play_learners(
+            np.zeros(0, np.int64),
+            seats,
+            pending=np.ones(64, np.bool_),
+            ask=ask,
+            outside=outside,
+            pick=pick if picked else None,
+        )
         for _ in range(12):
             st = vec.states
             assert ((st[:, E.H_CURRENT] == 1) & (st[:, E.H_STATUS] == E.PLAYING)).all()  # every learner to act
@@ -788,11 +850,18 @@ def test_play_learners_asks_the_opponents_outside_the_engine_once_per_round():
     seats = np.ones(64, np.int64)
     masks = vec.observe_rows(np.arange(64), seats)[1]
     before = np.array(vec.states)
-    for kwargs, name in ((dict(outside=outside.astype(np.int8), ask=len), "outside"), (dict(outside=outside), "ask"),
-                         (dict(outside=outside, ask=len, pick=3), "pick")):  # fmt: skip
+    for kwargs, name in (
+        (dict(outside=outside.astype(np.int8), ask=len), "outside"),
+        (dict(outside=outside), "ask"),
+        (dict(outside=outside, ask=len, pick=3), "pick"),
+    ):
         with pytest.raises(ValueError, match=name):
             vec.play_learners(np.argmax(masks, axis=1), seats, **kwargs)
     assert np.array_equal(vec.states, before)
     with pytest.raises(IllegalActionError, match="outside 0..102 or masked out"):
-        vec.play_learners(np.argmax(masks, axis=1), seats, outside=outside,
-                          ask=lambda rows, movers, obs, m: np.full(rows.shape[0], 1000))  # fmt: skip
+        vec.play_learners(
+            np.argmax(masks, axis=1),
+            seats,
+            outside=outside,
+            ask=lambda rows, movers, obs, m: np.full(rows.shape[0], 1000),
+        )

@@ -2,6 +2,7 @@
 the human render mode headless, recordings, the interactive CLI driven
 through stdin, game records that replay exactly, and the chess clock on a
 fake clock for two- and four-player games."""
+
 from __future__ import annotations
 
 import io
@@ -12,13 +13,12 @@ import sys
 import imageio.v3 as iio
 import numpy as np
 import pytest
+from boardenvs.wrappers import ChessClock, Recorder, record_game
+from boardenvs.wrappers.recording import record_vec_row
 
 import boardenvs
 from boardenvs import engine as E
 from boardenvs.render import LINE, PALETTE, GridPicture, HexPicture, rgb_frame, seat_colour
-from boardenvs.wrappers import ChessClock, Recorder, record_game
-from boardenvs.wrappers.recording import record_vec_row
-
 
 
 def random_position(env_id, moves, seed=0, **options):
@@ -227,7 +227,7 @@ def test_recorded_gif_has_one_frame_per_decision(tmp_path):
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     decisions = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -248,7 +248,13 @@ def test_recorded_gif_has_one_frame_per_decision(tmp_path):
             durations.append(im.info["duration"])
     assert durations[0] == 250 and durations[-1] == 250 + 1500  # the pause at the end
     mp4 = env.save(tmp_path / "game.mp4", fps=4, end_pause=1.5)
-    assert iio.imread(mp4, index=None, ).shape[0] == decisions + 1 + 6
+    assert (
+        iio.imread(
+            mp4,
+            index=None,
+        ).shape[0]
+        == decisions + 1 + 6
+    )
 
 
 def test_record_from_moves_and_from_a_vec_row(tmp_path):
@@ -297,8 +303,9 @@ def scripted_match(env_id, seat, seed, options):
     return mine, pos
 
 
-@pytest.mark.parametrize("env_id, seat, options", [("quagmire_v0", 1, {"radius": 2}),
-                                                   ("contract_race_v0", 2, {"num_players": 3})])  # fmt: skip
+@pytest.mark.parametrize(
+    "env_id, seat, options", [("quagmire_v0", 1, {"radius": 2}), ("contract_race_v0", 2, {"num_players": 3})]
+)
 def test_cli_plays_a_full_game_by_notation_and_the_record_replays(env_id, seat, options, tmp_path, monkeypatch, capsys):
     from boardenvs.cli import load_record, main, replay_moves
 
@@ -331,8 +338,12 @@ def test_cli_undo_quit_and_bad_input_never_trace(tmp_path, monkeypatch, capsys):
     assert "nothing to undo" in out and "took back your last turn" in out and "stopped before the end" in out
     moves = json.loads(save.read_text())["moves"]
     assert moves[0] == "F3-F4" and len(moves) == 2  # the undone F3-E3 and its reply are gone
-    for bad in (["play", "quess_v0", "--vs", "nosuchmodel"], ["play", "quess_v0", "--option", "max_turns=0"],
-                ["play", "quess_v0", "--seat", "2"], ["replay", str(tmp_path / "missing.json")]):  # fmt: skip
+    for bad in (
+        ["play", "quess_v0", "--vs", "nosuchmodel"],
+        ["play", "quess_v0", "--option", "max_turns=0"],
+        ["play", "quess_v0", "--seat", "2"],
+        ["replay", str(tmp_path / "missing.json")],
+    ):
         assert main(bad) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and "Traceback" not in err
@@ -464,8 +475,24 @@ def test_cli_watch_records_and_picture_saves(tmp_path, capsys):
     from boardenvs.cli import main
 
     save, gif = tmp_path / "w.json", tmp_path / "w.gif"
-    assert main(["watch", "quagmire_v0", "--option", "radius=2", "--seed", "4", "--quiet",
-                 "--save", str(save), "--gif", str(gif)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "watch",
+                "quagmire_v0",
+                "--option",
+                "radius=2",
+                "--seed",
+                "4",
+                "--quiet",
+                "--save",
+                str(save),
+                "--gif",
+                str(gif),
+            ]
+        )
+        == 0
+    )
     record = json.loads(save.read_text())
     assert record["result"]["over"] and "game over" in capsys.readouterr().out
     assert iio.imread(gif, index=None).shape[0] == len(record["moves"]) + 1  # one decision per Quagmire turn
@@ -556,8 +583,12 @@ def test_cli_window_mode_plays_by_clicking_cells(tmp_path, monkeypatch):
         return json.loads((tmp_path / f"{env_id}.json").read_text())["moves"]
 
     grid = GridPicture(rows=6, cols=6)
-    quess = run("quess_v0", {"first_player": 0}, ["A1", "F3", "E3"],  # A1 fits no move: ignored
-                lambda game, c: grid.centre("ABCDEF".index(c[0]), int(c[1]) - 1))  # fmt: skip
+    quess = run(
+        "quess_v0",
+        {"first_player": 0},
+        ["A1", "F3", "E3"],  # A1 fits no move: ignored
+        lambda game, c: grid.centre("ABCDEF".index(c[0]), int(c[1]) - 1),
+    )
     assert quess[0] == "F3-E3" and len(quess) == 2
     assert quess[0] == boardenvs.position("quess_v0", first_player=0).game.cell_at(*grid.centre(5, 2)) + "-E3"
     board = boardenvs.position("quagmire_v0").game.board

@@ -13,6 +13,7 @@ columns ``1``..``3`` from the left; the action is the cell::
 Observation ``int8 (3, 3, 2)``: plane 0 the observer's marks, plane 1 the
 other player's (egocentric).  Rules in ``tictactoe.md`` (TT-1..TT-3).
 """
+
 from __future__ import annotations
 
 import re
@@ -49,7 +50,11 @@ def legal(state, params, mask):
 @njit(cache=True)
 def _line(state, mark):
     for k in range(8):
-        if state[T_BOARD + LINES[k, 0]] == mark and state[T_BOARD + LINES[k, 1]] == mark and state[T_BOARD + LINES[k, 2]] == mark:
+        if (
+            state[T_BOARD + LINES[k, 0]] == mark
+            and state[T_BOARD + LINES[k, 1]] == mark
+            and state[T_BOARD + LINES[k, 2]] == mark
+        ):
             return True
     return False
 
@@ -106,7 +111,11 @@ class TicTacToeGame(Game):
         return ["board:"] + [" ".join(marks[3 * r : 3 * r + 3]) for r in range(3)]
 
     def body_from_text(self, lines: list[str], state) -> None:
-        if len(lines) != 4 or lines[0] != "board:" or not all(re.fullmatch(r"[.xo] [.xo] [.xo]", ln) for ln in lines[1:]):
+        if (
+            len(lines) != 4
+            or lines[0] != "board:"
+            or not all(re.fullmatch(r"[.xo] [.xo] [.xo]", ln) for ln in lines[1:])
+        ):
             raise NotationError(f"{self.env_id}: the body is 'board:' and three rows of . x o")
         for i, ch in enumerate("".join(lines[1:]).replace(" ", "")):
             state[T_BOARD + i] = ".xo".index(ch)
@@ -116,7 +125,9 @@ class TicTacToeGame(Game):
         board = state[T_BOARD : T_BOARD + 9]
         x, o = int((board == 1).sum()), int((board == 2).sum())
         if abs(x - o) > 1 or int(state[E.H_TURN]) != x + o:
-            raise NotationError(f"{self.env_id}: {x} x and {o} o after turn {int(state[E.H_TURN])}: marks alternate (TT-1)")
+            raise NotationError(
+                f"{self.env_id}: {x} x and {o} o after turn {int(state[E.H_TURN])}: marks alternate (TT-1)"
+            )
         lines = [s for s in (0, 1) if _line(state, s + 1)]
         if state[E.H_STATUS] == E.PLAYING and (lines or x + o == 9):
             raise NotationError(f"{self.env_id}: the board is won or full, so the game is over (TT-2, TT-3)")
@@ -148,4 +159,3 @@ TOOLS = {
     "bench": {"closest": ("connect_four", "lines of marks on a small grid")},
     "doc_picture": {"options": {"first_player": 0}, "decisions": 4, "seed": 1},
 }
-

@@ -22,6 +22,7 @@ the suite.
 ``python tests/wheel_check.py`` prints one line per check and exits 1 at the
 first failure (its output says which).
 """
+
 from __future__ import annotations
 
 import glob
@@ -29,9 +30,10 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import tomllib
 import zipfile
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parent.parent
 from backstop import HANG_S  # noqa: E402 - the one wall-clock backstop (a step that runs longer is hung)
@@ -40,7 +42,10 @@ from backstop import HANG_S  # noqa: E402 - the one wall-clock backstop (a step 
 def run(args, cwd, **kw) -> subprocess.CompletedProcess:
     done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=HANG_S, **kw)
     if done.returncode != 0:
-        sys.exit(f"wheel check: {' '.join(map(str, args))} failed (rc {done.returncode}):\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+        sys.exit(
+            f"wheel check: {' '.join(map(str, args))} failed (rc "
+            f"{done.returncode}):\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+        )
     return done
 
 
@@ -53,14 +58,21 @@ def expected_files() -> set[str]:
     for name, folder in dirs.items():
         if name.count(".") == 1 and name.startswith("boardenvs.") or name == "boardenvs":
             where = name.replace(".", "/")
-            files |= {f"{where}/{Path(p).relative_to(folder).as_posix()}" for p in tracked
-                      if p.startswith(folder + "/") and p.endswith(".py")
-                      and (name != "boardenvs" or not p.startswith(("wrappers/", "baselines/")))}  # fmt: skip
+            files |= {
+                f"{where}/{Path(p).relative_to(folder).as_posix()}"
+                for p in tracked
+                if p.startswith(folder + "/")
+                and p.endswith(".py")
+                and (name != "boardenvs" or not p.startswith(("wrappers/", "baselines/")))
+            }
     for package, patterns in config["package-data"].items():
         folder = Path(dirs[package])
         for pattern in patterns:
-            files |= {f"{package.replace('.', '/')}/{Path(p).relative_to(folder).as_posix()}"
-                      for p in glob.glob(str(folder / pattern), root_dir=REPO) if p in tracked}  # fmt: skip
+            files |= {
+                f"{package.replace('.', '/')}/{Path(p).relative_to(folder).as_posix()}"
+                for p in glob.glob(str(folder / pattern), root_dir=REPO)
+                if p in tracked
+            }
     return files
 
 
@@ -71,10 +83,12 @@ def check_contents(wheel: Path) -> None:
     if missing or extra:
         sys.exit(f"wheel check: the wheel lacks {missing[:10]} and has what the tree does not ship {extra[:10]}")
     games = sorted({n.split("/")[2] for n in names if n.startswith("boardenvs/games/") and n.count("/") == 3})
-    print(f"wheel check: {wheel.name} holds the {len(names)} files of the tree (games: {', '.join(games)}), nothing else")
+    print(
+        f"wheel check: {wheel.name} holds the {len(names)} files of the tree (games: {', '.join(games)}), nothing else"
+    )
 
 
-PROBE = r'''
+PROBE = r"""
 import subprocess, sys, warnings
 from pathlib import Path
 import numpy as np
@@ -137,7 +151,7 @@ for args in (["list"], ["rules", "quess_v0"], ["play", "--help"]):
     done = subprocess.run([str(cli), *args], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip(), (args, done.stderr[-2000:])
 print("the CLI: list, rules, play --help")
-'''
+"""
 
 
 def main() -> int:
@@ -146,14 +160,19 @@ def main() -> int:
         out = tmp / "dist"
         run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", out, REPO], cwd=tmp)
         (sdist,) = out.glob("boardenvs-*.tar.gz")
-        run([sys.executable, "-m", "pip", "wheel", sdist, "--no-deps", "--no-build-isolation", "-q", "-w", out], cwd=tmp)
+        run(
+            [sys.executable, "-m", "pip", "wheel", sdist, "--no-deps", "--no-build-isolation", "-q", "-w", out], cwd=tmp
+        )
         (wheel,) = out.glob("boardenvs-*.whl")
         print(f"wheel check: built {sdist.name} and, from it, {wheel.name}")
         check_contents(wheel)
         venv = tmp / "venv"
         run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=tmp)
         python = venv / "bin" / "python"
-        run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel], cwd=tmp)
+        run(
+            [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel],
+            cwd=tmp,
+        )
         site = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=tmp).stdout.strip()
         # this environment's packages (the dependencies) on the new one's path: a plain path line,
         # so this environment's own .pth files (the editable install of the checkout) are not read

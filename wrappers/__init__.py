@@ -1,6 +1,7 @@
 """Wrappers and views over the boardenvs environments (installed as
 ``boardenvs.wrappers``).  Names load on first use, so importing this package
 needs neither stable-baselines3 nor pygame."""
+
 from __future__ import annotations
 
 import importlib
@@ -33,5 +34,8 @@ __all__ = sorted(_NAMES)
 def __getattr__(name):
     if name in _NAMES:
         module = _NAMES[name]
-        return getattr(importlib.import_module(module, __name__) if module.startswith(".") else importlib.import_module(module), name)
+        return getattr(
+            importlib.import_module(module, __name__) if module.startswith(".") else importlib.import_module(module),
+            name,
+        )
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,6 +28,7 @@ re-rolled.  The roll is in the observation (``"roll"``, one-hot over the
 classes).  A game whose legal actions at the start of a turn belong to no
 class (Quagmire's placements) plays that turn unrestricted, with no roll.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -103,7 +104,13 @@ class ResolveChance(BaseWrapper):
     def last(self, observe=True):
         agent = self.agent_selection
         obs = self.observe(agent) if observe else None
-        return obs, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent], self.infos[agent]
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
 
 class DiceVariant(BaseWrapper):
@@ -223,7 +230,10 @@ class DiceVariant(BaseWrapper):
         elif not in_game:
             self.env.step(action)  # the env raises or forfeits with its own message
         else:
-            problem = f"not of the rolled class {self.class_names[self.roll]!r}: {raw.game.describe_action(raw.state_snapshot(), a)}"
+            problem = (
+                f"not of the rolled class {self.class_names[self.roll]!r}: "
+                f"{raw.game.describe_action(raw.state_snapshot(), a)}"
+            )
             if raw.illegal_action == "raise":
                 raise IllegalActionError(f"{raw.game.env_id}: {agent} sent {action!r}: {problem}")
             raw.warn_illegal(f"{agent} sent {action!r}: {problem}")  # (before the env's own note)

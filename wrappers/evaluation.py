@@ -13,23 +13,30 @@ models can play each other: ``evaluate("mcts", id, opponent="greedy")``.
 draws a seat per game, and the result splits the counts by seat.  A game
 truncated by a limit (``max_turns``) counts as a draw.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ..registry import env_id_of
-
 from ..opponents import Batch, Opponent, decide, make_opponent
+from ..registry import env_id_of
 from .selfplay import make_player
 from .vector import SingleAgentVectorEnv
-
 
 MAX_GAMES = 10**7  # evaluate's (and the round-robin's) bound on games per call
 BATCH = 20_000  # games played at once (rows of one vector view)
 
 
-def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="random", seed: int = 0,
-             deterministic: bool = False, **options) -> dict:  # fmt: skip
+def evaluate(
+    agent,
+    env_id: str,
+    games: int = 200,
+    opponent="random",
+    seat="random",
+    seed: int = 0,
+    deterministic: bool = False,
+    **options,
+) -> dict:
     """``{"games", "wins", "draws", "losses", "win_rate", "by_seat": {seat: (wins, draws, losses)}}``.
 
     ``games``: an int in ``1..MAX_GAMES`` (10**7); anything else is a
@@ -60,7 +67,14 @@ def evaluate(agent, env_id: str, games: int = 200, opponent="random", seat="rand
         r = result[seats == s]
         by_seat[int(s)] = (int((r > 0).sum()), int((r == 0).sum()), int((r < 0).sum()))
     wins, draws, losses = int((result > 0).sum()), int((result == 0).sum()), int((result < 0).sum())
-    return {"games": games, "wins": wins, "draws": draws, "losses": losses, "win_rate": wins / games, "by_seat": by_seat}
+    return {
+        "games": games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "win_rate": wins / games,
+        "by_seat": by_seat,
+    }
 
 
 def _play(player, opponent, env_id, seat, seed, options, result, seats) -> None:
@@ -79,8 +93,15 @@ def _play(player, opponent, env_id, seat, seed, options, result, seats) -> None:
         masks = info["action_mask"]
         actions = np.argmax(masks, axis=1).astype(np.int64)
         todo = np.flatnonzero(np.isnan(result))
-        batch = Batch(venv.game, masks[todo], rng, seats=info["seat"][todo], rows=todo, observations=obs[todo],
-                      states=lambda: np.array(venv.vec.states[todo]))  # fmt: skip
+        batch = Batch(
+            venv.game,
+            masks[todo],
+            rng,
+            seats=info["seat"][todo],
+            rows=todo,
+            observations=obs[todo],
+            states=lambda todo=todo: np.array(venv.vec.states[todo]),
+        )
         actions[todo] = decide(player, batch)
         obs, rewards, term, trunc, info = venv.step(actions)
         first = (term | trunc) & np.isnan(result)
@@ -100,7 +121,14 @@ class _UntilCounted(Opponent):
         out = np.argmax(batch.masks, axis=1).astype(np.int64)
         todo = np.flatnonzero(np.isnan(self.result[batch.rows]))
         if todo.size:
-            sub = Batch(batch.game, batch.masks[todo], batch.rng, seats=batch.seats[todo], rows=batch.rows[todo],
-                        observations=lambda: batch.observations[todo], states=lambda: batch.states[todo])  # fmt: skip
+            sub = Batch(
+                batch.game,
+                batch.masks[todo],
+                batch.rng,
+                seats=batch.seats[todo],
+                rows=batch.rows[todo],
+                observations=lambda: batch.observations[todo],
+                states=lambda: batch.states[todo],
+            )
             out[todo] = decide(self.opponent, sub)
         return out

@@ -23,6 +23,7 @@ The script is one function, ``boardenvsReplay(document, data)``, that reads
 and writes nothing but the elements it is handed: the tests run it in an
 embedded JavaScript engine over a stand-in document (no browser needed).
 """
+
 from __future__ import annotations
 
 import base64
@@ -62,7 +63,8 @@ function boardenvsReplay(doc, data) {
     img.alt = s.status;
     slider.value = String(i);
     status.textContent = s.status;
-    counter.textContent = "step " + i + " of " + last + (i > 0 ? " \u2014 " + s.by + ": " + s.move : " \u2014 the start");
+    counter.textContent = "step " + i + " of " + last +
+      (i > 0 ? " \u2014 " + s.by + ": " + s.move : " \u2014 the start");
     returns.textContent = (i === last && data.returns) ? "returns: " + data.returns : "";
     for (var k = 0; k < items.length; k++) {
       items[k].className = (k + 1 === i) ? "current" : "";
@@ -168,19 +170,40 @@ def steps_page(steps, *, players=None, title: str | None = None) -> str:
     rows = []
     for pos, decision in steps:
         by, move, action = decision or (None, None, None)
-        rows.append({"move": move, "action": action, "by": by, "turn": int(pos.turn), "status": _status(pos),
-                     "image": _png_uri(rgb_frame(game, pos.state, notes))})  # fmt: skip
+        rows.append(
+            {
+                "move": move,
+                "action": action,
+                "by": by,
+                "turn": int(pos.turn),
+                "status": _status(pos),
+                "image": _png_uri(rgb_frame(game, pos.state, notes)),
+            }
+        )
     over = bool(final.state[E.H_STATUS] != E.PLAYING)
     returns = ", ".join(f"{game.seat_name(s)} {r:+g}" for s, r in enumerate(final.returns)) if over else ""
-    data = {"format": SCHEMA, "env_id": game.env_id, "options": dict(game.options), "players": players,
-            "start": first.to_text(), "steps": rows, "returns": returns, "over": over}  # fmt: skip
+    data = {
+        "format": SCHEMA,
+        "env_id": game.env_id,
+        "options": dict(game.options),
+        "players": players,
+        "start": first.to_text(),
+        "steps": rows,
+        "returns": returns,
+        "over": over,
+    }
     title = title or f"{game.title} ({game.env_id})"
     who = ", ".join(f"{game.seat_name(s)}: {p}" for s, p in enumerate(players)) if players else ""
     subtitle = f"{len(rows) - 1} decisions" + (f"; {who}" if who else "") + ("; " + rows[-1]["status"] if over else "")
     # the JSON sits in a <script> block: "</" must not end it early
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return _PAGE.format(version=version("boardenvs") or "", title=html.escape(title), subtitle=html.escape(subtitle), data=blob,
-                        script=SCRIPT)  # fmt: skip
+    return _PAGE.format(
+        version=version("boardenvs") or "",
+        title=html.escape(title),
+        subtitle=html.escape(subtitle),
+        data=blob,
+        script=SCRIPT,
+    )
 
 
 def replay_page(start, moves, *, players=None, title: str | None = None) -> str:

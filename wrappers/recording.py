@@ -17,6 +17,7 @@ held ``end_pause`` seconds:
 Files are written by imageio (``boardenvs[render]``: imageio for GIF through
 Pillow, imageio-ffmpeg for MP4), chosen by the file's extension.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -66,8 +67,13 @@ def save_animation(frames, path, fps: float = 2.0, end_pause: float = 2.0) -> Pa
         durations = [step_ms] * (len(frames) - 1) + [step_ms + 1000.0 * end_pause]
         # Pillow takes a list of durations for an animation only: one frame gets a number
         duration = durations if len(frames) > 1 else durations[0]
-        write_atomically(path, lambda tmp: iio.imwrite(tmp, np.stack(frames), extension=".gif", plugin="pillow",
-                                                       duration=duration, loop=0), "animation")  # fmt: skip
+        write_atomically(
+            path,
+            lambda tmp: iio.imwrite(
+                tmp, np.stack(frames), extension=".gif", plugin="pillow", duration=duration, loop=0
+            ),
+            "animation",
+        )
         return path
     try:
         import imageio_ffmpeg  # noqa: F401
@@ -81,8 +87,16 @@ def save_animation(frames, path, fps: float = 2.0, end_pause: float = 2.0) -> Pa
     padded += [padded[-1]] * int(round(end_pause * fps))
 
     def write(tmp):
-        with iio2.get_writer(tmp, format="FFMPEG", mode="I", fps=fps, codec="libx264", quality=7,
-                             pixelformat="yuv420p", macro_block_size=16) as writer:  # fmt: skip
+        with iio2.get_writer(
+            tmp,
+            format="FFMPEG",
+            mode="I",
+            fps=fps,
+            codec="libx264",
+            quality=7,
+            pixelformat="yuv420p",
+            macro_block_size=16,
+        ) as writer:
             for f in padded:
                 writer.append_data(f)
 
@@ -166,8 +180,8 @@ def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, 
     ``path``'s extension.
     ``players``: who played each seat (one name per seat), shown in the
     pictures' legend."""
-    from ..position import Position
     from ..api import position
+    from ..position import Position
 
     start = game if isinstance(game, Position) else position(game, **options)
     if _is_html(path):  # a page to step through (boardenvs.wrappers.html_replay)
@@ -182,8 +196,9 @@ def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, 
     return save_animation(frames, path, fps=fps, end_pause=end_pause)
 
 
-def record_vec_row(vec, row: int, path, *, policy=None, seed=None, max_steps: int = 100_000,
-                   fps: float = 2.0, end_pause: float = 2.0) -> Path:  # fmt: skip
+def record_vec_row(
+    vec, row: int, path, *, policy=None, seed=None, max_steps: int = 100_000, fps: float = 2.0, end_pause: float = 2.0
+) -> Path:
     """Step the ``make_vec`` env ``vec`` from a reset (``seed``) until row
     ``row``'s first game ends, and save that game (a frame per decision).
     Actions: ``policy(obs, masks) -> actions`` on the whole batch, or the

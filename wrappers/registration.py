@@ -15,6 +15,7 @@ registered id): they fix the game, so ``gymnasium.make(id, env_id=<another
 game>)`` is refused rather than quietly making the other game (gymnasium
 merges the caller's keywords over the id's ``kwargs={"env_id": ...}``).
 """
+
 from __future__ import annotations
 
 import gymnasium

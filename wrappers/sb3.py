@@ -15,6 +15,7 @@ ended (SB3's bootstrapping reads both), ``env_method("action_masks")`` (what
 ``episode`` = ``{"r", "l", "t"}``, so SB3 logs ``ep_rew_mean`` and
 ``ep_len_mean`` with no ``VecMonitor`` (wrapping it in one works too).
 """
+
 from __future__ import annotations
 
 import time
@@ -67,7 +68,9 @@ class SB3VecEnv(VecEnv):
             raise TypeError("pass num_envs and options only with an id; a built env already has them")
         venv = getattr(venv, "unwrapped", venv)
         if not isinstance(venv, SingleAgentVectorEnv):
-            raise TypeError(f"SB3VecEnv wraps a SingleAgentVectorEnv (gymnasium.make_vec of a boardenvs id), got {venv!r}")
+            raise TypeError(
+                f"SB3VecEnv wraps a SingleAgentVectorEnv (gymnasium.make_vec of a boardenvs id), got {venv!r}"
+            )
         self.venv = venv
         self._actions = None
         self._t0 = time.perf_counter()
@@ -97,8 +100,12 @@ class SB3VecEnv(VecEnv):
             final, ep = infos["final_obs"], infos["final_info"]
             idx = np.flatnonzero(dones)
             cut = (truncated[idx] & ~terminated[idx]).tolist()
-            for i, c, r, l in zip(idx.tolist(), cut, ep["return"][idx].tolist(), ep["learner_steps"][idx].tolist()):
-                out[i] = {"terminal_observation": final[i], "TimeLimit.truncated": c, "episode": {"r": r, "l": l, "t": now}}
+            for i, c, r, steps in zip(idx.tolist(), cut, ep["return"][idx].tolist(), ep["learner_steps"][idx].tolist()):
+                out[i] = {
+                    "terminal_observation": final[i],
+                    "TimeLimit.truncated": c,
+                    "episode": {"r": r, "l": steps, "t": now},
+                }
         return obs, rewards.astype(np.float32, copy=False), dones, out
 
     def action_masks(self) -> np.ndarray:
@@ -116,7 +123,9 @@ class SB3VecEnv(VecEnv):
             return rows
         rows = list(self._get_indices(indices))
         if indices is not None:
-            raise ValueError(f"env_method({method_name!r}) runs on the whole batch; indices are only for 'action_masks'")
+            raise ValueError(
+                f"env_method({method_name!r}) runs on the whole batch; indices are only for 'action_masks'"
+            )
         result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
         return [result for _ in rows]
 

@@ -24,6 +24,7 @@
   from :func:`boardenvs.opponents.make_opponent`) and :func:`make_player`
   (``evaluate``'s agent, distillation's student).
 """
+
 from __future__ import annotations
 
 import copy
@@ -55,13 +56,17 @@ class ModelOpponent(Opponent):
         the model's and the game's sizes otherwise)."""
         n = getattr(getattr(self.policy, "action_space", None), "n", None)
         if n is not None and int(n) != masks.shape[1]:
-            raise ValueError(f"opponent {self.name}: the model chooses among {int(n)} actions, this game has "
-                             f"{masks.shape[1]}: a model of another game or game options")  # fmt: skip
+            raise ValueError(
+                f"opponent {self.name}: the model chooses among {int(n)} actions, this game has "
+                f"{masks.shape[1]}: a model of another game or game options"
+            )
         shape = getattr(getattr(self.policy, "observation_space", None), "shape", None)
         if shape is not None and tuple(shape) != tuple(obs.shape[1:]):
             if int(np.prod(shape)) != int(np.prod(obs.shape[1:])):
-                raise ValueError(f"opponent {self.name}: the model takes observations of shape {tuple(shape)}, this "
-                                 f"game gives {tuple(obs.shape[1:])}: a model of another game or game options")  # fmt: skip
+                raise ValueError(
+                    f"opponent {self.name}: the model takes observations of shape {tuple(shape)}, this "
+                    f"game gives {tuple(obs.shape[1:])}: a model of another game or game options"
+                )
             obs = obs.reshape((obs.shape[0], *shape))  # the same numbers, flattened or not
         return obs
 
@@ -113,7 +118,11 @@ class SelfPlayPool:
     def __init__(self, max_size: int = 10, latest_prob: float = 0.5, initial="random", deterministic: bool = False):
         if not isinstance(max_size, (int, np.integer)) or isinstance(max_size, bool) or max_size < 1:
             raise ValueError(f"max_size must be a positive int, got {max_size!r}")
-        if isinstance(latest_prob, bool) or not isinstance(latest_prob, (int, float, np.floating, np.integer)) or not 0.0 <= latest_prob <= 1.0:
+        if (
+            isinstance(latest_prob, bool)
+            or not isinstance(latest_prob, (int, float, np.floating, np.integer))
+            or not 0.0 <= latest_prob <= 1.0
+        ):
             raise ValueError(f"latest_prob must be a number in [0, 1], got {latest_prob!r}")
         if deterministic not in (True, False):
             raise ValueError(f"deterministic must be True or False, got {deterministic!r}")

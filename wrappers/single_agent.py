@@ -45,6 +45,7 @@ seed plays the same games here as in ``gymnasium.make_vec(..., num_envs=1)``.
   An opponent that fails (raises, or answers an illegal action) stops the
   step part-way: the next ``step`` asks for ``reset()``.
 """
+
 from __future__ import annotations
 
 import threading
@@ -64,8 +65,16 @@ class SingleAgentEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
-    def __init__(self, env_id: str, opponent="random", seat="random", render_mode=None,
-                 illegal_action=ILLEGAL_ACTION_DEFAULT, flatten=True, **options):  # fmt: skip
+    def __init__(
+        self,
+        env_id: str,
+        opponent="random",
+        seat="random",
+        render_mode=None,
+        illegal_action=ILLEGAL_ACTION_DEFAULT,
+        flatten=True,
+        **options,
+    ):
         where = f"{env_id}: "
         self.illegal_action = check_illegal_action(illegal_action, where)
         modes = list(game_class(env_id).render_modes)
@@ -73,8 +82,17 @@ class SingleAgentEnv(gymnasium.Env):
         self.metadata = {**self.metadata, "render_modes": modes}
         check_render_mode(render_mode, modes, where)
         # the learner loop at one row, its episodes not restarted (the caller resets)
-        self._venv = venv = SingleAgentVectorEnv(env_id, 1, opponent=opponent, seat=seat, illegal_action=illegal_action,
-                                                 flatten=flatten, parallel=False, autoreset_mode="next_step", **options)  # fmt: skip
+        self._venv = venv = SingleAgentVectorEnv(
+            env_id,
+            1,
+            opponent=opponent,
+            seat=seat,
+            illegal_action=illegal_action,
+            flatten=flatten,
+            parallel=False,
+            autoreset_mode="next_step",
+            **options,
+        )
         if render_mode == "human":
             from ..render import require_pygame
 
@@ -145,12 +163,14 @@ class SingleAgentEnv(gymnasium.Env):
             raise IllegalActionError(f"{self.env_id}: step({action!r}) after the episode ended: call reset() first")
         whole = is_action_int(action)  # an int, a numpy integer or a 0-d integer array
         action = int(action) if whole else -1
-        if self.illegal_action != "lose" and not (whole and 0 <= action < self.game.num_actions
-                                                  and self._venv.action_masks()[0, action]):  # fmt: skip
+        if self.illegal_action != "lose" and not (
+            whole and 0 <= action < self.game.num_actions and self._venv.action_masks()[0, action]
+        ):
             if self.illegal_action == "raise" or not whole:
                 help_ = f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" else ""
-                raise IllegalActionError(f"{self.env_id}: the learner (player_{self.seat}) sent {action!r}: not a legal "
-                                         f"action now.{help_}")  # fmt: skip
+                raise IllegalActionError(
+                    f"{self.env_id}: the learner (player_{self.seat}) sent {action!r}: not a legal action now.{help_}"
+                )
         # the engine's step of the batched view at one row: an illegal action is forfeited or
         # replaced by a random legal one there (and warned of once per env)
         obs, rewards, terminated, truncated, info = self._venv.step(np.array([action], np.int64))
@@ -174,7 +194,9 @@ class SingleAgentEnv(gymnasium.Env):
         from ..render import frame_for  # the board with legend, turn, last move, result
 
         state = np.array(self._venv.vec.states[0])
-        out, self._window = frame_for(self.render_mode, self.game, state, None, self._window, self.metadata["render_fps"])
+        out, self._window = frame_for(
+            self.render_mode, self.game, state, None, self._window, self.metadata["render_fps"]
+        )
         return out
 
     def close(self):
@@ -201,5 +223,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.opponent = venv.opponent_of(0)
         self._info = {"action_mask": self.action_masks(), "seat": self.seat, "opponent": self.opponent.name}
         if ended:
-            self._info.update(end_reason=info["end_reason"][0], length=int(info["length"][0]),
-                              learner_steps=int(info["learner_steps"][0]))  # fmt: skip
+            self._info.update(
+                end_reason=info["end_reason"][0],
+                length=int(info["length"][0]),
+                learner_steps=int(info["learner_steps"][0]),
+            )

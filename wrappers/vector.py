@@ -37,6 +37,7 @@ game ends on an opponent's move, -1 when the learner is eliminated.
 (the name sb3-contrib calls); ``infos["action_mask"]`` holds it too.  For
 stable-baselines3, wrap this env in :class:`boardenvs.wrappers.sb3.SB3VecEnv`.
 """
+
 from __future__ import annotations
 
 import threading
@@ -47,17 +48,20 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from ..errors import ResetNeededError, shorten
-from ..registry import game_class
 from ..fresh import FreshArrays
+from ..opponents import Batch, decide
+from ..registry import game_class
 from ..spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_render_mode, check_seat, check_seed
 from ..vector import VectorEnv
-from ..opponents import Batch, decide
 from .selfplay import FixedOpponent, make_picker
 
-
 # autoreset_mode's names (and gymnasium's AutoresetMode values) -> the mode
-AUTORESET_MODES = {"same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetMode.NEXT_STEP,
-                   AutoresetMode.SAME_STEP.value: AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP.value: AutoresetMode.NEXT_STEP}
+AUTORESET_MODES = {
+    "same_step": AutoresetMode.SAME_STEP,
+    "next_step": AutoresetMode.NEXT_STEP,
+    AutoresetMode.SAME_STEP.value: AutoresetMode.SAME_STEP,
+    AutoresetMode.NEXT_STEP.value: AutoresetMode.NEXT_STEP,
+}
 
 
 class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
@@ -88,20 +92,42 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 2}
 
-    def __init__(self, env_id: str, num_envs: int = 1, opponent="random", seat="random",
-                 illegal_action=ILLEGAL_ACTION_DEFAULT, flatten=True, render_mode=None, num_threads=None,
-                 parallel=None, autoreset_mode="same_step", action_mask_in_obs=False, **options):  # fmt: skip
-        self.vec = vec = VectorEnv(game_class(env_id), num_envs, illegal_action=illegal_action,
-                                   num_threads=num_threads, parallel=parallel, **options)  # fmt: skip
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int = 1,
+        opponent="random",
+        seat="random",
+        illegal_action=ILLEGAL_ACTION_DEFAULT,
+        flatten=True,
+        render_mode=None,
+        num_threads=None,
+        parallel=None,
+        autoreset_mode="same_step",
+        action_mask_in_obs=False,
+        **options,
+    ):
+        self.vec = vec = VectorEnv(
+            game_class(env_id),
+            num_envs,
+            illegal_action=illegal_action,
+            num_threads=num_threads,
+            parallel=parallel,
+            **options,
+        )
         self.game = game = vec.game
         where = f"{env_id}: "
         check_seat(seat, game.num_players, "seat", where)
         check_flag("flatten", flatten, where)
         check_render_mode(render_mode, game.render_modes, where)
-        mode = AUTORESET_MODES.get(autoreset_mode if isinstance(autoreset_mode, str) else getattr(autoreset_mode, "value", None))
+        mode = AUTORESET_MODES.get(
+            autoreset_mode if isinstance(autoreset_mode, str) else getattr(autoreset_mode, "value", None)
+        )
         if mode is None:
-            raise ValueError(f"{where}autoreset_mode must be 'same_step' or 'next_step' (or gymnasium's AutoresetMode "
-                             f"of those), got {autoreset_mode!r}")  # fmt: skip
+            raise ValueError(
+                f"{where}autoreset_mode must be 'same_step' or 'next_step' (or gymnasium's AutoresetMode "
+                f"of those), got {autoreset_mode!r}"
+            )
         self.autoreset_mode = mode
         self.action_mask_in_obs = check_flag("action_mask_in_obs", action_mask_in_obs, where)
         self.metadata = {**self.metadata, "render_modes": list(game.render_modes), "autoreset_mode": mode}
@@ -116,8 +142,12 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         low, high = (info.obs_low.ravel(), info.obs_high.ravel()) if flatten else (info.obs_low, info.obs_high)
         self.single_observation_space = spaces.Box(low, high, low.shape, np.int8)
         if self.action_mask_in_obs:
-            self.single_observation_space = spaces.Dict({"observations": self.single_observation_space,
-                                                         "action_mask": spaces.Box(0, 1, (info.num_actions,), np.int8)})  # fmt: skip
+            self.single_observation_space = spaces.Dict(
+                {
+                    "observations": self.single_observation_space,
+                    "action_mask": spaces.Box(0, 1, (info.num_actions,), np.int8),
+                }
+            )
         self.single_action_space = spaces.Discrete(info.num_actions)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, N)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, N)
@@ -190,8 +220,9 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         if self._rng is None:
             raise ResetNeededError(f"{self.env_id} make_vec: step() before reset(): call reset() first")
         if self._failed:
-            raise ResetNeededError(f"{self.env_id}: the last step() stopped part-way ({self._failed}): its rows are "
-                                   "mid-move; call reset()")  # fmt: skip
+            raise ResetNeededError(
+                f"{self.env_id}: the last step() stopped part-way ({self._failed}): its rows are mid-move; call reset()"
+            )
         next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
         pending = self._pending
         res = self._loop(actions, pending if next_step else None, restart=not next_step)
@@ -225,10 +256,18 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         engine = None if fixed is None or fixed.in_kernel or outside else fixed
         self._asked = False
         try:
-            res = self.vec.play_learners(actions, self._seats, draw_seats=self.seat_option == "random", restart=restart,
-                                         pending=pending, out=(obs, masks), opponent=engine,
-                                         ask=self._ask if outside else None, outside=self._outside,
-                                         pick=None if fixed is not None else self._pick)  # fmt: skip
+            res = self.vec.play_learners(
+                actions,
+                self._seats,
+                draw_seats=self.seat_option == "random",
+                restart=restart,
+                pending=pending,
+                out=(obs, masks),
+                opponent=engine,
+                ask=self._ask if outside else None,
+                outside=self._outside,
+                pick=None if fixed is not None else self._pick,
+            )
         except BaseException as e:
             if isinstance(e, RuntimeError) and hasattr(e, "result"):
                 self._rng = None  # rows whose new games all ended at once: the batch needs reset()
@@ -258,8 +297,15 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
 
     def _decide(self, opponent, rows, movers, observations, masks) -> np.ndarray:
         states = self.vec.states
-        batch = Batch(self.game, masks, self._rng, seats=movers, rows=rows, observations=observations,
-                      states=lambda: np.array(states[rows]))  # fmt: skip
+        batch = Batch(
+            self.game,
+            masks,
+            self._rng,
+            seats=movers,
+            rows=rows,
+            observations=observations,
+            states=lambda: np.array(states[rows]),
+        )
         return decide(opponent, batch)
 
     def _pick(self, rows) -> None:
@@ -366,9 +412,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         n = self.num_envs
         flags = np.zeros(n, np.bool_)
         flags[ended] = True
-        info = {"return": np.zeros(n, np.float32), "end_reason": np.full(n, None, dtype=object),
-                "end_reason_code": np.zeros(n, np.int64), "length": np.zeros(n, np.int64),
-                "learner_steps": np.zeros(n, np.int64)}  # fmt: skip
+        info = {
+            "return": np.zeros(n, np.float32),
+            "end_reason": np.full(n, None, dtype=object),
+            "end_reason_code": np.zeros(n, np.int64),
+            "length": np.zeros(n, np.int64),
+            "learner_steps": np.zeros(n, np.int64),
+        }
         info["return"][ended] = rewards[ended]
         info["end_reason"][ended] = self.vec.reason_names(codes)
         info["end_reason_code"][ended] = codes
@@ -393,8 +443,12 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
                 final_obs[i] = shaped[k]
         flags = np.zeros(n, np.bool_)
         flags[ended] = True
-        return {"final_obs": final_obs, "_final_obs": flags,
-                "final_info": self._end_infos(ended, rewards, lengths, codes, turns), "_final_info": flags.copy()}
+        return {
+            "final_obs": final_obs,
+            "_final_obs": flags,
+            "final_info": self._end_infos(ended, rewards, lengths, codes, turns),
+            "_final_info": flags.copy(),
+        }
 
     def _observations(self):
         obs = self._obs_all.reshape(self._obs_shape)
@@ -404,5 +458,4 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         return obs
 
     def _infos(self) -> dict:
-        return {"action_mask": self._bool_masks, "seat": self._seats.copy(),
-                "illegal_action": self._illegal.copy()}  # fmt: skip
+        return {"action_mask": self._bool_masks, "seat": self._seats.copy(), "illegal_action": self._illegal.copy()}

@@ -50,14 +50,14 @@ starts on ``i3`` of its frame and its goal is row ``a``.  With two players,
 step up-left of its start) is the board's ``b4``.  Fences turn with the
 cells.  Directions in the observation are the turned board's::
 
-     action = frame cell index (reading order)   player_0's frame = the board   player_1's frame (board turned 180 degrees)
-     a       0   1   2   3   4                   a   a1  a2  a3  a4  a5         a   i5  i4  i3  i2  i1
-     b     5   6   7   8   9  10                 b  b1 ... b6                   b  h6 ... h1
-     ...                                         ...                            ...
-     e  26  27  28  29  30  31  32  33  34       e  e1 ... e5 ... e9            e  e9 ... e5 ... e1
-     ...                                         ...                            ...
-     i      56  57  58  59  60                   i   i1  i2 [i3] i4  i5         i   a5  a4 [a3] a2  a1
-                                                 [ ] = own start: i3 = 58       player_1's action 58 moves to the board's a3
+     action = frame cell index         player_0's frame = the board   player_1's frame (turned half a turn)
+     a       0   1   2   3   4         a   a1  a2  a3  a4  a5         a   i5  i4  i3  i2  i1
+     b     5   6   7   8   9  10       b  b1 ... b6                   b  h6 ... h1
+     ...                               ...                            ...
+     e  26  27  28  29  30  31  32  33  34  e  e1 ... e5 ... e9       e  e9 ... e5 ... e1
+     ...                               ...                            ...
+     i      56  57  58  59  60         i   i1  i2 [i3] i4  i5         i   a5  a4 [a3] a2  a1
+                                       [ ] = own start: i3 = 58       player_1's action 58 moves to the board's a3
 
 A fence blocks three consecutive edges of a zig-zag line; the ANSI picture
 draws a blocked edge inside a row as ``|`` and one between rows as ``-``
@@ -100,6 +100,7 @@ make_vec's benchmark rows for this game first play 300 steps: from a reset
 every game is in its opening, where fences are placed and checked, the
 slowest phase.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -143,30 +144,49 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
     layout = LAYOUT
     option_specs = (
         num_players_option(2, (2, 3, 4, 6)),  # HQ-4
-        Option("teams", "none", "team play (HQ-15): 'none', '2v2' (4 players), '3x2' or '2x3' (6 players)",
-               kind="choice", choices=tuple(TEAMS)),  # fmt: skip
+        Option(
+            "teams",
+            "none",
+            "team play (HQ-15): 'none', '2v2' (4 players), '3x2' or '2x3' (6 players)",
+            kind="choice",
+            choices=tuple(TEAMS),
+        ),
         Option("radius", 4, "board radius (HQ-1), even: 61 cells at 4", choices=tuple(range(2, MAX_RADIUS + 1, 2))),
-        Option("fences_per_player", -1, "fences each player starts with; -1: 9/6/4/3 for 2/3/4/6 players (HQ-5)",
-               low=-1, high=MAX_FENCES_PER_PLAYER),  # fmt: skip
+        Option(
+            "fences_per_player",
+            -1,
+            "fences each player starts with; -1: 9/6/4/3 for 2/3/4/6 players (HQ-5)",
+            low=-1,
+            high=MAX_FENCES_PER_PLAYER,
+        ),
         first_player_option("random"),  # C-2: chosen freely in the original
         max_turns_option(1000),  # HQ-16
     )
     reason_names = {REASON_GOAL: "goal", REASON_STUCK: "no_legal_move"}
-    reason_docs = {"goal": "a pawn reached its goal side: its team +1, every other seat -1 (HQ-14)",
-                   "no_legal_move": "no player left has a legal move: a draw, 0 for all (HQ-13)"}  # fmt: skip
+    reason_docs = {
+        "goal": "a pawn reached its goal side: its team +1, every other seat -1 (HQ-14)",
+        "no_legal_move": "no player left has a legal move: a draw, 0 for all (HQ-13)",
+    }
     eliminations = True
     json_fields = {"fences_left": "ints"}  # the JSON form's types (boardenvs.jsonform): counts as numbers
     action_class_names = ("move", "fence")
     variants = (
-        {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 6},
-        {"num_players": 4, "teams": "2v2"}, {"num_players": 6, "teams": "3x2"}, {"num_players": 6, "teams": "2x3"},
+        {"num_players": 2},
+        {"num_players": 3},
+        {"num_players": 4},
+        {"num_players": 6},
+        {"num_players": 4, "teams": "2v2"},
+        {"num_players": 6, "teams": "3x2"},
+        {"num_players": 6, "teams": "2x3"},
         {"radius": 2},
-    )  # fmt: skip
+    )
 
     def configure(self, o):
         n, teams = o["num_players"], o["teams"]
         if TEAMS[teams] is not None and TEAMS[teams][0] != n:
-            raise OptionError(f"{self.env_id}: option teams={teams!r} needs num_players={TEAMS[teams][0]}, got {n} (HQ-15)")
+            raise OptionError(
+                f"{self.env_id}: option teams={teams!r} needs num_players={TEAMS[teams][0]}, got {n} (HQ-15)"
+            )
         team_ids = TEAMS[teams][1] if TEAMS[teams] else tuple(range(n))
         self.geo = geo = Geometry.of(o["radius"])
         self.board = geo.board
@@ -175,20 +195,42 @@ class HexQuoridorGame(HexQuoridorText, HexQuoridorPicture, Game):
         self.fences_per_player = fpp
         self.sides = SIDES[n]
         sides = list(SIDES[n]) + [0] * (E.MAX_PLAYERS - n)
-        masks = [sum(1 << t for t in range(n) if team_ids[t] == team_ids[s]) for s in range(n)] + [0] * (E.MAX_PLAYERS - n)
+        masks = [sum(1 << t for t in range(n) if team_ids[t] == team_ids[s]) for s in range(n)] + [0] * (
+            E.MAX_PLAYERS - n
+        )
         blk = Q_OCC + geo.n + 1
         fen = blk + 6 * (geo.n + 1)
         self.blk_offset, self.fence_offset, self.fence_bits_offset = blk, fen, fen + geo.F
         elim = 1 if n > 2 and TEAMS[teams] is None else 0
         planes = 5 * n + 7
         obs_tables = self._fixed_planes(geo, n, sides, masks, planes)
-        head = [geo.n, geo.F, elim, blk, fen, fpp, *sides, *masks, *geo.offsets, geo.words, geo.num_verts,
-                P_TABLES + geo.tables.size, obs_tables.shape[1], fen + geo.F]  # fmt: skip
+        head = [
+            geo.n,
+            geo.F,
+            elim,
+            blk,
+            fen,
+            fpp,
+            *sides,
+            *masks,
+            *geo.offsets,
+            geo.words,
+            geo.num_verts,
+            P_TABLES + geo.tables.size,
+            obs_tables.shape[1],
+            fen + geo.F,
+        ]
         assert len(head) == P_TABLES - E.P_GAME
         high = [1] * (n + 8) + [n * fpp] * n + [1] * (3 * n - 1)  # fences left: counts up to every fence
-        return Config(num_players=n, num_actions=geo.n + geo.F + 1, obs_shape=(geo.board.side, geo.board.side, planes),
-                    obs_high_per_plane=high, params=np.concatenate([head, geo.tables, obs_tables.ravel()]),
-                    sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F, "fence_words": geo.words}, teams=team_ids)  # fmt: skip
+        return Config(
+            num_players=n,
+            num_actions=geo.n + geo.F + 1,
+            obs_shape=(geo.board.side, geo.board.side, planes),
+            obs_high_per_plane=high,
+            params=np.concatenate([head, geo.tables, obs_tables.ravel()]),
+            sizes={"cells1": geo.n + 1, "slots": 6 * (geo.n + 1), "fences": geo.F, "fence_words": geo.words},
+            teams=team_ids,
+        )
 
     @staticmethod
     def _fixed_planes(geo, n, sides, masks, planes):
@@ -264,8 +306,9 @@ def policy_actions(game) -> list:
     grid = board.grid_index
     cells = board.num_cells
     moves = np.stack([grid, np.zeros(cells, np.int64)], axis=1)[:, None, :]
-    walls = np.array([[(grid[c], 1 + 4 * o + k) for k, c in enumerate((x, y, m1, m2))] for x, y, m1, m2, o in fences],
-                     np.int64).reshape(len(fences), 4, 2)  # fmt: skip
+    walls = np.array(
+        [[(grid[c], 1 + 4 * o + k) for k, c in enumerate((x, y, m1, m2))] for x, y, m1, m2, o in fences], np.int64
+    ).reshape(len(fences), 4, 2)
     return [
         {"kind": "cells", "first": 0, "taps": moves},
         {"kind": "cells", "first": cells, "taps": walls},
@@ -275,10 +318,19 @@ def policy_actions(game) -> list:
 
 TOOLS = {
     # time to strength: the board network with the paths' planes, fitted to greedy's decisions, then against greedy
-    "training": {"extractor": "hexpaths", "extractor_kwargs": {"hex": True, "layers": 6}, "shaping_scale": 4.0,
-                 "actions": policy_actions, "board": {"paths": True}, "opponents": {"greedy": 1.0}, "warm_start": 2000,
-                 "shaping": 0.5},
-    "bench": {"closest": ("quoridor", "the same idea, walls and a path check, on a hex board"),
-              "envpool": ("Hex-v1", "a hex board and a connection check")},
+    "training": {
+        "extractor": "hexpaths",
+        "extractor_kwargs": {"hex": True, "layers": 6},
+        "shaping_scale": 4.0,
+        "actions": policy_actions,
+        "board": {"paths": True},
+        "opponents": {"greedy": 1.0},
+        "warm_start": 2000,
+        "shaping": 0.5,
+    },
+    "bench": {
+        "closest": ("quoridor", "the same idea, walls and a path check, on a hex board"),
+        "envpool": ("Hex-v1", "a hex board and a connection check"),
+    },
     "greedy": {"heuristic": heuristic},
 }

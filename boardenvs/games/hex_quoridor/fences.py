@@ -4,6 +4,7 @@ in ``rules.py`` for its size: a fence can only cut a pawn off when it closes
 a loop of walls, so only the fences that close one are tried, each by a
 flood fill over the board held in one 64-bit word (see ``_fences_bits``).
 The tables it reads are built by ``geometry.Geometry._bit_tables``."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,9 +13,25 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ... import engine as E
 from .layout import (
-    MAX_BIT_CELLS, P_ELIM, P_F, P_FBITS, P_N, P_SIDE, P_TCBIT,
-    P_TCONF, P_TFBLK, P_TFCELL, P_TFMAP, P_TFVERT, P_TOPEN, P_TRIM2,
-    P_TSHIFT, P_TSIDEB, P_TVINC, P_VERTS, P_WORDS, Q_PAWNS,
+    P_ELIM,
+    P_F,
+    P_FBITS,
+    P_N,
+    P_SIDE,
+    P_TCBIT,
+    P_TCONF,
+    P_TFBLK,
+    P_TFCELL,
+    P_TFMAP,
+    P_TFVERT,
+    P_TOPEN,
+    P_TRIM2,
+    P_TSHIFT,
+    P_TSIDEB,
+    P_TVINC,
+    P_VERTS,
+    P_WORDS,
+    Q_PAWNS,
 )
 
 

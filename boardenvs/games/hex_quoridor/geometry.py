@@ -1,6 +1,7 @@
 """Hex Quoridor's geometry in plain Python, built once per radius: the fences
 (HQ-6/7), the sides (HQ-2), the frames (the board turned to each side) and
 the flat tables the kernels in ``rules.py`` read from ``params``."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -115,10 +116,28 @@ class Geometry:
         R = radius
         self.start = np.array([board.rotate(board.index_of(-R // 2, R), k) for k in range(6)], np.int64)
         self._bit_tables()
-        tables = [self.nb, self.on_side, self.fence_slots, self.cmap, self.cinv, self.fmap, self.grid,
-                  self.order, self.rim, self.start, self.cell_bit, self.shift, self.open0, self.fence_blk,
-                  self.fence_cells, self.side_bits, self.fence_verts, self.vert_fences, self.rim_twice,
-                  self.fence_conflicts]  # fmt: skip
+        tables = [
+            self.nb,
+            self.on_side,
+            self.fence_slots,
+            self.cmap,
+            self.cinv,
+            self.fmap,
+            self.grid,
+            self.order,
+            self.rim,
+            self.start,
+            self.cell_bit,
+            self.shift,
+            self.open0,
+            self.fence_blk,
+            self.fence_cells,
+            self.side_bits,
+            self.fence_verts,
+            self.vert_fences,
+            self.rim_twice,
+            self.fence_conflicts,
+        ]
         self.offsets = []
         flat = []
         at = P_TABLES
@@ -143,8 +162,18 @@ class Geometry:
         self.words = (F + 63) // 64
         if n > MAX_BIT_CELLS:
             self.num_verts = 0
-            for name in ("cell_bit", "shift", "open0", "fence_blk", "fence_cells", "side_bits", "fence_verts",
-                         "vert_fences", "rim_twice", "fence_conflicts"):  # fmt: skip
+            for name in (
+                "cell_bit",
+                "shift",
+                "open0",
+                "fence_blk",
+                "fence_cells",
+                "side_bits",
+                "fence_verts",
+                "vert_fences",
+                "rim_twice",
+                "fence_conflicts",
+            ):
                 setattr(self, name, np.zeros(0, np.int64))
             return
         R, W = board.radius, self.words
@@ -163,7 +192,7 @@ class Geometry:
         self.open0 = self.open0.view(np.int64)
         blk = np.zeros((F, 6), np.uint64)
         cells = np.zeros((F, 4), np.uint64)
-        for f, (x, y, m1, m2, o) in enumerate(self.fences):
+        for f, (x, y, m1, m2, _o) in enumerate(self.fences):
             for slot in self.fence_slots[f]:
                 blk[f, slot % 6] |= np.uint64(1 << bit[slot // 6])
             cells[f] = [1 << bit[c] for c in (x, y, m1, m2)]
@@ -188,7 +217,9 @@ class Geometry:
                 c, d = divmod(int(slot), 6)
                 keys |= {corner(c, (d - 1) % 6), corner(c, d)}
             assert len(keys) == 4  # a zig-zag of three edges has four corners
-            inner = sorted(ids.setdefault(key, len(ids) + 1) for key in keys if all(board.index_of(*x) >= 0 for x in key))
+            inner = sorted(
+                ids.setdefault(key, len(ids) + 1) for key in keys if all(board.index_of(*x) >= 0 for x in key)
+            )
             rim_count[f] = 4 - len(inner)
             verts[f] = inner + [0] * (4 - len(inner))
         V = self.num_verts = len(ids) + 1

@@ -1,6 +1,7 @@
 """Hex Quoridor's state row and params: where each field lives (the kernels
 in ``rules.py`` and ``fences.py``, the text form and the pictures read them
 by these names)."""
+
 from __future__ import annotations
 
 from ... import engine as E

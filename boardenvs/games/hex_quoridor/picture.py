@@ -1,6 +1,7 @@
 """Hex Quoridor pictures: the text board and the RGB picture (goal sides,
 fences, pawns, and a strip of the fences each seat has left): :class:`HexQuoridorPicture`,
 a mixin of :class:`~boardenvs.games.hex_quoridor.HexQuoridorGame`."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -95,5 +96,11 @@ class HexQuoridorPicture:
             x, y = x0 + col * entry, 4 + row * STRIP_LINE + STRIP_LINE // 2
             draw.ellipse((x, y - 6, x + 12, y + 6), fill=seat_colour(s), outline=PALETTE["edge"])
             out = pawns[s] < 0
-            draw.text((x + 16, y), "out" if out else str(left), fill=PALETTE["grid"] if out else PALETTE["label"], font=f, anchor="lm")
+            draw.text(
+                (x + 16, y),
+                "out" if out else str(left),
+                fill=PALETTE["grid"] if out else PALETTE["label"],
+                font=f,
+                anchor="lm",
+            )
         return image, pic, top

@@ -24,6 +24,7 @@ moves the pawn to frame cell ``i``, board cell ``cmap[k, i]`` (``P_TCMAP``:
 radius 2, frame 1's cells 16 17 18 are board cells 7 12 16); ``C + i``
 places frame fence ``i`` (``P_TFMAP``; fences in ``fence_geometry`` order).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,16 +34,50 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ... import engine as E
 from .fences import _fences_bits
 from .layout import (  # noqa: F401 - the row's and params' names, read here and by text.py / picture.py
-    SENTINEL, FAR, LAYOUT, Q_PAWNS, Q_LEFT, Q_OCC,
-    P_N, P_F, P_ELIM, P_BLK, P_FEN, P_FPP,
-    P_SIDE, P_TEAM, P_TNB, P_TON, P_TFE, P_TCMAP,
-    P_TCINV, P_TFMAP, P_TGRID, P_TORD, P_TRIM, P_TSTART,
-    P_TCBIT, P_TSHIFT, P_TOPEN, P_TFBLK, P_TFCELL, P_TSIDEB,
-    P_TFVERT, P_TVINC, P_TRIM2, P_TCONF, P_WORDS, P_VERTS,
-    P_TOBS, P_OBSW, P_FBITS, P_TABLES, MAX_BIT_CELLS, REASON_GOAL,
+    FAR,
+    LAYOUT,
+    MAX_BIT_CELLS,
+    P_BLK,
+    P_ELIM,
+    P_F,
+    P_FBITS,
+    P_FEN,
+    P_FPP,
+    P_N,
+    P_OBSW,
+    P_SIDE,
+    P_TABLES,
+    P_TCBIT,
+    P_TCINV,
+    P_TCMAP,
+    P_TCONF,
+    P_TEAM,
+    P_TFBLK,
+    P_TFCELL,
+    P_TFE,
+    P_TFMAP,
+    P_TFVERT,
+    P_TGRID,
+    P_TNB,
+    P_TOBS,
+    P_TON,
+    P_TOPEN,
+    P_TORD,
+    P_TRIM,
+    P_TRIM2,
+    P_TSHIFT,
+    P_TSIDEB,
+    P_TSTART,
+    P_TVINC,
+    P_VERTS,
+    P_WORDS,
+    Q_LEFT,
+    Q_OCC,
+    Q_PAWNS,
+    REASON_GOAL,
     REASON_STUCK,
+    SENTINEL,
 )
-
 
 # --- kernels -------------------------------------------------------------------
 
@@ -214,8 +249,14 @@ def _escapes(state, params, e, dist, x, s0, s1, s2):
         slot = x * 6 + d
         if state[blk + slot]:
             continue
-        if slot == params[e] or slot == params[e + 1] or slot == params[e + 2] or slot == params[e + 3] \
-                or slot == params[e + 4] or slot == params[e + 5]:  # fmt: skip
+        if (
+            slot == params[e]
+            or slot == params[e + 1]
+            or slot == params[e + 2]
+            or slot == params[e + 3]
+            or slot == params[e + 4]
+            or slot == params[e + 5]
+        ):
             continue
         w = params[nb + slot]
         if dist[w] == dist[x] and w != s0 and w != s1 and w != s2:
@@ -295,7 +336,9 @@ def _fences(state, params, seat, mask, write):
         if ok:
             touch = pathmark[s0] | pathmark[s2] | pathmark[s4]
             for p in range(num):  # the quick test clears most touching fences
-                if (touch >> p) & 1 and _keeps_descent(state, params, e, dists[p * n1 : (p + 1) * n1], downs[p * n1 : (p + 1) * n1]):
+                if (touch >> p) & 1 and _keeps_descent(
+                    state, params, e, dists[p * n1 : (p + 1) * n1], downs[p * n1 : (p + 1) * n1]
+                ):
                     touch &= ~(1 << p)
             if touch:
                 for j in range(6):  # try it: block its edges, search, unblock

@@ -3,6 +3,7 @@ two facing pairs ``d3d4/e4e5``, both read in the mover's frame) and text form
 (pawns, fences left, fences), and the checks of a parsed position:
 :class:`HexQuoridorText`, a mixin of
 :class:`~boardenvs.games.hex_quoridor.HexQuoridorGame`."""
+
 from __future__ import annotations
 
 import re
@@ -57,7 +58,9 @@ class HexQuoridorText:
 
     def move_to_action(self, state, move: str) -> int:
         if not isinstance(move, str):
-            raise NotationError(f"{self.env_id}: a move is a str like 'e5' (pawn), 'd3d4/e4e5' (fence) or 'pass', got {move!r}")
+            raise NotationError(
+                f"{self.env_id}: a move is a str like 'e5' (pawn), 'd3d4/e4e5' (fence) or 'pass', got {move!r}"
+            )
         text = move.strip()
         if text == "pass":  # HQ-13
             return self.pass_action
@@ -66,8 +69,10 @@ class HexQuoridorText:
             return int(self.geo.cinv[k, self.board.cell(text)])
         if "/" in text:
             return self.num_cells + int(self.geo.finv[k, self.parse_fence(text)])
-        raise NotationError(f"{self.env_id}: malformed move {move!r}; expected a cell like 'e5', a fence like 'd3d4/e4e5' "
-                            "or 'pass' (HQ-13)")
+        raise NotationError(
+            f"{self.env_id}: malformed move {move!r}; expected a cell like 'e5', a fence like 'd3d4/e4e5' "
+            "or 'pass' (HQ-13)"
+        )
 
     # -- text form -----------------------------------------------------------------
     def body_to_text(self, state) -> list[str]:
@@ -104,10 +109,14 @@ class HexQuoridorText:
                     raise NotationError(f"{env}: player_{s} is in the game (alive 1) but its pawn is 'x'")
                 continue
             if not _CELL_RE.match(tok):
-                raise NotationError(f"{env}: pawn of player_{s} must be a cell like 'e5' (or 'x' once out), got {tok!r}")
+                raise NotationError(
+                    f"{env}: pawn of player_{s} must be a cell like 'e5' (or 'x' once out), got {tok!r}"
+                )
             c = self.board.cell(tok)
             if not alive:
-                raise NotationError(f"{env}: player_{s} is out of the game (alive 0), so its pawn is 'x', not {tok!r} (HQ-9)")
+                raise NotationError(
+                    f"{env}: player_{s} is out of the game (alive 0), so its pawn is 'x', not {tok!r} (HQ-9)"
+                )
             if state[Q_OCC + c]:
                 raise NotationError(f"{env}: two pawns on {tok}")
             state[Q_PAWNS + s] = c
@@ -141,12 +150,18 @@ class HexQuoridorText:
                 f"{total} ({fpp} per player, HQ-5)"
             )
         if not self.params[P_ELIM] and any(c > fpp for c in self.fences_left(state)):
-            raise NotationError(f"{env}: a player has more than its {fpp} fences; only eliminations hand fences over (HQ-9)")
+            raise NotationError(
+                f"{env}: a player has more than its {fpp} fences; only eliminations hand fences over (HQ-9)"
+            )
         if not self.params[P_ELIM] and int(state[E.H_ALIVE]) != (1 << n) - 1:
-            raise NotationError(f"{env}: alive must be all 1: nobody is eliminated with 2 players or in team play (HQ-8, HQ-15)")
+            raise NotationError(
+                f"{env}: alive must be all 1: nobody is eliminated with 2 players or in team play (HQ-8, HQ-15)"
+            )
         for s in range(n):
             if state[Q_PAWNS + s] < 0 and state[Q_LEFT + s]:
-                raise NotationError(f"{env}: player_{s} is out, so its fences went to the placer (HQ-9); its fences_left is 0")
+                raise NotationError(
+                    f"{env}: player_{s} is out, so its fences went to the placer (HQ-9); its fences_left is 0"
+                )
 
     def check_state(self, state) -> None:
         env, n = self.env_id, self.num_players
@@ -156,7 +171,11 @@ class HexQuoridorText:
         placed = len(self.placed_fences(state))
         if placed > int(state[E.H_TURN]):
             raise NotationError(f"{env}: {placed} fences placed in {int(state[E.H_TURN])} turns (one per turn)")
-        on_goal = [s for s in range(n) if state[Q_PAWNS + s] >= 0 and self.geo.on_side[(self.sides[s] + 3) % 6, state[Q_PAWNS + s]]]
+        on_goal = [
+            s
+            for s in range(n)
+            if state[Q_PAWNS + s] >= 0 and self.geo.on_side[(self.sides[s] + 3) % 6, state[Q_PAWNS + s]]
+        ]
         stamp, stack = np.zeros(self.num_cells + 1, np.int64), np.zeros(self.num_cells + 1, np.int64)
         for s in range(n):
             if state[Q_PAWNS + s] >= 0 and not _reaches_goal(state, self.params, s, stamp, s + 1, stack):
@@ -173,7 +192,9 @@ class HexQuoridorText:
             w = on_goal[0]
             want = [1 if self.team_of(s) == self.team_of(w) and E.is_alive(state, s) else -1 for s in range(n)]
             if rets != want:
-                raise NotationError(f"{env}: player_{w} reached its goal, so the returns are {' '.join(map(str, want))} (HQ-14/15)")
+                raise NotationError(
+                    f"{env}: player_{w} reached its goal, so the returns are {' '.join(map(str, want))} (HQ-14/15)"
+                )
         elif status == E.TERMINATED and state[E.H_REASON] == REASON_STUCK:
             if not nobody_can_move(state, self.params):
                 raise NotationError(f"{env}: reason no_legal_move, but a player in the game has a legal move (HQ-13)")

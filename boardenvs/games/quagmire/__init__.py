@@ -54,6 +54,7 @@ the legend (``>`` marks the agent to act) and the status line::
     > player_1 = o
     turn 5: player_1 (o) to move; last move d4-c4-c5
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -65,7 +66,16 @@ from ...spec import Config, Option, first_player_option, max_turns_option
 from .picture import QuagmirePicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
-    KERNELS, LAYOUT, M_CELLS, M_PIECES, M_PLACED, MOVES_PER_PIECE, OBS_PLANES, PER_DIRECTION, REASON_TRAPPED, heuristic,
+    KERNELS,
+    LAYOUT,
+    M_CELLS,
+    M_PIECES,
+    M_PLACED,
+    MOVES_PER_PIECE,
+    OBS_PLANES,
+    PER_DIRECTION,
+    REASON_TRAPPED,
+    heuristic,
     move_tables,
 )
 from .text import QuagmireText
@@ -95,8 +105,12 @@ class QuagmireGame(QuagmireText, QuagmirePicture, Game):
         self.board = board = hex_board(o["radius"])
         n = board.num_cells
         self.num_cells = n
-        return Config(num_actions=n + 2 * MOVES_PER_PIECE, obs_shape=(board.side, board.side, OBS_PLANES),
-                    params=np.concatenate([[n], move_tables(board)]), sizes={"cells": n + 1})  # fmt: skip
+        return Config(
+            num_actions=n + 2 * MOVES_PER_PIECE,
+            obs_shape=(board.side, board.side, OBS_PLANES),
+            params=np.concatenate([[n], move_tables(board)]),
+            sizes={"cells": n + 1},
+        )
 
     # -- reading a state -----------------------------------------------------
     def cells(self, state) -> np.ndarray:
@@ -146,10 +160,21 @@ TOOLS = {
     # its actions name the mover's pieces by reading order: split the own-pieces plane (2) and
     # give each piece its own view of the board (BoardCNN's around)
     # time to strength: the board network fitted to greedy's decisions, then self-play with a share of greedy
-    "training": {"extractor": "cnn", "extractor_kwargs": {"hex": True, "split": [2], "around": True}, "shaping_scale": 20.0,
-                 "actions": policy_actions, "opponents": {"greedy": 0.2, "random": 0.1}, "warm_start": 2000},
-    "bench": {"closest": ("amazons", "move a piece, then block a cell, on a shrinking board (OpenSpiel splits the move in 3 decisions)"),
-              "envpool": ("Hex-v1", "a hex board that fills up")},
+    "training": {
+        "extractor": "cnn",
+        "extractor_kwargs": {"hex": True, "split": [2], "around": True},
+        "shaping_scale": 20.0,
+        "actions": policy_actions,
+        "opponents": {"greedy": 0.2, "random": 0.1},
+        "warm_start": 2000,
+    },
+    "bench": {
+        "closest": (
+            "amazons",
+            "move a piece, then block a cell, on a shrinking board (OpenSpiel splits the move in 3 decisions)",
+        ),
+        "envpool": ("Hex-v1", "a hex board that fills up"),
+    },
     "doc_picture": {"options": {}, "decisions": 9, "seed": 1},
     "greedy": {"heuristic": heuristic},
 }

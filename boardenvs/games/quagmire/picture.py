@@ -1,6 +1,7 @@
 """Quagmire pictures: the text board and the RGB picture (the board only;
 ``boardenvs/render.py`` adds legend, turn and result): :class:`QuagmirePicture`,
 a mixin of :class:`~boardenvs.games.quagmire.QuagmireGame`."""
+
 from __future__ import annotations
 
 import numpy as np

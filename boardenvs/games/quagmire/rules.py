@@ -40,6 +40,7 @@ Observation ``(2R+1, 2R+1, 5)`` over the axial grid: cell ``(q, r)`` at row
                 f1 f2 f3 f4 f5 -  -
                 g1 g2 g3 g4 -  -  -
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -106,7 +107,7 @@ def _mark_moves(state, params, seat, mask):
     for p in range(2):
         t = np.uint64(P_TABLES + TABLE_STRIDE * state[M_PIECES + 2 * seat + p])
         o = np.uint64(n + MOVES_PER_PIECE * p)
-        for d in range(6):
+        for _d in range(6):
             on_b = cells[np.uint64(params[t])]
             walk = on_b == EMPTY
             # the start floods as the piece leaves it, and no run turns back to it
@@ -257,7 +258,7 @@ def _mobility(state, params, seat):
         if a < 0:
             continue
         t = P_TABLES + TABLE_STRIDE * a
-        for d in range(6):
+        for _d in range(6):
             on_b = state[M_CELLS + params[t]]
             straight = state[M_CELLS + params[t + 1]] == EMPTY
             if on_b == EMPTY:

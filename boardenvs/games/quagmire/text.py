@@ -1,6 +1,7 @@
 """Quagmire notation (``@d4``, ``d4-d5``, ``d4-d5-e5``, ``d4^d6``) and text
 form (the board by rows), and the checks of a parsed position:
 :class:`QuagmireText`, a mixin of :class:`~boardenvs.games.quagmire.QuagmireGame`."""
+
 from __future__ import annotations
 
 import re
@@ -10,8 +11,23 @@ import numpy as np
 from ... import engine as E
 from ...errors import IllegalMoveError, NotationError
 from .rules import (
-    CELL_CHARS, JUMP, M_CELLS, M_PIECES, M_PLACED, MOVES_PER_PIECE, NONE, OFF, PIECE, PLACE, REASON_TRAPPED, RUN, WALK,
-    WATER, _has_move, _set_last, decode_move,
+    CELL_CHARS,
+    JUMP,
+    M_CELLS,
+    M_PIECES,
+    M_PLACED,
+    MOVES_PER_PIECE,
+    NONE,
+    OFF,
+    PIECE,
+    PLACE,
+    REASON_TRAPPED,
+    RUN,
+    WALK,
+    WATER,
+    _has_move,
+    _set_last,
+    decode_move,
 )
 
 _CELL = r"([a-zA-Z]\d{1,2})"
@@ -41,15 +57,21 @@ class QuagmireText:
         a = self._piece_cells(state)[p]
         if a < 0:
             seat = max(int(state[E.H_CURRENT]), 0)
-            raise IllegalMoveError(f"{self.env_id}: action {action} moves piece {p} of player_{seat}, which is not on the board yet")
+            raise IllegalMoveError(
+                f"{self.env_id}: action {action} moves piece {p} of player_{seat}, which is not on the board yet"
+            )
         kind, b, c = (int(v) for v in decode_move(self.params, a, m))
         if c == n or b == n:
-            raise IllegalMoveError(f"{self.env_id}: action {action} takes the piece on {self.board.name(a)} off the board")
+            raise IllegalMoveError(
+                f"{self.env_id}: action {action} takes the piece on {self.board.name(a)} off the board"
+            )
         return self._notation(kind, a, b, c)
 
     def move_to_action(self, state, move: str) -> int:
         if not isinstance(move, str):
-            raise NotationError(f"{self.env_id}: a move is a str like '@d4', 'd4-d5', 'd4-d5-e5' or 'd4^d6', got {move!r}")
+            raise NotationError(
+                f"{self.env_id}: a move is a str like '@d4', 'd4-d5', 'd4-d5-e5' or 'd4^d6', got {move!r}"
+            )
         text = move.strip()
         board = self.board
         if m := _PLACE_RE.match(text):
@@ -78,7 +100,9 @@ class QuagmireText:
             return self.num_cells + MOVES_PER_PIECE * mine.index(a) + found
         # the shape of the move is wrong wherever the pieces stand: a notation error
         if jump:
-            raise NotationError(f"{self.env_id}: {move!r} is not a jump: the landing must be two cells away in a straight line (QM-6)")
+            raise NotationError(
+                f"{self.env_id}: {move!r} is not a jump: the landing must be two cells away in a straight line (QM-6)"
+            )
         if kind == RUN and rest[1] == a and board.direction(a, rest[0]) >= 0:
             raise NotationError(f"{self.env_id}: {move!r}: a run may not turn back to its start (QM-5)")
         raise NotationError(f"{self.env_id}: {move!r}: each step of a walk or run goes to a neighbouring cell (QM-4)")
@@ -105,11 +129,17 @@ class QuagmireText:
         board = self.board
         rows = board.rows()
         if len(lines) != 1 + len(rows) or lines[0] != "board:":
-            raise NotationError(f"{self.env_id}: expected 'board:' and then {len(rows)} rows a..{chr(ord('a') + len(rows) - 1)}")
+            raise NotationError(
+                f"{self.env_id}: expected 'board:' and then {len(rows)} rows a..{chr(ord('a') + len(rows) - 1)}"
+            )
         for row, members in enumerate(rows):
             letter = chr(ord("a") + row)
             tokens = lines[1 + row].split()
-            if len(tokens) != 1 + len(members) or tokens[0] != letter or any(t not in CELL_CHARS or len(t) != 1 for t in tokens[1:]):
+            if (
+                len(tokens) != 1 + len(members)
+                or tokens[0] != letter
+                or any(t not in CELL_CHARS or len(t) != 1 for t in tokens[1:])
+            ):
                 raise NotationError(
                     f"{self.env_id}: row {letter} must be its letter and {len(members)} of "
                     f"'.' (empty), '~' (water), 'x' (player_0), 'o' (player_1); got {lines[1 + row]!r}"
@@ -136,9 +166,14 @@ class QuagmireText:
                 raise NotationError(f"{self.env_id}: no cell floods before the four placements are made (QM-2, QM-3)")
             # QM-2's order (first, other, other, first): the seat to place has
             # fewer pieces, and after one or three placements it is the one behind
-            if counts[mover] == 2 or (placed % 2 == 1 and counts[mover] > counts[1 - mover]) or (placed == 2 and counts != [1, 1]):
+            if (
+                counts[mover] == 2
+                or (placed % 2 == 1 and counts[mover] > counts[1 - mover])
+                or (placed == 2 and counts != [1, 1])
+            ):
                 raise NotationError(
-                    f"{self.env_id}: player_{mover} cannot be the one to place with {counts[0]} x and {counts[1]} o on the board (QM-2)"
+                    f"{self.env_id}: player_{mover} cannot be the one to place with {counts[0]} x and "
+                    f"{counts[1]} o on the board (QM-2)"
                 )
 
     def check_state(self, state) -> None:

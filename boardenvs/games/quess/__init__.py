@@ -37,6 +37,7 @@ record is truncated (end reason ``superko_memory``, 0 for both, like
 The default ``max_turns`` of 3000 is nearly twice the 99.9th percentile of
 random-vs-random game lengths (the benchmarks page gives the lengths).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,7 +48,16 @@ from ...spec import Config, Option, first_player_option, max_turns_option
 from .picture import QuessPicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
-    KERNELS, LAYOUT, LIGHT, NUM_ACTIONS, OBS_PLANES, REASON_MEMORY, REASON_NO_MOVE, REASON_ONE_EACH, REASON_ZONE, heuristic,
+    KERNELS,
+    LAYOUT,
+    LIGHT,
+    NUM_ACTIONS,
+    OBS_PLANES,
+    REASON_MEMORY,
+    REASON_NO_MOVE,
+    REASON_ONE_EACH,
+    REASON_ZONE,
+    heuristic,
 )
 from .text import QuessText
 
@@ -69,15 +79,25 @@ class QuessGame(QuessText, QuessPicture, Game):
         # QU-13: nearly twice the 99.9th percentile of random-vs-random game
         # lengths, measured by benchmarks/bench.py
         max_turns_option(3000),
-        Option("superko_memory", 4096, "boards since the last capture the superko record holds (QU-8); "
-               "a game that fills it is truncated", low=16, high=2**20),
+        Option(
+            "superko_memory",
+            4096,
+            "boards since the last capture the superko record holds (QU-8); a game that fills it is truncated",
+            low=16,
+            high=2**20,
+        ),
     )
-    reason_names = {REASON_ZONE: "zone", REASON_ONE_EACH: "one_each", REASON_NO_MOVE: "no_legal_move",
-                    REASON_MEMORY: "superko_memory"}  # fmt: skip
+    reason_names = {
+        REASON_ZONE: "zone",
+        REASON_ONE_EACH: "one_each",
+        REASON_NO_MOVE: "no_legal_move",
+        REASON_MEMORY: "superko_memory",
+    }
     reason_docs = {
         "zone": "the mover has two or more pieces in the opponent's starting zone: it wins (QU-9)",
         "one_each": "each player has one piece left: a draw (QU-10; with the clock, more time left wins)",
-        "no_legal_move": "the player to move has no legal move (no pieces, all blocked or forbidden by superko): it loses (QU-11)",
+        "no_legal_move": "the player to move has no legal move (no pieces, all blocked or forbidden by "
+        "superko): it loses (QU-11)",
         "superko_memory": "the superko record (superko_memory boards since the last capture) is full: truncated",
     }
     truncation_reasons = frozenset({REASON_MEMORY})
@@ -88,8 +108,12 @@ class QuessGame(QuessText, QuessPicture, Game):
     def configure(self, o):
         # every board since the last capture: at most one per turn plus the initial one
         cap = min(o["max_turns"] + 1, o["superko_memory"])
-        return Config(num_actions=NUM_ACTIONS, obs_shape=(6, 6, OBS_PLANES), params=(cap,),
-                    sizes={"history_words": (cap + 2) // 4 + 1})  # fmt: skip
+        return Config(
+            num_actions=NUM_ACTIONS,
+            obs_shape=(6, 6, OBS_PLANES),
+            params=(cap,),
+            sizes={"history_words": (cap + 2) // 4 + 1},
+        )
 
     # -- the dice variant (boardenvs.wrappers.dice.DiceVariant) --------------
     action_class_names = ("triangle", "circle", "square")
@@ -118,8 +142,10 @@ def policy_actions(game) -> list:
 TOOLS = {
     # (time to strength: the board network against greedy alone; benchmarks/time_to_strength.md)
     "training": {"extractor": "cnn", "actions": policy_actions, "opponents": {"greedy": 1.0}},
-    "bench": {"closest": ("breakthrough", "two armies on a small square board, moving and capturing, no drops"),
-              "envpool": ("Go9x9-v1", "captures on a small square board with a superko rule")},
+    "bench": {
+        "closest": ("breakthrough", "two armies on a small square board, moving and capturing, no drops"),
+        "envpool": ("Go9x9-v1", "captures on a small square board with a superko rule"),
+    },
     "doc_picture": {"options": {"first_player": 0}, "decisions": 14, "seed": 3},
     "greedy": {"heuristic": heuristic},
     "clock": {"decided_reasons": frozenset({"one_each"})},  # QU-10 with QU-12

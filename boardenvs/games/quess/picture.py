@@ -1,6 +1,7 @@
 """Quess pictures: the text board and the RGB picture (the board only;
 ``boardenvs/render.py`` adds legend, turn and result): :class:`QuessPicture`,
 a mixin of :class:`~boardenvs.games.quess.QuessGame`."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -26,6 +26,7 @@ frame: Light's ``F3-E3`` is ``32 * 36 + 26 = 1178``, and so is Dark's
 ``A4-B4`` (squares 3 and 9 turned).  Observation ``(6, 6, 8)``: entry
 ``_frame(i, seat) * 8 + plane`` (planes: see the env card in ``__init__.py``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,7 +35,8 @@ from numba.core.extending import overload
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from ... import engine as E
-from ...engine import lowest_bit as _lowest_bit, popcount as _popcount  # the processor's instructions, compiled
+from ...engine import lowest_bit as _lowest_bit  # the processor's instructions, compiled
+from ...engine import popcount as _popcount
 
 TRIANGLE, CIRCLE, SQUARE = 0, 1, 2
 LIGHT, DARK = 0, 1

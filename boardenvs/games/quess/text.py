@@ -1,6 +1,7 @@
 """Quess notation (``F3-E3``) and text form (the board, ``since_capture``),
 and the checks of a parsed position: :class:`QuessText`, a mixin of
 :class:`~boardenvs.games.quess.QuessGame`."""
+
 from __future__ import annotations
 
 import re
@@ -10,9 +11,27 @@ import numpy as np
 from ... import engine as E
 from ...errors import NotationError
 from .rules import (
-    DARK, INITIAL_BOARD, LIGHT, NUM_ACTIONS, P_HIST_CAP, PIECE_CHARS, Q_BB, Q_HIST, Q_HLEN, REASON_MEMORY,
-    REASON_NO_MOVE, REASON_ONE_EACH, REASON_ZONE, ZOBRIST, ZONE_BB, _frame, _moves, _popcount, _remember,
-    square_index, square_name,
+    DARK,
+    INITIAL_BOARD,
+    LIGHT,
+    NUM_ACTIONS,
+    P_HIST_CAP,
+    PIECE_CHARS,
+    Q_BB,
+    Q_HIST,
+    Q_HLEN,
+    REASON_MEMORY,
+    REASON_NO_MOVE,
+    REASON_ONE_EACH,
+    REASON_ZONE,
+    ZOBRIST,
+    ZONE_BB,
+    _frame,
+    _moves,
+    _popcount,
+    _remember,
+    square_index,
+    square_name,
 )
 
 _MOVE_RE = re.compile(r"^([A-Fa-f][1-6])-([A-Fa-f][1-6])$")
@@ -50,8 +69,13 @@ class QuessText:
         for r in range(6):
             lines.append("ABCDEF"[r] + " " + " ".join(PIECE_CHARS[int(v)] for v in board[r * 6 : r * 6 + 6]))
         boards = int(state[Q_HLEN])
-        if not 1 <= boards <= self.params[P_HIST_CAP]:  # (read in plain Python: a row from outside is checked by its text)
-            raise ValueError(f"{self.env_id}: {boards} boards since the last capture; the record holds 1..{int(self.params[P_HIST_CAP])}")
+        if (
+            not 1 <= boards <= self.params[P_HIST_CAP]
+        ):  # (read in plain Python: a row from outside is checked by its text)
+            raise ValueError(
+                f"{self.env_id}: {boards} boards since the last capture; the record holds "
+                f"1..{int(self.params[P_HIST_CAP])}"
+            )
         moves = [((int(state[Q_HIST + k // 4]) >> (16 * (k % 4))) & 0xFFFF) % 1296 for k in range(boards - 1)]
         lines.append("since_capture: " + " ".join(f"{square_name(m // 36)}-{square_name(m % 36)}" for m in moves))
         return [ln.rstrip() for ln in lines]
@@ -62,9 +86,14 @@ class QuessText:
         board = np.zeros(36, np.int64)
         for r in range(6):
             cells = lines[2 + r].split()
-            if len(cells) != 7 or cells[0] != "ABCDEF"[r] or any(len(c) != 1 or c not in PIECE_CHARS for c in cells[1:]):
+            if (
+                len(cells) != 7
+                or cells[0] != "ABCDEF"[r]
+                or any(len(c) != 1 or c not in PIECE_CHARS for c in cells[1:])
+            ):
                 raise NotationError(
-                    f"{self.env_id}: row {'ABCDEF'[r]} must be its letter and six of {PIECE_CHARS!r}, got {lines[2 + r]!r}"
+                    f"{self.env_id}: row {'ABCDEF'[r]} must be its letter and six of {PIECE_CHARS!r}, got "
+                    f"{lines[2 + r]!r}"
                 )
             board[r * 6 : r * 6 + 6] = [PIECE_CHARS.index(c) for c in cells[1:]]
         counts = np.bincount(board, minlength=7)[1:]
@@ -118,7 +147,9 @@ class QuessText:
             boards.append(b)
         boards.reverse()
         if captures == 0 and not np.array_equal(boards[0], INITIAL_BOARD):
-            raise NotationError(f"{self.env_id}: with no capture yet, since_capture must lead back to the start position (QU-2)")
+            raise NotationError(
+                f"{self.env_id}: with no capture yet, since_capture must lead back to the start position (QU-2)"
+            )
         self._replay_history(state, boards[0], moves)
 
     def _replay_history(self, state, earliest, moves) -> None:
@@ -195,7 +226,9 @@ class QuessText:
         ruled = self.outcome(state)
         if status == E.PLAYING:
             if ruled is not None:
-                raise NotationError(f"{self.env_id}: the game is over ({self.reason_name(ruled[0])}), so status cannot be playing")
+                raise NotationError(
+                    f"{self.env_id}: the game is over ({self.reason_name(ruled[0])}), so status cannot be playing"
+                )
             return
         code = int(state[E.H_REASON])
         if status == E.TRUNCATED or code in (E.REASON_ILLEGAL, E.REASON_TIMEOUT):

@@ -85,6 +85,7 @@ ANSI picture draws the quadrants::
     score 0-0
     turn 2: player_0 (light) to move; last move S@d4 Q1:180
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -95,8 +96,26 @@ from ...spec import Config, first_player_option, max_turns_option
 from .picture import QuicksandPicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
-    HOP0, KERNELS, LAYOUT, NCELLS, NUM_ACTIONS, OBS_HIGH, OBS_PLANES, PH_HOP, PHASE_NAMES, Q_CELLS, Q_PHASE, Q_RESERVE,
-    Q_SCORE, Q_TURN, R_CELLS, R_N, REASON_NO_MOVE, REASON_SCORE, SELECT0, heuristic,
+    HOP0,
+    KERNELS,
+    LAYOUT,
+    NCELLS,
+    NUM_ACTIONS,
+    OBS_HIGH,
+    OBS_PLANES,
+    PH_HOP,
+    PHASE_NAMES,
+    Q_CELLS,
+    Q_PHASE,
+    Q_RESERVE,
+    Q_SCORE,
+    Q_TURN,
+    R_CELLS,
+    R_N,
+    REASON_NO_MOVE,
+    REASON_SCORE,
+    SELECT0,
+    heuristic,
 )
 from .text import FORMS, QuicksandText, hop_of, rotation_name  # noqa: F401 - the notation's names, as before the split
 
@@ -116,8 +135,10 @@ class QuicksandGame(QuicksandText, QuicksandPicture, Game):
         max_turns_option(1000),
     )
     reason_names = {REASON_SCORE: "score", REASON_NO_MOVE: "no_legal_move"}
-    reason_docs = {"score": "a player reached 15 points: it wins at once (QS-10)",
-                   "no_legal_move": "the player to move can neither place nor jump: it loses (QS-11)"}  # fmt: skip
+    reason_docs = {
+        "score": "a player reached 15 points: it wins at once (QS-10)",
+        "no_legal_move": "the player to move can neither place nor jump: it loses (QS-11)",
+    }
     multi_decision_turns = True
     seat_labels = ("light", "dark")
     seat_symbols = ("S M L", "s m l")  # small, medium, large in the text form
@@ -188,7 +209,12 @@ def policy_actions(game) -> list:
 
 TOOLS = {
     "training": {"extractor": "cnn", "actions": policy_actions, "opponents": {"greedy": 1.0}},
-    "bench": {"closest": ("amazons", "turns are chains of decisions on a board that fills up; steps count decisions, like OpenSpiel's amazons"),
-              "envpool": ("Othello-v1", "placements on a square board that fills up")},
+    "bench": {
+        "closest": (
+            "amazons",
+            "turns are chains of decisions on a board that fills up; steps count decisions, like OpenSpiel's amazons",
+        ),
+        "envpool": ("Othello-v1", "placements on a square board that fills up"),
+    },
     "greedy": {"heuristic": heuristic},
 }

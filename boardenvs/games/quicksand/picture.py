@@ -2,13 +2,26 @@
 ``boardenvs/render.py`` adds legend, turn and result), the turn notes and the
 last move: :class:`QuicksandPicture`, a mixin of
 :class:`~boardenvs.games.quicksand.QuicksandGame`."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from ... import engine as E
 from .rules import (
-    NCELLS, PH_HOP, PH_ROTATE, Q_JMASK, Q_LAST, Q_PHASE, Q_TURN, QUADRANT_ORIGINS, R_CELLS, R_N, R_ROT, SIZE_CHARS, cell_name,
+    NCELLS,
+    PH_HOP,
+    PH_ROTATE,
+    Q_JMASK,
+    Q_LAST,
+    Q_PHASE,
+    Q_TURN,
+    QUADRANT_ORIGINS,
+    R_CELLS,
+    R_N,
+    R_ROT,
+    SIZE_CHARS,
+    cell_name,
     rotation_map,
 )
 
@@ -36,8 +49,10 @@ class QuicksandPicture:
 
     # -- pictures ------------------------------------------------------------
     def render_ansi(self, state) -> str:
-        res = [f"reserve player_{s}: " + " ".join(f"{SIZE_CHARS[z]}{v}" for z, v in enumerate(self.reserve(state, s)))
-               for s in (0, 1)]  # fmt: skip
+        res = [
+            f"reserve player_{s}: " + " ".join(f"{SIZE_CHARS[z]}{v}" for z, v in enumerate(self.reserve(state, s)))
+            for s in (0, 1)
+        ]
         rows = []
         for line in self.board_lines(state)[:6]:
             rank, cells = line[0], line[2:].split()
@@ -75,7 +90,9 @@ class QuicksandPicture:
             half = cell * (0.18 + 0.09 * (v % 3))  # pyramids of three sizes
             cx, cy = x0 + cell / 2, y0 + cell / 2
             colour = PALETTE[f"player_{v // 3}"]
-            pic.draw.rectangle((cx - half, cy - half, cx + half, cy + half), fill=colour, outline=PALETTE["edge"], width=2)
+            pic.draw.rectangle(
+                (cx - half, cy - half, cx + half, cy + half), fill=colour, outline=PALETTE["edge"], width=2
+            )
             for dx, dy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):  # the ridges seen from above
                 pic.draw.line((cx, cy, cx + dx * half, cy + dy * half), fill=PALETTE["edge"], width=1)
             if (jmask >> i) & 1:

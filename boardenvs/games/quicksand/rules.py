@@ -29,6 +29,7 @@ for Q1..Q4); ``STEP_*[d]`` a step of a whole cell set (bit ``c`` = cell
 quadrant ``q`` clockwise by ``deg``.  A cell's code in the state row is 0
 empty or ``1 + 3 * seat + size``.
 """
+
 from __future__ import annotations
 
 import numpy as np

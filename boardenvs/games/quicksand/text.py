@@ -2,6 +2,7 @@
 single decisions) and text form (board, reserve, score, phase, jump), and the
 checks of a parsed position: :class:`QuicksandText`, a mixin of
 :class:`~boardenvs.games.quicksand.QuicksandGame`."""
+
 from __future__ import annotations
 
 import re
@@ -11,9 +12,50 @@ import numpy as np
 from ... import engine as E
 from ...errors import IllegalMoveError, NotationError
 from .rules import (
-    CELL_CHARS, DIRECTION_NAMES, DIRECTIONS, RAYS, SENTINEL, cell_index, cell_name, HOP0, JUMP, MAX_JUMPED, MAX_SCORE, NCELLS, NONE, OFF, PH_FIRST, PH_HOP, PH_ROTATE, PHASE_NAMES, PIECES_PER_SIZE,
-    PLACE, POINTS, Q_CELLS, Q_JCOUNT, Q_JMASK, Q_LAST, Q_PHASE, Q_RESERVE, Q_SCORE, Q_TURN, R_CELLS, R_KIND, R_N, R_ROT,
-    R_SIZE, REASON_NO_MOVE, REASON_SCORE, ROT0, SELECT0, SIZE_CHARS, STOP, WIN_POINTS, _any_hop, _can_move, _clear_record,
+    CELL_CHARS,
+    DIRECTION_NAMES,
+    DIRECTIONS,
+    HOP0,
+    JUMP,
+    MAX_JUMPED,
+    MAX_SCORE,
+    NCELLS,
+    NONE,
+    OFF,
+    PH_FIRST,
+    PH_HOP,
+    PH_ROTATE,
+    PHASE_NAMES,
+    PIECES_PER_SIZE,
+    PLACE,
+    POINTS,
+    Q_CELLS,
+    Q_JCOUNT,
+    Q_JMASK,
+    Q_LAST,
+    Q_PHASE,
+    Q_RESERVE,
+    Q_SCORE,
+    Q_TURN,
+    R_CELLS,
+    R_KIND,
+    R_N,
+    R_ROT,
+    R_SIZE,
+    RAYS,
+    REASON_NO_MOVE,
+    REASON_SCORE,
+    ROT0,
+    SELECT0,
+    SENTINEL,
+    SIZE_CHARS,
+    STOP,
+    WIN_POINTS,
+    _any_hop,
+    _can_move,
+    _clear_record,
+    cell_index,
+    cell_name,
 )
 
 # --- notation ----------------------------------------------------------------
@@ -23,8 +65,10 @@ _SELECT_RE = re.compile(rf"^({_CELL})$")
 _HOP_RE = re.compile(rf"^:({_CELL})$")
 _ROT_RE = re.compile(r"^Q([1-4]):(90|180|270)$")
 _JUMP_RE = re.compile(rf"^({_CELL})?((?::{_CELL}){{0,3}})$")
-FORMS = ("'M@c3 Q2:90' (place, rotate), 'c3:e5:e3 Q1:180' (jump, rotate), 'c3:e5' (a jump that wins at once); "
-         "one decision: 'M@c3', 'c3', ':e5', 'stop', 'Q4:270'")  # fmt: skip
+FORMS = (
+    "'M@c3 Q2:90' (place, rotate), 'c3:e5:e3 Q1:180' (jump, rotate), 'c3:e5' (a jump that wins at once); "
+    "one decision: 'M@c3', 'c3', ':e5', 'stop', 'Q4:270'"
+)
 
 
 def hop_of(c: int, land: int):
@@ -73,7 +117,8 @@ class QuicksandText:
             land = int(RAYS[path[-1], d, k + 2])
             if land == SENTINEL:
                 raise IllegalMoveError(
-                    f"{self.env_id}: action {action} hops {DIRECTION_NAMES[d]} over {k + 1} from {cell_name(path[-1])}, "
+                    f"{self.env_id}: action {action} hops {DIRECTION_NAMES[d]} over {k + 1} from "
+                    f"{cell_name(path[-1])}, "
                     "off the board"
                 )
             return ":" + cell_name(land)
@@ -203,7 +248,10 @@ class QuicksandText:
         """The last turn's record (the pictures') is no part of a position
         text; nor, but in the jump phase (whose text shows the jump's path),
         the turn in progress and its count of jumped pyramids."""
-        record = ((NONE, -1, 0, -1, -1, -1, -1, -1, -1), (JUMP, 2, 4, NCELLS - 1, NCELLS - 1, NCELLS - 1, NCELLS - 1, 11, 1))
+        record = (
+            (NONE, -1, 0, -1, -1, -1, -1, -1, -1),
+            (JUMP, 2, 4, NCELLS - 1, NCELLS - 1, NCELLS - 1, NCELLS - 1, 11, 1),
+        )
         free = {**super().free_fields(state), "last_record": record}
         if state[Q_PHASE] != PH_HOP:
             free.update(turn_record=record, jumped=(0, int(MAX_JUMPED.max())))
@@ -212,12 +260,16 @@ class QuicksandText:
     def body_to_text(self, state) -> list[str]:
         res = [" ".join(str(v) for v in self.reserve(state, s)) for s in (0, 1)]
         path = self.jump_path(state)
-        return ["board:"] + self.board_lines(state) + [
-            f"reserve: {res[0]} / {res[1]}",
-            "score: {} {}".format(*self.scores(state)),
-            f"phase: {self.phase(state)}",
-            "jump: " + (":".join(cell_name(c) for c in path) if path else "-"),
-        ]
+        return (
+            ["board:"]
+            + self.board_lines(state)
+            + [
+                f"reserve: {res[0]} / {res[1]}",
+                "score: {} {}".format(*self.scores(state)),
+                f"phase: {self.phase(state)}",
+                "jump: " + (":".join(cell_name(c) for c in path) if path else "-"),
+            ]
+        )
 
     def body_from_text(self, lines: list[str], state) -> None:
         if len(lines) != 12 or lines[0] != "board:" or lines[7].split() != list("abcdef"):
@@ -227,7 +279,11 @@ class QuicksandText:
             )
         for k, rank in enumerate(range(6, 0, -1)):
             tokens = lines[1 + k].split()
-            if len(tokens) != 7 or tokens[0] != str(rank) or any(len(t) != 1 or t not in CELL_CHARS for t in tokens[1:]):
+            if (
+                len(tokens) != 7
+                or tokens[0] != str(rank)
+                or any(len(t) != 1 or t not in CELL_CHARS for t in tokens[1:])
+            ):
                 raise NotationError(
                     f"{self.env_id}: row {rank} must be its number and six of '.' (empty), 'S M L' (player_0), "
                     f"'s m l' (player_1); got {lines[1 + k]!r}"
@@ -244,7 +300,8 @@ class QuicksandText:
         res = fields["reserve"]
         if len(res) != 7 or res[3] != "/" or any(r not in "012345" or len(r) != 1 for r in res[:3] + res[4:]):
             raise NotationError(
-                f"{self.env_id}: reserve must be 'S M L / s m l' counts 0..5 of player_0 and player_1, got {' '.join(res)!r}"
+                f"{self.env_id}: reserve must be 'S M L / s m l' counts 0..5 of player_0 and player_1, got "
+                f"{' '.join(res)!r}"
             )
         reserve = [int(r) for r in res[:3] + res[4:]]
         score = fields["score"]
@@ -267,14 +324,17 @@ class QuicksandText:
             # QS-9: own pyramids jumped go back to the reserve, so every missing one was scored by the other
             if scores[1 - seat] != missing:
                 raise NotationError(
-                    f"{self.env_id}: player_{seat}'s missing pyramids are worth {missing} points, so player_{1 - seat}'s "
+                    f"{self.env_id}: player_{seat}'s missing pyramids are worth {missing} points, so "
+                    f"player_{1 - seat}'s "
                     f"score must be {missing}, got {scores[1 - seat]} (QS-9)"
                 )
         state[Q_RESERVE : Q_RESERVE + 6] = reserve
         state[Q_SCORE : Q_SCORE + 2] = scores
         phase = fields["phase"]
         if len(phase) != 1 or phase[0] not in PHASE_NAMES:
-            raise NotationError(f"{self.env_id}: phase must be one of {', '.join(PHASE_NAMES)}, got {' '.join(phase)!r}")
+            raise NotationError(
+                f"{self.env_id}: phase must be one of {', '.join(PHASE_NAMES)}, got {' '.join(phase)!r}"
+            )
         state[Q_PHASE] = PHASE_NAMES.index(phase[0])
         _clear_record(state, Q_TURN)
         _clear_record(state, Q_LAST)
@@ -290,7 +350,8 @@ class QuicksandText:
             return
         if len(jump) != 1 or not re.fullmatch(rf"{_CELL}(?::{_CELL}){{0,3}}", jump[0]):
             raise NotationError(
-                f"{self.env_id}: jump must be the jumper's start cell and its landings, like 'c3:e5', got {' '.join(jump)!r}"
+                f"{self.env_id}: jump must be the jumper's start cell and its landings, like 'c3:e5', got "
+                f"{' '.join(jump)!r}"
             )
         self._jump_from_text([cell_index(c) for c in jump[0].split(":")], state, mover)
 
@@ -300,13 +361,17 @@ class QuicksandText:
         where = ":".join(cell_name(c) for c in path)
         jumper = int(cells[path[-1]]) - 1
         if jumper < 0 or jumper // 3 != mover:
-            raise NotationError(f"{self.env_id}: jump {where}: player_{mover}'s jumper must stand on {cell_name(path[-1])}")
+            raise NotationError(
+                f"{self.env_id}: jump {where}: player_{mover}'s jumper must stand on {cell_name(path[-1])}"
+            )
         size = jumper % 3
         jumped = []
         for a, b in zip(path, path[1:]):
             hop = hop_of(a, b)
             if hop is None:
-                raise NotationError(f"{self.env_id}: jump {where}: {cell_name(a)} to {cell_name(b)} is not a hop (QS-5)")
+                raise NotationError(
+                    f"{self.env_id}: jump {where}: {cell_name(a)} to {cell_name(b)} is not a hop (QS-5)"
+                )
             d, k = hop
             jumped += [int(RAYS[a, d, j]) for j in range(1, k + 1)]
         for c in path[:-1]:
@@ -314,7 +379,9 @@ class QuicksandText:
                 raise NotationError(f"{self.env_id}: jump {where}: the jumper has left {cell_name(c)}, so it is empty")
         for x in jumped:
             if not cells[x] or x in path:
-                raise NotationError(f"{self.env_id}: jump {where} passes over {cell_name(x)}, where no pyramid stands (QS-5)")
+                raise NotationError(
+                    f"{self.env_id}: jump {where} passes over {cell_name(x)}, where no pyramid stands (QS-5)"
+                )
         if len(set(jumped)) != len(jumped):
             raise NotationError(f"{self.env_id}: jump {where} jumps a pyramid twice (QS-6)")
         if len(jumped) >= MAX_JUMPED[size]:
@@ -338,8 +405,9 @@ class QuicksandText:
         cells = self.cells(state)
         placed = int(np.count_nonzero(cells)) + sum(
             (PIECES_PER_SIZE - int(np.sum(cells == 1 + 3 * s + z)) - int(state[Q_RESERVE + 3 * s + z]))
-            for s in (0, 1) for z in range(3)
-        )  # fmt: skip
+            for s in (0, 1)
+            for z in range(3)
+        )
         turn = int(state[E.H_TURN])
         if turn + (state[Q_PHASE] == PH_ROTATE) < placed:
             raise NotationError(
@@ -350,9 +418,13 @@ class QuicksandText:
         stuck = state[Q_PHASE] == PH_FIRST and not _can_move(state, mover)
         if status == E.PLAYING:
             if won:
-                raise NotationError(f"{self.env_id}: player_{won[0]} has {scores[won[0]]} points, so the game is over (QS-10)")
+                raise NotationError(
+                    f"{self.env_id}: player_{won[0]} has {scores[won[0]]} points, so the game is over (QS-10)"
+                )
             if stuck:
-                raise NotationError(f"{self.env_id}: player_{mover} can neither place nor jump, so the game is over (QS-11)")
+                raise NotationError(
+                    f"{self.env_id}: player_{mover} can neither place nor jump, so the game is over (QS-11)"
+                )
             return
         rets = [int(state[E.H_RET + s]) for s in (0, 1)]
         if code in (REASON_SCORE, REASON_NO_MOVE):
@@ -360,8 +432,11 @@ class QuicksandText:
             ok = state[Q_PHASE] == PH_FIRST and rets == [1 if s == winner else -1 for s in (0, 1)]
             ok &= (won == [winner]) if code == REASON_SCORE else (stuck and not won)
             if not ok:
-                why = "with 15 points or more (QS-10)" if code == REASON_SCORE else (
-                    f"to have left player_{mover} with no place and no jump (QS-11)")  # fmt: skip
+                why = (
+                    "with 15 points or more (QS-10)"
+                    if code == REASON_SCORE
+                    else (f"to have left player_{mover} with no place and no jump (QS-11)")
+                )
                 raise NotationError(
                     f"{self.env_id}: reason {self.reason_name(code)} does not hold: it needs player_{winner} (not to "
                     f"move) {why}, returns {1 if winner == 0 else -1} {1 if winner == 1 else -1}, phase place"

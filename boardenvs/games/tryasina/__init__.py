@@ -66,6 +66,7 @@ caption says whose roll it is and the last pawn move.  Every seat is asked
 once a turn (a roll no pawn can use is the roller's ``pass``, TR-7), so
 PettingZoo's ``max_cycles_test`` applies as it assumes.
 """
+
 from __future__ import annotations
 
 from ...game import Game
@@ -73,7 +74,18 @@ from ...spec import Config, first_player_option, max_turns_option, num_players_o
 from .picture import TryasinaPicture
 from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
-    KERNELS, LAYOUT, NUM_ACTIONS, NUM_CELLS, NUM_FACES, O_TURN, OBS_WIDTH, P_SIDES, PAWNS, REASON_HOME, SIDES_OF, T_PAWNS,
+    KERNELS,
+    LAYOUT,
+    NUM_ACTIONS,
+    NUM_CELLS,
+    NUM_FACES,
+    O_TURN,
+    OBS_WIDTH,
+    P_SIDES,
+    PAWNS,
+    REASON_HOME,
+    SIDES_OF,
+    T_PAWNS,
     heuristic,
 )
 from .text import LOC_NAMES, TryasinaText, loc_name  # noqa: F401 - the notation's names, as before the split
@@ -106,8 +118,14 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
         n = o["num_players"]
         high = [1] * NUM_CELLS + [PAWNS, PAWNS, PAWNS] + [1] * (OBS_WIDTH - O_TURN)  # cells, O/Q/home counts, flags
         sides = list(SIDES_OF[n]) + [0] * (4 - n)
-        return Config(num_players=n, num_actions=NUM_ACTIONS, num_chance_outcomes=NUM_FACES,
-                    obs_shape=(n, OBS_WIDTH), obs_high_per_plane=high, params=sides)  # fmt: skip
+        return Config(
+            num_players=n,
+            num_actions=NUM_ACTIONS,
+            num_chance_outcomes=NUM_FACES,
+            obs_shape=(n, OBS_WIDTH),
+            obs_high_per_plane=high,
+            params=sides,
+        )
 
     def side_of(self, seat: int) -> int:
         return int(self.params[P_SIDES + seat])
@@ -122,10 +140,12 @@ class TryasinaGame(TryasinaText, TryasinaPicture, Game):
 TOOLS = {
     # shaping: a typical difference in track steps; time to strength: the MLP against greedy alone
     "training": {"extractor": "mlp", "shaping_scale": 50.0, "opponents": {"greedy": 1.0}},
-    "bench": {"closest": ("backgammon", "dice rolled inside the step, race and hits; steps count decisions"),
-              "envpool": ("Backgammon-v1", "the dice race with hits")},
+    "bench": {
+        "closest": ("backgammon", "dice rolled inside the step, race and hits; steps count decisions"),
+        "envpool": ("Backgammon-v1", "the dice race with hits"),
+    },
     "doc_picture": {"options": {"num_players": 4}, "decisions": 200, "seed": 30},
     "greedy": {"heuristic": heuristic},
 }
 
-    # -- the dice variant and actions by class: none (Tryasina has its own die)
+# -- the dice variant and actions by class: none (Tryasina has its own die)

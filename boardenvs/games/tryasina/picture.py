@@ -1,14 +1,30 @@
 """Tryasina pictures: the text board and the RGB picture drawn as the
 original's map, the turn notes and the last move: :class:`TryasinaPicture`,
 a mixin of :class:`~boardenvs.games.tryasina.TryasinaGame`."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from ... import engine as E
 from .rules import (
-    CELL_XY, HOME0, LETTERS, LOC2CELL, LOC_C1, LOC_O, LOC_Q, NUM_CELLS, PASS, QUAGMIRE_XY, SIDE_NAMES, SWAMP0, T_LAST,
-    T_ROLL, T_ROLLER, XY_CELL, _rot,
+    CELL_XY,
+    HOME0,
+    LETTERS,
+    LOC2CELL,
+    LOC_C1,
+    LOC_O,
+    LOC_Q,
+    NUM_CELLS,
+    PASS,
+    QUAGMIRE_XY,
+    SIDE_NAMES,
+    SWAMP0,
+    T_LAST,
+    T_ROLL,
+    T_ROLLER,
+    XY_CELL,
+    _rot,
 )
 from .text import LOC_NAMES
 
@@ -34,9 +50,24 @@ DIE_SPOT = (-1, -5)  # grass left of the home's H1
 QUAGMIRE_SPOT = (0, -1)  # the bottom side's part of the quagmire
 # TR-4: the bottom-left shortcut's band (turned for the others): the two transit squares next
 # to its ends (8: (-2,-6), 16: (-6,-2)) joined by a diagonal strip one square wide
-SHORTCUT_BAND = ((-2.5, -5.5), (-1.5, -5.5), (-1.5, -4.5), (-4.5, -1.5), (-5.5, -1.5), (-5.5, -2.5), (-4.5, -2.5), (-2.5, -4.5))
-PIPS = {1: ((0, 0),), 2: ((-1, -1), (1, 1)), 3: ((-1, -1), (0, 0), (1, 1)), 4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
-        5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)), 6: ((-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1))}  # fmt: skip
+SHORTCUT_BAND = (
+    (-2.5, -5.5),
+    (-1.5, -5.5),
+    (-1.5, -4.5),
+    (-4.5, -1.5),
+    (-5.5, -1.5),
+    (-5.5, -2.5),
+    (-4.5, -2.5),
+    (-2.5, -4.5),
+)
+PIPS = {
+    1: ((0, 0),),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)),
+}
 KEY = ("track", "home", "swamp", "shortcut", "quagmire", "origin")
 
 
@@ -72,7 +103,9 @@ def _draw_die(draw, centre, roll: int) -> None:
 
     cx, cy = centre
     h = 15
-    draw.rounded_rectangle((cx - h, cy - h, cx + h, cy + h), radius=5, fill=PIC_COLOURS["die"], outline=PALETTE["edge"], width=2)
+    draw.rounded_rectangle(
+        (cx - h, cy - h, cx + h, cy + h), radius=5, fill=PIC_COLOURS["die"], outline=PALETTE["edge"], width=2
+    )
     if not roll:
         draw.text((cx, cy), "?", fill=PALETTE["label"], font=font(18), anchor="mm")
         return
@@ -117,8 +150,17 @@ def _static_picture():
                 _tile(draw, box, name, small=True)
             elif name == "shortcut":  # a piece of diagonal band on grass
                 draw.rectangle(box, fill=c["grass"])
-                draw.polygon([(left, top + 12), (left + 12, top), (left + 19, top), (left + 19, top + 7),
-                              (left + 7, top + 19), (left, top + 19)], fill=c["channel"])  # fmt: skip
+                draw.polygon(
+                    [
+                        (left, top + 12),
+                        (left + 12, top),
+                        (left + 19, top),
+                        (left + 19, top + 7),
+                        (left + 7, top + 19),
+                        (left, top + 19),
+                    ],
+                    fill=c["channel"],
+                )
             elif name == "quagmire":
                 draw.rectangle(box, fill=c["quagmire"])
             else:  # origin: the ring of a seat's waiting pawns
@@ -169,11 +211,16 @@ class TryasinaPicture:
         if state[T_LAST] < 0:
             return "-" if state[E.H_DECISIONS] > 0 else ""
         seat = int(state[T_LAST])
-        return f"{self.seat_name(seat)} ({LETTERS[seat]}) {LOC_NAMES[int(state[T_LAST + 1])]}->{LOC_NAMES[int(state[T_LAST + 2])]}"
+        return (
+            f"{self.seat_name(seat)} ({LETTERS[seat]}) "
+            f"{LOC_NAMES[int(state[T_LAST + 1])]}->{LOC_NAMES[int(state[T_LAST + 2])]}"
+        )
 
     def render_ansi(self, state) -> str:
         n = self.num_players
-        counts = [(self.pawn_locations(state, s).count(LOC_O), self.pawn_locations(state, s).count(LOC_Q)) for s in range(n)]
+        counts = [
+            (self.pawn_locations(state, s).count(LOC_O), self.pawn_locations(state, s).count(LOC_Q)) for s in range(n)
+        ]
         pools = "  ".join(f"{LETTERS[s]}: origin {o}, quagmire {q}" for s, (o, q) in enumerate(counts))
         return "\n".join([" ".join(r) for r in self.board_rows(state)] + [pools])
 

@@ -35,6 +35,7 @@ the owner's lap); ``LOC2CELL[side, loc]`` is its cell (-1 for ``O`` and
 observation numbers the cells with the observer's side at the bottom:
 ``ROT[observer side, cell]`` (the board turned a quarter per side).
 """
+
 from __future__ import annotations
 
 import numpy as np

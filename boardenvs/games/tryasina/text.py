@@ -2,6 +2,7 @@
 13 x 13 board, origin and quagmire counts), and the checks of a parsed
 position: :class:`TryasinaText`, a mixin of
 :class:`~boardenvs.games.tryasina.TryasinaGame`."""
+
 from __future__ import annotations
 
 import re
@@ -11,8 +12,29 @@ import numpy as np
 from ... import engine as E
 from ...errors import IllegalMoveError, NotationError
 from .rules import (
-    CELL_XY, DIAGONAL_XY, HOME0, LETTERS, LOC2CELL, LOC_C1, LOC_H1, LOC_O, LOC_Q, LOC_S, NUM_CIRCLE, NUM_FACES,
-    NUM_LOCS, PASS, PAWNS, QUAGMIRE_XY, REASON_HOME, SIDE_NAMES, T_CELLS, T_LAST, T_PAWNS, T_ROLL, T_ROLLER,
+    CELL_XY,
+    DIAGONAL_XY,
+    HOME0,
+    LETTERS,
+    LOC2CELL,
+    LOC_C1,
+    LOC_H1,
+    LOC_O,
+    LOC_Q,
+    LOC_S,
+    NUM_CIRCLE,
+    NUM_FACES,
+    NUM_LOCS,
+    PASS,
+    PAWNS,
+    QUAGMIRE_XY,
+    REASON_HOME,
+    SIDE_NAMES,
+    T_CELLS,
+    T_LAST,
+    T_PAWNS,
+    T_ROLL,
+    T_ROLLER,
     XY_CELL,
 )
 
@@ -69,7 +91,9 @@ class TryasinaText:
 
     def move_to_action(self, state, move: str) -> int:
         if not isinstance(move, str):
-            raise NotationError(f"{self.env_id}: a move is a str like 'roll 4', 'O', 'C12', 'H2' or 'S1.3', got {move!r}")
+            raise NotationError(
+                f"{self.env_id}: a move is a str like 'roll 4', 'O', 'C12', 'H2' or 'S1.3', got {move!r}"
+            )
         text = " ".join(move.split())
         roll = _ROLL_RE.match(text)
         if not roll and text.upper() not in _LOC_OF and text != "pass":
@@ -116,7 +140,9 @@ class TryasinaText:
         n = self.num_players
         env = self.env_id
         if len(lines) != 18 or lines[2] != "board:":
-            raise NotationError(f"{env}: the body is 'roller:', 'roll:', 'board:', 13 board rows, 'origin:' and 'quagmire:'")
+            raise NotationError(
+                f"{env}: the body is 'roller:', 'roll:', 'board:', 13 board rows, 'origin:' and 'quagmire:'"
+            )
         head = {}
         for line in lines[:2] + lines[16:]:
             key, sep, value = line.partition(":")
@@ -150,7 +176,9 @@ class TryasinaText:
                     continue
                 where = f"({x},{y})"
                 if len(tok) > 1 and all(ch.upper() in LETTERS for ch in tok):
-                    raise NotationError(f"{env}: {tok!r} on {where}: one pawn per cell (only origins and quagmires hold several)")
+                    raise NotationError(
+                        f"{env}: {tok!r} on {where}: one pawn per cell (only origins and quagmires hold several)"
+                    )
                 if len(tok) != 1 or tok.upper() not in LETTERS[:n]:
                     raise NotationError(
                         f"{env}: {tok!r} on {where}; expected {static!r} there or a pawn letter {LETTERS[:n]} "
@@ -165,22 +193,29 @@ class TryasinaText:
                 if len(locs) == 0:
                     owner = (cell - HOME0) // 4
                     raise NotationError(
-                        f"{env}: pawn {tok!r} on {where}, the {SIDE_NAMES[owner]} home: no pawn enters another player's home (TR-2)"
+                        f"{env}: pawn {tok!r} on {where}, the {SIDE_NAMES[owner]} home: no pawn enters "
+                        "another player's home (TR-2)"
                     )
                 loc = int(locs[0])
                 if tok.islower():
                     if loc != LOC_C1:
-                        raise NotationError(f"{env}: lower-case {tok!r} on {where}: only a pawn on its own entry cell is written lower case (C49)")
+                        raise NotationError(
+                            f"{env}: lower-case {tok!r} on {where}: only a pawn on its own entry cell is "
+                            "written lower case (C49)"
+                        )
                     loc = LOC_C1 + 48
                 t = loc - 1
                 if loc < LOC_H1 and t <= NUM_CIRCLE and t % 12 == 4:
-                    raise NotationError(f"{env}: pawn {tok!r} on {where}, a swamp entrance: a pawn never stops there (TR-13)")
+                    raise NotationError(
+                        f"{env}: pawn {tok!r} on {where}, a swamp entrance: a pawn never stops there (TR-13)"
+                    )
                 pawns[seat].append(loc)
                 state[T_CELLS + cell] = seat + 1
         for s in range(n):
             if len(pawns[s]) != PAWNS:
                 raise NotationError(
-                    f"{env}: player_{s} ({LETTERS[s]}) has {len(pawns[s])} pawns (board + origin + quagmire); every player has exactly four"
+                    f"{env}: player_{s} ({LETTERS[s]}) has {len(pawns[s])} pawns (board + origin + "
+                    "quagmire); every player has exactly four"
                 )
             state[T_PAWNS + PAWNS * s : T_PAWNS + PAWNS * (s + 1)] = sorted(pawns[s])
         state[T_LAST : T_LAST + 3] = -1
@@ -211,6 +246,11 @@ class TryasinaText:
             want = [1 if s in done else -1 for s in range(n)]
             rets = [int(state[E.H_RET + s]) for s in range(n)]
             if not done or rets != want:
-                raise NotationError(f"{env}: reason all_home needs one player with four pawns home and returns +1 for it, -1 for the others")
+                raise NotationError(
+                    f"{env}: reason all_home needs one player with four pawns home and returns +1 for it, "
+                    "-1 for the others"
+                )
         elif status != E.PLAYING and done:
-            raise NotationError(f"{env}: player_{done[0]} has all four pawns home, so the game ended by the rules (all_home)")
+            raise NotationError(
+                f"{env}: player_{done[0]} has all four pawns home, so the game ended by the rules (all_home)"
+            )
