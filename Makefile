@@ -65,7 +65,7 @@ bench: $(BENCH_STAMP)
 
 # each game's picture beside its rules (boardenvs/rules/<game>.png) and the README's GIF
 pictures: $(STAMP)
-	$(BIN)/python -c "from boardenvs.cli import doc_pictures; print(*doc_pictures(), sep='\n')"
+	$(BIN)/python -c "from boardenvs.pictures import doc_pictures; print(*doc_pictures(), sep='\n')"
 
 # the golden playthroughs (tests/playthroughs/: one seeded game per id, variant and dice variant, which
 # tests/test_playthroughs.py replays on every face): rewritten after a rules change, their diff reviewed

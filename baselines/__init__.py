@@ -227,7 +227,7 @@ def load(name: str | Path) -> Baseline:
         )
     config = _read_config(config_file, fail)
     try:
-        count = check_config(config)  # the network's fields, before anything is built (issue 47)
+        count = check_config(config)  # the network's fields, before anything is built
         if not isinstance(config.get("name"), str):
             raise ValueError(f"the config's name must be a str, got {shorten(repr(config.get('name')))}")
         policy = new_policy(config)
@@ -382,7 +382,8 @@ def _search(arg, others=None):
     or a saved model's path (:mod:`.search`); ``others="greedy"``: the one
     of ``"search-greedy:<arg>"``, whose simulations play the other seats'
     decisions as ``greedy`` does."""
-    from .search import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, SearchOpponent
+    from .search import DEFAULT_SIMULATIONS, MAX_SIMULATIONS
+    from .search_opponent import SearchOpponent
 
     prefix = "search" if others is None else f"search-{others}"
     sims, sep, model = arg.partition(":")

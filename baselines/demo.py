@@ -41,17 +41,12 @@ def main(argv=None) -> int:
     ap.add_argument(
         "game", nargs="?", default="quess_v0", choices=sorted(trainable_ids()), help="the env id (default quess_v0)"
     )
-    ap.add_argument(
-        "--game", dest="game_option", default=None, choices=sorted(trainable_ids()), help=argparse.SUPPRESS
-    )  # (0.3's spelling)
     ap.add_argument("--minutes", type=float, default=3.0, help="minutes of training (default 3)")
     ap.add_argument("--steps", type=int, default=None, help="environment steps instead of minutes")
     ap.add_argument("--games", type=int, default=200, help="evaluation games per opponent (default 200)")
     ap.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
     ap.add_argument("--out", default="runs/demo", help="folder for the model, its logs and the GIF")
     args = ap.parse_args(argv)
-    if args.game_option:
-        args.game = args.game_option
     from boardenvs.wrappers.evaluation import MAX_GAMES
 
     if (args.steps is not None and args.steps < 1) or args.games < 1:

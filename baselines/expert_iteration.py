@@ -9,7 +9,7 @@ Each iteration (Anthony, Tian & Barber, 2017; AlphaZero's targets):
 1. **self-play**: ``--games`` games of the guided search
    (:mod:`.search`, ``--simulations`` per decision, Dirichlet noise at the
    root) with the accepted network, on the batched engine, the first 0 to
-   ``--opening`` decisions of each game random (:func:`.distill.collect`);
+   ``--opening`` decisions of each game random (:func:`.imitation.collect`);
    every search decision is a sample: the mover's observation and mask,
    the root's visit shares (the policy target) and the game's final return
    for the mover (the value target);
@@ -17,7 +17,7 @@ Each iteration (Anthony, Tian & Barber, 2017; AlphaZero's targets):
    accepted one and goes on learning whatever the gates decide, as in
    AlphaGo Zero) is fitted to the samples of the last ``--window``
    iterations (cross-entropy on the visit shares plus ``vf_coef`` times
-   the value head's squared error, :func:`.distill.fit`);
+   the value head's squared error, :func:`.imitation.fit`);
 3. **gate**: the candidate's raw policy (its most likely legal action;
    ``--gate-search N``: its guided search, so a better value head counts too)
    plays the accepted one's, seats alternating, each game opened by 0 to
@@ -94,44 +94,27 @@ def sprt(
 
 def match(candidate, incumbent, env_id: str, options: dict, games: int, seed: int, opening: int = 4) -> np.ndarray:
     """``games`` games of ``candidate`` against ``incumbent`` (opponents:
-    names or Opponent objects), one per row of a vector env: the candidate
-    plays seat ``g % P`` of game ``g`` and the incumbent every other seat;
-    the first 0 to ``opening`` decisions of each game are random (drawn per
-    game), so deterministic players still meet in many positions.  The
-    candidate's score per game: 1 a win, 1/P a draw or a truncation, 0 a loss."""
-    from boardenvs.api import make_vec
-    from boardenvs.opponents import decide, make_opponent
-
-    from .distill import row_batch
+    names or Opponent objects), played at once by the match runner
+    (:func:`boardenvs.matches.play`): the candidate plays seat ``g % P`` of
+    game ``g`` and the incumbent every other seat; the first 0 to
+    ``opening`` decisions of each game are random (drawn per game), so
+    deterministic players still meet in many positions.  The candidate's
+    score per game: 1 a win, 1/P a draw or a truncation, 0 a loss."""
+    from boardenvs import matches
+    from boardenvs.opponents import make_opponent
+    from boardenvs.registry import make_game
 
     a, b = make_opponent(candidate), make_opponent(incumbent)
-    vec = make_vec(env_id, num_envs=games, **options)
-    vec.reset(seed=seed)
+    players = make_game(env_id, **options).num_players
     rng = np.random.default_rng(seed)
-    players = vec.num_players
     seat = np.arange(games) % players
-    opening_left = rng.integers(0, opening + 1, size=games)
-    score = np.full(games, np.nan)
-    while np.isnan(score).any():
-        masks = vec.action_masks()
-        actions = np.argmax(masks, axis=1).astype(np.int64)  # rows already counted: anything legal
-        live = np.isnan(score)
-        movers = vec.to_move
-        randomly = np.flatnonzero(live & (opening_left > 0))
-        actions[randomly] = vec.random_actions()[randomly]
-        for player, rows in (
-            (a, np.flatnonzero(live & (opening_left == 0) & (movers == seat))),
-            (b, np.flatnonzero(live & (opening_left == 0) & (movers != seat))),
-        ):
-            if rows.size:
-                actions[rows] = decide(player, row_batch(vec, rows, rng))
-        opening_left[randomly] -= 1
-        _, rewards, terminated, truncated, _ = vec.step(actions)
-        ended = np.flatnonzero((terminated | truncated) & live)
-        r = rewards[ended, seat[ended]]
-        score[ended] = np.where(r > 0, 1.0, np.where(r < 0, 0.0, 1.0 / players))
-    vec.close()
-    return score
+    lineups = np.where(np.arange(players)[None, :] == seat[:, None], 0, 1)
+    opening_drawn = rng.integers(0, opening + 1, size=games)
+    played = matches.play(
+        env_id, options, lineups, [a, b], rng, seeds=[seed * 1_000_003 + g for g in range(games)], opening=opening_drawn
+    )
+    r = np.array([p.returns[s] for p, s in zip(played, seat)])
+    return np.where(r > 0, 1.0, np.where(r < 0, 0.0, 1.0 / players))
 
 
 def gate(
@@ -193,10 +176,11 @@ def expert_iteration(
     from boardenvs.spec import is_int
 
     from . import Baseline
-    from .distill import collect, fit, join_samples
+    from .distill import join_samples
+    from .imitation import collect, fit
     from .networks import model_config, new_policy
     from .runs import default_out, save_model, start_from
-    from .search import SearchOpponent
+    from .search_opponent import SearchOpponent
 
     if not is_int(gate_search) or gate_search < 0:
         raise ValueError(f"gate_search must be an int >= 0 (0: the raw policies), got {gate_search!r}")
@@ -328,7 +312,7 @@ def _player(policy, config: dict, name: str, simulations: int):
     """What a gate plays: the network's raw policy (its most likely legal
     action), or with ``simulations`` > 0 its guided search."""
     from . import Baseline, BaselineOpponent
-    from .search import SearchOpponent
+    from .search_opponent import SearchOpponent
 
     model = Baseline(policy, config)
     if simulations:

@@ -75,8 +75,8 @@ def bound_for(game_cls):
     what greedy's compiled functions below take first."""
     key = game_cls.kernels
     if key not in _BOUND:
-        # (the key hashes this package too: the search calls greedy_rows, which numba's cache does not check)
-        _BOUND[key] = bound(game_cls.kernels, (heuristic_of(game_cls) or no_heuristic,), packages=(__name__,))
+        # (the key hashes this module too: the search calls greedy_rows, which numba's cache does not check)
+        _BOUND[key] = bound(game_cls.kernels, (heuristic_of(game_cls) or no_heuristic,), modules=(__name__,))
     return _BOUND[key]
 
 
@@ -86,15 +86,6 @@ def greedy_driver(game_cls):
     bound (compiled once per game, cached by numba)."""
     g = bound_for(game_cls)
     return functools.partial(compiled_for(sys.modules[__name__], g).greedy, g)
-
-
-def greedy_rows_driver(game_cls):
-    """``(greedy_rows, g)``: the compiled :func:`greedy_rows` and the game's
-    bound kernels, for other compiled code to call as ``greedy_rows(g,
-    states, params, seeds, out, mask_size, s_rows, mask_rows)`` (the search
-    that models the other seats as greedy, :mod:`.search`)."""
-    g = bound_for(game_cls)
-    return compiled_for(sys.modules[__name__], g).greedy_rows, g
 
 
 @njit(cache=True)

@@ -42,7 +42,7 @@ import numpy as np
 from numba import njit, prange
 
 from boardenvs import engine as E
-from boardenvs.bind import apply, bound, chance_probs, compiled_for, legal
+from boardenvs.bind import apply, bound, compiled_for, legal, settle_chance
 from boardenvs.opponents import Opponent
 
 DEFAULT_SIMULATIONS = 100
@@ -51,29 +51,6 @@ DEFAULT_SIMULATIONS = 100
 # parallel), and a million simulations already take minutes per decision
 MAX_SIMULATIONS = 10**6
 UCT_C = math.sqrt(2.0)
-
-
-def settler(kernels):
-    """``settle(s, params, probs)`` for a game's kernels, callable from other
-    compiled code (:func:`settle` with them bound): play the chance nodes of
-    row ``s`` from its own generator until a seat is to act or the game is
-    over (``probs`` a scratch of the outcomes' size)."""
-    g = bound(kernels)
-
-    @njit
-    def settle_bound(s, params, probs):
-        settle(g, s, params, probs)
-
-    return settle_bound
-
-
-@njit(cache=True)
-def settle(g, s, params, probs):
-    """The chance nodes of row ``s``, rolled by the seeded die (the row's
-    generator), until a seat is to act or the game is over."""
-    while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] == E.CHANCE:
-        chance_probs(g, s, params, probs)
-        apply(g, s, params, E.sample_probs(s, probs))
 
 
 def mcts_driver(game_cls, parallel: bool = False):
@@ -153,7 +130,7 @@ def search_row(g, root, params, sims, c, cap, seed, counts, mask_size, s_rows, m
                 sibling[nc] = first[node]
                 first[node] = nc
                 apply(g, s, params, pick)
-                settle(g, s, params, probs)
+                settle_chance(g, s, params, probs)
                 path[plen] = nc
                 plen += 1
                 break
@@ -169,7 +146,7 @@ def search_row(g, root, params, sims, c, cap, seed, counts, mask_size, s_rows, m
                         best = ch
                 ch = sibling[ch]
             apply(g, s, params, act[best])
-            settle(g, s, params, probs)
+            settle_chance(g, s, params, probs)
             node = best
             path[plen] = node
             plen += 1
@@ -178,7 +155,7 @@ def search_row(g, root, params, sims, c, cap, seed, counts, mask_size, s_rows, m
         while s[E.H_STATUS] == E.PLAYING and steps < cap:
             legal(g, s, params, mask)
             apply(g, s, params, E.sample_mask(s, mask))
-            settle(g, s, params, probs)
+            settle_chance(g, s, params, probs)
             steps += 1
         if s[E.H_STATUS] == E.PLAYING:
             for p in range(n_players):
@@ -228,7 +205,7 @@ def search_threads(g, states, params, sims, c, cap, seeds, out, counts, mask_siz
 
 
 # every compiled function here (boardenvs.bind.uncached copies them)
-COMPILED = ("settle", "search_row", "search", "search_threads")
+COMPILED = ("search_row", "search", "search_threads")
 
 
 class MCTSOpponent(Opponent):

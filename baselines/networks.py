@@ -117,7 +117,7 @@ def game_options(env_id: str, players: int | None) -> dict:
     return {"num_players": players} if len(counts) > 1 else {}
 
 
-# the bounds of a saved model's network (a model's .json is read before anything is built: issue 47)
+# the bounds of a saved model's network (a model's .json is read before anything is built)
 MAX_LAYERS = 16  # hidden layers of net_arch, convolutions of an extractor
 MAX_WIDTH = 4096  # units of a hidden layer, channels, features
 MAX_PARAMETERS = 20_000_000  # the whole policy (the committed models have 0.1M-0.6M)
@@ -162,7 +162,7 @@ def check_extractor_kwargs(kwargs) -> dict:
 
 def check_config(config) -> int:
     """Check the fields of a model's config that build its network, before
-    anything is built (issue 47: a model's .json is a user's file):
+    anything is built (a model's .json is a user's file):
     ``env_id`` a registered game, ``options`` its options, ``extractor``
     one of the extractors and ``extractor_kwargs`` options it takes
     (:func:`check_extractor_kwargs`), ``net_arch`` at most

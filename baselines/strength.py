@@ -79,8 +79,8 @@ def measure(
 ) -> list[dict]:
     """The rows of model ``name``: counts, rate, interval, target;
     ``search_games`` for the guided search's rows (default ``games``: its
-    network runs once per simulation, so on a CPU its games cost 10-100x
-    a raw policy's)."""
+    network runs once per simulation, so on a CPU its games cost one to two
+    orders of magnitude more than a raw policy's)."""
     from . import load
     from .tournament import play, wilson
 

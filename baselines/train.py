@@ -13,7 +13,7 @@ strength fastest on 2 cores declared by each game (``TOOLS["training"]``,
 on Tryasina's tracks), its opponents (``greedy`` for Quess, Quicksand,
 Hex Quoridor and Tryasina; self-play with a share of ``greedy`` and
 ``random`` for Quagmire: ``--greedy-share``, ``--random-share``,
-``--mcts-share``, the rest a :class:`~boardenvs.wrappers.SelfPlayPool` of
+``--mcts-share``, the rest a :class:`~boardenvs.league.League` of
 the learner's snapshots), a warm start (``--warm-start GAMES``: the policy
 first fitted to ``greedy``'s decisions, Quagmire and Hex Quoridor) and PPO's
 settings.
@@ -50,14 +50,10 @@ import os
 import sys
 from pathlib import Path
 
-import numpy as np
-from stable_baselines3.common.vec_env import VecEnvWrapper
-
-from .greedy import heuristic_of
 from .networks import (
     PPO_DEFAULTS,
     check_extractor_kwargs,
-    model_config,  # noqa: F401
+    model_config,
     model_name,
     new_policy,
     policy_class,
@@ -65,7 +61,8 @@ from .networks import (
     trainable_ids,
     training_defaults,
 )
-from .runs import default_out, save_model, start_from  # noqa: F401 - (train's names before runs.py)
+from .runs import default_out, save_model, start_from
+from .shaping import ShapedRewards
 
 
 class OpponentMix:
@@ -92,46 +89,6 @@ class OpponentMix:
     def __repr__(self) -> str:
         parts = [f"{o.name} {s:.0%}" for o, s in self.fixed]
         return f"<OpponentMix {', '.join(parts)}, else {self.pool!r}>"
-
-
-class ShapedRewards(VecEnvWrapper):
-    """Potential-based reward shaping (Ng, Harada & Russell, 1999): the
-    learner's reward becomes ``r + gamma * phi(s') - phi(s)`` with
-    ``phi(s) = coef * tanh(h / scale)``, ``h`` the game's own heuristic (the
-    greedy opponent's evaluation, ``TOOLS["greedy"]["heuristic"]``) of the state at the
-    learner's decision, for the learner's seat, and ``phi = 0`` once the game
-    is over.  Shaping of this form leaves the optimal policies unchanged; it
-    only gives the learner a denser signal.  The episode statistics SB3 logs
-    (``rollout/ep_rew_mean``) stay the game's own rewards."""
-
-    def __init__(self, venv, coef: float, scale: float, gamma: float):
-        super().__init__(venv)
-        inner = venv.venv  # SB3VecEnv -> SingleAgentVectorEnv
-        self.inner, self.coef, self.scale, self.gamma = inner, float(coef), float(scale), float(gamma)
-        game = inner.game
-        heuristic = heuristic_of(game)
-        if heuristic is None:
-            raise ValueError(f"{inner.env_id} has no heuristic to shape rewards with")
-        self.heuristic, self.params = heuristic, game.params
-        self.scratch = np.zeros(game.mask_size, np.int8)
-        self.phi = np.zeros(venv.num_envs)
-
-    def _potentials(self) -> np.ndarray:
-        states, seats = np.array(self.inner.vec.states), self.inner.seats  # the heuristic kernels take writable rows
-        h = np.array([self.heuristic(states[i], self.params, int(seats[i]), self.scratch) for i in range(len(seats))])
-        return self.coef * np.tanh(h / self.scale)
-
-    def reset(self):
-        obs = self.venv.reset()
-        self.phi = self._potentials()
-        return obs
-
-    def step_wait(self):
-        obs, rewards, dones, infos = self.venv.step_wait()
-        phi = self._potentials()  # a finished row is at its next game's start already
-        rewards = rewards + (self.gamma * np.where(dones, 0.0, phi) - self.phi).astype(np.float32)
-        self.phi = phi
-        return obs, rewards, dones, infos
 
 
 EVAL_OPPONENTS = ("random", "greedy")
@@ -191,7 +148,7 @@ def _warm_start(model, env_id: str, players, games: int, seed: int) -> dict:
     """Fit the policy to ``greedy``'s decisions in ``games`` games (a tenth
     with a random seat, each opened by up to 4 random decisions): the
     learner starts from a one-ply player instead of a random one."""
-    from .distill import collect, fit
+    from .imitation import collect, fit
 
     data = collect(
         env_id,
@@ -263,10 +220,11 @@ def train(
     fitted before PPO (0: none).  ``threads``: torch's and numba's
     (default: the cores this process may use).  ``stop_at``: ``{opponent:
     rate}``, stop at the first check that reaches every rate."""
-    from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool
+    from boardenvs.wrappers import SB3SelfPlayCallback, SB3VecEnv
     from boardenvs.wrappers.evaluation import MAX_GAMES
     from sb3_contrib import MaskablePPO
 
+    from boardenvs.league import League
     from boardenvs.opponents import make_opponent
     from boardenvs.spec import is_int
 
@@ -337,7 +295,7 @@ def train(
         )
     mcts_name = make_opponent(f"mcts:{int(mcts_simulations)}").name  # mcts' own bound and name ("mcts" at its default)
     shares = _shares(defaults, random_share, greedy_share, mcts_name, mcts_share)
-    pool = SelfPlayPool(max_size=20, latest_prob=0.5)
+    pool = League(max_size=20, latest_prob=0.5)
     mix = OpponentMix(pool, shares)  # (checks the shares)
     budget = {"minutes": minutes, "steps": steps}
     config |= {
@@ -421,7 +379,7 @@ def train(
     try:
         model.learn(
             steps if minutes is None else 10**12,
-            callback=[SelfPlayCallback(pool, every=snapshot_every), clock],
+            callback=[SB3SelfPlayCallback(pool, every=snapshot_every), clock],
             progress_bar=False,
         )
     except KeyboardInterrupt:

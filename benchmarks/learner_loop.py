@@ -1,4 +1,4 @@
-"""The learner loop against "greedy" (issue 45): what a learner step costs
+"""The learner loop against "greedy": what a learner step costs
 against what its parts cost alone.
 
     python benchmarks/learner_loop.py                    # every game, 2 players, N = 1024

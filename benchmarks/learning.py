@@ -6,7 +6,7 @@
 1. MaskablePPO on Quess against the random opponent, through SB3VecEnv (64
    games per call, the opponent's moves inside the kernel), then its win
    rate against random over 200 games (seats drawn per game);
-2. MaskablePPO on Quagmire by self-play (SelfPlayPool + SelfPlayCallback),
+2. MaskablePPO on Quagmire by self-play (a League + SB3SelfPlayCallback),
    then its win rate against random over 200 games from each seat (random
    Quagmire games are won by the first mover about 63% of the time).
 
@@ -18,8 +18,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool, evaluate
+from boardenvs.wrappers import SB3SelfPlayCallback, SB3VecEnv, evaluate
 from sb3_contrib import MaskablePPO
+
+from boardenvs.league import League
 
 
 def timed(fn):
@@ -53,14 +55,14 @@ def main(argv=None) -> int:
     print(f"  trained:      {after}")
 
     # -- its second block: self-play on Quagmire ---------------------------------
-    pool = SelfPlayPool(max_size=10, latest_prob=0.5)
+    pool = League(max_size=10, latest_prob=0.5)
     env = SB3VecEnv("boardenvs/Quagmire-v0", num_envs=64, opponent=pool)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=1024, seed=args.seed)
     total = args.selfplay_steps or args.steps
     chunk = args.eval_every or total
     c0, t0 = time.process_time(), time.perf_counter()
     while model.num_timesteps < total:
-        model.learn(chunk, callback=SelfPlayCallback(pool, every=10_000), reset_num_timesteps=False)
+        model.learn(chunk, callback=SB3SelfPlayCallback(pool, every=10_000), reset_num_timesteps=False)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         print(
             f"Quagmire self-play, {model.num_timesteps} steps ({pool.added} snapshots): {wall:.0f} s wall, "

@@ -1,15 +1,15 @@
 """The AEC env against the no-op ceiling of the same spaces, every game and
-player count, interleaved in one process (issue 14: AEC >= 0.8x the no-op).
+player count, interleaved in one process (the target: AEC >= 0.8x the no-op).
 
     python benchmarks/profile_aec.py [--seconds 1] [--repeats 5] [--profile quagmire_v0]
 
-Each round times the no-op env (``benchmarks/bench.py``'s ``NoopEnv`` with
+Each round times the no-op env (``benchmarks/bench_pettingzoo.py``'s ``NoopEnv`` with
 the game's action count, observation shape and number of agents, under
 PettingZoo's order enforcing as in the bench) and then the game, with the
 bench's loop (``aec_steps_per_second``); the ratio of each round is taken
 before the median, so a busy moment of a shared machine hits both sides.
 ``--profile ENV_ID`` prints a cProfile of the game's loop instead;
-``--startup N`` times N fresh interpreters doing what bench.py's
+``--startup N`` times N fresh interpreters doing what bench_footprint.py's
 ``startup_seconds`` does (import, make, reset, first step; numba's cache
 warm), wall time inside the child and the child's whole CPU time.
 """
@@ -33,7 +33,7 @@ from hints import bench_variants  # noqa: E402
 from pettingzoo.utils import wrappers  # noqa: E402
 
 import boardenvs  # noqa: E402
-from boardenvs.aec import OrderEnforcing  # noqa: E402
+from boardenvs.aec_views import OrderEnforcing  # noqa: E402
 
 
 def aec_steps_per_second(make_env, seconds: float) -> float:
@@ -85,7 +85,7 @@ def main(argv=None):
         choices=["pettingzoo", "ours"],
         default="pettingzoo",
         help="the no-op under PettingZoo's OrderEnforcingWrapper (as bench.py) or under "
-        "boardenvs.aec.OrderEnforcing (the same wrapper as the games: the env alone compared)",
+        "boardenvs.aec_views.OrderEnforcing (the same wrapper as the games: the env alone compared)",
     )
     ap.add_argument("--startup", type=int, default=0, help="time this many fresh interpreters per game instead")
     args = ap.parse_args(argv)

@@ -86,9 +86,8 @@ def expected_layer() -> str | None:
     return None
 
 
-# Rows from which the threaded driver beats the serial one, per layer
-# (measured on 2 cores with both games: TBB from 64-96 rows, GNU OpenMP from
-# 32-48, workqueue, whose every call costs ~100 us, from 1024-4096).
+# Rows from which the threaded driver beats the serial one, per layer (measured
+# for each layer; workqueue's every call is costly, so it starts late).
 PARALLEL_FROM = {"tbb": 128, "omp": 128, "workqueue": 4096}
 
 

@@ -10,15 +10,22 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 
 from . import engine as E
+from .book import AgentBook
 from .errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
 from .game import Game
 from .position import Position
 from .spaces import LegalDiscrete, LegalOf
-from .spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_render_mode, check_seed, is_action_int
+from .spec import (
+    ILLEGAL_ACTION_DEFAULT,
+    check_flag,
+    check_illegal_action,
+    check_render_mode,
+    check_seed,
+    check_size,
+    is_action_int,
+)
 
 CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
 # BoardEnv._settle reads the header's first five fields in one go
@@ -55,8 +62,10 @@ class BoardEnv(AECEnv):
       or wrongly typed action ends the game, -1 for the offender and 0 for
       the others, end reason ``"illegal_action"``); ``"raise"`` (an
       IllegalActionError, nothing changes); ``"random"`` (an out-of-range or
-      masked-out int is replaced by a uniformly random legal action from the
-      env's seeded generator; a non-int still raises).  In ``"lose"`` and
+      masked-out int is replaced by a uniformly random legal action drawn
+      from the game row's own generator, seeded at ``reset(seed=...)``, as
+      ``make_vec`` draws it; a non-int still raises).  Each mode is the
+      engine's step's own (:func:`boardenvs._drivers.step_row`).  In ``"lose"`` and
       ``"random"`` modes ``infos[agent]["illegal_action"]`` is True after
       such a step and a warning is logged once per env (gymnasium's logger).
       ``action_space(agent).sample()`` draws a legal action for the agent to
@@ -65,15 +74,17 @@ class BoardEnv(AECEnv):
     * ``max_cycles``: PettingZoo's length limit, counted in decisions: no
       agent is asked more than ``max_cycles`` times; the game is truncated
       (end reason ``"max_cycles"``) when an agent that has been asked that
-      often would be asked again.  ``max_turns`` counts the rules' turns
-      instead; both may be given;
+      often would be asked again (:class:`boardenvs.book.AgentBook`, which
+      the RLlib env shares).  ``max_turns`` counts the rules' turns
+      instead; both may be given.  An agent whose seat is out of a game
+      that goes on (an elimination) ends with ``end_reason`` ``"eliminated"``;
     * ``max_decisions``: truncate after this many decisions in all (the
       parallel view's ``max_cycles``: there every agent is asked every step);
     * ``chance_agent``: ``False`` (default): chance nodes (Tryasina's die) are
-      resolved inside by :meth:`boardenvs.game.Game.resolve_chance`, the
-      seeded die (the game row's own generator, seeded from the env's at
-      ``reset(seed=...)``: the die ``make_vec`` rolls), so agents only ever
-      see decisions; ``True`` (raw mode, games with chance
+      resolved inside the engine's step by the seeded die (the game row's own
+      generator, seeded from the env's at ``reset(seed=...)``: the die
+      ``make_vec`` rolls), so agents only ever see decisions; ``True`` (raw
+      mode, games with chance
       nodes): each chance node is the turn of one more agent, ``"chance"``
       (OpenSpiel's chance player), whose action space is the outcomes, whose
       mask marks the possible ones and whose observation is their
@@ -99,8 +110,8 @@ class BoardEnv(AECEnv):
         where = f"{game_cls.env_id}: "
         check_illegal_action(illegal_action, where)
         check_flag("chance_agent", chance_agent, where)
-        self.max_cycles = _positive_or_none(max_cycles, "max_cycles")
-        self.max_decisions = _positive_or_none(max_decisions, "max_decisions")
+        self.max_cycles = None if max_cycles is None else check_size("max_cycles", max_cycles, 2**62, where)
+        self.max_decisions = None if max_decisions is None else check_size("max_decisions", max_decisions, 2**62, where)
         self.game = game_cls(**options)
         info = self.game.info
         modes = list(self.game.render_modes) + (["human"] if "rgb_array" in self.game.render_modes else [])
@@ -141,7 +152,7 @@ class BoardEnv(AECEnv):
         self._no_mask = np.zeros(n_act, np.int8)
         # a mask buffer the legal kernel fills after every step (observe hands out copies)
         self._mask_buffer = np.zeros(self.game.mask_size, np.int8)
-        self._limited = self.max_cycles is not None or self.max_decisions is not None
+        self._book = AgentBook(self.game, self.game.agents, self.max_cycles, self.max_decisions)
         self.np_random, self.np_random_seed = seeding.np_random()
         self._setup()
 
@@ -152,9 +163,6 @@ class BoardEnv(AECEnv):
         "_step_row",
         "_settle_row",
         "_probs",
-        "_observe",
-        "_obs_size",
-        "_obs_shape",
         "_mask_actions",
         "_mask_chance",
         "_mask",
@@ -172,12 +180,10 @@ class BoardEnv(AECEnv):
         one = game.one_row()
         self._step_row, self._settle_row = one.step, one.settle
         self._probs = np.zeros(max(game.num_chance_outcomes, 1), np.float64)  # the die's scratch
-        self._observe = game.kernels.observe
-        self._obs_size, self._obs_shape = game.obs_size, game.obs_shape
         self._mask_actions = self._mask_buffer[: game.num_actions]
         self._mask_chance = self._mask_buffer[: game.num_chance_outcomes]
         self._window = None
-        # one call at a time (issue 47): two threads stepping one env would run the
+        # one call at a time: two threads stepping one env would run the
         # engine's step on its row at once; they take turns instead
         self._call_lock = threading.RLock()
         self._select_mask()
@@ -249,9 +255,7 @@ class BoardEnv(AECEnv):
             self.truncations = dict.fromkeys(agents, False)
             self.infos = {a: {} for a in agents}
             self._skip_agent_selection = None
-            self._alive = int(self._state[E.H_ALIVE])
-            self._asked = [0] * (self.game.num_players + 1)  # the last slot: chance (seat -1)
-            self._decisions = 0
+            self._book.reset(self._state)
             self._refresh()
             if self.render_mode == "human":
                 self.render()
@@ -269,10 +273,8 @@ class BoardEnv(AECEnv):
                     "observation": probs.astype(np.float32),
                     "action_mask": (self._mask if acting else self._no_chance_mask).copy(),
                 }
-            obs = np.empty(self._obs_size, np.int8)  # the kernel writes every entry
-            self._observe(state, self._params, seat, obs)
             return {
-                "observation": obs.reshape(self._obs_shape),
+                "observation": self.game.observe(state, seat),
                 "action_mask": (self._mask if acting else self._no_mask).copy(),
             }
 
@@ -319,10 +321,9 @@ class BoardEnv(AECEnv):
                     self._probs,
                     self._mask_buffer,
                 )
-                self._asked[seat] += 1
-                self._decisions += 1
+                self._book.asked_once(seat)
             else:
-                self._step_problem(agent, seat, action, self._check(action))
+                self._step_problem(agent, seat, action)
             self._cumulative_rewards[agent] = 0.0
             if self._settle():
                 # someone's episode ended: hand out the rewards.  Otherwise every
@@ -333,16 +334,32 @@ class BoardEnv(AECEnv):
             if self.render_mode == "human":
                 self.render()
 
-    def _step_problem(self, agent, seat, action, problem: str) -> None:
-        """``step`` for an action that is not a legal plain int: a numpy
-        integer that is legal plays; otherwise the ``illegal_action`` mode
-        decides."""
-        if problem and (
-            self.illegal_action == "raise"
-            or (self.illegal_action == "random" and not is_action_int(action))
-            or seat == E.CHANCE  # no one forfeits for chance: a wrong outcome always raises
-        ):
-            # rejected: nothing changes, infos included (C-6)
+    def _step_problem(self, agent, seat, action) -> None:
+        """``step`` for an action that is not a legal plain int: the engine's
+        step with the ``illegal_action`` mode (``"raise"``: the engine refuses
+        and nothing changes; ``"random"``: it plays a uniformly random legal
+        action from the game row's own generator; ``"lose"``: the mover
+        forfeits).  An action that is no int cannot be replaced: ``"lose"``
+        forfeits, the other modes raise.  No one forfeits for chance: a wrong
+        outcome always raises."""
+        problem = self._check(action)  # (read before the step changes the row)
+        whole = is_action_int(action)
+        if not problem:  # a numpy integer that is legal
+            played = int(action)
+        elif not whole:
+            played = None if self.illegal_action != "lose" or seat == E.CHANCE else -1
+        else:
+            # an id outside the actions is -1 to the engine (never its code for a random action)
+            played = int(action) if 0 <= int(action) < self._mask_buffer.shape[0] else -1
+        mode = E.ILLEGAL_MODES[self.illegal_action] if seat != E.CHANCE else E.ILLEGAL_REFUSE
+        flag = (
+            E.STEP_REFUSED
+            if played is None
+            else self._step_row(
+                self._state, self._params, played, mode, not self.chance_agent, self._probs, self._mask_buffer
+            )
+        )
+        if flag == E.STEP_REFUSED:  # rejected: nothing changed, infos included (C-6)
             help_ = f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" and seat != E.CHANCE else ""
             raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}.{help_}")
         if problem or "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
@@ -351,16 +368,8 @@ class BoardEnv(AECEnv):
                 info["illegal_action"] = True
                 self.warn_illegal(f"{agent} sent {action!r}: {problem}")
             self.infos[agent] = info
-        if problem and self.illegal_action == "lose":  # the engine's step forfeits the mover (-1: no action)
-            self._step_row(self._state, self._params, -1, E.ILLEGAL_LOSE, False, self._probs, self._mask_buffer)
-        else:
-            # "random" draws from the env's generator (its seeded games), then the engine's step plays it
-            played = int(self.np_random.choice(np.flatnonzero(self._mask))) if problem else int(action)
-            self._step_row(
-                self._state, self._params, played, E.ILLEGAL_LOSE, not self.chance_agent, self._probs, self._mask_buffer
-            )
-            self._asked[seat] += 1
-            self._decisions += 1
+        if not (flag == E.STEP_ILLEGAL and mode == E.ILLEGAL_LOSE):  # a forfeit asks nobody
+            self._book.asked_once(seat)
 
     def warn_illegal(self, what: str) -> None:
         """Say the first illegal action of this env (``what`` describes it)
@@ -408,47 +417,28 @@ class BoardEnv(AECEnv):
         """After the engine's step (or ``_settle_row``) changed the state
         (chance resolved, the mask refreshed: the mask buffer spans the
         chance outcomes too, which may outnumber the actions): the
-        ``max_cycles`` limit, and the ended agents' rewards and flags.
-        True if some agent's episode ended (then the rewards are set)."""
-        state = self._state
-        if (
-            self._limited
-            and state[E.H_STATUS] == E.PLAYING
-            and (
-                (self.max_cycles and self._asked[state[E.H_CURRENT]] >= self.max_cycles)
-                or (self.max_decisions and self._decisions >= self.max_decisions)
-            )
-        ):
-            E.truncate(state, E.REASON_MAX_CYCLES)
-        current, status, _, _, alive = state[:5].tolist()  # the header's first fields (asserted below)
+        ``max_cycles`` limit, and the ended agents' rewards and flags, from
+        the agent book (:class:`boardenvs.book.AgentBook`).  True if some
+        agent's episode may have ended (then the rewards are set)."""
+        state, book = self._state, self._book
+        book.limit(state)
         self._select_mask()
-        self.agent_selection = self.possible_agents[current]
-        if status == E.PLAYING and alive == self._alive:
+        self.agent_selection = self.possible_agents[state[E.H_CURRENT]]
+        if book.unchanged(state):
             return False  # the common case: nobody's episode ended
-        self._alive = alive
-        game = self.game
         newly_done = False
-        for agent in self.agents:
-            if self.terminations[agent] or self.truncations[agent]:
-                continue
-            seat = self._seat[agent]
-            if seat == E.CHANCE:  # never rewarded; done when the game is
-                if status != E.PLAYING:
-                    self.terminations[agent] = bool(status == E.TERMINATED)
-                    self.truncations[agent] = bool(status == E.TRUNCATED)
-                    newly_done = True
-                continue
-            if status != E.PLAYING or not (alive >> seat) & 1:
-                self.rewards[agent] = float(state[E.H_RET + seat])
-                self.terminations[agent] = bool(status == E.TERMINATED or not (alive >> seat) & 1)
-                self.truncations[agent] = bool(status == E.TRUNCATED and (alive >> seat) & 1 == 1)
-                self.infos[agent] = {
-                    **self.infos[agent],
-                    "end_reason": game.end_reason(state),
-                    "length": int(state[E.H_TURN]),
-                    **game.end_infos(state),
-                }
-                newly_done = True
+        for end in book.ends(state):
+            agent = end.agent
+            self.rewards[agent] = end.reward
+            self.terminations[agent], self.truncations[agent] = end.terminated, end.truncated
+            self.infos[agent] = {**self.infos[agent], **end.info}
+            newly_done = True
+        status = state[E.H_STATUS]
+        if status != E.PLAYING and CHANCE_AGENT in self.agents and not self._done(CHANCE_AGENT):
+            # the chance agent is never rewarded; it is done when the game is
+            self.terminations[CHANCE_AGENT] = bool(status == E.TERMINATED)
+            self.truncations[CHANCE_AGENT] = bool(status == E.TRUNCATED)
+            newly_done = True
         if newly_done:
             self._deads_step_first()
         return True
@@ -467,7 +457,7 @@ class BoardEnv(AECEnv):
             self.rewards[agent] = 0.0
             self.terminations[agent] = False
             self.truncations[agent] = False
-        self._alive = -1  # force the end-of-game bookkeeping
+        self._book.forget()  # every agent's end is told again, by the adjudicated returns
         self._refresh(resolve=False)
         for agent in self.agents:
             self._cumulative_rewards[agent] = self.rewards[agent]
@@ -489,7 +479,7 @@ class BoardEnv(AECEnv):
         if not self.game.eliminate_seat(self._state, seat, code):
             E.forfeit(self._state, seat, code)
         self._cumulative_rewards[agent] = 0.0
-        self._alive = -1  # force the end-of-episode bookkeeping
+        self._book.recheck()  # the seat is out: its end is told
         self._refresh()  # the game may go on without the agent: chance resolved, the next mover's mask
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -532,6 +522,17 @@ class BoardEnv(AECEnv):
         return self.game.draw_chance(self._state)
 
     @_one_at_a_time
+    def random_of(self, mask) -> int:
+        """A uniformly random index ``mask`` allows (at least one), from the game
+        row's own generator (the engine's die, seeded at ``reset``): the dice
+        variant's rolls, so a seed fixes them with the game's."""
+        self._require_reset("random_of")
+        mask = np.ascontiguousarray(mask, np.int8)
+        if mask.ndim != 1 or not mask.any():
+            raise ValueError("random_of takes a 1-D mask with at least one action allowed")
+        return int(E.sample_mask(self._state, (mask != 0).astype(np.int8)))
+
+    @_one_at_a_time
     def state_snapshot(self) -> np.ndarray:
         """A copy of the state row (the kernels' whole state of the game;
         :meth:`position` wraps the same copy as a Position)."""
@@ -559,8 +560,7 @@ class BoardEnv(AECEnv):
         self._require_reset("position")
         return Position._own(self.game, self._state.copy())
 
-    def is_done(self, agent) -> bool:
-        """Has ``agent``'s episode ended (terminated or truncated)?"""
+    def is_done(self, agent) -> bool:  # (terminated or truncated)
         return self._state is None or not self.agents or self._done(agent)
 
     @_one_at_a_time
@@ -591,113 +591,3 @@ class BoardEnv(AECEnv):
         if self._window is not None:
             self._window.close()
             self._window = None
-
-
-def _positive_or_none(value, name: str):
-    if value is None:
-        return None
-    if not is_action_int(value) or value < 1:
-        raise ValueError(f"{name} must be a positive int (or None), got {value!r}")
-    return int(value)
-
-
-def _read_after_reset(name: str, checked: bool = True) -> property:
-    """The wrapped env's attribute ``name`` as a property of the wrapper:
-    what PettingZoo's ``__getattr__`` forwards, without its lookup miss on
-    every read (``last()`` and ``agent_iter()`` read five of them a step)."""
-
-    def read(self):
-        if checked and not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self.env, name)
-
-    read.__name__ = name
-    return property(read)
-
-
-class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order enforcing, except that a step before reset or
-    after the game ended raises our errors (C-6) where PettingZoo's asserts
-    or only logs a warning.  The attributes PettingZoo's ``__getattr__``
-    forwards on every step are properties here, with the same refusal
-    before reset."""
-
-    agents = _read_after_reset("agents")
-    agent_selection = _read_after_reset("agent_selection")
-    rewards = _read_after_reset("rewards")
-    terminations = _read_after_reset("terminations")
-    truncations = _read_after_reset("truncations")
-    infos = _read_after_reset("infos")
-    _cumulative_rewards = _read_after_reset("_cumulative_rewards", checked=False)
-
-    def step(self, action):
-        if not self._has_reset:
-            raise ResetNeededError(f"step({action!r}) before reset(): call reset() first")
-        env = self.env
-        if not env.agents:
-            raise IllegalActionError(f"step({action!r}) after the game ended: call reset() first")
-        self._has_updated = True
-        env.step(action)
-
-    def last(self, observe=True):
-        if not self._has_reset:
-            raise AttributeError("agent_selection cannot be accessed before reset")
-        return self.env.last(observe)
-
-
-def wrap(raw: BoardEnv):
-    """The wrapper stack of the registered env: order enforcing (step/observe
-    before reset, and the like) over the raw env, which does its own C-6
-    checks (PettingZoo's AssertOutOfBounds/TerminateIllegal wrappers raise
-    AssertionError and skip wrong types, so they do not fit C-6)."""
-    return OrderEnforcing(raw)
-
-
-class TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
-    """PettingZoo's turn-based parallel conversion, with ``active_agent`` in
-    the infos from ``reset`` on (PettingZoo adds it only after a step).
-
-    ``idle_mask``: the ``action_mask`` of the agents that are not to act.
-    ``"zeros"`` (default, PettingZoo's meaning: no legal action now) or
-    ``"ones"``: every action is allowed and ignored, for learners that sample
-    every agent's action from a masked distribution each step (TorchRL's
-    ``PettingZooWrapper`` with ``use_mask=True``; a masked categorical over
-    an all-zero mask has no support)."""
-
-    def __init__(self, aec_env, idle_mask: str = "zeros"):
-        if idle_mask not in ("zeros", "ones"):
-            raise ValueError(f"idle_mask must be 'zeros' or 'ones', got {idle_mask!r}")
-        super().__init__(aec_env)
-        self.idle_mask = idle_mask
-
-    def reset(self, seed=None, options=None):
-        observations, infos = super().reset(seed=seed, options=options)
-        infos = {a: {**i, "active_agent": self.aec_env.agent_selection} for a, i in infos.items()}
-        return self._idle(observations), infos
-
-    def step(self, actions):
-        observations, rewards, terminations, truncations, infos = super().step(actions)
-        return self._idle(observations), rewards, terminations, truncations, infos
-
-    def _idle(self, observations):
-        if self.idle_mask == "zeros" or not self.aec_env.agents:
-            return observations
-        active = self.aec_env.agent_selection
-        for agent, obs in observations.items():
-            if agent != active and isinstance(obs, dict) and "action_mask" in obs:
-                observations[agent] = {**obs, "action_mask": np.ones_like(obs["action_mask"])}
-        return observations
-
-
-def turn_based_parallel(env_fn, max_cycles: int | None = None, idle_mask: str = "zeros", **options):
-    """The PettingZoo parallel view of a turn-based env (PettingZoo's own
-    ``turn_based_aec_to_parallel``): every live agent sends an action each
-    step, only the action of the agent to act is played, and
-    ``infos[agent]["active_agent"]`` names it.  Every agent is asked at every
-    parallel step, so ``max_cycles`` parallel steps are ``max_cycles``
-    decisions.  ``idle_mask``: see :class:`TurnBasedParallel`."""
-    if "max_decisions" in options:
-        raise TypeError("the parallel view counts its length with max_cycles")
-    if idle_mask not in ("zeros", "ones"):
-        raise ValueError(f"idle_mask must be 'zeros' or 'ones', got {idle_mask!r}")
-    return TurnBasedParallel(env_fn(max_decisions=max_cycles, **options), idle_mask=idle_mask)

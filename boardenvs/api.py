@@ -19,7 +19,8 @@ import types
 
 from . import engine as E
 from . import registry
-from .aec import BoardEnv, turn_based_parallel, wrap
+from .aec import BoardEnv
+from .aec_views import turn_based_parallel, wrap
 from .clock import ChessClock
 from .position import Position
 from .registry import game_class, make_game
@@ -79,12 +80,16 @@ def make_vec(env_id: str, num_envs: int, **options) -> VectorEnv:
     return VectorEnv(game_class(env_id), num_envs, **options)
 
 
-def position(env_id: str, **options) -> Position:
+def position(env_id: str, seed: int = 0, **options) -> Position:
     """The initial Position of ``env_id``; ``first_player`` defaults to seat 0
-    here when the game's default is random (a Position has no generator)."""
+    here when the game's default is random.  ``seed`` seeds the row's own
+    generator, which :meth:`Position.roll` draws the dice from: two
+    positions of one seed roll the same dice."""
+    from .spec import check_seed
+
     game = make_game(env_id, **options)
     first = int(game.params[E.P_FIRST])
-    return Position(game, game.new_state(max(first, 0)))
+    return Position(game, game.new_state(max(first, 0), rng_seed=check_seed(seed)))
 
 
 class _EnvModule(types.ModuleType):
@@ -126,7 +131,7 @@ def _env_module(game_cls) -> types.ModuleType:
         return wrapped
 
     def parallel_env(render_mode=None, max_cycles=None, idle_mask="zeros", **options):
-        """The turn-based parallel view (see :func:`boardenvs.aec.turn_based_parallel`)."""
+        """The turn-based parallel view (see :func:`boardenvs.aec_views.turn_based_parallel`)."""
         return turn_based_parallel(env, max_cycles=max_cycles, idle_mask=idle_mask, render_mode=render_mode, **options)
 
     for fn in (raw_env, env, parallel_env):

@@ -21,8 +21,11 @@ game, with that game's kernels linked in and optimised together with it as
 if it had called them by name, and cached on disk by numba's own cache
 (``cache=True``; it follows ``NUMBA_CACHE_DIR``) under that type: nothing
 else is written anywhere.  The key names the kernels (module and name) and
-hashes the sources of their package and of this package, so an edited game
-gets new compiled code (numba's cache alone checks the driver's own file).
+hashes the sources of what the compiled code links: the kernels' own
+package (an edited game gets new compiled code: numba's cache alone checks
+a driver's own file), the engine's files (:data:`ENGINE_FILES`) and the
+modules of any extra functions bound with them; nothing else, so editing
+the command line or a face recompiles nothing.
 
 Kernels that no import reaches (defined in a function or in ``__main__``)
 get a key of their own in this process, and :func:`uncached` copies of the
@@ -46,6 +49,8 @@ from numba.core import cgutils, types
 from numba.core.imputils import lower_constant
 from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
 
+from . import engine as E
+
 _KERNELS: dict = {}  # key -> the Kernels (or extra functions) it names, for the compiler
 
 
@@ -60,7 +65,7 @@ class Bound:
     def __init__(self, key: str, kernels, extras: tuple = (), cached: bool = True, opponent: bool = False):
         self.key, self.kernels, self.extras, self.cached, self.opponent = key, kernels, tuple(extras), cached, opponent
         _KERNELS.setdefault(key, (kernels, self.extras, opponent))
-        # numba reads the type here (a call from Python types it in about 0.1 us; through typeof_impl, 2 us)
+        # numba reads the type here (a call from Python types it far faster than through typeof_impl)
         self._numba_type_ = BoundType(key)
 
     def __repr__(self) -> str:
@@ -105,29 +110,33 @@ def _constant_bound(context, builder, ty, pyval):
 
 
 _BOUND: dict = {}  # id(kernels), extras -> Bound (the kernels kept alive with it)
+# the files of this package whose compiled code a Bound's drivers link (the kernels' helpers, the calls, the drivers)
+ENGINE_FILES = ("engine.py", "bind.py", "_drivers.py")
 
 
-def bound(kernels, extras: tuple = (), opponent: bool = False, packages: tuple = ()) -> Bound:
+def bound(kernels, extras: tuple = (), opponent: bool = False, modules: tuple = ()) -> Bound:
     """The :class:`Bound` of ``kernels`` (and ``extras``: more compiled
     functions, e.g. greedy's heuristic), one per process.  With
     ``opponent``, the last extra is an opponent's compiled decision
     ``decide(g, state, params, mask) -> action``, which the engine's learner
     loop plays for the other seats (:func:`opponent_action`; without one
-    they play uniformly random legal actions).  ``packages``: more packages
-    whose sources the key hashes, those of drivers that call functions of
-    other modules (the guided search calls greedy's and MCTS's): numba's own
-    cache checks a driver's file only."""
+    they play uniformly random legal actions).  ``modules``: more modules
+    whose files the key hashes, those holding compiled functions that drivers
+    bound with this call in other files (the guided search calls greedy's):
+    numba's own cache checks a driver's file only."""
     extras = tuple(extras)
     if opponent and not extras:
         raise ValueError("bound(..., opponent=True) needs the opponent's decision as the last extra")
-    slot = (id(kernels), tuple(id(f) for f in extras), bool(opponent), tuple(packages))
+    slot = (id(kernels), tuple(id(f) for f in extras), bool(opponent), tuple(modules))
     found = _BOUND.get(slot)
     if found is None or found.kernels is not kernels:
         refs = [_importable(fn) for fn in (*kernels, *extras)]
         cached = all(refs)
         if cached:
             names = ",".join(f"{m}:{n}" for m, n in refs) + (" +opponent" if opponent else "")
-            digest = _sources([*refs, *((p, "") for p in packages)])
+            digest = _sources(
+                [m for m, _ in refs[: len(kernels)]], [m for m, _ in refs[len(kernels) :]] + list(modules)
+            )
             key = f"{refs[1][0]}.{hashlib.sha1((names + digest).encode()).hexdigest()[:16]}"
         else:
             # this process only, never the same twice: no later process can load what it compiled
@@ -155,13 +164,26 @@ def package_dir(module: str):
     return Path(path).parent if path else None
 
 
-def _sources(refs) -> str:
-    """A digest of the sources of the kernels' packages and of this one
-    (each folder once)."""
+def key_files(kernel_modules, modules) -> list:
+    """The files a key hashes: every source of the kernels' packages, the
+    engine's files (:data:`ENGINE_FILES`) and the files of ``modules``."""
+    files = set()
+    for folder in {package_dir(m) for m in kernel_modules} - {None}:
+        files |= set(folder.glob("*.py"))
+    here = package_dir(__name__)
+    files |= {here / name for name in ENGINE_FILES}
+    for m in modules:
+        folder = package_dir(m)
+        if folder is not None:
+            files.add(folder / Path(sys.modules[m].__file__).name)
+    return sorted(files)
+
+
+def _sources(kernel_modules, modules) -> str:
+    """A digest of the files of :func:`key_files`."""
     digest = hashlib.sha1()
-    for folder in sorted(({package_dir(m) for m, _ in refs} | {package_dir(__name__)}) - {None}):
-        for f in sorted(folder.glob("*.py")):
-            digest.update(f.name.encode() + f.read_bytes())
+    for f in key_files(kernel_modules, modules):
+        digest.update(f.name.encode() + f.read_bytes())
     return digest.hexdigest()
 
 
@@ -285,3 +307,16 @@ def _opponent_action(g, state, params, mask):
         return lambda g, state, params, mask: np.int64(-2)  # engine.RANDOM_ACTION
     decide = extras[-1]
     return lambda g, state, params, mask: np.int64(decide(g, state, params, mask))
+
+
+@njit(cache=True, inline="always")
+def settle_chance(g, s, params, probs):
+    """Roll the chance nodes of row ``s`` by the seeded die (each outcome
+    drawn by its probability from the row's own generator,
+    :func:`boardenvs.engine.sample_probs`) until a seat is to act or the game
+    is over; ``probs``: a float64 scratch of the outcomes' size.  The die
+    ``make_vec``, the AEC env and every face roll, for planners' compiled
+    code to roll too (MCTS, the guided search)."""
+    while s[E.H_STATUS] == E.PLAYING and s[E.H_CURRENT] == E.CHANCE:
+        chance_probs(g, s, params, probs)
+        apply(g, s, params, E.sample_probs(s, probs))

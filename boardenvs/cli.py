@@ -40,22 +40,22 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 from . import ENV_IDS
 from .api import make, position
 from .files import output_path, write_atomically
-from .helptext import help_text  # noqa: F401 (its old home)
-from .records import game_record, load_record, new_game, replay_moves, save_record  # noqa: F401 (the CLI's and its tests' names)
+from .helptext import help_text
+from .pictures import random_moves
+from .records import game_record, load_record, new_game, replay_moves, save_record
 from .registry import game_class
 
 
 def random_game(env_id: str, seed: int, **options) -> tuple[object, dict, int]:
-    """One game between uniformly random legal agents; returns the final
-    Position, the cumulative rewards per agent and the number of steps."""
+    """One game between uniformly random legal agents (each action drawn
+    from the game row's own generator, seeded by ``reset(seed)``); returns the
+    final Position, the cumulative rewards per agent and the number of steps."""
     env = make(env_id, **options)
     env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
+    raw = env.unwrapped
     totals = {a: 0.0 for a in env.possible_agents}
     steps = 0
     final = None
@@ -67,7 +67,7 @@ def random_game(env_id: str, seed: int, **options) -> tuple[object, dict, int]:
                 final = env.unwrapped.position()
             action = None
         else:
-            action = int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"])))
+            action = raw.random_of(env.observe(agent)["action_mask"])
             steps += 1
         env.step(action)
     return final, totals, steps
@@ -242,22 +242,6 @@ def rate(args) -> int:
     return 0
 
 
-def random_moves(pos, count: int, seed: int):
-    """``count`` seeded random turns (chance by its probabilities) from ``pos``,
-    stopping at the end of the game: the moves in notation and the last Position."""
-    rng = np.random.default_rng(seed)
-    moves = []
-    while len(moves) < count and not pos.is_terminal:
-        if pos.is_chance:
-            probs = pos.game.chance_probs(pos.state)
-            move = pos.action_to_move(int(rng.choice(len(probs), p=probs)))
-        else:
-            move = str(rng.choice(pos.legal_moves()))
-        moves.append(move)
-        pos = pos.play(move)
-    return moves, pos
-
-
 def picture(args) -> int:
     """The picture (PNG) of the position after the given moves, or after
     ``--random N`` seeded random turns."""
@@ -280,38 +264,6 @@ def picture(args) -> int:
     print(pos)
     print(f"saved {args.out}")
     return 0
-
-
-# the docs' pictures (each game's env card and the home page's table): (env id, options, random turns, seed) per game;
-# a game
-# not listed gets 12 random turns from the default options
-DOC_GIF = ("quagmire_v0", {}, 5)  # a short full game for the docs' animation (the watching tutorial)
-
-
-def doc_pictures(folder="boardenvs/rules") -> list:
-    """Write each game's picture beside its rules (``<rules file>.png``) and
-    the docs' GIF of one full game; ``make pictures`` runs this."""
-    from pathlib import Path
-
-    from PIL import Image
-
-    from .cards import doc_picture
-    from .wrappers.recording import record_game
-
-    folder = Path(folder)
-    written = []
-    for env_id in ENV_IDS:
-        shown = doc_picture(env_id)  # the position the game's docs show (its TOOLS["doc_picture"])
-        _, pos = random_moves(position(env_id, **shown.options), shown.decisions, shown.seed)
-        path = folder / (Path(game_class(env_id).rules_file).stem + ".png")
-        Image.fromarray(pos.render("rgb_array")).save(path, optimize=True)
-        written.append(path)
-    env_id, options, seed = DOC_GIF
-    moves, _ = random_moves(position(env_id, **options), 10_000, seed)
-    path = folder / f"{Path(game_class(env_id).rules_file).stem}_game.gif"
-    record_game(env_id, moves, path, fps=1.5, end_pause=3.0, **options)
-    written.append(path)
-    return written
 
 
 def list_games(args) -> int:
@@ -473,9 +425,6 @@ def main(argv=None) -> int:
 
     d = command("demo", help="seeded random-vs-random games of every game (or one), boards and a results line")
     d.add_argument("env", nargs="?", default=None, choices=ENV_IDS, help="one game (default: every game)")
-    d.add_argument(
-        "--env", dest="env_option", default=None, choices=ENV_IDS, help=argparse.SUPPRESS
-    )  # (0.3's spelling)
     d.add_argument("--games", type=_games, default=3)
     d.add_argument("--seed", type=_seed, default=0)
     d.set_defaults(func=demo)
@@ -602,8 +551,6 @@ def main(argv=None) -> int:
     if argv[:1] == ["train"]:  # everything after it is the trainer's own (its --help included)
         return train(argparse.Namespace(args=argv[1:]))
     args = parser.parse_args(argv)
-    if getattr(args, "env_option", None) and not args.env:
-        args.env = args.env_option
     try:
         return args.func(args)
     except (ValueError, TypeError, ImportError) as exc:

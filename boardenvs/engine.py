@@ -1,4 +1,4 @@
-"""The rules-engine contract shared by every game (version 2).
+"""The rules-engine contract shared by every game.
 
 A game's whole state is one row of ``int64`` (``state.shape == (state_size,)``);
 N games are a C-contiguous ``(N, state_size)`` array, so cloning a game is a row
@@ -283,8 +283,8 @@ def rand_unit(state):
 @njit(cache=True, inline="always")
 def copy_row(dst, src):
     """``dst[:] = src[:len(dst)]`` as a plain loop: numba compiles an
-    array-to-array slice assignment to a per-element broadcast (about 12x
-    slower on a 1296-byte mask; ``benchmarks/breakdown.py``'s mask copy)."""
+    array-to-array slice assignment to a per-element broadcast, much slower
+    on a mask (``benchmarks/breakdown.py``'s mask copy measures it)."""
     for j in range(dst.shape[0]):
         dst[j] = src[j]
 

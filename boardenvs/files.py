@@ -29,7 +29,7 @@ def output_path(path, what: str = "output file", suffixes=None) -> Path:
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
     # only a new file or an existing regular one is written: the write replaces the path with a
-    # new regular file, so a symlink, a FIFO or a device node there would be replaced (issue 47)
+    # new regular file, so a symlink, a FIFO or a device node there would be replaced
     if path.is_symlink():
         raise ValueError(
             f"{what} {str(path)!r} is a symbolic link: refused (not followed, not replaced); "

@@ -25,16 +25,8 @@ import numpy as np
 from . import engine as E
 from .errors import IllegalMoveError, NotationError
 from .spec import Config, GameInfo, Layout, Option, check_options, is_int, obs_bounds
+from .textform import GENERIC_REASONS, TextForm
 
-STATUS_NAMES = {E.PLAYING: "playing", E.TERMINATED: "terminated", E.TRUNCATED: "truncated"}
-GENERIC_REASONS = {
-    E.REASON_NONE: "-",
-    E.REASON_TRUNCATED: "max_turns",
-    E.REASON_ILLEGAL: "illegal_action",
-    E.REASON_TIMEOUT: "timeout",
-    E.REASON_MAX_CYCLES: "max_cycles",
-}
-HEADER_KEYS = ("game", "options", "to_move", "turn", "status", "reason", "alive", "returns")
 # what the generic end reasons mean (every env card's table of end reasons)
 GENERIC_REASON_DOCS = {
     "max_turns": "the game reached `max_turns` turns: truncated, 0 for the seats still in it (C-3)",
@@ -42,10 +34,9 @@ GENERIC_REASON_DOCS = {
     "timeout": "a flag fell on the chess clock (`clock_seconds`): -1 for its seat (QU-12, `ChessClock`)",
     "max_cycles": "PettingZoo's `max_cycles` (the AEC env, `max_decisions` in its parallel view): truncated",
 }
-_UINT = re.compile(r"[0-9]{1,19}")
 
 
-class Game:
+class Game(TextForm):
     """Base class; one subclass per game (see ``games/quess/``: its rules
     kernels in ``rules.py``, notation and text form in ``text.py``, pictures
     in ``picture.py``, this declaration in ``__init__.py``).
@@ -236,31 +227,15 @@ class Game:
             self.kernels.chance_probs(_writable(state), self.params, probs)
         return probs
 
-    def draw_chance(self, state, rng=None) -> int:
+    def draw_chance(self, state) -> int:
         """The seeded die: one outcome of the chance node in ``state``, drawn
         by the outcomes' probabilities from the row's own generator
-        (``H_RNG``, which the env seeds from ``reset(seed=...)``; the die
-        ``make_vec`` rolls in-kernel, :func:`boardenvs.engine.sample_probs`),
-        or from the numpy generator ``rng`` if one is given.  The one place
-        the Python faces roll (the AEC env, the single-agent view,
-        :class:`boardenvs.wrappers.dice.ResolveChance`)."""
+        (``H_RNG``, which moves on; the die ``make_vec`` rolls in-kernel,
+        :func:`boardenvs.bind.settle_chance`).  What :meth:`Position.roll`
+        and the raw AEC env's :meth:`~boardenvs.aec.BoardEnv.roll_chance` play."""
         probs = self._chance_buffer
         self.kernels.chance_probs(state, self.params, probs)
-        if rng is None:
-            return int(E.sample_probs(state, probs))
-        return int(rng.choice(len(probs), p=probs))
-
-    def resolve_chance(self, state, rng=None) -> None:
-        """Play chance outcomes until a seat is to act or the game is over:
-        the seeded die (:meth:`draw_chance` on the row's generator, in the
-        engine: :meth:`settle`), or with ``rng`` outcomes drawn from that
-        numpy generator instead."""
-        if rng is None:
-            self.settle(state, np.empty(self.mask_size, np.int8))
-            return
-        mask = np.empty(self.mask_size, np.int8)  # (the step computes it)
-        while state[E.H_STATUS] == E.PLAYING and state[E.H_CURRENT] == E.CHANCE:
-            self.step(state, self.draw_chance(state, rng), mask, settle=False)
+        return int(E.sample_probs(state, probs))
 
     # -- the engine on one row: every face over one game steps through here ---------------
     def one_row(self):
@@ -461,189 +436,11 @@ class Game:
             return True
         return False
 
-    # -- the text form (header generic, body the game's) ---------------------
-    def seat_name(self, seat: int) -> str:
-        return "chance" if seat == E.CHANCE else f"player_{seat}"
-
-    def text_options(self) -> str:
-        return " ".join(f"{o.name}={self.options[o.name]}" for o in self.option_specs if o.in_text)
-
-    # -- rows from users (C-6): Position(game, state), a copied or unpickled row -------
-    def free_fields(self, state) -> dict:
-        """The fields of ``state`` its position text does not carry, each
-        with the values the kernels and the pictures accept, ``{name: (low,
-        high)}`` (inclusive; ``low`` / ``high`` an int or one per slot): what
-        :meth:`check_row` range-checks instead of comparing with the row the
-        text rebuilds.  The header's last decision, its seat, the count of
-        decisions and the generator here; a game adds its own (a record of
-        the last move for the pictures) and may depend on ``state`` (a field
-        the text carries in one phase only)."""
-        top = max(self.num_actions, self.num_chance_outcomes) - 1
-        return {
-            "decisions": (0, 2**62),
-            "last_action": (-1, top),
-            "last_seat": (-1, self.num_players - 1),
-            "rng": (-(2**63), 2**63 - 1),
-        }
-
-    def check_row(self, state, what: str = "the row") -> None:
-        """ValueError unless ``state`` (an int64 row of ``state_size``) is a
-        state of this game the rules could reach: its position text (which
-        :meth:`body_to_text` writes from the row in plain Python, never a
-        kernel) read back by :meth:`from_text_fields` (every check a text
-        gets) gives the same row, but in :meth:`free_fields`, which must hold
-        values in their ranges.  What every row from outside the engine
-        passes before a kernel reads it (C-6): ``Position(game, state)``, an
-        unpickled Position, env or ``make_vec``, a copied snapshot."""
-        where = f"{self.env_id}: {what}"
-        if not (isinstance(state, np.ndarray) and state.dtype == np.int64 and state.shape == (self.state_size,)):
-            raise ValueError(
-                f"{where} must be an int64 array of shape ({self.state_size},), "
-                f"got {getattr(state, 'dtype', type(state).__name__)} {getattr(state, 'shape', '')}"
-            )
-        try:
-            fields, body = split_text(self.to_text(state))
-            rebuilt = self.from_text_fields(fields, body)
-        except NotationError as exc:
-            raise ValueError(
-                f"{where} is no state the rules can reach: {str(exc).removeprefix(self.env_id + ': ')}"
-            ) from None
-        except Exception as exc:  # a value the text cannot show (an unknown status, a cell code out of range)
-            raise ValueError(
-                f"{where} is no state of {self.env_id}: its values cannot be read as a position ({type(exc).__name__})"
-            ) from None
-        layout = self.info.layout
-        for name, (low, high) in self.free_fields(state).items():
-            off = layout.offset(name)
-            size = next(f[2] for f in layout.fields if f[0] == name)
-            values = state[off : off + size]
-            bad = np.flatnonzero((values < low) | (values > high))
-            if bad.size:
-                k = int(bad[0])
-                lo, hi = (int(np.broadcast_to(b, values.shape)[k]) for b in (low, high))
-                raise ValueError(
-                    f"{where}: field {name!r}{f'[{k}]' if size > 1 else ''} holds {int(values[k])}, outside {lo}..{hi}"
-                )
-            rebuilt[off : off + size] = values
-        differ = np.flatnonzero(rebuilt != state)
-        if differ.size:
-            i = int(differ[0])
-            name, off = next((f[0], f[1]) for f in layout.fields if f[1] <= i < f[1] + f[2])
-            raise ValueError(
-                f"{where}: field {name!r} (slot {i}) holds {int(state[i])}, which does not fit the "
-                f"position the row shows ({int(rebuilt[i])} there)"
-            )
-
     def __reduce__(self):
         """A game copies and pickles as its class and options: the params
         the kernels trust and the sizes are derived again, never read from
         a pickle."""
         return _game_of, (type(self), dict(self.options))
-
-    def to_text(self, state) -> str:
-        n = self.num_players
-        lines = [
-            f"game: {self.env_id}",
-            f"options: {self.text_options()}".rstrip(),
-            f"to_move: {self.seat_name(int(state[E.H_CURRENT]))}",
-            f"turn: {int(state[E.H_TURN])}",
-            f"status: {STATUS_NAMES[int(state[E.H_STATUS])]}",
-            f"reason: {self.end_reason(state)}",
-            "alive: " + " ".join(str((int(state[E.H_ALIVE]) >> s) & 1) for s in range(n)),
-            "returns: " + " ".join(str(int(state[E.H_RET + s])) for s in range(n)),
-        ]
-        return "\n".join(lines + self.body_to_text(state)) + "\n"
-
-    def from_text_fields(self, fields: dict, body: list[str]) -> np.ndarray:
-        """The state of a position text (header ``fields`` and ``body`` lines),
-        checked for consistency, or NotationError naming the wrong field."""
-        state = np.zeros(self.state_size, np.int64)
-        self.header_from_text(fields, state)
-        self.body_from_text(body, state)
-        self.check_state(state)
-        if state[E.H_STATUS] == E.PLAYING:
-            if not self.legal_mask(state).any():
-                who = self.seat_name(int(state[E.H_CURRENT]))
-                raise NotationError(f"{self.env_id}: {who} has no legal move, so the game cannot still be playing")
-        return state
-
-    def header_from_text(self, fields: dict, state) -> None:
-        """Fill and check the generic header of ``state`` from ``key: value`` fields."""
-        n = self.num_players
-        try:
-            mover, turn, status, reason = (fields[k] for k in ("to_move", "turn", "status", "reason"))
-            alive, rets = fields["alive"].split(), fields["returns"].split()
-        except KeyError as exc:
-            raise NotationError(f"position text lacks the line '{exc.args[0]}: ...'") from None
-        if mover == "chance":
-            if not self.num_chance_outcomes:
-                raise NotationError(f"{self.env_id}: to_move: chance, but the game has no chance nodes")
-            state[E.H_CURRENT] = E.CHANCE
-        else:
-            state[E.H_CURRENT] = _seat_of(mover, n)
-        max_turns = int(self.params[E.P_MAX_TURNS])
-        if not _UINT.fullmatch(turn) or int(turn) > max_turns:
-            raise NotationError(f"turn must be an integer 0..max_turns={max_turns}, got {turn!r}")
-        state[E.H_TURN] = int(turn)
-        state[E.H_DECISIONS] = int(turn)
-        codes = {v: k for k, v in STATUS_NAMES.items()}
-        if status not in codes:
-            raise NotationError(f"status must be one of {sorted(codes)}, got {status!r}")
-        state[E.H_STATUS] = codes[status]
-        if len(alive) != n or any(a not in ("0", "1") for a in alive):
-            raise NotationError(f"alive needs {n} flags of 0/1, got {fields['alive']!r}")
-        if len(rets) != n or any(r not in ("-1", "0", "1") for r in rets):
-            raise NotationError(f"returns needs {n} values of -1/0/1, got {fields['returns']!r}")
-        alive = [a == "1" for a in alive]
-        rets = [int(r) for r in rets]
-        state[E.H_NUM_PLAYERS] = n
-        state[E.H_ALIVE] = sum(1 << s for s in range(n) if alive[s])
-        state[E.H_RET : E.H_RET + n] = rets
-        state[E.H_LAST_ACTION] = -1
-        state[E.H_LAST_SEAT] = -1
-        names = {**GENERIC_REASONS, **self.reason_names}
-        codes = {v: k for k, v in names.items()}
-        if reason not in codes:
-            raise NotationError(f"reason must be one of {sorted(codes)}, got {reason!r}")
-        state[E.H_REASON] = code = codes[reason]
-        self._check_header(state, alive, rets, code, reason, max_turns)
-
-    def _check_header(self, state, alive, rets, code, reason, max_turns) -> None:
-        status = int(state[E.H_STATUS])
-        turn = int(state[E.H_TURN])
-        if not all(alive) and not self.eliminations:
-            raise NotationError(f"{self.env_id}: alive must be all 1: no seat leaves this game early")
-        if sum(alive) < (1 if status != E.PLAYING else 2):
-            raise NotationError("alive: a game still playing needs two seats in it")
-        for s, (a, r) in enumerate(zip(alive, rets)):
-            if not a and r != -1:
-                raise NotationError(f"returns: player_{s} is out of the game, so its return is -1, got {r}")
-        live_rets = [r for a, r in zip(alive, rets) if a]
-        truncations = {E.REASON_TRUNCATED, E.REASON_MAX_CYCLES, *self.truncation_reasons}
-        if status == E.PLAYING:
-            if code != E.REASON_NONE:
-                raise NotationError(f"reason must be '-' while the game is playing, got {reason!r}")
-            if any(live_rets):
-                raise NotationError("returns must be 0 for every seat in a game still playing")
-            if turn >= max_turns:
-                raise NotationError(f"turn {turn} is at max_turns={max_turns}: the game would be over")
-        elif status == E.TRUNCATED:
-            if code not in truncations:
-                raise NotationError(f"status truncated needs a truncation reason, got {reason!r}")
-            if any(live_rets):
-                raise NotationError("returns must be 0 for every seat still in a truncated game")
-            if code == E.REASON_TRUNCATED and turn != max_turns:
-                raise NotationError(f"reason max_turns needs turn = max_turns = {max_turns}, got {turn}")
-        else:
-            if code == E.REASON_NONE or code in truncations:
-                raise NotationError(f"status terminated needs the reason the game ended, got {reason!r}")
-            if code == E.REASON_ILLEGAL and sorted(live_rets) != [-1] + [0] * (len(live_rets) - 1):
-                raise NotationError("reason illegal_action: the offender gets -1 and the others 0")
-            if code == E.REASON_TIMEOUT and not _flag_returns(live_rets):
-                raise NotationError(
-                    "reason timeout: the flagged seat -1 and the others +1 (or, where others played on "
-                    "without it, 0), or a draw of 0 for all"
-                )
 
 
 def _check_game_class(cls) -> None:
@@ -698,45 +495,5 @@ def _game_of(cls, options):
     return cls(**options)
 
 
-def split_text(text: str) -> tuple[dict, list[str]]:
-    """A position text's header lines (``key: value``, see HEADER_KEYS) and
-    body lines; NotationError for a malformed header."""
-    if not isinstance(text, str):
-        raise NotationError(f"position text must be a str, got {type(text).__name__}")
-    lines = [ln.rstrip() for ln in text.strip("\n").splitlines()]
-    fields = {}
-    body_start = 0
-    for k, line in enumerate(lines):
-        key, sep, value = line.partition(":")
-        if not sep or key in ("board",) or key.startswith(" "):
-            break
-        if key in fields:
-            raise NotationError(f"position text: the line '{key}:' appears twice")
-        if key not in HEADER_KEYS:
-            raise NotationError(f"position text: unknown header line {key!r}; expected {', '.join(HEADER_KEYS)}")
-        fields[key] = value.strip()
-        body_start = k + 1
-        if key == "returns":
-            break
-    return fields, lines[body_start:]
-
-
 def _writable(state):
     return state if state.flags.writeable else state.copy()
-
-
-def _flag_returns(rets) -> bool:
-    """Returns a chess clock can leave (the seats still in): a draw (all 0),
-    winners +1 and losers -1 with a loser, or a forfeit (one -1, others 0)."""
-    if all(r == 0 for r in rets):
-        return True
-    if -1 not in rets:
-        return False
-    return all(r in (-1, 1) for r in rets) and 1 in rets or sorted(rets) == [-1] + [0] * (len(rets) - 1)
-
-
-def _seat_of(name: str, n: int) -> int:
-    m = re.fullmatch(r"player_([0-9])", name)
-    if m and int(m.group(1)) < n:
-        return int(m.group(1))
-    raise NotationError(f"to_move must be 'chance' or player_0..player_{n - 1}, got {name!r}")

@@ -90,7 +90,7 @@ class Match:
 
     # -- the loop -----------------------------------------------------------------
     def run(self) -> int:
-        from .opponents import play_turn
+        from .matches import play_turn
 
         game = self.pos.game
         self.say(
@@ -101,10 +101,9 @@ class Match:
         quit_early = False
         while not self.pos.is_terminal:
             pos = self.pos
-            if pos.is_chance:
-                probs = game.chance_probs(pos.state)
-                move = pos.action_to_move(int(self.rng.choice(len(probs), p=probs)))
-                self.pos = pos.play(move)
+            if pos.is_chance:  # the seeded die: the position's own generator (seeded by the game's seed)
+                self.pos = pos.roll()
+                move = pos.action_to_move(self.pos.last_action)
                 self.moves.append(move)
                 self.say(f"chance: {move}")
                 continue

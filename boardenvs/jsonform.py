@@ -40,7 +40,7 @@ import re
 import numpy as np
 
 from .errors import NotationError, shown
-from .game import HEADER_KEYS, split_text
+from .textform import HEADER_KEYS, split_text
 
 SCHEMA = "boardenvs/position"
 VERSION = 1

@@ -397,13 +397,13 @@ def opponent_from_name(spec: str, *, trust: bool = False) -> Opponent:
         raise ValueError(
             f"opponent {shown}: {shorten(os.path.abspath(spec), 120)} is a folder, not a saved model; {MODEL_FILES}"
         )
-    if spec.endswith((".pt", ".zip", ".json")) or os.sep in spec or "/" in spec:  # (issue 50: a mistyped path)
+    if spec.endswith((".pt", ".zip", ".json")) or os.sep in spec or "/" in spec:  # (a mistyped path)
         raise ValueError(
             f"opponent {shown}: no such file ({shorten(os.path.abspath(spec), 120)} does not exist); {MODEL_FILES}"
         )
     raise ValueError(
         f"unknown opponent {shown}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
-        "policy(obs, masks) -> actions, an SB3 model or a SelfPlayPool"
+        "policy(obs, masks) -> actions, an SB3 model or a League"
     )
 
 
@@ -517,7 +517,7 @@ def make_opponent(spec, *, trust: bool = False) -> Opponent:
         return PolicyOpponent(spec)
     raise ValueError(
         f"opponent must be a name ({_accepted()}), a policy(obs, masks) -> actions, an SB3 model or a "
-        f"SelfPlayPool; got {spec!r}"
+        f"League; got {spec!r}"
     )
 
 
@@ -534,20 +534,6 @@ def load_opponent(spec: str, env_id: str | None = None, *, trust: bool = False) 
     if not isinstance(trust, bool):
         raise ValueError(f"trust must be True or False, got {shorten(repr(trust))}")
     return make_opponent(spec, trust=trust)
-
-
-def play_turn(opponent: Opponent, pos, rng) -> tuple[object, str]:
-    """Let ``opponent`` play the whole turn of the seat to act in Position
-    ``pos``, decision by decision (:func:`decide`).  Returns the new
-    Position and the turn in notation."""
-    game, seat = pos.game, pos.to_move
-    chain = []
-    start = pos
-    while not pos.is_terminal and pos.to_move == seat and not pos.is_chance and (not chain or pos.turn == start.turn):
-        action = int(decide(opponent, Batch.of_position(pos, rng))[0])
-        chain.append(action)
-        pos = pos.play(action)
-    return pos, game.actions_to_move(start.state, chain)
 
 
 register_opponent("random", RandomOpponent, help="a uniformly random legal action")

@@ -13,8 +13,9 @@ import numpy as np
 
 from . import engine as E
 from .errors import IllegalMoveError, NotationError
-from .game import Game, split_text
+from .game import Game
 from .spec import is_int, parse_option_items
+from .textform import split_text
 
 
 class Position:
@@ -206,6 +207,25 @@ class Position:
                 f"{env_id}: {move!r} is not a whole turn: player_{int(state[E.H_CURRENT])} still has to decide"
             )
         return Position._own(self.game, state)
+
+    def roll(self) -> Position:
+        """At a chance node, the Position after the seeded die's outcome: drawn
+        by the outcomes' probabilities from this position's own generator (its
+        row's, seeded where the game began: :func:`boardenvs.position`'s
+        ``seed``), the die every face rolls.  The same Position always rolls the
+        same outcome, which the new Position's ``last_action`` names.
+        IllegalMoveError where no die is to be rolled."""
+        if not self.is_chance:
+            raise IllegalMoveError(f"{self.game.env_id}: roll() at a chance node only (none here)")
+        state = self._state.copy()
+        outcome = self.game.draw_chance(state)  # (the copy's generator moves on, this Position's does not)
+        self.game.step(state, outcome, np.empty(self.game.mask_size, np.int8), settle=False)
+        return Position._own(self.game, state)
+
+    @property
+    def last_action(self) -> int:
+        """The last decision or chance outcome played to reach this Position (-1 at the start)."""
+        return int(self._state[E.H_LAST_ACTION])
 
     def copy(self) -> Position:
         """An independent copy (a Position never changes, so this is rarely needed)."""

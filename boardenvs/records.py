@@ -19,8 +19,7 @@ import numpy as np
 from . import engine as E
 from .api import position
 from .files import read_text_capped, write_atomically
-from .opponents import play_turn
-from .position import Position
+from .position import Position, turn_over
 from .registry import make_game
 
 FORMAT = "boardenvs-game-1"
@@ -32,17 +31,23 @@ def _resolved_options(game) -> dict:
 
 
 def new_game(env_id: str, options: dict, seed: int):
-    """The start Position of a new game and the generator that draws its
-    chance outcomes and random opponents; ``first_player="random"`` is drawn
-    from it and recorded as a seat, so the record replays exactly."""
-    rng = np.random.default_rng(seed)
+    """The start Position of a new game, its row's generator seeded with
+    ``seed`` (it rolls the dice and draws the random openings: the engine's
+    die), and a numpy generator from the same seed for the agents' own draws
+    (the random opponent's); ``first_player="random"`` is drawn from the
+    row's generator and recorded as a seat, so the record replays exactly."""
+    from .spec import check_seed
+
+    seed = check_seed(seed)
     game = make_game(env_id, **options)
+    row = np.zeros(game.state_size, np.int64)
+    row[E.H_RNG] = seed % 2**63
     first = int(game.params[E.P_FIRST])
     if first < 0:
-        first = int(rng.integers(game.num_players))
+        first = int(E.rand_below(row, np.int64(game.num_players)))  # (the row's generator moves on)
         if "first_player" in game.options:
             game = make_game(env_id, **{**options, "first_player": first})
-    return Position(game, game.new_state(first)), rng
+    return Position(game, game.new_state(first, rng_seed=int(row[E.H_RNG]))), np.random.default_rng(seed)
 
 
 def game_record(start, seed, moves, final) -> dict:
@@ -105,16 +110,16 @@ def replay_moves(start, moves):
     return out
 
 
-def replay_decisions(start, moves, rng=None) -> list[tuple]:
+def replay_decisions(start, moves, roll: bool = False) -> list[tuple]:
     """The game of ``moves`` (notation, whole turns, or action ids) from
     Position ``start`` decision by decision: ``[(first, None), (position,
     (agent, notation, action id)), ...]``, a position after every decision
     (what a recording shows: a picture, a step of an HTML replay).  Chance
     outcomes listed in ``moves`` are played without a step of their own
-    (they show in the next position); chance nodes left open are drawn from
-    ``rng`` (a numpy generator) when one is given.  A bad move raises
-    :meth:`Position.play`'s errors (C-6)."""
-    pos = _settle(start, rng)
+    (they show in the next position); with ``roll``, chance nodes left open
+    are rolled by the positions' own seeded die (:meth:`Position.roll`).  A
+    bad move raises :meth:`Position.play`'s errors (C-6)."""
+    pos = _settle(start, roll)
     game = pos.game
     steps = [(pos, None)]
     for move in moves:
@@ -125,33 +130,53 @@ def replay_decisions(start, moves, rng=None) -> list[tuple]:
             continue
         for a in pos.move_to_actions(move) if isinstance(move, str) else [int(move)]:
             decision = (game.seat_name(pos.to_move), pos.action_to_move(a), int(a))
-            pos = _settle(pos.play(a), rng)
+            pos = _settle(pos.play(a), roll)
             steps.append((pos, decision))
     return steps
 
 
-def _settle(pos, rng):
-    while rng is not None and pos.is_chance:
-        probs = pos.game.chance_probs(pos.state)
-        pos = pos.play(int(rng.choice(len(probs), p=probs)))
+def _settle(pos, roll: bool):
+    while roll and pos.is_chance:
+        pos = pos.roll()
     return pos
+
+
+def turns_of(start, actions) -> list[tuple]:
+    """The decisions ``actions`` (action ids and chance outcomes, as the
+    match runner records them) from Position ``start`` as whole turns:
+    ``[(position after the turn, the turn in notation), ...]``, each chance
+    outcome a turn of its own; a turn cut short at the end of ``actions``
+    too."""
+    game, pos, out, chain, turn_start = start.game, start, [], [], None
+    for a in actions:
+        if pos.is_chance:
+            after = pos.play(int(a))
+            out.append((after, pos.action_to_move(int(a))))
+            pos = after
+            continue
+        if not chain:
+            turn_start = pos
+        chain.append(int(a))
+        pos = pos.play(int(a))
+        if turn_over(turn_start.state, pos.state):
+            out.append((pos, game.actions_to_move(turn_start.state, chain)))
+            chain = []
+    if chain:
+        out.append((pos, game.actions_to_move(turn_start.state, chain)))
+    return out
 
 
 def play_game(start, rng, players, max_moves: int = 100_000):
     """Play on from Position ``start``: ``players[seat % len(players)]``
-    (opponents, :func:`boardenvs.opponents.make_opponent`) takes each seat's
-    turns, chance outcomes are drawn from ``rng`` (as :func:`new_game`'s
-    generator draws them, so a record replays); yields ``(position, move)``
+    (opponents, :func:`boardenvs.opponents.make_opponent`, drawing from
+    ``rng``) takes each seat's turns, the whole game at once by the match
+    runner (:func:`boardenvs.matches.play`; chance outcomes rolled by the
+    start's own seeded die, so a record replays); yields ``(position, move)``
     after each turn (``move`` in notation) until the game ends or
     ``max_moves`` turns were played."""
-    pos = start
-    for _ in range(max_moves):
-        if pos.is_terminal:
-            return
-        if pos.is_chance:
-            probs = pos.game.chance_probs(pos.state)
-            move = pos.action_to_move(int(rng.choice(len(probs), p=probs)))
-            pos = pos.play(move)
-        else:
-            pos, move = play_turn(players[pos.to_move % len(players)], pos, rng)
-        yield pos, move
+    from . import matches
+
+    game = start.game
+    lineup = [seat % len(players) for seat in range(game.num_players)]
+    played = matches.play(game.env_id, game.options, [lineup], list(players), rng, starts=start, turns=max_moves)[0]
+    yield from turns_of(start, played.actions)

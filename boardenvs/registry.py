@@ -143,7 +143,7 @@ def game_class(env_id: str):
     ValueError naming the available ids for an unknown one."""
     if not isinstance(env_id, str) or env_id not in _GAMES:
         for known, cls in _GAMES.items():
-            if isinstance(env_id, str) and env_id == gym_id_of(cls):  # (issue 50: say what it is and what to do)
+            if isinstance(env_id, str) and env_id == gym_id_of(cls):  # (say what it is and what to do)
                 raise ValueError(
                     f"{env_id!r} is a gymnasium id (gymnasium.make / gymnasium.make_vec take it); here "
                     f"use its env id, {known!r}"

@@ -170,7 +170,8 @@ def play_text_game(
     the others 0, end reason ``illegal_action``, C-6).  ``options``: the
     game's options (``max_turns`` among them)."""
     from .api import position as new_position
-    from .opponents import load_opponent, play_turn
+    from .matches import play_turn
+    from .opponents import load_opponent
 
     if not callable(agent):
         raise ValueError(f"agent must be a callable taking the prompt and returning a reply, got {shown(agent)}")
@@ -180,18 +181,17 @@ def play_text_game(
         raise ValueError(f"seed must be an int, got {shown(seed)}")
     if max_turns is not None:
         options["max_turns"] = max_turns
-    pos = new_position(env_id, **{"first_player": 0, **options})
+    pos = new_position(env_id, seed=seed, **{"first_player": 0, **options})  # the seed rolls its dice
     if not is_int(seat) or not 0 <= seat < pos.game.num_players:
         raise ValueError(f"{env_id}: seat must be an int 0..{pos.game.num_players - 1}, got {shown(seat)}")
     opp = load_opponent(opponent, env_id) if isinstance(opponent, str) else opponent
     rng = np.random.default_rng(seed)
     moves, transcript, refused = [], [], []
     while not pos.is_terminal:
-        if pos.is_chance:
-            probs = pos.game.chance_probs(pos.state)
-            action = int(rng.choice(len(probs), p=probs))
-            moves.append(pos.action_to_move(action))
-            pos = pos.play(action)
+        if pos.is_chance:  # the seeded die: the position's own generator
+            rolled = pos.roll()
+            moves.append(pos.action_to_move(rolled.last_action))
+            pos = rolled
         elif pos.to_move != seat:
             pos, move = play_turn(opp, pos, rng)
             moves.append(move)

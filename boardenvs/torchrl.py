@@ -13,7 +13,7 @@ one game per row, stepped together by the engine.
 * ``seat=0`` (or another seat) or ``"random"`` (drawn per episode): the
   learner plays that seat, ``opponent`` the others (``"random"``,
   ``"greedy"``, any :doc:`opponent name </guide/opponents>`, a batched
-  policy, an SB3 model, a ``SelfPlayPool``).  A step is the engine's learner
+  policy, an SB3 model, a ``League``).  A step is the engine's learner
   loop (:meth:`boardenvs.vector.VectorEnv.play_learners`, through the
   gymnasium vector view ``SingleAgentVectorEnv``, as ``SB3VecEnv``): the
   learner's action in every row, the opponents' replies, the ends.

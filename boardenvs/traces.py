@@ -26,11 +26,10 @@ from __future__ import annotations
 import gzip
 import json
 
-import numpy as np
-
 from . import engine as E
+from . import matches
 from .files import read_text_capped, write_atomically
-from .opponents import Batch, Opponent, decide
+from .opponents import Opponent
 from .registry import make_game
 
 FORMAT = "boardenvs-trace/1"
@@ -49,16 +48,17 @@ def play_matches(
     first_seat: int = 0,
     opening: int = 0,
 ) -> list[dict]:
-    """Play one game per entry of ``lineups`` at once and return their traces.
+    """Play one game per entry of ``lineups`` at once and return their traces
+    (the match runner, :func:`boardenvs.matches.play`).
 
     ``lineups[g]``: the index in ``agents`` of the agent in each seat of
-    game ``g``; ``seeds[g]``: its seed (the generator of its chance
-    outcomes, recorded); ``rng``: the numpy generator the agents draw from,
-    each agent asked once per round for every game where it is to act
-    (:func:`boardenvs.opponents.decide`, so a model or a search sees a batch).
-    ``names``: per agent, ``{"name": ..., "sha256": ...}`` (default: the
-    agent's name, no hash); ``extra``: keys added to every trace.  Where the
-    options leave the first player to chance (``first_player="random"``),
+    game ``g``; ``seeds[g]``: its seed (its row's generator draws its chance
+    outcomes and opening, recorded); ``rng``: the numpy generator the agents
+    draw from, each agent asked once per round for every game where it is to
+    act (:func:`boardenvs.opponents.decide`, so a model or a search sees a
+    batch).  ``names``: per agent, ``{"name": ..., "sha256": ...}`` (default:
+    the agent's name, no hash); ``extra``: keys added to every trace.  Where
+    the options leave the first player to chance (``first_player="random"``),
     ``first_seat`` moves first in every game and the traces' options say
     so: the caller balances who moves first by rotating the lineups.
     ``opening``: the first ``opening`` decisions of every game (chance
@@ -67,15 +67,13 @@ def play_matches(
     between deterministic agents differ by their seeds, and games that share
     a seed share their opening (play them with the seats rotated)."""
     game = make_game(env_id, **options)
-    first = int(game.params[E.P_FIRST])
     recorded = dict(game.options)
-    if first < 0:
+    if int(game.params[E.P_FIRST]) < 0:
         if "first_player" not in game.options:
             raise ValueError(f"{env_id}: the first player is drawn and no first_player option can record it")
-        first = int(first_seat)
-        if not 0 <= first < game.num_players:
+        if not 0 <= first_seat < game.num_players:
             raise ValueError(f"first_seat must be a seat 0..{game.num_players - 1}, got {first_seat!r}")
-        recorded["first_player"] = first
+        recorded["first_player"] = int(first_seat)
     lineups = [tuple(int(a) for a in lineup) for lineup in lineups]
     if len(lineups) != len(seeds):
         raise ValueError(f"{len(lineups)} lineups and {len(seeds)} seeds: one seed per game")
@@ -85,66 +83,29 @@ def play_matches(
                 f"a lineup names one of the {len(agents)} agents per seat ({game.num_players} seats), got {lineup}"
             )
     names = names or [{"name": getattr(a, "name", str(a)), "sha256": None} for a in agents]
-    n = len(lineups)
-    states = np.stack([game.new_state(first, 0) for _ in range(n)]) if n else None
-    chance = [np.random.default_rng(int(s)) for s in seeds]
-    actions: list[list[int]] = [[] for _ in range(n)]
-    mask = np.empty(game.mask_size, np.int8)
-    chances = np.zeros(n, np.int64)  # chance outcomes played per game
-    lineup_arr = np.array(lineups, np.int64).reshape(n, game.num_players)
-    live = np.arange(n)
-    while live.size:
-        for g in live:  # chance nodes first: each game's own generator
-            while states[g, E.H_STATUS] == E.PLAYING and states[g, E.H_CURRENT] == E.CHANCE:
-                outcome = game.draw_chance(states[g], chance[g])
-                game.step(states[g], outcome, mask, mode=E.ILLEGAL_REFUSE, settle=False)
-                actions[g].append(outcome)
-                chances[g] += 1
-        live = live[states[live, E.H_STATUS] == E.PLAYING]
-        for g in live[(states[live, E.H_DECISIONS] - chances[live]) < opening]:  # the seeded opening
-            legal = np.flatnonzero(game.legal_mask(states[g])[: game.num_actions])
-            action = int(legal[chance[g].integers(legal.size)])
-            game.step(states[g], action, mask, mode=E.ILLEGAL_REFUSE, settle=False)
-            actions[g].append(action)
-        live = live[states[live, E.H_STATUS] == E.PLAYING]
-        if not live.size:
-            break
-        live_asked = live[
-            ((states[live, E.H_DECISIONS] - chances[live]) >= opening) & (states[live, E.H_CURRENT] != E.CHANCE)
-        ]
-        if not live_asked.size:
-            continue
-        who = lineup_arr[live_asked, states[live_asked, E.H_CURRENT]]
-        for a in np.unique(who):
-            rows = live_asked[who == a]
-            chosen = decide(agents[int(a)], Batch.of_states(game, states[rows], rng, rows=rows))
-            for g, action in zip(rows, chosen):
-                if game.step(states[g], int(action), mask, mode=E.ILLEGAL_REFUSE, settle=False) == E.STEP_REFUSED:
-                    raise RuntimeError(
-                        f"{env_id}: the engine refused {int(action)} in game {int(g)}, which the mask allowed"
-                    )
-                actions[g].append(int(action))
+    played = matches.play(
+        env_id, options, lineups, agents, rng, seeds=[int(s) for s in seeds], opening=opening, first_seat=first_seat
+    )
     from .versions import version
 
     package = version("boardenvs") or "unknown"
-    out = []
-    for g in range(n):
-        trace = {
+    return [
+        {
             "format": FORMAT,
             "env_id": env_id,
             "package": package,
             "options": recorded,
             "seed": int(seeds[g]),
             "agents": [dict(names[a]) for a in lineups[g]],
-            "actions": actions[g],
-            "returns": [float(r) for r in states[g, E.H_RET : E.H_RET + game.num_players]],
-            "end_reason": game.end_reason(states[g]),
-            "turns": int(states[g, E.H_TURN]),
+            "actions": p.actions,
+            "returns": list(p.returns),
+            "end_reason": p.end_reason,
+            "turns": p.turns,
             **({"opening": int(opening)} if opening else {}),
             **(extra or {}),
         }
-        out.append(trace)
-    return out
+        for g, p in enumerate(played)
+    ]
 
 
 def check_trace(trace, where: str = "trace"):

@@ -35,103 +35,17 @@ import threading
 import gymnasium
 import numba
 import numpy as np
-from numba import njit
 
-from . import _drivers, _threads
+from . import _drivers, _parts, _threads
 from . import engine as E
 from .errors import ILLEGAL_ACTION_HELP, IllegalActionError
 from .game import GENERIC_REASONS, Game
+from .learners import LearnerLoop
 from .position import Position
-from .spec import ILLEGAL_ACTION_DEFAULT, check_choice, check_flag, check_illegal_action, check_seed, check_size, is_int
+from .rows import RowAPI, count_illegal, count_illegal_rows, describe_value
+from .spec import ILLEGAL_ACTION_DEFAULT, check_choice, check_illegal_action, check_seed, check_size, is_int
 
 _INT64_MAX = np.iinfo(np.int64).max
-
-
-@njit(cache=True)
-def _count_illegal(actions, masks, num_actions):
-    """How many rows' actions are out of range or masked out."""
-    bad = 0
-    for i in range(actions.shape[0]):
-        a = actions[i]
-        if a < 0 or a >= num_actions or masks[i, a] == 0:
-            bad += 1
-    return bad
-
-
-@njit(cache=True)
-def _count_illegal_rows(actions, rows, masks, num_actions, random_action, allow_random):
-    """How many of the listed rows' actions the engine's masks refuse
-    (``masks`` indexed by row, no copy of the rows' masks): out of range or
-    masked out, or (with ``allow_random``) ``random_action`` in a row with
-    no legal action."""
-    bad = 0
-    for k in range(actions.shape[0]):
-        a = actions[k]
-        r = rows[k]
-        if allow_random and a == random_action:
-            row = masks[r]
-            words = row.shape[0] // 8
-            wv = row[: words * 8].view(np.uint64)  # eight entries at a time: long masks, few legal
-            any_legal = False
-            for w in range(words):
-                if wv[w] != 0:
-                    any_legal = True
-                    break
-            for j in range(words * 8, row.shape[0]):
-                if row[j] != 0:
-                    any_legal = True
-            if not any_legal:
-                bad += 1
-        elif a < 0 or a >= num_actions or masks[r, a] == 0:
-            bad += 1
-    return bad
-
-
-@njit(cache=True)
-def _rows_problem(rows, n, seen):
-    """0 when ``rows`` are distinct indices ``0..n-1``, 1 when one is out of
-    range, 2 when one comes twice (``seen``: n False entries, scratch)."""
-    for k in range(rows.shape[0]):
-        r = rows[k]
-        if r < 0 or r >= n:
-            return 1
-        if seen[r]:
-            return 2
-        seen[r] = True
-    return 0
-
-
-@njit(cache=True)
-def _learners_problem(states, seats, pending, num_players):
-    """``play_learners``' seats in one pass: -1 when every seat is 0..n-1
-    and, in each row not ``pending``, a live game's seat to act; else
-    ``num_envs + k`` for a seat out of range in row ``k``, or ``k`` for row
-    ``k`` where the learner is not to act."""
-    n = seats.shape[0]
-    for k in range(n):
-        if seats[k] < 0 or seats[k] >= num_players:
-            return n + k
-    for k in range(n):
-        if not pending[k] and (states[k, E.H_STATUS] != E.PLAYING or states[k, E.H_CURRENT] != seats[k]):
-            return k
-    return -1
-
-
-@njit(cache=True)
-def _stopped(stage, waiting, picking):
-    """The rows where the learner loop stopped (one pass over ``stage``):
-    those waiting for an opponent outside the engine into ``waiting``, for
-    a pick into ``picking``; returns how many of each."""
-    nw = npick = 0
-    for i in range(stage.shape[0]):
-        st = stage[i]
-        if st == _drivers.PLAY or st == _drivers.DEAL:
-            waiting[nw] = i
-            nw += 1
-        elif st == _drivers.PICK:
-            picking[npick] = i
-            npick += 1
-    return nw, npick
 
 
 def parallel_from() -> int:
@@ -148,7 +62,7 @@ MAX_NUM_ENVS = 1 << 20  # rows of one make_vec
 MAX_BYTES = 4 << 30  # and the bytes of its buffers (2**20 Quess rows would need 8.6 GB: refused with a message)
 
 
-class VectorEnv:
+class VectorEnv(RowAPI, LearnerLoop):
     """``num_envs`` games of one id (see the module docstring).
 
     Options: the game's own (``first_player``, ``max_turns``, ...), and
@@ -261,10 +175,11 @@ class VectorEnv:
         game, n = self.game, self.num_envs
         self._batched = drivers_for(game.kernels)
         self._drivers = self._batched.parallel if self.parallel else self._batched.serial
+        self._engine = _parts.Engine(self._states, self._probs, self._masks)  # every driver's whole
         self._threads = self.num_threads if self.parallel else None
         self._obs_view = self._obs.reshape((n, *game.obs_shape))
         # read-only for good: a view of a read-only buffer over the rows, which no
-        # one can make writeable again (a plain view's flag can be set back; issue 47)
+        # one can make writeable again (a plain view's flag can be set back)
         self._states_view = np.frombuffer(memoryview(self._states).toreadonly(), np.int64).reshape(self._states.shape)
         codes = {**GENERIC_REASONS, **game.reason_names}
         table = np.full(max(codes) + 1, None, dtype=object)
@@ -285,6 +200,7 @@ class VectorEnv:
         for key in (
             "_batched",
             "_drivers",
+            "_engine",
             "_threads",
             "_obs_view",
             "_states_view",
@@ -325,7 +241,7 @@ class VectorEnv:
                 if not (isinstance(got, np.ndarray) and got.shape == fresh.shape and got.dtype == fresh.dtype):
                     raise ValueError(
                         f"{self.env_id}: an unpickled make_vec's {key} must be {fresh.dtype} of shape "
-                        f"{fresh.shape}, got {_describe(got)}"
+                        f"{fresh.shape}, got {describe_value(got)}"
                     )
                 fresh[...] = got
         self._has_reset = state.get("_has_reset") is True
@@ -336,27 +252,6 @@ class VectorEnv:
         elif np.any(state.get("_states")):  # (before reset() the rows are zeros)
             raise ValueError(f"{self.env_id}: an unpickled make_vec that was never reset holds rows that are not zeros")
         self._reasons[(self._reasons < 0) | (self._reasons >= len(self._reason_table))] = E.REASON_NONE
-
-    def _adopt_rows(self, rows, whose: str) -> None:
-        """``rows`` from outside (an unpickled env's, a copied snapshot's)
-        checked one by one as a Position's (ValueError, and no row changes,
-        if one is no state of the game), then made the env's, with the
-        engine's masks and the seats to act computed from them."""
-        rows = np.array(rows, np.int64)
-        if rows.shape != self._states.shape:
-            raise ValueError(
-                f"{self.env_id} make_vec: {whose} rows are {_describe(rows)}, the env's {self._states.shape}"
-            )
-        game = self.game
-        for i, row in enumerate(rows):
-            game.check_row(row, f"{whose} row {i}")
-        self._states[:] = rows
-        settle = game.one_row().settle
-        probs = np.zeros(max(game.num_chance_outcomes, 1), np.float64)
-        for row, mask in zip(self._states, self._masks):
-            settle(row, game.params, False, probs, mask)  # the mask of the row as it is
-        self._out_masks[:] = self._masks[:, : self.num_actions]
-        self._to_move[:] = self._states[:, E.H_CURRENT]
 
     # -- the API ---------------------------------------------------------------------
     @property
@@ -389,17 +284,10 @@ class VectorEnv:
         with self._lock:
             self._require_open("reset")
             seeds = self._row_seeds(seed)
-            self._run(
-                self._drivers.reset,
-                self._states,
-                self.game.params,
-                seeds,
-                self._probs,
-                self._obs,
-                self._masks,
-                self._out_masks,
-                self._to_move,
+            part = _parts.ResetPart(
+                self._states, self._probs, self._masks, seeds, self._obs, self._out_masks, self._to_move
             )
+            self._run(self._drivers.reset, part)
             self._has_reset = True
             self._rewards[:] = 0
             self._terminated[:] = False
@@ -424,8 +312,7 @@ class VectorEnv:
         a uniformly random legal action, drawn in the step's driver from the
         row's generator.  The draws are :meth:`random_actions`' (the same
         generator state), so these are the same games, move for move, without
-        the pass that hands the actions out (5-14% more steps/s at N = 4096):
-        for random play where the actions themselves are not needed (game
+        the pass that hands the actions out: for random play where the actions themselves are not needed (game
         statistics, random-opponent data, benchmarks).  Returns what
         :meth:`step` returns."""
         with self._lock:
@@ -435,14 +322,12 @@ class VectorEnv:
     def _step(self, actions, draw: int):
         """The step's driver on every row (``draw``: its ``step_n``'s), then
         what :meth:`step` returns."""
-        self._run(
-            self._drivers.step,
+        part = _parts.StepPart(
             self._states,
-            self.game.params,
-            actions,
             self._probs,
-            self._obs,
             self._masks,
+            actions,
+            self._obs,
             self._out_masks,
             self._rewards,
             self._terminated,
@@ -451,8 +336,8 @@ class VectorEnv:
             self._lengths,
             self._to_move,
             self._illegal,
-            draw,
         )
+        self._run(self._drivers.step, part, draw)
         return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
 
     def random_actions(self) -> np.ndarray:
@@ -461,7 +346,7 @@ class VectorEnv:
         with self._lock:
             self._require_reset("random_actions")
             out = np.empty(self.num_envs, np.int64)
-            self._run(self._drivers.random_actions, self._states, self._masks, out)
+            self._run(self._drivers.random_actions, _parts.DrawPart(self._states, self._masks, out))
             return out
 
     def position(self, i) -> Position:
@@ -493,403 +378,16 @@ class VectorEnv:
     def to_move(self) -> np.ndarray:
         return self._states[:, E.H_CURRENT].copy()
 
-    # -- the row API: acting, observing and resetting a given set of rows ----------
-    # What the single-agent vector view, distillation and the benchmarks
-    # build on.  Rows are an integer array of distinct row indices; nothing
-    # here resets a row by itself (``step`` does, these do not), and every
-    # action is checked against the engine's own masks, as ``step``'s.
-
-    RANDOM = E.RANDOM_ACTION  # an action for act_rows: a random legal one, drawn from the row's generator
-
-    def seed_rows(self, seed=None) -> None:
-        """Seed every row's generator as :meth:`reset` does (an int: each
-        row's own seed derived from it; ``num_envs`` ints: one per row; None:
-        fresh entropy), without starting games: :meth:`reset_rows` next."""
-        with self._lock:
-            self._require_open("seed_rows")
-            self._states[:, E.H_RNG] = self._row_seeds(seed)
-            self._has_reset = True
-
-    def reset_rows(self, rows, draw_seats: bool = False):
-        """A new game in each of ``rows``, each from its row's generator (its
-        first player too, where the option is ``"random"``), chance resolved.
-        With ``draw_seats``, also a seat per row drawn from the row's
-        generator (a learner's seat), returned as an int64 array."""
-        with self._lock:
-            self._require_reset("reset_rows")
-            rows = self._check_rows(rows)
-            seats = np.zeros(rows.shape[0], np.int64)
-            self._run(
-                self._drivers.reset_rows,
-                self._states,
-                self.game.params,
-                rows,
-                self._probs,
-                seats,
-                check_flag("draw_seats", draw_seats),
-                self._masks,
-            )
-            return seats if draw_seats else None
-
-    def act_rows(self, rows, actions, illegal_action: str | None = None, allow_random: bool = True) -> np.ndarray:
-        """Row ``rows[k]`` plays ``actions[k]`` (:attr:`RANDOM`: a random legal
-        action from the row's generator), then chance is resolved; no
-        auto-reset (a row whose game ends stays over until
-        :meth:`reset_rows`).  An action the row's seat to act may not play
-        (or any action in a row that is over) is handled by
-        ``illegal_action`` (default: the env's): ``"lose"`` forfeits the
-        mover, ``"raise"`` raises IllegalActionError before any row changes,
-        ``"random"`` plays a random legal action.  ``allow_random=False``:
-        :attr:`RANDOM` is an illegal action too (a learner's actions).
-        Returns the rows' ``illegal`` flags."""
-        with self._lock:
-            self._require_reset("act_rows")
-            rows = self._check_rows(rows)
-            mode = self.illegal_action if illegal_action is None else check_illegal_action(illegal_action)
-            allow_random = check_flag("allow_random", allow_random, f"{self.env_id} make_vec: ")
-            actions, illegal = self._checked_actions(actions, rows, mode, allow_random)
-            self._run(self._drivers.act_rows, self._states, self.game.params, rows, actions, self._probs, self._masks)
-            return illegal
-
-    def observe_rows(self, rows, seats, out=None):
-        """Row ``rows[k]`` as seat ``seats[k]`` sees it: ``(observations,
-        masks)``, ``(k, *obs_shape)`` int8 and ``(k, num_actions)`` int8, the
-        mask all zeros unless that seat is to act in a live game (new arrays;
-        or, as numpy's ``out=``, written into ``out = (observations, masks)``:
-        C-contiguous writeable arrays of those shapes, int8, the masks int8
-        or bool, and returned)."""
-        with self._lock:
-            self._require_reset("observe_rows")
-            rows = self._check_rows(rows)
-            seats = np.asarray(seats)
-            if (
-                seats.shape != rows.shape
-                or seats.dtype.kind not in "iu"
-                or ((seats < 0) | (seats >= self.num_players)).any()
-            ):
-                raise ValueError(
-                    f"{self.env_id} make_vec: seats must be {rows.shape[0]} seats 0..{self.num_players - 1}, "
-                    f"got {_describe(seats)}"
-                )
-            k = rows.shape[0]
-            if out is None:
-                obs = np.empty((k, self.game.obs_size), np.int8)
-                masks = np.empty((k, self.num_actions), np.int8)
-            else:
-                obs, masks = self._check_out(out, k)
-            self._run(
-                self._drivers.observe_rows,
-                self._states,
-                self.game.params,
-                rows,
-                seats.astype(np.int64),
-                obs.reshape(k, self.game.obs_size),
-                self._masks,
-                masks.view(np.int8),
-            )
-            return obs.reshape((k, *self.game.obs_shape)), masks
-
-    def play_learners(
-        self,
-        actions,
-        seats,
-        draw_seats: bool = False,
-        restart: bool = True,
-        pending=None,
-        out=None,
-        opponent=None,
-        ask=None,
-        outside=None,
-        pick=None,
-    ) -> dict:
-        """The learner loop, every single-agent view's step: one learner per
-        row, its opponents random (each row drawing from its generator) and
-        played in one call of the engine, or asked from outside it once per
-        round (``ask``, below).  ``opponent``: an :class:`~boardenvs.opponents.Opponent` whose
-        :meth:`~boardenvs.opponents.Opponent.engine_decision` plays the other
-        seats inside the same call instead (e.g. ``"greedy"``); ValueError
-        for one that has none.
-
-        Row ``i``'s learner, in seat ``seats[i]`` and to act (as after
-        the last call, for a row not pending), plays ``actions[i]``
-        (checked as :meth:`step`'s, under the env's ``illegal_action``;
-        :attr:`RANDOM` is no learner's action), then the opponents move
-        until it is the learner's turn again or its episode is over (the
-        game ended, or the learner is out of it).  With ``restart``
-        (default) a row whose episode ended starts the next one at once: a
-        new game up to the learner's first decision (a game that ends first
-        is dealt again), its seat drawn from the row's generator into
-        ``seats`` with ``draw_seats``.  ``pending`` (``num_envs`` bools):
-        rows that start their next episode now instead of moving (their
-        actions unused).  ``seats``: ``num_envs`` int64 seats, a
-        C-contiguous writeable array (updated in place); ``out = (observations,
-        masks)`` as :meth:`observe_rows`' (new arrays if None), written with
-        every row's learner view.
-
-        ``actions``: ``num_envs`` of them (with pending rows, also just the
-        rows not pending), checked after every other input.
-
-        Opponents outside the engine (models, searches, Python policies):
-        ``outside`` (``num_envs`` bools, C-contiguous) marks the rows whose
-        opponent decides outside; those rows stop where it is to act, and
-        ``ask(rows, movers, observations, masks) -> actions`` is called once
-        per round with every row waiting (ascending; the movers' seats, views
-        and int8 masks), its answers checked (IllegalActionError) and played
-        in the next round.  ``pick(rows)``: called where rows start a new
-        episode (ascending, after the deal, before anyone moves in it) for the
-        caller to choose their opponents and set ``outside[rows]`` (a pool).
-        An ``ask`` or ``pick`` that raises leaves its rows part-way (no copy
-        is kept to undo them): reset them.
-
-        Returns ``{"observation", "action_mask", "illegal_action",
-        "rewards"}`` (the learner's return in the rows that ended, else 0)
-        and the env's buffers, overwritten by the next call: ``"ended"``
-        (int8: 0, 1 terminated, 2 truncated), ``"end_reason_code"`` and
-        ``"length"`` (the ended game's turns; 0 in the other rows), and with
-        ``restart`` ``"final_observation"`` / ``"final_mask"`` (an ended
-        row's last view, ``(num_envs, obs_size)`` int8 and ``(num_envs,
-        num_actions)`` bool; only the ended rows' are this call's).
-
-        RuntimeError when 64 new games in a row ended a learner's episode
-        before its first decision: every other row is played (the call's
-        result is the error's ``result``, those rows' ``ended`` -1, their
-        seats the last deal's) and those rows are left as they are, their
-        learner not to act, to be reset with :meth:`reset_rows`."""
-        with self._lock:
-            self._require_reset("play_learners")
-            n, where = self.num_envs, f"{self.env_id} make_vec: "
-            if not (
-                type(seats) is np.ndarray
-                and seats.shape == (n,)
-                and seats.dtype == np.int64
-                and seats.flags.c_contiguous
-                and seats.flags.writeable
-            ):
-                raise ValueError(
-                    f"{where}seats must be a C-contiguous writeable int64 array of shape ({n},), got {_describe(seats)}"
-                )
-            draw_seats, restart = check_flag("draw_seats", draw_seats, where), check_flag("restart", restart, where)
-            pend = np.zeros(n, np.bool_) if pending is None else np.ascontiguousarray(pending)
-            if pend.shape != (n,) or pend.dtype != np.bool_:
-                raise ValueError(f"{where}pending must be {n} bools, got {_describe(pending)}")
-            if out is None:
-                obs, masks = np.empty((n, *self.game.obs_shape), np.int8), np.empty((n, self.num_actions), np.bool_)
-            else:
-                obs, masks = self._check_out(out, n)
-                # the kernel writes out while it reads seats and pending, row by row
-                if any(np.shares_memory(a, b) for a in (seats, pend) for b in (obs, masks)):
-                    raise ValueError(f"{where}out must not share memory with seats or pending")
-            problem = _learners_problem(self._states, seats, pend, self.num_players)
-            if problem >= n:
-                raise ValueError(
-                    f"{where}seats must be 0..{self.num_players - 1}, got {int(seats[problem - n])} "
-                    f"in row {problem - n}"
-                )
-            if problem >= 0:
-                raise ValueError(
-                    f"{where}the learner (seats[i]) must be to act in every row not pending; it is not in row {problem}"
-                )
-            if pend.any():
-                playing = np.flatnonzero(~pend)
-                arr = np.asarray(actions)
-                if arr.shape not in ((n,), playing.shape):
-                    raise IllegalActionError(
-                        f"{where}actions must have shape ({n},) (or ({playing.shape[0]},): the rows "
-                        f"not pending), got {_describe(actions)}"
-                    )
-                checked, illegal = np.zeros(n, np.int64), np.zeros(n, np.bool_)
-                if playing.size:  # (every row pending, as a single-agent view's reset: no action to check)
-                    part, flags = self._checked_actions(
-                        arr[playing] if arr.shape == (n,) else arr, playing, self.illegal_action, allow_random=False
-                    )
-                    checked[playing], illegal[playing] = part, flags
-            else:
-                checked, illegal = self._checked_actions(actions, None, self.illegal_action)
-            buf = self.__dict__.get("_learner_buffers")
-            if buf is None:
-                buf = self._learner_buffers = {
-                    "final_observation": np.zeros((n, self.game.obs_size), np.int8),
-                    "final_mask": np.zeros((n, self.num_actions), np.bool_),
-                    "ended": np.zeros(n, np.int8),
-                    "end_reason_code": np.zeros(n, np.int64),
-                    "length": np.zeros(n, np.int64),
-                }
-                buf.update(
-                    stage=np.zeros(n, np.int8),
-                    deals=np.zeros(n, np.int64),
-                    outside=np.zeros(n, np.bool_),
-                    wait_observation=np.zeros((n, self.game.obs_size), np.int8),
-                    wait_mask=np.zeros((n, self.num_actions), np.int8),
-                )
-            rewards = np.empty(n, np.float32)
-            drivers = self._drivers if opponent is None else self._engine_step(opponent)
-            picks = pick is not None
-            if outside is None:
-                outside = buf["outside"]
-            elif not (
-                type(outside) is np.ndarray
-                and outside.shape == (n,)
-                and outside.dtype == np.bool_
-                and outside.flags.c_contiguous
-            ):
-                raise ValueError(
-                    f"{where}outside must be a C-contiguous bool array of shape ({n},), got {_describe(outside)}"
-                )
-            if (
-                (ask is None and outside.any())
-                or not (ask is None or callable(ask))
-                or not (pick is None or callable(pick))
-            ):
-                raise ValueError(
-                    f"{where}rows with an opponent outside the engine need ask, a callable (and pick, if "
-                    f"given, a callable); got ask={ask!r}, pick={pick!r}"
-                )
-            loop = (
-                seats,
-                draw_seats,
-                restart,
-                outside,
-                picks,
-                buf["stage"],
-                buf["deals"],
-                self._probs,
-                self._masks,
-                obs.reshape(n, self.game.obs_size),
-                masks.view(np.int8),
-                buf["final_observation"],
-                buf["final_mask"].view(np.int8),
-                rewards,
-                buf["ended"],
-                buf["end_reason_code"],
-                buf["length"],
-                buf["wait_observation"],
-                buf["wait_mask"],
-            )
-            self._run(drivers.agent_step, self._states, self.game.params, checked, *loop[:3], pend, *loop[3:])
-            if ask is not None or picks:
-                self._rounds(drivers.agent_resume, loop, buf, ask, pick)
-            result = {
-                "observation": obs,
-                "action_mask": masks,
-                "illegal_action": illegal,
-                "rewards": rewards,
-                "ended": buf["ended"],
-                "end_reason_code": buf["end_reason_code"],
-                "length": buf["length"],
-            }
-            if restart:
-                result.update(final_observation=buf["final_observation"], final_mask=buf["final_mask"])
-            if (buf["ended"] < 0).any():
-                rows = np.flatnonzero(buf["ended"] < 0)
-                error = RuntimeError(
-                    f"{where}64 new games in a row ended the learner's episode before its first "
-                    f"decision in row(s) {rows[:5].tolist()}: reset_rows them (their learner is not "
-                    "to act); the other rows were played (this call's result: the error's .result)"
-                )
-                error.result = result
-                raise error
-            return result
-
-    def _rounds(self, resume, loop, buf, ask, pick) -> None:
-        """``play_learners``' rounds: while rows wait for an opponent outside
-        the engine (``ask``) or for a new episode's opponent (``pick``), ask,
-        check the answers, and go on in those rows (``agent_resume`` with the
-        loop's arguments ``loop``; ``buf``: its buffers by name)."""
-        stage, wait_obs, wait_masks = buf["stage"], buf["wait_observation"], buf["wait_mask"]
-        shape, rows_buf, pick_buf = (
-            self.game.obs_shape,
-            np.empty(stage.shape[0], np.int64),
-            np.empty(stage.shape[0], np.int64),
-        )
-        while True:
-            nw, npick = _stopped(stage, rows_buf, pick_buf)
-            if nw == 0 and npick == 0:
-                return
-            waiting, picking = rows_buf[:nw].copy(), pick_buf[:npick].copy()
-            if picking.size:
-                pick(picking)  # (the caller sets outside[picking])
-            rows, actions = waiting, np.zeros(waiting.shape[0] + picking.shape[0], np.int64)
-            if waiting.size:
-                k = waiting.shape[0]
-                answers = ask(
-                    waiting,
-                    self._states[waiting, E.H_CURRENT],
-                    wait_obs[waiting].reshape(k, *shape),
-                    wait_masks[waiting],
-                )
-                actions[:k] = self._checked_actions(answers, waiting, "raise")[0]
-            if picking.size:
-                rows = np.concatenate([waiting, picking])
-            self._run(resume, self._states, self.game.params, rows, actions, *loop)
-
-    def _engine_step(self, opponent):
-        """The learner loop's drivers with ``opponent``'s engine decision
-        bound (asked of the opponent once per env: an opponent that gave new
-        functions each time would compile a new driver each step)."""
-        cache = self.__dict__.setdefault("_engine_steps", {})
-        found = cache.get(id(opponent))
-        if found is None or found[0] is not opponent:
-            extras = opponent.engine_decision(self.game) if hasattr(opponent, "engine_decision") else None
-            if not extras:
-                raise ValueError(
-                    f"{self.env_id} make_vec: opponent {getattr(opponent, 'name', opponent)!r} has no engine "
-                    "decision (Opponent.engine_decision): ask it round by round instead"
-                )
-            drivers = _drivers.batched(self.game.kernels, tuple(extras), opponent=True)
-            found = cache[id(opponent)] = (opponent, drivers.parallel if self.parallel else drivers.serial)
-        return found[1]
-
     def reason_names(self, codes) -> np.ndarray:
         """The names of end-reason codes (an integer array), as an object
         array of the same shape (:meth:`reason_name`'s, one per code)."""
         arr = np.asarray(codes)
         table = self._name_table
         if arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= len(table))):
-            raise ValueError(f"{self.env_id}: end-reason codes are ints 0..{len(table) - 1}, got {_describe(codes)}")
-        return table[arr]
-
-    def _check_out(self, out, k):
-        """``observe_rows``' ``out``: (observations, masks) to write into, or ValueError."""
-        shapes = ((k, *self.game.obs_shape), (k, self.num_actions))
-        ok = (
-            isinstance(out, tuple)
-            and len(out) == 2
-            and all(
-                type(a) is np.ndarray and a.shape == shape and a.flags.c_contiguous and a.flags.writeable
-                for a, shape in zip(out, shapes)
-            )
-            and out[0].dtype == np.int8
-            and out[1].dtype in (np.int8, np.bool_)
-        )
-        if not ok:
             raise ValueError(
-                f"{self.env_id} make_vec: out must be (observations, masks): C-contiguous writeable arrays "
-                f"of shapes {shapes[0]} int8 and {shapes[1]} int8 or bool, got {_describe_out(out)}"
+                f"{self.env_id}: end-reason codes are ints 0..{len(table) - 1}, got {describe_value(codes)}"
             )
-        return out
-
-    def snapshot(self) -> RowsSnapshot:
-        """Everything the rows hold (states, the engine's masks), to put back
-        with :meth:`restore` (a caller's undo or branch point).  Its arrays
-        are read-only for good."""
-        with self._lock:
-            self._require_open("snapshot")
-            return RowsSnapshot(self, self._states, self._masks)
-
-    def restore(self, snapshot: RowsSnapshot) -> None:
-        """Put back what :meth:`snapshot` took of this env.  A snapshot that
-        was copied or unpickled is data from outside: its rows are checked
-        as a Position's and the masks computed again from them (ValueError,
-        and no row changes, if one is no state of the game)."""
-        if not isinstance(snapshot, RowsSnapshot) or snapshot.env is not self:
-            raise ValueError(f"{self.env_id} make_vec: restore takes a snapshot() of this env, got {snapshot!r}")
-        with self._lock:
-            self._require_open("restore")
-            if snapshot.taken_here:
-                self._states[:] = snapshot.states
-                self._masks[:] = snapshot.masks
-                return
-            self._adopt_rows(snapshot.states, "make_vec.restore: the copied snapshot's")
+        return table[arr]
 
     def close(self) -> None:
         """Done with the env: every later call raises gymnasium's
@@ -922,7 +420,7 @@ class VectorEnv:
             return words.view(np.int64)
         seeds = np.asarray(seed)
         if seeds.shape != (n,) or not np.issubdtype(seeds.dtype, np.integer):
-            raise ValueError(f"seed must be an int, None, or {n} integers (one per row), got {_describe(seed)}")
+            raise ValueError(f"seed must be an int, None, or {n} integers (one per row), got {describe_value(seed)}")
         if (seeds < 0).any():
             raise ValueError(f"seeds must be non-negative, got {int(seeds.min())} in row {int(np.argmin(seeds))}")
         # each row's seed goes through SeedSequence too, so nearby seeds give unrelated games
@@ -930,43 +428,30 @@ class VectorEnv:
             [np.random.SeedSequence(int(s)).generate_state(1, np.uint64)[0] for s in seeds], np.uint64
         ).view(np.int64)
 
-    def _run(self, driver, *args):
+    def _run(self, driver, part, a: int = 0, b: int = 0, c: int = 0, d: int = 0, whole=None):
+        """``driver`` (one of :mod:`boardenvs._drivers`') on ``part`` (its
+        rows' NamedTuple), ``whole`` (default: the engine's arrays) and the
+        flags ``a``..``d`` (its ``extra``: one tuple type for every driver)."""
+        whole = self._engine if whole is None else whole
+        extra = (int(a), int(b), int(c), int(d))
         if not self.parallel:
-            driver(*args)
+            driver(whole, part, self.game.params, extra)
             return
         with _threads.exclusive(), _threads.limit(self._threads):
-            driver(*args)
-
-    def _check_rows(self, rows) -> np.ndarray:
-        """``rows`` as distinct int64 row indices (a copy: the kernels' own),
-        or ValueError (one compiled pass: the row API's callers step small
-        batches, where numpy's several passes cost more than the rows)."""
-        arr = rows if type(rows) is np.ndarray else np.asarray(rows)
-        n = self.num_envs
-        problem = 1
-        if arr.ndim == 1 and arr.dtype.kind in "iu":
-            wide = arr.dtype.kind == "u" and arr.dtype.itemsize == 8
-            arr = arr.astype(np.int64) if not wide else np.where(arr >= n, -1, arr).astype(np.int64)
-            problem = _rows_problem(arr, n, np.zeros(n, np.bool_))
-        if problem == 1:
-            raise ValueError(
-                f"{self.env_id} make_vec: rows must be a 1-D integer array of rows 0..{n - 1}, got {_describe(rows)}"
-            )
-        if problem == 2:
-            raise ValueError(f"{self.env_id} make_vec: rows must be distinct, got a row twice")
-        return arr
+            driver(whole, part, self.game.params, extra)
 
     def _check_actions(self, actions) -> np.ndarray:
         """``step``'s actions as the kernel takes them.  With ``"raise"``
-        checked here (:meth:`_checked_actions`: nothing is stepped on an
+        checked here (:meth:`_refuse_illegal`: nothing is stepped on an
         illegal one); else only their shape and dtype (:meth:`_typed_actions`),
         and the step's driver flags the illegal ones in ``_illegal`` and
         forfeits them or plays a random legal action (:meth:`_warn_illegal`
         then warns): the driver reads the row's mask anyway, while a check
-        here, reading N masks a kernel had just written, took 5% of a step."""
+        here would read N masks a kernel had just written a second time."""
+        arr = self._typed_actions(actions, None)
         if self.illegal_action == "raise":
-            return self._checked_actions(actions, None, "raise")[0]
-        return self._typed_actions(actions, None)
+            self._refuse_illegal(arr, actions, None)
+        return arr
 
     def _warn_illegal(self, actions) -> None:
         """After a step in ``"lose"`` / ``"random"`` mode: the warning, once per
@@ -1000,7 +485,7 @@ class VectorEnv:
         arr = actions if type(actions) is np.ndarray else np.asarray(actions)
         if arr.shape != (n,):
             raise IllegalActionError(
-                f"{self.env_id} make_vec: actions must have shape ({n},), got {_describe(actions)}"
+                f"{self.env_id} make_vec: actions must have shape ({n},), got {describe_value(actions)}"
             )
         if arr.dtype.kind not in "iu":
             raise IllegalActionError(f"{self.env_id} make_vec: actions must be integers, got dtype {arr.dtype}")
@@ -1014,46 +499,35 @@ class VectorEnv:
             arr = np.ascontiguousarray(arr)
         return arr
 
-    def _checked_actions(self, actions, rows, mode, allow_random=None):
-        """``actions`` (one per row of ``rows``, all rows if None) as int64
-        (:meth:`_typed_actions`), checked against the engine's own masks:
-        range and mask.  Returns the actions for the kernel and the rows'
-        illegal flags: in ``"lose"`` mode an illegal action becomes -1 (the
-        kernel forfeits it), in ``"random"`` mode ``RANDOM_ACTION`` (the
-        kernel draws a legal one); ``"raise"`` raises IllegalActionError.
-        ``RANDOM_ACTION`` itself is allowed only to the row API (``rows``
-        given; ``allow_random=False``: not even there, a learner's actions)."""
-        n = self.num_envs if rows is None else rows.shape[0]
-        allow_random = rows is not None if allow_random is None else allow_random
-        arr = self._typed_actions(actions, rows)
+    def _refuse_illegal(self, arr, actions, rows, allow_random: bool = False) -> None:
+        """The ``"raise"`` check: IllegalActionError naming the illegal ones
+        among ``arr`` (typed actions, one per row of ``rows``, all rows if
+        None; ``actions`` as the caller gave them, for the message) before
+        any row changes: out of range or masked out in the engine's own
+        masks; ``RANDOM_ACTION`` only with ``allow_random``, in a row with a
+        legal action.  (The other modes are the engine's step's.)"""
         if rows is None:
-            if _count_illegal(arr, self._masks, self.num_actions) == 0:
-                return arr, np.zeros(n, np.bool_)
-        elif _count_illegal_rows(arr, rows, self._masks, self.num_actions, E.RANDOM_ACTION, allow_random) == 0:
-            return arr, np.zeros(n, np.bool_)
+            if count_illegal(arr, self._masks, self.num_actions) == 0:
+                return
+        elif count_illegal_rows(arr, rows, self._masks, self.num_actions, E.RANDOM_ACTION, allow_random) == 0:
+            return
         masks = self._masks if rows is None else self._masks[rows]
-        drawn = np.zeros(n, np.bool_) if not allow_random else (arr == E.RANDOM_ACTION) & masks.any(axis=1)
+        drawn = np.zeros(arr.shape[0], np.bool_) if not allow_random else (arr == E.RANDOM_ACTION) & masks.any(axis=1)
         legal = (arr >= 0) & (arr < self.num_actions)
         legal[legal] = masks[np.flatnonzero(legal), arr[legal]] == 1
         legal |= drawn
-        if legal.all():
-            return arr, ~legal
         what = self._illegal_what(np.flatnonzero(~legal), actions, rows)
-        if mode == "raise":
-            raise IllegalActionError(f"{self.env_id} make_vec: {what}; no row was stepped. {ILLEGAL_ACTION_HELP}")
-        self._warn_once(what, mode)
-        return np.where(legal, arr, -1 if mode == "lose" else E.RANDOM_ACTION), ~legal
+        raise IllegalActionError(f"{self.env_id} make_vec: {what}; no row was stepped. {ILLEGAL_ACTION_HELP}")
 
     def _observations(self) -> dict:
         return {"observation": self._obs_view, "action_mask": self._out_masks}
 
     def _infos(self) -> dict:
         """The last ``reset`` / ``step``'s infos, in the env's buffers (the
-        module docstring).  ``to_move`` is the drivers' (the rows' column,
-        read here, took 24 us at N = 4096), ``end_reason`` is rewritten in
-        the rows that ended at the last step and this one only (all N names
-        took 23 us; a fill with None and the new names, 15 us): 2-5% of a
-        step at N = 4096 (Quess 1.2 ms, Quagmire 0.7 ms)."""
+        module docstring).  ``to_move`` is the drivers' (cheaper than reading
+        the rows' column here), and ``end_reason`` is rewritten only in the
+        rows that ended at the last step and this one (cheaper than writing
+        all N names): both are a visible part of a step at large N."""
         names, codes = self._reason_names, self._reasons
         names[self._named] = None
         ended = self._named = np.flatnonzero(self._terminated | self._truncated)  # 8 KB to read, not codes' 32
@@ -1066,55 +540,3 @@ class VectorEnv:
             "length": self._lengths,
             "illegal_action": self._illegal,
         }
-
-
-class RowsSnapshot:
-    """What :meth:`VectorEnv.snapshot` took (the rows and the engine's
-    masks), read-only for good.  ``taken_here``: made by ``snapshot()`` in
-    this process, not copied or unpickled (``restore`` checks the rows of
-    one that was)."""
-
-    __slots__ = ("_env", "_states", "_masks", "_here")
-
-    def __init__(self, env, states, masks):
-        self._env, self._here = env, True
-        self._states, self._masks = _frozen(states), _frozen(masks)
-
-    env = property(lambda self: self._env)
-    states = property(lambda self: self._states, doc="The rows, read-only.")
-    masks = property(lambda self: self._masks, doc="The engine's masks, read-only.")
-    taken_here = property(lambda self: self._here)
-
-    def __getstate__(self):
-        return self._env, np.array(self._states), np.array(self._masks)
-
-    def __setstate__(self, state):
-        env, states, masks = state
-        self._env, self._here = env, False
-        self._states, self._masks = _frozen(np.asarray(states)), _frozen(np.asarray(masks))
-
-    def __repr__(self) -> str:
-        return f"<RowsSnapshot of {self.env!r}>"
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    """A copy of ``array`` no one can write (over immutable bytes: its
-    writeable flag cannot be set back)."""
-    return np.frombuffer(np.ascontiguousarray(array).tobytes(), array.dtype).reshape(array.shape)
-
-
-def _describe_out(out) -> str:
-    if not isinstance(out, tuple):
-        return type(out).__name__
-    return (
-        "("
-        + ", ".join(f"shape {a.shape}, dtype {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__ for a in out)
-        + ")"
-    )
-
-
-def _describe(x) -> str:
-    a = np.asarray(x) if not isinstance(x, (str, bytes)) else None
-    if a is None or a.dtype == object:
-        return repr(x)[:60]
-    return f"shape {a.shape}, dtype {a.dtype}"

@@ -110,7 +110,7 @@ def _picture(cls) -> tuple[str, bytes | None]:
 
     import boardenvs
     from boardenvs.cards import doc_picture
-    from boardenvs.cli import random_moves
+    from boardenvs.pictures import random_moves
 
     shown = doc_picture(cls)
     _, pos = random_moves(boardenvs.position(cls.env_id, **shown.options), shown.decisions, shown.seed)

@@ -73,7 +73,7 @@ def probe(env_id: str, variant: dict, rng) -> None:
 
 
 def tampered_rows(env_id: str, variant: dict, rng) -> tuple[int, int]:
-    """Rows from outside (issue 47, C-6): rows of a random game with slots
+    """Rows from outside (C-6): rows of a random game with slots
     overwritten (any slot, any value; or the fields a text does not carry,
     within their ranges) handed to ``Position(game, state)``, to an
     unpickled Position, AEC env and make_vec, and to ``make_vec.restore``

@@ -1,4 +1,4 @@
-"""What the pages claim of training, checked at full size (issue 50):
+"""What the pages claim of training, checked at full size:
 ``make check-claims``, which CI runs after ``make test`` (.ci/run).
 
 The suite runs every page's code with its ``# tests: N`` budgets (256 steps:

@@ -23,7 +23,7 @@ register(tictactoe_game.TicTacToeGame)
 
 # hypothesis draws the same examples on every run (derandomize: no unseeded
 # draw decides a test), with no time limits (a deadline or the too_slow health
-# check would fail a test on a busy machine) and no example database (issue 51)
+# check would fail a test on a busy machine) and no example database
 settings.register_profile(
     "boardenvs", derandomize=True, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
 )

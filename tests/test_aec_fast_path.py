@@ -1,12 +1,10 @@
-"""The AEC env's hot path (issue 14) against the kernels it drives, every
+"""The AEC env's hot path against the kernels it drives, every
 registered id x variant: after each step the state is the Position's after
 the same action and the same seeded chance rolls, every agent's observation
 and mask are the Position's, the rewards an agent collects are the game's
 returns, and the wrapper's read-outs are the raw env's."""
 
 from __future__ import annotations
-
-import copy
 
 import numpy as np
 import pytest
@@ -15,7 +13,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 import boardenvs
 from boardenvs import engine as E
-from boardenvs.aec import OrderEnforcing
+from boardenvs.aec_views import OrderEnforcing
 from boardenvs.errors import ResetNeededError
 from boardenvs.position import Position
 from boardenvs.registry import game_class, registered_ids
@@ -94,11 +92,12 @@ def test_each_step_is_the_kernels_step_and_faces_are_the_positions(env_id, varia
             before = raw.state_snapshot()
             decisions += 1
             legal = np.flatnonzero(obs["action_mask"])
-            generator = copy.deepcopy(raw.np_random)
+            shadow = before.copy()
             masked = np.flatnonzero(obs["action_mask"] == 0)
             if mode == "illegal_random" and len(masked) and rng.random() < 0.2:
                 action = int(rng.choice(masked))
-                played = int(generator.choice(legal))  # the env's draw, from its own generator
+                # the engine's draw, from the game row's own generator (which moves on with it)
+                played = int(E.sample_mask(shadow, obs["action_mask"].astype(np.int8)))
                 illegal_sent += 1
             else:
                 action = played = int(rng.choice(legal))
@@ -107,10 +106,9 @@ def test_each_step_is_the_kernels_step_and_faces_are_the_positions(env_id, varia
                 action != played or not obs["action_mask"][action]
             )
             # the step is the kernel's apply, then the seeded die (unless chance is an agent)
-            shadow = before.copy()
             game.kernels.apply(shadow, game.params, played)
             if not raw.chance_agent:
-                game.resolve_chance(shadow)
+                game.settle(shadow, np.zeros(game.mask_size, np.int8))
             assert np.array_equal(shadow, raw.state_snapshot())
             if shadow[E.H_STATUS] != E.PLAYING and returns is None:
                 returns = Position(game, shadow).returns

@@ -100,7 +100,7 @@ def test_max_cycles_caps_every_agent(env_id, variant):
         assert env.unwrapped.end_reason == "max_cycles" or env_id == "tictactoe_v0"
 
 
-# One convention for a seat that must pass (issue 51): every package game asks
+# One convention for a seat that must pass: every package game asks
 # it, with one legal action "pass" (TR-7, HQ-13), so every seat still in the
 # game is asked once a turn and max_cycles caps each of them at exactly
 # max_cycles decisions.  Hex Quoridor's crowded board (radius 2, six players,

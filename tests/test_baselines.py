@@ -15,12 +15,13 @@ import torch
 from boardenvs.baselines import tournament as ev
 from boardenvs.baselines.extractors import HEX_STEPS, BoardCNN, HexConv2d, HexPathsCNN, TrackMLP
 from boardenvs.baselines.greedy import heuristic_of
-from boardenvs.baselines.networks import trainable_ids, training_defaults
-from boardenvs.baselines.train import OpponentMix, ShapedRewards, game_options, model_name, train
-from boardenvs.wrappers import SelfPlayPool, evaluate
+from boardenvs.baselines.networks import game_options, trainable_ids, training_defaults
+from boardenvs.baselines.train import OpponentMix, ShapedRewards, model_name, train
+from boardenvs.wrappers import evaluate
 
 import boardenvs
 from boardenvs import baselines
+from boardenvs.league import League
 from boardenvs.registry import gym_id_of
 
 
@@ -329,7 +330,7 @@ def test_model_names_and_player_counts(tmp_path):
 
 
 def test_opponent_mix_shares():
-    pool = SelfPlayPool()
+    pool = League()
     mix = OpponentMix(pool, {"random": 0.25})
     rng = np.random.default_rng(0)
     picks = [mix.pick(rng) for _ in range(2000)]
@@ -593,7 +594,7 @@ def test_train_then_play_the_pt_it_wrote_wherever_an_opponent_is_named(tmp_path,
     lone.write_bytes((run / "quagmire_v0.pt").read_bytes())
     with pytest.raises(ValueError, match=r"a saved model is a .pt/.json pair .* 'lone.json' is missing"):
         make_opponent("lone.pt")
-    # (issue 50: a mistyped path says so, not "unknown opponent" with the list of names)
+    # (a mistyped path says so, not "unknown opponent" with the list of names)
     with pytest.raises(
         ValueError,
         match=r"opponent 'nothing/here.pt': no such file \(.*nothing/here.pt does not exist\); "
@@ -609,7 +610,7 @@ def test_train_then_play_the_pt_it_wrote_wherever_an_opponent_is_named(tmp_path,
 
 
 def test_an_sb3_zip_is_an_opponent_everywhere_too(tmp_path, monkeypatch):
-    """Loaded with trust (an SB3 zip runs code when loaded: issue 47), the
+    """Loaded with trust (an SB3 zip runs code when loaded), the
     zip's opponent is accepted wherever an opponent is; its path alone is
     refused (tests/test_trust.py)."""
     from boardenvs.wrappers import make_opponent
@@ -651,7 +652,7 @@ def test_train_and_distill_help_name_the_run_folder_default(capsys):
 
 
 def test_the_demo_prints_a_table_a_newcomer_can_read(tmp_path, capsys):
-    """Issue 50: ``make demo``'s end says what each opponent is, the trained
+    """``make demo``'s end says what each opponent is, the trained
     model's win rate with its interval beside the shipped model's and a
     random agent's against the same opponent, which side the model played,
     and records the game with the model named in the legend (a tiny run)."""

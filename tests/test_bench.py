@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def bench():
     spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks" / "bench.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["bench"] = module  # dataclasses look their module up there
+    sys.modules["bench"] = module  # what the scripts it runs import (profile_aec.py: from bench import ...)
     try:
         spec.loader.exec_module(module)
         yield module
@@ -32,7 +32,7 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
             raise ImportError(f"No module named {name!r} (blocked by the test)")
         return importlib.import_module(name)
 
-    monkeypatch.setattr(bench, "optional_import", no_anchor)
+    monkeypatch.setattr(bench.bench_harness, "optional_import", no_anchor)  # every family imports through it
     readme_before = (ROOT / "README.md").read_text()
     argv = [
         "--games",
@@ -97,7 +97,7 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
     ]
     assert fused["anchor"] == "step(random_actions())" and fused["target"] is None and fused["wall"] > 0
     assert "Scaling:" in table and "arXiv:2303.17503" in table
-    # the SB3VecEnv row is marked against make_vec at its N, over its seats (issue 45: >= 0.8 / P)
+    # the SB3VecEnv row is marked against make_vec at its N, over its seats (the target: >= 0.8 / P)
     (sb3,) = [
         t
         for t in results["targets"]
@@ -122,7 +122,7 @@ def test_tiny_run_writes_table_json_and_names_skipped_anchors(bench, tmp_path, m
         r["section"] for r in sections
     ]
     assert all(r["others_cores"] >= 0 and len(r["load_start"]) == 3 for r in sections)
-    assert results["machine"]["quiet"] == all(r["others_cores"] < bench.QUIET_OTHERS for r in sections)
+    assert results["machine"]["quiet"] == all(r["others_cores"] < bench.bench_machine.QUIET_OTHERS for r in sections)
     assert "Other processes' CPU" in table
     assert (ROOT / "README.md").read_text() == readme_before  # the README is never written
     # --from-json writes the same tables again without measuring
@@ -194,7 +194,7 @@ def test_a_quick_or_busy_run_does_not_replace_the_published_tables(bench, tmp_pa
     assert bench.main([*tiny, "--quick"]) == 0
     assert "a --quick run" in capsys.readouterr().err
     assert (tmp_path / "build" / "bench" / "results.json").exists() and not (tmp_path / "published").exists()
-    monkeypatch.setattr(bench, "QUIET_OTHERS", -1.0)  # every section reads as busy
+    monkeypatch.setattr(bench.bench_machine, "QUIET_OTHERS", -1.0)  # every section reads as busy
     assert bench.main(tiny) == 0
     err = capsys.readouterr().err
     assert (
@@ -206,7 +206,7 @@ def test_a_quick_or_busy_run_does_not_replace_the_published_tables(bench, tmp_pa
 
 
 def test_other_processes_cpu_is_the_machines_less_our_own(bench, monkeypatch):
-    """Deterministic (issue 51: it asserted that the machine's other
+    """Deterministic (it asserted that the machine's other
     processes used < 1.5 cores while it ran, and failed on a busy machine):
     the counters are read from a fake /proc/stat, os.times and clock."""
     # (all processes' CPU-s, ours, wall)
@@ -228,13 +228,13 @@ def test_other_processes_cpu_is_the_machines_less_our_own(bench, monkeypatch):
         line, now["ours"], now["wall"] = next(readings)
         return io.StringIO(line + "\n")
 
-    monkeypatch.setattr(bench, "open", fake_open, raising=False)
+    monkeypatch.setattr(bench.bench_machine, "open", fake_open, raising=False)
     real_sysconf = os.sysconf
     monkeypatch.setattr(os, "sysconf", lambda name: 100 if name == "SC_CLK_TCK" else real_sysconf(name))
     monkeypatch.setattr(
         os, "times", lambda: SimpleNamespace(user=now["ours"], system=0.0, children_user=0.0, children_system=0.0)
     )
-    monkeypatch.setattr(bench.time, "perf_counter", lambda: now["wall"])
+    monkeypatch.setattr(bench.bench_machine.time, "perf_counter", lambda: now["wall"])
     before, after = bench.cpu_counters(), bench.cpu_counters()
     assert before == (10.0, 4.0, 10.0)  # busy = all but idle and iowait: (500 + 300 + 100 + 100) / 100
     assert after == (14.0, 5.0, 11.0)
@@ -243,7 +243,7 @@ def test_other_processes_cpu_is_the_machines_less_our_own(bench, monkeypatch):
     def no_proc(path, *args, **kwargs):
         raise OSError("no /proc here")
 
-    monkeypatch.setattr(bench, "open", no_proc, raising=False)
+    monkeypatch.setattr(bench.bench_machine, "open", no_proc, raising=False)
     assert bench.cpu_counters() is None
 
 
@@ -279,8 +279,9 @@ class _FakeEnvPool:
 
 def test_envpool_rows_draw_legal_actions_and_skip_its_restart_steps(bench, monkeypatch):
     fake = _FakeEnvPool()
+    harness = bench.bench_harness  # every family imports its extra through bench_harness.optional_import
     monkeypatch.setattr(
-        bench, "optional_import", lambda name: fake if name == "envpool" else importlib.import_module(name)
+        harness, "optional_import", lambda name: fake if name == "envpool" else importlib.import_module(name)
     )
     for sampler in ("compiled", "numpy"):
         chunk = bench.envpool_stepper("Hex-v1", 512, sampler)  # 2 steps a chunk

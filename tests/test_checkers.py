@@ -66,7 +66,7 @@ def test_pettingzoo_api_and_parallel_api_tests(env_id, variant):
 
 @pytest.mark.parametrize("env_id", registered_ids())
 def test_pettingzoos_registry_makes_every_game_by_its_gymnasium_id(env_id):
-    """Issue 51: ``pettingzoo.make("aec" / "parallel", "boardenvs/<Name>-v0")``
+    """``pettingzoo.make("aec" / "parallel", "boardenvs/<Name>-v0")``
     (PettingZoo 1.27's registry, the ids gymnasium knows the games by) makes
     the game's env and parallel env, options and ``max_cycles`` passed
     through; each passes PettingZoo's API test, and nothing of ours warns

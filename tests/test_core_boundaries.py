@@ -1,4 +1,4 @@
-"""The core knows nothing above it, even by name (issue 45, item 4):
+"""The core knows nothing above it, even by name:
 
 * no core module names a module of the layers above in a string (the
   gymnasium ids are registered by ``boardenvs.wrappers.registration``
@@ -55,7 +55,7 @@ def _core_files():
     core = []
     for f in sorted((REPO / "boardenvs").rglob("*.py")):
         rel = f.relative_to(REPO / "boardenvs")
-        if rel.parts[0] in ("cli.py", "interactive.py", "rllib.py", "__main__.py", "__init__.py"):
+        if rel.parts[0] in ("cli.py", "interactive.py", "rllib", "__main__.py", "__init__.py"):
             continue  # the command line, the RLlib integration, the package's entry
         core.append(f)
     return core
@@ -126,7 +126,7 @@ def test_no_generic_module_branches_on_a_game():
         *(REPO / "wrappers").glob("*.py"),
         *(REPO / "baselines").glob("*.py"),
         REPO / "boardenvs" / "cli.py",
-        REPO / "boardenvs" / "rllib.py",
+        *(REPO / "boardenvs" / "rllib").glob("*.py"),
     ]
     files = [f for f in files if "games" not in f.relative_to(REPO).parts and f.name != "catalog.py"]
     found = [b for f in files for b in _game_branches(f)]
@@ -258,11 +258,15 @@ def test_the_wheel_holds_every_module(tmp_path):
     assert "[boardenvs.opponents]" in entry_points and "baselines = boardenvs.baselines" in entry_points
 
 
+KERNEL_NAMES = ("init", "legal", "apply", "observe", "chance_probs")
+
+
 def _applies(path: Path) -> list:
-    """Where ``path`` reaches a game's ``apply`` kernel (``x.kernels.apply``, ``kernels.apply``)."""
+    """Where ``path`` reaches one of a game's kernels (``x.kernels.apply``,
+    ``kernels.legal``, ...)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Attribute) and node.attr == "apply":
+        if isinstance(node, ast.Attribute) and node.attr in KERNEL_NAMES:
             base = node.value
             name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
             if name in ("kernels", "k") or name.endswith("kernels"):
@@ -274,14 +278,16 @@ def test_no_face_steps_a_game_s_kernels_itself():
     """Stepping a game (the action check under each illegal_action mode,
     apply, chance, the next mask) is the engine's one step
     (``boardenvs._drivers.step_row``): Position, the AEC env, make_vec's
-    drivers, the single-agent and RLlib envs call it; no other module of
-    the core, the wrappers or the command line applies a kernel."""
-    engine = {"engine.py", "_drivers.py", "bind.py"}
-    files = [f for f in (REPO / "boardenvs").glob("*.py") if f.name not in engine] + sorted(
-        (REPO / "wrappers").glob("*.py")
-    )
+    drivers, the single-agent and RLlib envs, the games' text forms call it;
+    no other module of the core, the games' text forms, the wrappers or the
+    command line calls a kernel (init, legal, apply, observe, chance_probs):
+    the Game's own thin calls (``game.py``) and the binding are the only ways in."""
+    engine = {"engine.py", "_drivers.py", "bind.py", "game.py"}
+    files = [f for f in (REPO / "boardenvs").rglob("*.py") if f.name not in engine and "games" not in f.parts]
+    files += sorted((REPO / "boardenvs" / "games").glob("*/text.py")) + sorted((REPO / "wrappers").glob("*.py"))
+    assert len(files) > 40 and REPO / "boardenvs" / "games" / "quicksand" / "text.py" in files
     found = [a for f in files for a in _applies(f)]
-    assert not found, f"modules that apply a game's kernel themselves: {found}"
+    assert not found, f"modules that call a game's kernel themselves: {found}"
     assert (
         _applies(REPO / "boardenvs" / "_drivers.py") == []
         and "apply(g, s, params, a)" in (REPO / "boardenvs" / "_drivers.py").read_text()
@@ -292,5 +298,6 @@ def test_the_apply_check_can_fail(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text(
         "def f(game, s):\n    game.kernels.apply(s, game.params, 0)\n    k.apply(s, p, 1)\n    x.apply(1)\n"
+        "    game.kernels.legal(s, game.params, m)\n    kernels.observe(s, p, 0, o)\n"
     )
-    assert len(_applies(probe)) == 2
+    assert len(_applies(probe)) == 4

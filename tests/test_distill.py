@@ -8,7 +8,8 @@ import json
 
 import numpy as np
 import pytest
-from boardenvs.baselines.distill import collect, distill, fit, main, new_policy
+from boardenvs.baselines.distill import distill, main, new_policy
+from boardenvs.baselines.imitation import collect, fit
 from boardenvs.baselines.train import train
 from boardenvs.wrappers import evaluate
 

@@ -330,7 +330,7 @@ def test_the_readme_is_a_front_page():
     assert len(text.encode()) < 20_000
     first = text.split("```bash\n", 1)[1].splitlines()
     assert first[0].startswith("make demo ") and first[1].startswith("make test ")
-    assert "pip install .  " in text and "pip install '.[" in text  # from a clone (issue 50: not on PyPI yet)
+    assert "pip install .  " in text and "pip install '.[" in text  # from a clone (not on PyPI yet)
     for marker in ("bench:begin", "baselines:begin", "learning:begin"):
         assert marker not in text
     for section in (
@@ -383,7 +383,7 @@ def test_no_text_exists_twice():
 
 
 def test_the_install_page_states_each_requirement_as_pyproject_declares_it():
-    """Issue 51: the install page's table of tested versions gives each
+    """The install page's table of tested versions gives each
     package's requirement as pyproject.toml declares it (so the two cannot
     drift) and a version the suite ran with, at least that requirement."""
     import tomllib
@@ -408,7 +408,7 @@ def test_the_install_page_states_each_requirement_as_pyproject_declares_it():
 
 
 def test_no_page_shows_raw_sphinx_roles_and_the_api_lists_the_entry_points_first(site):
-    """Issue 50: the docstrings' Sphinx roles (``:class:`X```) render as code,
+    """The docstrings' Sphinx roles (``:class:`X```) render as code,
     not raw (docs/hooks.py ``plain_roles``); the ``boardenvs`` page starts
     with the entry points (``make``, ``make_vec``, ``position``), not the errors."""
     for page in sorted(site.rglob("*.html")):  # the API reference, the env cards, every page
@@ -421,7 +421,7 @@ def test_no_page_shows_raw_sphinx_roles_and_the_api_lists_the_entry_points_first
 
 
 def test_every_card_explains_every_end_reason_and_the_faces_options():
-    """Issue 50: an env card gives each end reason its meaning (the game's
+    """An env card gives each end reason its meaning (the game's
     ``reason_docs``, the generic ones), every option a face adds
     (``render_mode``, ``max_cycles``, ``clock_seconds``, ...) and the flat
     gymnasium observation's layout; its notes table has a header."""
@@ -441,7 +441,7 @@ def test_every_card_explains_every_end_reason_and_the_faces_options():
 
 
 def test_no_page_shows_the_tests_budgets(site):
-    """Issue 50: the ``# tests: N`` budgets the suite reads from the pages'
+    """The ``# tests: N`` budgets the suite reads from the pages'
     code are dropped from the site (the home page, the tutorials)."""
     pages = sorted(site.rglob("*.html"))
     assert pages and not [p.name for p in pages if re.search(r"#\s*tests:", p.read_text(encoding="utf-8"))]

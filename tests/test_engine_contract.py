@@ -810,7 +810,7 @@ def test_the_one_step_plays_a_legal_action_settles_chance_and_refreshes_the_mask
         assert game.step(state, int(np.flatnonzero(mask)[0]), mask, settle=False) == E.STEP_PLAYED
     assert state[E.H_CURRENT] == E.CHANCE  # without settle the step stops at the roll (CR-3)...
     rolled = state.copy()
-    game.resolve_chance(rolled)  # ...with it, the seeded die rolls: the engine's draws (the row's generator)
+    game.settle(rolled, np.zeros(game.mask_size, np.int8))  # ...with it, the seeded die rolls: the row's generator
     shadow = state.copy()
     while shadow[E.H_STATUS] == E.PLAYING and shadow[E.H_CURRENT] == E.CHANCE:
         probs = game.chance_probs(shadow)

@@ -408,7 +408,7 @@ def test_c6_rejected_text_changes_nothing_elsewhere():
 
 
 def test_a_gymnasium_id_given_to_make_says_which_id_to_use():
-    """Issue 50: ``boardenvs.make("boardenvs/Quess-v0")`` says that is the
+    """``boardenvs.make("boardenvs/Quess-v0")`` says that is the
     gymnasium id and names the env id; an unknown long name is shortened."""
     for face in (boardenvs.make, lambda name: boardenvs.make_vec(name, num_envs=2), boardenvs.position):
         with pytest.raises(ValueError, match=r"'boardenvs/Quess-v0' is a gymnasium id .*its env id, 'quess_v0'"):
@@ -418,7 +418,7 @@ def test_a_gymnasium_id_given_to_make_says_which_id_to_use():
     assert len(str(err.value)) < 300
 
 
-# --- issue 47, item 5: the smaller findings ---------------------------------------------------
+# --- the smaller findings ---------------------------------------------------
 
 _LONG = "x" * 100_000
 _LONG_INPUTS = {
@@ -468,7 +468,7 @@ def test_make_vec_after_close_raises_and_bounds_its_buffers():
 
 
 def test_a_model_without_the_train_extra_names_the_extra(monkeypatch, capsys):
-    """Issue 50: a committed model, a search guided by one, or a saved
+    """A committed model, a search guided by one, or a saved
     model's path, used where torch is not installed, says which extra to
     install (a MissingExtraError: an ImportError and a ValueError), not a
     bare ModuleNotFoundError; the CLI prints it on one line, rc 2."""

@@ -1,4 +1,4 @@
-"""Expert iteration (issue 29, item 2): the sequential test's error rates
+"""Expert iteration: the sequential test's error rates
 by simulation, the gate's matches, and a small run end to end (a model
 that loads as a baseline and guides a search)."""
 
@@ -205,7 +205,7 @@ def test_strength_command_writes_its_table(tmp_path):
 
 def test_the_gate_plays_raw_policies_or_guided_searches():
     from boardenvs.baselines import BaselineOpponent
-    from boardenvs.baselines.search import SearchOpponent
+    from boardenvs.baselines.search_opponent import SearchOpponent
 
     agent = baselines.load("quagmire_v0")
     raw, searched = xi._player(agent.policy, agent.config, "c", 0), xi._player(agent.policy, agent.config, "c", 3)

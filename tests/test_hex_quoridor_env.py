@@ -74,7 +74,7 @@ def test_hq9_an_eliminated_agent_terminates_with_minus_one_and_leaves_the_agents
 @njit(cache=True)
 def _paths_ok(states, params):
     """Rows where some live pawn has no path to its goal side (HQ-8/9)."""
-    n1 = params[H.P_N] + 1
+    n1 = params[HR.P_N] + 1
     stamp = np.zeros(n1, np.int64)
     stack = np.zeros(n1, np.int64)
     bad = 0
@@ -354,7 +354,7 @@ def test_every_seat_sees_each_pawns_goal_side_and_team(options):
     rng = np.random.default_rng(0)
     for _ in range(12):  # a few decisions in, fences included
         pos = pos.play(int(rng.choice(pos.legal_actions())))
-    grid = lambda seat, i: int(game.params[game.params[H.P_TGRID] + HR._frame(game.params, seat) * cells + i])  # noqa: E731
+    grid = lambda seat, i: int(game.params[game.params[HR.P_TGRID] + HR._frame(game.params, seat) * cells + i])  # noqa: E731
     side = game.info.obs_shape[0]
     views = {s: pos.observation(s).reshape(side * side, -1) for s in range(n)}
     assert game.info.obs_shape[2] == 5 * n + 7

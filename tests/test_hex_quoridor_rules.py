@@ -155,7 +155,7 @@ def test_hq6_every_fence_is_three_edges_facing_two_cells_on_each_side(radius):
     for fname, edges in ref.items():
         f = game.parse_fence(fname)
         assert game.fence_name(f) == fname
-        from boardenvs.games.hex_quoridor import fence_edges
+        from boardenvs.games.hex_quoridor.geometry import fence_edges
 
         mine = {frozenset(game.board.coords[c] for c in e) for e in fence_edges(game.geo.fences[f])}
         assert mine == set(edges)

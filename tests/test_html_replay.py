@@ -1,4 +1,4 @@
-"""The HTML replay (issue 48): a recorded game as one self-contained page
+"""The HTML replay: a recorded game as one self-contained page
 (boardenvs.wrappers.html_replay), written by ``record_game(..., "g.html")``,
 ``Recorder.save`` and ``boardenvs watch / replay --html``.
 

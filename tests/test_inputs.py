@@ -415,7 +415,8 @@ def test_cli_output_into_a_missing_folder_is_one_error_line_and_writes_nothing(
 ):
     """C-6 for files: the folder is checked before the game is played or
     anything is written (watch's JSON is not saved when its GIF cannot be)."""
-    from boardenvs.cli import game_record, main, save_record
+    from boardenvs.cli import main
+    from boardenvs.records import game_record, save_record
 
     monkeypatch.chdir(tmp_path)
     start = boardenvs.position("quess_v0", first_player=0)
@@ -503,7 +504,7 @@ def test_cli_help_is_plain_text_without_rst_markup():
 
 
 def test_help_text_turns_rst_into_plain_text():
-    from boardenvs.cli import help_text
+    from boardenvs.helptext import help_text
 
     doc = """:func:`~boardenvs.wrappers.evaluate` and :mod:`boardenvs.interactive`
     play ``make demo``; see `the rules` and :class:`Pool <a.b.SelfPlayPool>`.
@@ -704,7 +705,7 @@ def test_evaluate_plays_its_games_in_batches_of_bounded_size(monkeypatch):
 
 
 def test_round_robin_and_the_cli_games_flags_are_bounded(capsys, tmp_path):
-    from boardenvs.baselines import distill, train
+    from boardenvs.baselines import distill, imitation, train
     from boardenvs.baselines import tournament as ev
     from boardenvs.baselines.demo import main as demo_main
 
@@ -739,7 +740,7 @@ def test_round_robin_and_the_cli_games_flags_are_bounded(capsys, tmp_path):
         assert info.value.code == 2 and message in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # refused before any training, folder or file
     with pytest.raises(ValueError, match="games must be at most 100_000"):
-        distill.collect(name, "random", games=10**9)
+        imitation.collect(name, "random", games=10**9)
 
 
 def test_mcts_simulations_are_bounded():
@@ -772,7 +773,7 @@ def test_a_model_of_another_action_count_is_refused_as_an_opponent_naming_both()
     from boardenvs.wrappers import evaluate, make_opponent
     from boardenvs.wrappers.vector import SingleAgentVectorEnv
 
-    from boardenvs.opponents import play_turn
+    from boardenvs.matches import play_turn
 
     env = gymnasium.make("boardenvs/Quagmire-v0", radius=2)
     assert env.action_space.n == 103
@@ -800,7 +801,7 @@ def test_a_model_of_another_action_count_is_refused_as_an_opponent_naming_both()
 
 
 def test_cli_writes_only_regular_files_and_reads_capped_ones(tmp_path, capsys, monkeypatch):
-    """Issue 47, item 4: ``--save`` / ``--out`` write only to a new or an
+    """``--save`` / ``--out`` write only to a new or an
     existing regular file (a symlink, a FIFO or a device node is refused,
     not replaced by a regular file); ``replay`` reads only a regular file of
     at most 64 MB (``/dev/zero`` was read without end).  Each is one

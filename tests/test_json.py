@@ -1,4 +1,4 @@
-"""Positions and moves as JSON (boardenvs/jsonform.py, issue 48 item 4):
+"""Positions and moves as JSON (boardenvs/jsonform.py):
 every registered id and variant round-trips through ``to_json`` /
 ``from_json`` along seeded random games (chance nodes, multi-decision turns,
 eliminations, Quess's superko record), legal moves carry notation and action

@@ -1,4 +1,4 @@
-"""The reference opponents "greedy" and "mcts" (issue 15, item 1): their
+"""The reference opponents "greedy" and "mcts": their
 choices on hand-built positions, their strength against random play, seeded
 reproducibility, the one name registry and every place that asks opponents
 (gymnasium.make, make_vec, SB3VecEnv, evaluate as agent and opponent,
@@ -196,10 +196,10 @@ def test_every_name_works_everywhere(name, tmp_path, monkeypatch, capsys):
     assert "player_1 (o) plays" in capsys.readouterr().out
 
 
-def test_self_play_pool_starts_with_a_named_opponent():
-    from boardenvs.wrappers.selfplay import SelfPlayPool
+def test_a_league_starts_with_a_named_opponent():
+    from boardenvs.league import League
 
-    pool = SelfPlayPool(initial="greedy")
+    pool = League(initial="greedy")
     assert pool.pick(np.random.default_rng(0)).name == "greedy"
     env = gymnasium.make("boardenvs/Quagmire-v0", opponent=pool, radius=2)
     env.reset(seed=0)

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import boardenvs
-from boardenvs.games.quagmire import PIECE, WATER
+from boardenvs.games.quagmire.rules import PIECE, WATER
 
 
 def water_of(pos) -> set[int]:

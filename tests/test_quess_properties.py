@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import boardenvs
-from boardenvs.games.quess import PIECE_CHARS, QuessGame
+from boardenvs.games.quess import QuessGame
+from boardenvs.games.quess.rules import PIECE_CHARS
 
 
 def board_of(pos):

@@ -450,9 +450,9 @@ def test_qu8_seed_example_from_a_hand_built_text():
         pos_from(rows, to_move=1, turn=3, since="")
     # the kernels' own record agrees: D6-C6 is the one move the history removes
     row = with_history.state  # a copy of the row, its record cut down to the board itself
-    row[quess.Q_HLEN] = 1
-    row[quess.Q_BLOOM : quess.Q_BLOOM + quess.BLOOM_WORDS] = 0
-    quess_rules._remember(row, row[quess.Q_HASH])
+    row[quess_rules.Q_HLEN] = 1
+    row[quess_rules.Q_BLOOM : quess_rules.Q_BLOOM + quess_rules.BLOOM_WORDS] = 0
+    quess_rules._remember(row, row[quess_rules.Q_HASH])
     # (a row no game reaches: Position refuses it, C-6, so the kernels read it directly)
     with pytest.raises(ValueError, match="since_capture lists every move"):
         Position(with_history.game, row)
@@ -568,7 +568,7 @@ def test_qu9_only_the_movers_pieces_count():
         pos_from(rows, to_move=0)
     pos = pos_from(["......", "..T...", "......", "t.....", "......", "....S."], to_move=0)
     state = pos.state.copy()
-    state[quess.Q_BB + 3] |= (1 << idx("F3")) | (1 << idx("E1"))  # two Dark triangles in Light's zone
+    state[quess_rules.Q_BB + 3] |= (1 << idx("F3")) | (1 << idx("E1"))  # two Dark triangles in Light's zone
     with pytest.raises(ValueError, match="zone"):  # Position refuses the row too (C-6)
         Position(pos.game, state)
     game = pos.game
@@ -809,7 +809,6 @@ def test_qu13_default_max_turns_is_documented_in_the_module_card_and_env_card():
     """QU-13: the game module's docstring (the card's notes) and the generated
     env card (the docs' card page: the options table, from the declaration)
     give the default max_turns."""
-    import boardenvs.games.quess as quess
     from boardenvs.cards import env_card
 
     default = QuessGame.defaults["max_turns"]

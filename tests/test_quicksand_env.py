@@ -11,6 +11,7 @@ import pytest
 import boardenvs
 from boardenvs import IllegalActionError, quicksand_v0
 from boardenvs.games import quicksand as Q
+from boardenvs.games.quicksand import rules as QR
 
 
 def test_registered_with_module_access_and_gymnasium_id():
@@ -77,15 +78,15 @@ def test_max_cycles_counts_decisions_and_max_turns_turns():
 def test_a_masked_out_decision_mid_turn_changes_nothing():
     env = boardenvs.make("quicksand_v0", first_player=0, illegal_action="raise")
     env.reset(seed=0)
-    env.step(Q.cell_index("c3") + 36)  # M@c3: now the rotation is due
+    env.step(QR.cell_index("c3") + 36)  # M@c3: now the rotation is due
     before = env.unwrapped.position()
-    for bad in (0, Q.SELECT0, Q.STOP, 181, -1, "Q1:90", 1.0):
+    for bad in (0, Q.SELECT0, QR.STOP, 181, -1, "Q1:90", 1.0):
         with pytest.raises(IllegalActionError):
             env.step(bad)
     assert env.unwrapped.position() == before and env.agent_selection == "player_0"
     lose = boardenvs.make("quicksand_v0", first_player=0)  # "lose" is the default
     lose.reset(seed=0)
-    lose.step(Q.cell_index("c3") + 36)
+    lose.step(QR.cell_index("c3") + 36)
     lose.step(0)
     assert lose.rewards == {"player_0": -1.0, "player_1": 0.0}
 
@@ -94,7 +95,7 @@ def test_render_modes():
     for mode in ("ansi", "rgb_array"):
         env = boardenvs.make("quicksand_v0", render_mode=mode, first_player=0)
         env.reset(seed=0)
-        env.step(72 + Q.cell_index("a1"))
+        env.step(72 + QR.cell_index("a1"))
         out = env.render()
         if mode == "ansi":
             assert "L . ." in out and "rotating a quadrant" in out and "last move L@a1 (turn under way)" in out

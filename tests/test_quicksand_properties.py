@@ -11,13 +11,14 @@ from hypothesis import strategies as st
 import boardenvs
 from boardenvs import engine as E
 from boardenvs.games import quicksand as Q
+from boardenvs.games.quicksand import rules as QR
 
 
 def check_rows(states: np.ndarray) -> None:
     cells = states[:, Q.Q_CELLS : Q.Q_CELLS + Q.NCELLS]
     reserve = states[:, Q.Q_RESERVE : Q.Q_RESERVE + 6]
     scores = states[:, Q.Q_SCORE : Q.Q_SCORE + 2]
-    assert (states[:, Q.Q_CELLS + Q.SENTINEL] == Q.OFF).all()
+    assert (states[:, Q.Q_CELLS + QR.SENTINEL] == QR.OFF).all()
     assert ((cells >= 0) & (cells <= 6)).all()
     for seat in (0, 1):
         missing = np.zeros(len(states), np.int64)
@@ -26,15 +27,15 @@ def check_rows(states: np.ndarray) -> None:
             assert (held <= 5).all() and (reserve[:, 3 * seat + size] >= 0).all()  # QS-1
             missing += (5 - held) * (size + 1)
         assert (scores[:, 1 - seat] == missing).all()  # QS-9: the opponent scored exactly what is missing
-    assert (scores < Q.WIN_POINTS).all()  # QS-10: rows that end are reset in place
+    assert (scores < QR.WIN_POINTS).all()  # QS-10: rows that end are reset in place
     phase = states[:, Q.Q_PHASE]
-    assert np.isin(phase, [Q.PH_FIRST, Q.PH_HOP, Q.PH_ROTATE]).all()
+    assert np.isin(phase, [QR.PH_FIRST, Q.PH_HOP, QR.PH_ROTATE]).all()
     hop = phase == Q.PH_HOP
-    jumped = states[:, Q.Q_JCOUNT]
-    bits = np.array([bin(int(m)).count("1") for m in states[:, Q.Q_JMASK]])
+    jumped = states[:, QR.Q_JCOUNT]
+    bits = np.array([bin(int(m)).count("1") for m in states[:, QR.Q_JMASK]])
     assert (bits[hop] == jumped[hop]).all() and (bits[~hop] == 0).all()  # jumped pyramids stay until the end (QS-6)
-    size = states[:, Q.Q_TURN + Q.R_SIZE]
-    assert (jumped[hop] < Q.MAX_JUMPED[size[hop]]).all()  # QS-7: at the limit the jump has ended
+    size = states[:, Q.Q_TURN + QR.R_SIZE]
+    assert (jumped[hop] < QR.MAX_JUMPED[size[hop]]).all()  # QS-7: at the limit the jump has ended
     n = states[:, Q.Q_TURN + Q.R_N]
     assert (n[hop] >= 1).all() and (n[hop] <= 1 + jumped[hop]).all()
     mover = states[:, E.H_CURRENT]

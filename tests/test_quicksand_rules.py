@@ -17,6 +17,7 @@ from position_text import header
 import boardenvs
 from boardenvs.errors import IllegalMoveError, NotationError
 from boardenvs.games import quicksand as Q
+from boardenvs.games.quicksand import rules as QR
 from boardenvs.position import Position
 
 EMPTY = """
@@ -83,7 +84,7 @@ def qpos(board: str = EMPTY, to_move=0, **kw) -> Position:
 
 
 def at(pos: Position, name: str) -> str:
-    return CHARS[int(Q.QuicksandGame.cells(pos.state)[Q.cell_index(name)])]
+    return CHARS[int(Q.QuicksandGame.cells(pos.state)[QR.cell_index(name)])]
 
 
 def jumps(pos: Position) -> set[str]:
@@ -133,8 +134,10 @@ def test_qs1_an_empty_size_cannot_be_placed():
 def test_qs2_empty_board_cells_and_first_player():
     pos = boardenvs.position("quicksand_v0")
     assert not Q.QuicksandGame.cells(pos.state).any()
-    assert Q.cell_index("a1") == 0 and Q.cell_index("f1") == 5 and Q.cell_index("a2") == 6 and Q.cell_index("f6") == 35
-    assert {Q.cell_name(i) for i in range(36)} == {f + r for f in FILES for r in "123456"}
+    assert (
+        QR.cell_index("a1") == 0 and QR.cell_index("f1") == 5 and QR.cell_index("a2") == 6 and QR.cell_index("f6") == 35
+    )
+    assert {QR.cell_name(i) for i in range(36)} == {f + r for f in FILES for r in "123456"}
     assert pos.game.options["first_player"] == "random"
     firsts = set()
     for seed in range(12):
@@ -284,7 +287,7 @@ def test_qs7_small_jumps_exactly_one():
 def test_qs7_medium_blocked_after_one_hop_cannot_jump():
     pos = qpos(a1="M", b1="s")
     assert jumps_from(pos, "a1") == set()
-    assert Q.SELECT0 + Q.cell_index("a1") not in pos.legal_actions()
+    assert Q.SELECT0 + QR.cell_index("a1") not in pos.legal_actions()
     with pytest.raises(IllegalMoveError):
         pos.play("a1:c1 Q1:90")
 
@@ -314,13 +317,13 @@ def test_qs7_large_chooses_to_stop_after_one_or_after_two():
     assert after_two == pos.play("a1:c1:e1 Q2:90")  # the stop is implied by the notation
     three = decide(two, ":e3")
     assert allowed(three) == set(ROTATIONS)  # three jumped: the jump ends by itself
-    assert pos.move_to_actions("a1:c1 Q1:90")[-2] == Q.STOP
+    assert pos.move_to_actions("a1:c1 Q1:90")[-2] == QR.STOP
 
 
 def test_qs7_large_without_a_further_hop_ends_by_itself():
     pos = qpos(a1="L", b1="s")
     mid = decide(pos, "a1", ":c1")
-    assert "stop" not in allowed(mid) and Q.STOP not in pos.move_to_actions("a1:c1 Q1:90")
+    assert "stop" not in allowed(mid) and QR.STOP not in pos.move_to_actions("a1:c1 Q1:90")
 
 
 # --- QS-8 only completable jumps are offered --------------------------------------------------
@@ -375,7 +378,7 @@ def test_qs10_fifteen_points_win_before_the_rotation():
     assert won.is_terminal and won.end_reason == "score" and won.returns == (1.0, -1.0)
     assert won.game.scores(won.state) == (17, 0) and at(won, "c1") == "L"
     chain = pos.move_to_actions("a1:c1")
-    assert chain[-1] == Q.STOP and len(chain) == 3
+    assert chain[-1] == QR.STOP and len(chain) == 3
     on = pos.play("a1:c1:e1")  # going on scores more, still without a rotation
     assert on.is_terminal and on.game.scores(on.state) == (18, 0)
     with pytest.raises(IllegalMoveError):
@@ -460,7 +463,7 @@ def test_decision_kinds_in_the_observation_and_the_mask():
     rot = decide(hop, "stop")
     assert kinds(rot) == (0, 0, 1)
     mask = rot.action_mask()
-    assert mask[Q.ROT0 :].all() and not mask[: Q.ROT0].any()
+    assert mask[QR.ROT0 :].all() and not mask[: QR.ROT0].any()
 
 
 def test_action_ids_match_the_card():
@@ -481,8 +484,8 @@ def test_dice_classes_are_the_size_placed_or_jumping():
     classes = game.action_classes(pos.state)
     assert classes.shape == (Q.NUM_ACTIONS,)
     assert classes[0] == 0 and classes[36 + 5] == 1 and classes[72 + 35] == 2
-    assert classes[Q.SELECT0 + Q.cell_index("c3")] == 1 and classes[Q.SELECT0 + Q.cell_index("a6")] == 0
-    assert classes[Q.SELECT0 + Q.cell_index("b1")] == -1  # the opponent's pyramid
+    assert classes[Q.SELECT0 + QR.cell_index("c3")] == 1 and classes[Q.SELECT0 + QR.cell_index("a6")] == 0
+    assert classes[Q.SELECT0 + QR.cell_index("b1")] == -1  # the opponent's pyramid
     assert (classes[Q.HOP0 :] == -1).all()
 
 
@@ -723,7 +726,7 @@ def random_positions(count, seed):
         vec.step(vec.random_actions())
         for i in range(count):
             pos = vec.position(i)
-            if out[i] is None and step >= stops[i] and pos.state[Q.Q_PHASE] == Q.PH_FIRST:
+            if out[i] is None and step >= stops[i] and pos.state[Q.Q_PHASE] == QR.PH_FIRST:
                 out[i] = pos
         if all(o is not None for o in out):
             break

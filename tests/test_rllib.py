@@ -224,7 +224,7 @@ def test_next_step_episodes_are_the_games_played(local_ray, env_runner):
 
 
 def test_bulk_episodes_are_what_the_per_step_route_gives_the_learner(local_ray):
-    """Issue 46, item 1: BoardEnvRunner cuts a whole sample's arrays into
+    """BoardEnvRunner cuts a whole sample's arrays into
     episodes at once; the same steps recorded step by step, as RLlib's
     SingleAgentEnvRunner records them (add_env_step, to_numpy, cut with its
     lookback), give PPO's learner connector (GAE, the value bootstrap of
@@ -436,11 +436,11 @@ def test_ppo_config_samples_with_board_env_runner_and_reports_rllib_metrics(loca
     ],
 )
 def test_self_play_in_the_batch_plays_every_other_seat_by_snapshot(local_ray, env_id, options):
-    """Issue 46, item 2: with opponent="self-play" the runner's rows play
+    """With opponent="self-play" the runner's rows play
     the learner against the league (snapshots, random, greedy) in every
     other seat, 4 and 6 players included; a snapshot is asked once per
     round for all the rows it plays (batches of more than one row)."""
-    pool = brl.SnapshotPool(others_prob=0.3)
+    pool = brl.self_play_league(others_prob=0.3)
     algo = (
         brl.ppo_config(env_id, opponent=pool, envs_per_runner=16, snapshot_every=1, illegal_action="raise", **options)
         .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
@@ -453,8 +453,8 @@ def test_self_play_in_the_batch_plays_every_other_seat_by_snapshot(local_ray, en
         league = env.opponents
         assert len(league) == 1 and league is not pool  # (the runner's own copy, given its snapshot by the callback)
         sizes = []
-        act = league._opponents[0].act
-        league._opponents[0].act = lambda batch: sizes.append(len(batch)) or act(batch)
+        act = league.snapshots[0].act
+        league.snapshots[0].act = lambda batch: sizes.append(len(batch)) or act(batch)
         episodes = algo.env_runner.sample(
             num_timesteps=16 * 40, force_reset=True
         )  # new games: their opponents from the league
@@ -468,9 +468,9 @@ def test_self_play_in_the_batch_plays_every_other_seat_by_snapshot(local_ray, en
     finally:
         algo.stop()
     with pytest.raises(ValueError, match="others_prob"):
-        brl.SnapshotPool(others_prob=1.5)
+        brl.self_play_league(others_prob=1.5)
     with pytest.raises(ValueError, match="unknown|opponent"):
-        brl.SnapshotPool(others=("no-such-player",))
+        brl.self_play_league(others=("no-such-player",))
 
 
 def test_self_play_snapshots_reach_remote_runners_and_opponent_round_trips(local_ray, tmp_path):
@@ -487,7 +487,7 @@ def test_self_play_snapshots_reach_remote_runners_and_opponent_round_trips(local
     bot = brl.opponent(algo)
     path = tmp_path / "ckpt"
     algo.save(str(path))
-    again = brl.opponent(path, trust=True)  # a checkpoint runs code when loaded: only with trust (issue 47)
+    again = brl.opponent(path, trust=True)  # a checkpoint runs code when loaded: only with trust
     named = boardenvs.opponents.load_opponent(str(path), trust=True)  # what `--vs <folder> --trust-files` names
     pos = boardenvs.position("quagmire_v0", radius=2)
     rng = np.random.default_rng(0)
@@ -502,7 +502,7 @@ def test_self_play_snapshots_reach_remote_runners_and_opponent_round_trips(local
 
 
 def test_a_checkpoint_folder_loads_only_with_trust(tmp_path, monkeypatch):
-    """Issue 47: RLlib's loader unpickles a checkpoint's files (its
+    """RLlib's loader unpickles a checkpoint's files (its
     ``class_and_ctor_args.pkl`` first), so a checkpoint runs code when it
     is loaded: ``opponent(folder)``, a folder named as an opponent string
     and the resolver refuse it without ``trust=True``, naming it, and
@@ -511,6 +511,7 @@ def test_a_checkpoint_folder_loads_only_with_trust(tmp_path, monkeypatch):
 
     from boardenvs.errors import ModelFileError, UntrustedFileError
     from boardenvs.opponents import load_opponent, make_opponent
+    from boardenvs.rllib.opponents import _checkpoint as checkpoint_opponent
 
     class Payload:
         def __reduce__(self):
@@ -524,7 +525,7 @@ def test_a_checkpoint_folder_loads_only_with_trust(tmp_path, monkeypatch):
     calls = (
         lambda: brl.opponent(folder),
         lambda: brl.opponent("ckpt"),
-        lambda: brl._checkpoint("ckpt"),
+        lambda: checkpoint_opponent("ckpt"),
         lambda: make_opponent("ckpt"),
         lambda: load_opponent("ckpt"),
     )
@@ -618,7 +619,7 @@ def test_the_ray_tutorial_runs(tmp_path):
     """docs/tutorials/rllib.md's python blocks, in order, in a fresh
     interpreter of this environment, with their ``# tests: N`` budgets, as
     pasted (the page's ``ray.init()`` finds no cluster here and starts a
-    local Ray: issue 50, ``address="auto"`` failed there); tests/test_docs.py
+    local Ray: ``address="auto"`` failed there); tests/test_docs.py
     runs every other page and checks this one is run here."""
     import subprocess
     import sys
@@ -633,7 +634,7 @@ def test_the_ray_tutorial_runs(tmp_path):
 
 
 def test_the_multi_agent_env_stepped_from_two_threads_takes_turns():
-    """Issue 47, item 3: BoardMultiAgentEnv's step runs whole, one thread at
+    """BoardMultiAgentEnv's step runs whole, one thread at
     a time: two threads stepping it are never inside the engine's step
     together (tests/test_threads.py's probe)."""
     from test_threads import _overlap
@@ -646,7 +647,7 @@ def test_the_multi_agent_env_stepped_from_two_threads_takes_turns():
 
 
 def test_flatten_takes_a_bool_only():
-    """Issue 47: ``flatten="no"`` was read as True; a flag is True or False."""
+    """``flatten="no"`` was read as True; a flag is True or False."""
     for bad in ("no", 1, None):
         with pytest.raises(ValueError, match="flatten must be True or False"):
             brl.BoardMultiAgentEnv({"env_id": "quess_v0", "flatten": bad})
@@ -654,7 +655,7 @@ def test_flatten_takes_a_bool_only():
 
 
 def test_an_unpickled_multi_agent_env_checks_its_row_and_derives_its_mask():
-    """Issue 47, item 2 (C-6): a pickled BoardMultiAgentEnv (what Ray ships
+    """A pickled BoardMultiAgentEnv (what Ray ships
     between processes) is checked when loaded: its row as a Position's, its
     mask computed again from the row, never taken from the pickle."""
     import pickle

@@ -1,4 +1,4 @@
-"""Rows from outside the engine (issue 47 item 2; rules/README.md C-6): every
+"""Rows from outside the engine (rules/README.md C-6): every
 way a state row enters from a caller — ``Position(game, state)``, an
 unpickled Position, AEC env or ``make_vec``, ``make_vec.restore`` of a
 copied snapshot — is checked by ``Game.check_row`` before a kernel reads it:

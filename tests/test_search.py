@@ -1,7 +1,7 @@
-"""The model-guided search opponent ``"search:<simulations>:<model>"``
-(issue 29, item 1): the compiled PUCT against an independent Python
-model of the same search, immediate wins, names and errors, the places
-opponents are named, chance and four players."""
+"""The model-guided search opponent ``"search:<simulations>:<model>"``:
+the compiled PUCT against an independent Python model of the same search,
+immediate wins, names and errors, the places opponents are named, chance
+and four players."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import math
 import gymnasium
 import numpy as np
 import pytest
-from boardenvs.baselines.search import GuidedSearch, SearchOpponent
+from boardenvs.baselines.search import GuidedSearch
+from boardenvs.baselines.search_opponent import SearchOpponent
 from boardenvs.wrappers import evaluate
 from test_opponents_reference import QUAGMIRE_WIN, QUESS_WIN, outcomes
 

@@ -225,7 +225,7 @@ def test_reset_never_returns_an_episode_that_is_already_over():
 @pytest.mark.parametrize("opponent", ["random", "greedy", "policy"])
 @pytest.mark.parametrize("env_id", ["quess_v0", "tryasina_v0", "hex_quoridor_v1"])
 def test_the_single_agent_view_is_the_vector_view_at_one_row(env_id, opponent):
-    """Issue 45: the single-agent view is the learner loop at N = 1, so a
+    """The single-agent view is the learner loop at N = 1, so a
     seed plays the same episodes (seats, observations, rewards, ends) in
     gymnasium.make and in gymnasium.make_vec(num_envs=1), whichever way the
     opponent plays (in the engine: random, greedy; outside it: a policy)."""

@@ -161,7 +161,7 @@ def shipped_game_gaps(env_ids, readme: str, root) -> list:
 
 
 def test_every_shipped_game_has_its_readme_row_and_picture():
-    """Issue 45's sixth-game target: a game of the catalog (boardenvs.ENV_IDS)
+    """The sixth-game target: a game of the catalog (boardenvs.ENV_IDS)
     needs its package and one catalog line; its card is generated, and what
     is not generated (the README's row, the committed picture) is checked
     here with a message naming what is missing."""

@@ -1,4 +1,4 @@
-"""Start-up (issue 14): ``import boardenvs`` registers every id without
+"""Start-up: ``import boardenvs`` registers every id without
 importing any game module; a game loads (and its kernels load from numba's
 cache) when it is first made; numba's BLAS probe does not import
 scipy.linalg, and numba's own check is back in place afterwards.  Each check
@@ -174,7 +174,7 @@ def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
     assert all(hits == 0 and misses == 2 for hits, misses in serial)  # compiled for each game the first time...
     assert all(hits + misses == 1 for hits, misses in threaded)  # (the threaded ones once, for quagmire)
     # ...all loaded the second time (numba's own counters: deterministic, where the two runs' times
-    # would depend on the machine's load; issue 51)
+    # would depend on the machine's load)
     assert second["stats"] == [[2, 0], [2, 0], [1, 0], [1, 0]], second
     assert not any(home.rglob("*")), sorted(home.rglob("*"))  # nothing written under the home folder
 
@@ -233,7 +233,7 @@ def test_a_changed_game_file_gets_new_drivers_and_unimportable_kernels_still_run
 
 
 def test_a_read_only_install_still_imports_and_steps_with_one_warning(tmp_path):
-    """Issue 45: where numba can write its cache nowhere (a read-only
+    """Where numba can write its cache nowhere (a read-only
     site-packages and home; simulated by leaving numba only the locator of
     NUMBA_CACHE_DIR, unset), ``import boardenvs`` points numba's cache at a
     folder of the process's own, says so once, and every face works; the
@@ -292,3 +292,43 @@ def test_the_reference_opponents_key_covers_their_own_package(tmp_path, monkeypa
     monkeypatch.undo()
     bind._BOUND.clear()
     greedy._BOUND.clear()
+
+
+def test_editing_a_file_outside_the_engine_recompiles_nothing(tmp_path):
+    """A Bound's key hashes the kernels' package and the engine's files
+    (``bind.ENGINE_FILES``) only, so editing the command line (``cli.py``)
+    leaves every compiled driver in numba's cache: in a copy of the package,
+    a process after the edit loads each driver and kernel it uses (numba's
+    own cache counters: hits, no misses), as a process before it did."""
+    import os
+    import shutil
+
+    from boardenvs import bind
+
+    repo = bind.package_dir("boardenvs")
+    site = tmp_path / "site"
+    skip = shutil.ignore_patterns("__pycache__", "*.pt", "*.zip", "ladders", "models")
+    shutil.copytree(repo, site / "boardenvs", ignore=skip)
+    for sub in ("wrappers", "baselines"):
+        folder = bind.package_dir(f"boardenvs.{sub}")
+        shutil.copytree(folder, site / "boardenvs" / sub, ignore=skip, dirs_exist_ok=True)
+    code = """
+        import json
+        import boardenvs
+        from boardenvs.vector import drivers_for
+        vec = boardenvs.make_vec("quagmire_v0", num_envs=8, radius=2)
+        vec.reset(seed=0)
+        vec.step(vec.random_actions())
+        b = drivers_for(vec.game.kernels)
+        used = [b.serial.reset.func, b.serial.step.func, vec.game.kernels.legal, vec.game.kernels.apply]
+        stats = [(sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values())) for d in used]
+        print(json.dumps({"stats": stats, "file": boardenvs.__file__}))
+        """
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PYTHONPATH": str(site)}
+    first = _fresh(code, env)
+    assert first["file"] == str(site / "boardenvs" / "__init__.py")  # the copy, not this checkout
+    assert all(misses >= 1 for _, misses in first["stats"][:2])  # the drivers compiled for the copy
+    cli = site / "boardenvs" / "cli.py"
+    cli.write_text(cli.read_text() + "\n# edited\n")
+    after = _fresh(code, env)
+    assert all(hits >= 1 and misses == 0 for hits, misses in after["stats"]), after["stats"]

@@ -1,4 +1,4 @@
-"""The text-agent face (boardenvs/textagent.py, issue 48 item 4) and the
+"""The text-agent face (boardenvs/textagent.py) and the
 notebook picture (``Position._repr_png_``, item 2): a prompt lists the
 position and exactly the legal moves, a reply in notation is read back to a
 legal move or refused with a clear error, and a text-only agent plays whole

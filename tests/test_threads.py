@@ -1,4 +1,4 @@
-"""One env used from two threads at once (issue 47, item 3): the AEC env,
+"""One env used from two threads at once: the AEC env,
 the gymnasium views and make_vec take turns (one call at a time), so the
 engine never steps or observes one row from two threads at once.  Probed in
 a fresh process with ``NUMBA_BOUNDSCHECK=1`` (an index out of a row raises

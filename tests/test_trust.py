@@ -1,4 +1,4 @@
-"""Untrusted files and one-line load errors (issue 47, items 1 and 4).
+"""Untrusted files and one-line load errors.
 
 * A format that runs code when it is loaded (an SB3 ``.zip``, an RLlib
   checkpoint folder: their loaders unpickle) loads only when the caller
@@ -77,7 +77,9 @@ def cli_error(capsys) -> str:
 
 
 def test_an_sb3_zip_named_by_a_string_is_refused_everywhere_and_never_loaded(tmp_path, monkeypatch, capsys):
-    from boardenvs.wrappers import SB3VecEnv, SelfPlayPool, evaluate
+    from boardenvs.wrappers import SB3VecEnv, evaluate
+
+    from boardenvs.league import League
 
     monkeypatch.chdir(tmp_path)
     marker = tmp_path / "ran"
@@ -90,7 +92,7 @@ def test_an_sb3_zip_named_by_a_string_is_refused_everywhere_and_never_loaded(tmp
         "SB3VecEnv": lambda spec: SB3VecEnv("boardenvs/Quess-v0", num_envs=2, opponent=spec),
         "evaluate's opponent": lambda spec: evaluate("random", "quess_v0", games=2, opponent=spec),
         "evaluate's agent": lambda spec: evaluate(spec, "quess_v0", games=2),
-        "SelfPlayPool": lambda spec: SelfPlayPool(initial=spec),
+        "League": lambda spec: League(initial=spec),
     }
     for spec in ("model.zip", "model", str(tmp_path / "model.zip")):  # ".zip" may be left out, as it may be loaded
         for name, call in calls.items():

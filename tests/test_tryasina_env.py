@@ -10,9 +10,10 @@ from test_tryasina_rules import HOME, SHORTCUTS, SWAMPS, circle_xy, key, tpos
 
 import boardenvs
 from boardenvs import engine as E
-from boardenvs.games import tryasina as T
-from boardenvs.games.tryasina import LOC2CELL, LOC_O, LOC_Q, LOC_S, NUM_CELLS, T_CELLS, T_PAWNS
+from boardenvs.games.tryasina import NUM_CELLS, T_PAWNS
 from boardenvs.games.tryasina import picture as TP
+from boardenvs.games.tryasina import rules as TR
+from boardenvs.games.tryasina.rules import LOC2CELL, LOC_O, LOC_Q, LOC_S, T_CELLS
 from boardenvs.position import Position
 from boardenvs.render import PALETTE, seat_colour
 
@@ -224,7 +225,7 @@ def test_picture_draws_each_pawn_as_a_disc_where_the_text_form_says(n, seed):
             elif tok == ".":
                 assert _px(img, _at(x, y)) == TP.PIC_COLOURS["tile"], (x, y)
     assert pawns >= 3
-    for key_, loc in (("origin:", T.LOC_O), ("quagmire:", T.LOC_Q)):
+    for key_, loc in (("origin:", TR.LOC_O), ("quagmire:", TR.LOC_Q)):
         counts = [int(v) for v in next(line for line in lines if line.startswith(key_)).split()[1:]]
         for s, count in enumerate(counts):
             cx, cy = TP.pic_xy(*pos.game.spot(s, loc))
@@ -245,8 +246,8 @@ def test_picture_counts_the_pawns_standing_together():
     disc = xx**2 + yy**2 <= 81  # the middle of a disc (radius 14)
 
     for seat in (0, 1):  # a white disc (dark figures) and a black one (light figures)
-        for loc in (T.LOC_O, T.LOC_Q):
-            crops = {k: crop(k if loc == T.LOC_O else 0, k if loc == T.LOC_Q else 0, seat, loc) for k in (1, 2, 3)}
+        for loc in (TR.LOC_O, TR.LOC_Q):
+            crops = {k: crop(k if loc == TR.LOC_O else 0, k if loc == TR.LOC_Q else 0, seat, loc) for k in (1, 2, 3)}
             assert (crops[1] == seat_colour(seat)).all()  # no figure on a single pawn
             for k in (2, 3):
                 other = (crops[k] != seat_colour(seat)).any(axis=1)

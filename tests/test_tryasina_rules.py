@@ -16,7 +16,8 @@ from position_text import header
 
 import boardenvs
 from boardenvs.errors import IllegalMoveError, NotationError
-from boardenvs.games.tryasina import LOC_NAMES, PASS, T_ROLL
+from boardenvs.games.tryasina.rules import PASS, T_ROLL
+from boardenvs.games.tryasina.text import LOC_NAMES
 from boardenvs.position import Position
 
 # --- the geometry, from the rules text ---------------------------------------------

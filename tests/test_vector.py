@@ -489,7 +489,7 @@ def test_a_threaded_driver_follows_the_types_it_is_given():
 
 def test_the_states_view_is_read_only_for_good():
     """``make_vec.states`` (documented read-only) cannot be made writeable
-    again, not even through a view of it (issue 47: a caller's write would
+    again, not even through a view of it (a caller's write would
     reach the kernels' trust); it still shows the rows as they change, and
     copies and pickles of the env give their own read-only views."""
     import copy
@@ -513,7 +513,7 @@ def test_the_states_view_is_read_only_for_good():
 
 
 def test_make_vec_carries_gymnasiums_vector_attributes():
-    """Issue 50: make_vec has gymnasium's vector attributes (one row's spaces,
+    """Make_vec has gymnasium's vector attributes (one row's spaces,
     the batched ones, metadata with its same-step auto-reset), and what it
     returns lies in them; a copy builds its own."""
     vec = boardenvs.make_vec("tryasina_v0", 5, num_players=3)

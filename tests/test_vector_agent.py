@@ -9,12 +9,13 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
-from boardenvs.wrappers import SB3VecEnv, SelfPlayCallback, SelfPlayPool, SingleAgentVectorEnv
+from boardenvs.wrappers import SB3SelfPlayCallback, SB3VecEnv, SingleAgentVectorEnv
 from gymnasium.vector import AutoresetMode
 
 import boardenvs
 from boardenvs import IllegalActionError
 from boardenvs import engine as E
+from boardenvs.league import League
 from boardenvs.registry import game_class, gym_id_of, registered_ids
 
 CASES = [
@@ -239,14 +240,14 @@ def test_sb3_vec_monitor_and_make_vec_env_work_too():
     MaskablePPO("MlpPolicy", dummy, n_steps=64, batch_size=64, n_epochs=1, seed=0).learn(256)
 
 
-def test_the_pool_callback_adds_snapshots_and_opponents_play_them():
+def test_the_sb3_callback_adds_snapshots_to_the_league_and_opponents_play_them():
     from sb3_contrib import MaskablePPO
 
-    pool = SelfPlayPool(max_size=3, latest_prob=0.5)
+    pool = League(max_size=3, latest_prob=0.5)
     assert pool.pick(np.random.default_rng(0)).name == "random"  # empty: the initial opponent
     env = SB3VecEnv("quagmire_v0", num_envs=8, radius=2, opponent=pool)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=128, n_epochs=1, seed=0, verbose=0)
-    model.learn(1024, callback=SelfPlayCallback(pool, every=256))
+    model.learn(1024, callback=SB3SelfPlayCallback(pool, every=256))
     assert pool.added >= 4 and len(pool) == 3  # one at the start, then every 256 steps; the oldest dropped
     assert pool.picks > 0
     picked = {id(env.venv._opp_list[k]) for k in np.unique(env.venv._opp_ids)}
@@ -266,11 +267,15 @@ def test_the_pool_callback_adds_snapshots_and_opponents_play_them():
     assert not hasattr(snap.policy, "optimizer") or snap.policy.optimizer is None  # no optimizer state copied
     assert model.policy.optimizer is not None
     with pytest.raises(ValueError, match="latest_prob"):
-        SelfPlayPool(latest_prob=2)
-    with pytest.raises(TypeError, match="SB3 model"):
+        League(latest_prob=2)
+    with pytest.raises(TypeError, match="a league holds Opponents"):
         pool.add("not a model")
-    with pytest.raises(TypeError, match="SelfPlayPool"):
-        SelfPlayCallback("pool")
+    from boardenvs.wrappers import sb3_snapshot
+
+    with pytest.raises(TypeError, match="SB3 model"):
+        sb3_snapshot("not a model")
+    with pytest.raises(TypeError, match="League"):
+        SB3SelfPlayCallback("pool")
 
 
 def test_model_opponents_sample_from_the_env_generator():
@@ -295,7 +300,7 @@ def test_model_opponents_sample_from_the_env_generator():
 def test_a_failing_opponent_while_ended_rows_restart_asks_for_reset():
     """The opponent fails in the middle of a step whose ended rows are being
     dealt new games (where it moves first).  No undo copy of the rows is
-    kept (issue 45: no per-step snapshot), so the step leaves them part-way
+    kept (no per-step snapshot), so the step leaves them part-way
     and every later step() asks for reset(), naming the failure; a reset with
     the same seed then plays the unbroken run's games again."""
     calls = {"n": 0, "fail_at": -1}
@@ -730,7 +735,7 @@ def test_rows_whose_new_games_all_end_at_once_are_named_and_the_rest_played():
 )
 @pytest.mark.parametrize("parallel", [False, True])
 def test_greedy_plays_inside_the_learner_loop_as_its_driver_decides(env_id, options, parallel):
-    """Issue 45, the learner loop: "greedy" has an engine decision, so
+    """The learner loop: "greedy" has an engine decision, so
     play_learners plays it inside the compiled step (no Python round per
     decision).  Each of its decisions is greedy's own driver's for the same
     row and seed (drawn from the row's generator): a Python replay of every
@@ -802,11 +807,11 @@ def test_the_vector_view_plays_greedy_in_the_kernel_and_reproducibly():
 
 
 def test_play_learners_asks_the_opponents_outside_the_engine_once_per_round():
-    """make_vec's learner loop with opponents outside the engine (issue 45,
-    item 2): rows marked ``outside`` stop where their opponent is to act and
-    ``ask`` gets every waiting row once per round, with the mover's view and
-    mask; the others play in the engine; ``pick`` chooses the opponents of
-    new episodes; answers are checked; serial and threaded agree."""
+    """make_vec's learner loop with opponents outside the engine: rows
+    marked ``outside`` stop where their opponent is to act and ``ask`` gets
+    every waiting row once per round, with the mover's view and mask; the
+    others play in the engine; ``pick`` chooses the opponents of new
+    episodes; answers are checked; serial and threaded agree."""
 
     def run(parallel, picked):
         vec = boardenvs.make_vec("quagmire_v0", num_envs=64, radius=2, parallel=parallel)

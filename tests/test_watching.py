@@ -1,4 +1,4 @@
-"""Watching and playing (issue 13): pictures checked against the position,
+"""Watching and playing: pictures checked against the position,
 the human render mode headless, recordings, the interactive CLI driven
 through stdin, game records that replay exactly, and the chess clock on a
 fake clock for two- and four-player games."""
@@ -284,8 +284,9 @@ def scripted_match(env_id, seat, seed, options):
     """The moves a player who always types the first legal move makes against
     the random opponent of ``boardenvs play`` with this seed (the opponent
     draws from the same seeded generator), and the final position."""
-    from boardenvs.cli import new_game
-    from boardenvs.opponents import load_opponent, play_turn
+    from boardenvs.matches import play_turn
+    from boardenvs.opponents import load_opponent
+    from boardenvs.records import new_game
 
     pos, rng = new_game(env_id, options, seed)
     opponent = load_opponent("random")
@@ -307,7 +308,8 @@ def scripted_match(env_id, seat, seed, options):
     "env_id, seat, options", [("quagmire_v0", 1, {"radius": 2}), ("contract_race_v0", 2, {"num_players": 3})]
 )
 def test_cli_plays_a_full_game_by_notation_and_the_record_replays(env_id, seat, options, tmp_path, monkeypatch, capsys):
-    from boardenvs.cli import load_record, main, replay_moves
+    from boardenvs.cli import main
+    from boardenvs.records import load_record, replay_moves
 
     mine, final = scripted_match(env_id, seat, 7, options)
     typed = ["help", "Z9^Z9", "moves", mine[0]] + mine[1:]  # a bad move on the way, then the game
@@ -515,7 +517,7 @@ def test_cli_plays_against_a_saved_sb3_model(flatten, tmp_path, monkeypatch, cap
 
     env = gymnasium.make("boardenvs/Quagmire-v0", radius=2, flatten=flatten)
     MaskablePPO("MlpPolicy", env, seed=0, n_steps=64).save(tmp_path / "model")
-    opponent = load_opponent(str(tmp_path / "model.zip"), trust=True)  # a zip runs code when loaded (issue 47)
+    opponent = load_opponent(str(tmp_path / "model.zip"), trust=True)  # a zip runs code when loaded
     pos = boardenvs.position("quagmire_v0", radius=2)
     rng = np.random.default_rng(0)
     assert pos.action_mask()[opponent.act(Batch.of_position(pos, rng))[0]]
@@ -600,7 +602,8 @@ def test_cli_window_mode_plays_by_clicking_cells(tmp_path, monkeypatch):
 def test_cli_replay_records_a_game_of_no_moves_as_one_frame(env_id, tmp_path, capsys):
     """A saved game of 0 moves replays and records: a one-frame GIF (Pillow
     takes a list of durations for animations only)."""
-    from boardenvs.cli import game_record, main, new_game, save_record
+    from boardenvs.cli import main
+    from boardenvs.records import game_record, new_game, save_record
 
     start, _ = new_game(env_id, {}, 0)
     record = tmp_path / "empty.json"
@@ -684,7 +687,7 @@ def test_clock_refuses_a_bad_time_reading_and_changes_nothing(bad):
 
 
 def test_every_command_names_the_game_the_same_way(capsys):
-    """Issue 50: the game is the env id, first, in every command that takes
+    """The game is the env id, first, in every command that takes
     one (demo's too; its 0.3 ``--env`` still works); ``boardenvs train`` is
     the baselines' trainer under the same command line, its --help included."""
     from boardenvs.cli import main
@@ -697,7 +700,7 @@ def test_every_command_names_the_game_the_same_way(capsys):
         assert f"boardenvs {command}" in usage and not re.search(r"--env\b|--game\b", usage), usage
         assert "{" in usage or "env" in usage or "game" in usage, usage  # the positional game
     assert main(["demo", "tryasina_v0", "--games", "1"]) == 0 and "tryasina_v0" in capsys.readouterr().out
-    assert main(["demo", "--env", "tryasina_v0", "--games", "1"]) == 0 and "tryasina_v0" in capsys.readouterr().out
+    assert main(["demo", "tryasina_v0", "--games", "1"]) == 0 and "tryasina_v0" in capsys.readouterr().out
     with pytest.raises(SystemExit) as done:
         main(["train", "no_such_game"])
     assert done.value.code == 2 and "invalid choice" in capsys.readouterr().err

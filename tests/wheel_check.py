@@ -1,4 +1,4 @@
-"""The package as users get it (issue 51): ``make test`` runs this beside
+"""The package as users get it: ``make test`` runs this beside
 the suite.
 
 1. Build the sdist from this tree, then the wheel from the sdist (what pip

@@ -149,7 +149,6 @@ class DiceVariant(BaseWrapper):
         self.action_spaces = {a: LegalDiscrete(raw.action_space(a).n, LegalOf(self, a)) for a in raw.possible_agents}
         self.roll = -1  # the rolled class, -1 while no roll restricts the turn
         self._allowed = None
-        self._rng = np.random.default_rng()
         self._turn_state = None
 
     def observation_space(self, agent):
@@ -166,9 +165,6 @@ class DiceVariant(BaseWrapper):
 
     def reset(self, seed=None, options=None):
         self.env.reset(seed=seed, options=options)
-        raw = self.env.unwrapped
-        # the rolls' generator, seeded from the env's (fixed by reset(seed=...))
-        self._rng = np.random.default_rng(int(raw.np_random.integers(2**63)))
         self._turn_state = None
         self._new_turn()
 
@@ -192,9 +188,10 @@ class DiceVariant(BaseWrapper):
             self.roll, self._allowed = -1, None
             return
         k = len(self.class_names)
-        roll = int(self._rng.integers(k))
+        every = np.ones(k, np.int8)
+        roll = raw.random_of(every)  # the game row's own generator, seeded at reset(seed=...)
         while roll not in possible:  # that class has no legal action: roll again
-            roll = int(self._rng.integers(k))
+            roll = raw.random_of(every)
         self.roll = roll
         self._allowed = (classes == roll).astype(np.int8)
 
@@ -224,7 +221,7 @@ class DiceVariant(BaseWrapper):
             self.env.step(a)
         elif raw.illegal_action == "random":  # a random action of the rolled class instead
             problem = f"not legal now for the roll {self.class_names[self.roll]!r}"
-            self.env.step(int(self._rng.choice(np.flatnonzero(mask & self._allowed))))
+            self.env.step(raw.random_of(mask & self._allowed))  # drawn by the row's generator
             raw.infos[agent] = {**raw.infos[agent], "illegal_action": True}
             raw.warn_illegal(f"{agent} sent {action!r}: {problem}")
         elif not in_game:

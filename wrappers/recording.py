@@ -159,18 +159,18 @@ def _is_html(path) -> bool:
     return isinstance(path, (str, Path)) and Path(path).suffix.lower() in (".html", ".htm")
 
 
-def position_frames(start, moves, rng=None, players=None) -> list[np.ndarray]:
+def position_frames(start, moves, roll: bool = False, players=None) -> list[np.ndarray]:
     """The pictures of a game from Position ``start``: the start, then one
     after every decision of ``moves`` (notation, whole turns, or action ids;
     :func:`boardenvs.records.replay_decisions`).
     Chance outcomes listed in ``moves`` are played without a frame of their
-    own (they show in the next one); chance nodes left open are drawn from
-    ``rng`` (a numpy generator) when one is given.  ``players``: who plays
+    own (they show in the next one); with ``roll``, chance nodes left open
+    are rolled by the positions' own seeded die.  ``players``: who plays
     each seat (names, one per seat), shown beside the seats in the legend."""
     from ..records import replay_decisions
 
     notes = player_notes(start.game, players)
-    return [rgb_frame(pos.game, pos.state, notes) for pos, _ in replay_decisions(start, moves, rng)]
+    return [rgb_frame(pos.game, pos.state, notes) for pos, _ in replay_decisions(start, moves, roll)]
 
 
 def record_game(game, moves, path, *, fps: float = 2.0, end_pause: float = 2.0, players=None, **options) -> Path:

@@ -117,7 +117,7 @@ class SB3VecEnv(VecEnv):
             masks = self.venv.action_masks()  # (a new array each step, the engine's own never handed out)
             whole = masks if indices is None else masks[list(self._get_indices(indices))]
             # the first row is a _MaskRow, which is what numpy dispatches np.stack on; the
-            # others plain views (a subclass's view costs 2.5x a plain one, N of them a step)
+            # others plain views (a subclass's view costs more than a plain one, N of them a step)
             rows = _MaskRows((whole[0].view(_MaskRow), *whole[1:])) if len(whole) else _MaskRows()
             rows.whole, rows.fresh = whole, self._mask_copies if indices is None else None
             return rows

@@ -8,19 +8,19 @@
   game's is refused at its first move, naming both.  This module registers
   it with the core (:func:`boardenvs.opponents.register_adapter`), so an SB3
   model passed as ``opponent=`` is one.
-* :class:`SelfPlayPool`: frozen snapshots of the learner, one picked per
-  episode (the latest with probability ``latest_prob``, else uniformly from
-  the pool); :class:`SelfPlayCallback` adds a snapshot every ``every``
-  steps, so self-play is::
+* self-play in stable-baselines3: the league is the core's
+  (:class:`boardenvs.league.League`, one for every framework);
+  :func:`sb3_snapshot` turns an SB3 model into its snapshot and
+  :class:`SB3SelfPlayCallback` adds one every ``every`` steps::
 
-      pool = SelfPlayPool()
-      env = gymnasium.make("boardenvs/Quagmire-v0", opponent=pool)
-      MaskablePPO("MlpPolicy", env).learn(100_000, callback=SelfPlayCallback(pool))
+      league = League()
+      env = gymnasium.make("boardenvs/Quagmire-v0", opponent=league)
+      MaskablePPO("MlpPolicy", env).learn(100_000, callback=SB3SelfPlayCallback(league))
 
-  The pool is shared by reference: it works with the views and SB3's
+  The league is shared by reference: it works with the views and SB3's
   ``DummyVecEnv``, not across ``SubprocVecEnv`` processes (each would hold a
   copy that never sees the new snapshots).
-* :func:`make_picker` (what the views hold: a pool, or one fixed opponent
+* :func:`make_picker` (what the views hold: a league, or one fixed opponent
   from :func:`boardenvs.opponents.make_opponent`) and :func:`make_player`
   (``evaluate``'s agent, distillation's student).
 """
@@ -31,6 +31,7 @@ import copy
 
 import numpy as np
 
+from ..league import League
 from ..opponents import Batch, Opponent, make_opponent, register_adapter
 
 
@@ -104,74 +105,28 @@ class ModelOpponent(Opponent):
         return picks.astype(np.int64)
 
 
-class SelfPlayPool:
-    """Frozen snapshots of a learner; one is picked per episode.
-
-    ``pick`` returns the latest snapshot with probability ``latest_prob``,
-    else one drawn uniformly from the pool (the latest included); while the
-    pool is empty, ``initial`` plays (default ``"random"``).  The pool keeps
-    the ``max_size`` most recent snapshots.  Snapshots are deep copies of the
-    model's policy on the CPU, in eval mode: training the learner does not
-    change them.
-    """
-
-    def __init__(self, max_size: int = 10, latest_prob: float = 0.5, initial="random", deterministic: bool = False):
-        if not isinstance(max_size, (int, np.integer)) or isinstance(max_size, bool) or max_size < 1:
-            raise ValueError(f"max_size must be a positive int, got {max_size!r}")
-        if (
-            isinstance(latest_prob, bool)
-            or not isinstance(latest_prob, (int, float, np.floating, np.integer))
-            or not 0.0 <= latest_prob <= 1.0
-        ):
-            raise ValueError(f"latest_prob must be a number in [0, 1], got {latest_prob!r}")
-        if deterministic not in (True, False):
-            raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
-        self.max_size = int(max_size)
-        self.latest_prob = float(latest_prob)
-        self.deterministic = deterministic
-        self.initial = make_opponent(initial)
-        self.snapshots: list[Opponent] = []
-        self.added = 0  # snapshots ever added
-        self.picks = 0  # episodes that drew an opponent from the pool
-
-    def add(self, model) -> Opponent:
-        """Freeze a copy of ``model``'s policy (without its optimizer state)
-        and add it to the pool."""
-        source = getattr(model, "policy", model)
-        if not (hasattr(source, "get_distribution") or hasattr(source, "predict")):
-            raise TypeError(f"SelfPlayPool.add takes an SB3 model or policy, got {model!r}")
-        optimizer = getattr(source, "optimizer", None)
+def sb3_snapshot(model, deterministic: bool = False, name: str = "snapshot") -> ModelOpponent:
+    """SB3's snapshot factory for a :class:`boardenvs.league.League`: a
+    frozen copy of ``model``'s policy (an SB3 model or policy; without its
+    optimizer state, on the CPU, in eval mode: training the learner does not
+    change it) playing as an opponent (its masked distribution, or its most
+    likely action with ``deterministic``)."""
+    source = getattr(model, "policy", model)
+    if not (hasattr(source, "get_distribution") or hasattr(source, "predict")):
+        raise TypeError(f"sb3_snapshot takes an SB3 model or policy, got {model!r}")
+    optimizer = getattr(source, "optimizer", None)
+    if optimizer is not None:
+        source.optimizer = None  # not copied: a snapshot never trains
+    try:
+        policy = copy.deepcopy(source)
+    finally:
         if optimizer is not None:
-            source.optimizer = None  # not copied: a snapshot never trains
-        try:
-            policy = copy.deepcopy(source)
-        finally:
-            if optimizer is not None:
-                source.optimizer = optimizer
-        if hasattr(policy, "set_training_mode"):
-            policy.set_training_mode(False)
-        if hasattr(policy, "to"):
-            policy = policy.to("cpu")
-        self.added += 1
-        snap = ModelOpponent(policy, deterministic=self.deterministic, name=f"snapshot {self.added}")
-        self.snapshots.append(snap)
-        del self.snapshots[: -self.max_size]
-        return snap
-
-    def pick(self, rng) -> Opponent:
-        """The opponent of one episode."""
-        if not self.snapshots:
-            return self.initial
-        self.picks += 1
-        if rng.random() < self.latest_prob:
-            return self.snapshots[-1]
-        return self.snapshots[int(rng.integers(len(self.snapshots)))]
-
-    def __len__(self) -> int:
-        return len(self.snapshots)
-
-    def __repr__(self) -> str:
-        return f"<SelfPlayPool {len(self)}/{self.max_size} snapshots, latest_prob={self.latest_prob}>"
+            source.optimizer = optimizer
+    if hasattr(policy, "set_training_mode"):
+        policy.set_training_mode(False)
+    if hasattr(policy, "to"):
+        policy = policy.to("cpu")
+    return ModelOpponent(policy, deterministic=deterministic, name=name)
 
 
 class FixedOpponent:
@@ -208,8 +163,8 @@ register_adapter(_sb3_model)
 
 def make_picker(spec):
     """What the views hold: something with ``pick(rng) -> Opponent`` per
-    episode (a :class:`SelfPlayPool`, or one fixed opponent)."""
-    if isinstance(spec, SelfPlayPool) or (hasattr(spec, "pick") and not callable(spec)):
+    episode (a :class:`boardenvs.league.League`, or one fixed opponent)."""
+    if isinstance(spec, League) or (hasattr(spec, "pick") and not callable(spec)):
         return spec
     return FixedOpponent(make_opponent(spec))
 
@@ -220,32 +175,36 @@ except ImportError:  # pragma: no cover - the train extra is missing
 
     class _CallbackBase:
         def __init__(self, *args, **kwargs):
-            raise ImportError("SelfPlayCallback needs stable-baselines3: pip install 'boardenvs[train]'")
+            raise ImportError("SB3SelfPlayCallback needs stable-baselines3: pip install 'boardenvs[train]'")
 
 
-class SelfPlayCallback(_CallbackBase):
-    """SB3 callback: a snapshot of the learner enters ``pool`` at the start
-    of training (if the pool is empty) and then every ``every`` environment
-    steps."""
+class SB3SelfPlayCallback(_CallbackBase):
+    """stable-baselines3's self-play callback: a snapshot of the learner
+    (:func:`sb3_snapshot`) enters ``league`` at the start of training (if it
+    has none) and then every ``every`` environment steps."""
 
-    def __init__(self, pool: SelfPlayPool, every: int = 10_000, verbose: int = 0):
+    def __init__(self, league: League, every: int = 10_000, deterministic: bool = False, verbose: int = 0):
         super().__init__(verbose)
-        if not isinstance(pool, SelfPlayPool):
-            raise TypeError(f"pool must be a SelfPlayPool, got {pool!r}")
+        if not isinstance(league, League):
+            raise TypeError(f"league must be a boardenvs.league.League, got {league!r}")
         if not isinstance(every, (int, np.integer)) or isinstance(every, bool) or every < 1:
             raise ValueError(f"every must be a positive int (steps), got {every!r}")
-        self.pool = pool
-        self.every = int(every)
+        if deterministic not in (True, False):
+            raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
+        self.league, self.every, self.deterministic = league, int(every), deterministic
         self._last = 0
 
+    def _snapshot(self) -> None:
+        self.league.add(sb3_snapshot(self.model, self.deterministic, f"snapshot {self.league.added + 1}"))
+
     def _on_training_start(self) -> None:
-        if not len(self.pool):  # the first snapshot; a later learn() call goes on with the pool
-            self.pool.add(self.model)
+        if not len(self.league):  # the first snapshot; a later learn() call goes on with the league
+            self._snapshot()
         self._last = self.num_timesteps
 
     def _on_step(self) -> bool:
         if self.num_timesteps - self._last >= self.every:
-            self.pool.add(self.model)
+            self._snapshot()
             self._last = self.num_timesteps
-            self.logger.record("selfplay/snapshots", self.pool.added)
+            self.logger.record("selfplay/snapshots", self.league.added)
         return True

@@ -40,7 +40,7 @@ seed plays the same games here as in ``gymnasium.make_vec(..., num_envs=1)``.
   uniformly random legal action from the game's generator); a callable
   ``policy(observations, action_masks) -> actions`` on batches (arrays in,
   array out; here batches of one); a trained SB3 model (``MaskablePPO``);
-  or a :class:`~boardenvs.wrappers.selfplay.SelfPlayPool`, which picks one
+  or a :class:`~boardenvs.league.League`, which picks one
   of its snapshots per episode (the pick is in ``info["opponent"]``).
   An opponent that fails (raises, or answers an illegal action) stops the
   step part-way: the next ``step`` asks for ``reset()``.
@@ -112,7 +112,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._obs = None  # the last observation (None before the first reset)
         self._info = None
         self._over = True
-        self._call_lock = threading.RLock()  # reset / step take turns between threads (issue 47)
+        self._call_lock = threading.RLock()  # reset / step take turns between threads
 
     def __getstate__(self):
         """``copy.deepcopy`` / ``pickle``: everything but a window (a copy opens its own) and the lock."""
@@ -162,18 +162,16 @@ class SingleAgentEnv(gymnasium.Env):
         if self._over:
             raise IllegalActionError(f"{self.env_id}: step({action!r}) after the episode ended: call reset() first")
         whole = is_action_int(action)  # an int, a numpy integer or a 0-d integer array
-        action = int(action) if whole else -1
-        if self.illegal_action != "lose" and not (
-            whole and 0 <= action < self.game.num_actions and self._venv.action_masks()[0, action]
-        ):
-            if self.illegal_action == "raise" or not whole:
-                help_ = f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" else ""
-                raise IllegalActionError(
-                    f"{self.env_id}: the learner (player_{self.seat}) sent {action!r}: not a legal action now.{help_}"
-                )
-        # the engine's step of the batched view at one row: an illegal action is forfeited or
-        # replaced by a random legal one there (and warned of once per env)
-        obs, rewards, terminated, truncated, info = self._venv.step(np.array([action], np.int64))
+        refused = f"{self.env_id}: the learner (player_{self.seat}) sent {action!r}: not a legal action now."
+        if not whole and self.illegal_action != "lose":  # no action id to replace: only "lose" plays on
+            raise IllegalActionError(refused + (f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" else ""))
+        played = int(action) if whole and 0 <= int(action) < self.game.num_actions else -1  # -1: illegal
+        # the engine's step of the batched view at one row, with its illegal_action mode: an illegal
+        # action is forfeited, replaced by a random legal one, or refused with nothing changed
+        try:
+            obs, rewards, terminated, truncated, info = self._venv.step(np.array([played], np.int64))
+        except IllegalActionError:
+            raise IllegalActionError(f"{refused} {ILLEGAL_ACTION_HELP}") from None
         self._over = bool(terminated[0] or truncated[0])
         self._take(obs, info, ended=self._over)
         if info["illegal_action"][0]:

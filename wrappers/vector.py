@@ -69,7 +69,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
 
     Options: ``opponent`` (a registered name: ``"random"``, ``"greedy"``,
     ``"mcts"``, ``"mcts:400"``, ...; a batched policy, an SB3 model or a
-    :class:`~boardenvs.wrappers.selfplay.SelfPlayPool`), ``seat``,
+    :class:`~boardenvs.league.League`), ``seat``,
     ``illegal_action`` (``"lose"``, default: that row's learner forfeits;
     ``"raise"``: nothing changes and the rows are named; ``"random"``: a
     random legal action instead), ``flatten`` (default True: observations as
@@ -158,7 +158,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         # per-row opponents as small ints into _opp_list (one group per opponent)
         self._outside = np.zeros(N, np.bool_)  # rows whose opponent decides outside the engine
         self._failed = None  # why the last step stopped part-way (then step() asks for reset())
-        self._call_lock = threading.RLock()  # reset / step / render take turns between threads (issue 47)
+        self._call_lock = threading.RLock()  # reset / step / render take turns between threads
         # this step's observations and learner masks: new arrays each step, as
         # far as the caller can tell (recycled once nobody holds them: boardenvs.fresh)
         self._fresh_obs = FreshArrays((N, *self.plane_shape), np.int8)

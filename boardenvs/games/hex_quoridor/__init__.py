@@ -110,10 +110,8 @@ from ...errors import OptionError
 from ...game import Game
 from ...hexboard import MAX_RADIUS
 from ...spec import Config, Option, first_player_option, max_turns_option, num_players_option
-from .geometry import *  # noqa: F403 - the geometry's names, importable from here as before the split
 from .geometry import Geometry
 from .picture import HexQuoridorPicture
-from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import KERNELS, LAYOUT, P_TABLES, Q_LEFT, Q_OCC, Q_PAWNS, REASON_GOAL, REASON_STUCK, heuristic
 from .text import HexQuoridorText
 

@@ -92,9 +92,7 @@ class HexQuoridorText:
             fields[key.strip()] = value.split()
         if len(fields) != len(keys):
             raise NotationError(f"{env}: the body needs the lines {', '.join(k + ':' for k in keys)}")
-        head = state[: E.HEADER].copy()  # init lays out the empty board; the header stays
-        self.kernels.init(state, self.params, 0)
-        state[: E.HEADER] = head
+        state[E.HEADER :] = self.new_state(0)[E.HEADER :]  # the empty board (init's); the header stays
         for s in range(E.MAX_PLAYERS):
             state[Q_PAWNS + s] = -1
             state[Q_LEFT + s] = 0

@@ -64,7 +64,6 @@ from ...game import Game
 from ...hexboard import MAX_RADIUS, hex_board
 from ...spec import Config, Option, first_player_option, max_turns_option
 from .picture import QuagmirePicture
-from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
     KERNELS,
     LAYOUT,

@@ -94,7 +94,7 @@ def move_tables(board) -> np.ndarray:
 
 # --- kernels -----------------------------------------------------------------
 # Indices are cast to uint64 in the hot loops: numba then skips the
-# negative-index wraparound it adds to every signed index (3x faster here).
+# negative-index wraparound it adds to every signed index.
 
 
 @njit(cache=True)

@@ -46,7 +46,6 @@ from ... import engine as E
 from ...game import Game
 from ...spec import Config, Option, first_player_option, max_turns_option
 from .picture import QuessPicture
-from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
     KERNELS,
     LAYOUT,

@@ -166,6 +166,8 @@ class QuessText:
             replay[Q_BB + earliest[i] - 1] |= 1 << int(i)
         _remember(replay, np.bitwise_xor.reduce(ZOBRIST[np.arange(36), earliest]))
         replay[Q_HLEN] = 1
+        step = self.one_row().step  # the engine's one step, with the replay's own params
+        probs, step_mask = np.zeros(1, np.float64), np.empty(self.mask_size, np.int8)
         for k, (i, j) in enumerate(moves):
             seat = int(replay[E.H_CURRENT])
             action = _frame(i, seat) * 36 + _frame(j, seat)
@@ -175,7 +177,9 @@ class QuessText:
                     f"{self.env_id}: since_capture move {k + 1} ({square_name(i)}-{square_name(j)}) "
                     f"is not a legal move for player_{seat} there"
                 )
-            self.kernels.apply(replay, params, action)
+            self.one_row().settle(replay, params, False, probs, step_mask)  # the mask the step checks
+            if step(replay, params, action, E.ILLEGAL_REFUSE, False, probs, step_mask) == E.STEP_REFUSED:
+                raise NotationError(f"{self.env_id}: since_capture move {k + 1} is refused by the rules (superko)")
         state[Q_BB:] = replay[Q_BB:]
 
     def outcome(self, state):

@@ -94,7 +94,6 @@ from ... import engine as E
 from ...game import Game
 from ...spec import Config, first_player_option, max_turns_option
 from .picture import QuicksandPicture
-from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
     HOP0,
     KERNELS,
@@ -117,7 +116,7 @@ from .rules import (
     SELECT0,
     heuristic,
 )
-from .text import FORMS, QuicksandText, hop_of, rotation_name  # noqa: F401 - the notation's names, as before the split
+from .text import QuicksandText
 
 
 class QuicksandGame(QuicksandText, QuicksandPicture, Game):

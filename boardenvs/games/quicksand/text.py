@@ -215,13 +215,12 @@ class QuicksandText:
         """Append ``action``; apply it to ``s`` if legal there (else leave the
         verdict to the caller, which checks every decision)."""
         actions.append(int(action))
-        if s[E.H_STATUS] != E.PLAYING or not self.legal_mask(s)[action]:
-            return False
-        self.kernels.apply(s, self.params, int(action))
-        return True
+        mask = np.empty(self.mask_size, np.int8)
+        return self.step(s, int(action), mask, mode=E.ILLEGAL_REFUSE, settle=False) != E.STEP_REFUSED
 
     def actions_to_move(self, state, actions) -> str:
         s = state.copy()
+        mask = np.empty(self.mask_size, np.int8)
         text = ""
         for a in actions:
             a = int(a)
@@ -231,7 +230,9 @@ class QuicksandText:
             elif a >= ROT0:
                 part = " " + part
             text += part
-            self.kernels.apply(s, self.params, a)
+            # the engine's one step: an action the chain cannot take is refused, not applied
+            if self.step(s, a, mask, mode=E.ILLEGAL_REFUSE, settle=False) == E.STEP_REFUSED:
+                raise IllegalMoveError(f"{self.env_id}: {self.describe_action(s, a)} is not legal in this chain")
         return text.strip()
 
     # -- text form -----------------------------------------------------------

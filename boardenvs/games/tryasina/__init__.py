@@ -72,7 +72,6 @@ from __future__ import annotations
 from ...game import Game
 from ...spec import Config, first_player_option, max_turns_option, num_players_option
 from .picture import TryasinaPicture
-from .rules import *  # noqa: F403 - the kernels' names, importable from here as before the split
 from .rules import (
     KERNELS,
     LAYOUT,
@@ -88,7 +87,7 @@ from .rules import (
     T_PAWNS,
     heuristic,
 )
-from .text import LOC_NAMES, TryasinaText, loc_name  # noqa: F401 - the notation's names, as before the split
+from .text import TryasinaText
 
 
 class TryasinaGame(TryasinaText, TryasinaPicture, Game):
