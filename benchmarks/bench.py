@@ -76,7 +76,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # this folder's module
 # family's import of its extra) and bench.bench_machine (QUIET_OTHERS, the /proc/stat reads)
 import bench_harness  # noqa: E402, F401
 import bench_machine  # noqa: E402, F401
-from bench_boardenvs import boardenvs_rows, variant_label, variants, vec_stepper  # noqa: E402
+from bench_boardenvs import boardenvs_rows, sb3_env, variant_label, variants, vec_stepper  # noqa: E402, F401 (sb3_env: ppo_settings.py)
 from bench_envpool import envpool_rows, envpool_stepper  # noqa: E402
 from bench_footprint import memory_of, startup_of  # noqa: E402
 from bench_harness import Row, api_label, run_interleaved  # noqa: E402

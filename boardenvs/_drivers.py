@@ -257,7 +257,7 @@ def act_rows(g, whole, part, params, extra):
         flag = step_row(
             g, row_view(whole.states, r), params, a, mode, settle, row_view(whole.probs, r), row_view(whole.masks, r)
         )
-        part.illegal[k] = flag == STEP_ILLEGAL
+        part.illegal[k] = flag != STEP_PLAYED  # (refused: a row that is over, a wrong chance outcome)
 
 
 @njit(cache=True)

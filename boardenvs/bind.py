@@ -165,12 +165,16 @@ def package_dir(module: str):
 
 
 def key_files(kernel_modules, modules) -> list:
-    """The files a key hashes: every source of the kernels' packages, the
+    """The files a key hashes: every source of the kernels' packages (of a
+    kernel that is one of ``boardenvs``' own functions, its file alone), the
     engine's files (:data:`ENGINE_FILES`) and the files of ``modules``."""
-    files = set()
-    for folder in {package_dir(m) for m in kernel_modules} - {None}:
-        files |= set(folder.glob("*.py"))
-    here = package_dir(__name__)
+    files, here = set(), package_dir(__name__)
+    for m in set(kernel_modules):
+        folder = package_dir(m)
+        if folder == here:  # an engine function serving as a kernel (engine.no_chance_probs): its file only
+            files.add(folder / Path(sys.modules[m].__file__).name)
+        elif folder is not None:
+            files |= set(folder.glob("*.py"))
     files |= {here / name for name in ENGINE_FILES}
     for m in modules:
         folder = package_dir(m)

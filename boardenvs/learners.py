@@ -296,7 +296,7 @@ class LearnerLoop:
                     wait_masks[waiting],
                 )
                 typed = self._typed_actions(answers, waiting)
-                self._refuse_illegal(typed, answers, waiting)  # an opponent's illegal answer is an error
+                self._refuse_illegal(typed, answers, waiting, allow_random=True)  # an opponent's illegal answer: error
                 actions[:k] = typed
             if picking.size:
                 rows = np.concatenate([waiting, picking])

@@ -119,6 +119,7 @@ def play(
     for _ in range(MAX_ROUNDS):
         if turns is not None:
             live = live[states[live, E.H_TURN] - first_turn[live] < turns]
+        live = live[states[live, E.H_STATUS] == E.PLAYING]  # (a game can end at a chance node: no roll)
         chance = live[states[live, E.H_CURRENT] == E.CHANCE]
         while chance.size:  # the seeded die, one outcome at a time, each recorded
             for g, outcome in zip(chance, vec.roll_rows(chance)):

@@ -931,7 +931,7 @@ def test_unimported_kernels_get_a_key_no_process_shares_and_uncached_copies_keep
         return inner(state, params, mask)
 
     local = k._replace(legal=legal_here)
-    keys = {bind.bound(local).key, bind.bound(local, opponent=False, packages=("boardenvs.baselines.greedy",)).key}
+    keys = {bind.bound(local).key, bind.bound(local, opponent=False, modules=("boardenvs.baselines.greedy",)).key}
     assert all(key.startswith("unimported.") and len(key) > 40 for key in keys) and len(keys) == 2
     copies = bind.uncached(search)
     assert (

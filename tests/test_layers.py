@@ -1,8 +1,9 @@
 """The layers, read off the installed package's import graph (every import
 statement, the ones inside functions included):
 
-    command line  (boardenvs.cli, boardenvs.interactive)        may use everything below
-                  and integrations (boardenvs.rllib, boardenvs.torchrl)
+    command line  (boardenvs.cli, boardenvs.interactive,        may use everything below
+                  boardenvs.pictures: the docs' pictures and GIF)
+                  and integrations (boardenvs.rllib and its modules, boardenvs.torchrl)
     package entry (boardenvs/__init__.py: registers the catalog's games and
                   imports the layer that adds their gymnasium ids)
     baselines     (boardenvs.baselines: training, evaluation, greedy/mcts, models)
@@ -32,6 +33,7 @@ COMMAND_LINE = {
     "boardenvs.cli",
     "boardenvs.interactive",
     "boardenvs.__main__",
+    "boardenvs.pictures",
     "boardenvs.rllib",
     "boardenvs.torchrl",
 }  # and integrations
@@ -101,7 +103,7 @@ GRAPH = {name: _imports(name, path) for name, path in FILES.items()}
 def _layer(name: str) -> str:
     if name == "boardenvs":
         return "package entry"
-    if name in COMMAND_LINE:
+    if name in COMMAND_LINE or name.startswith("boardenvs.rllib."):
         return "command line"
     if name.startswith("boardenvs.baselines"):
         return "baselines"

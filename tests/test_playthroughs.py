@@ -81,7 +81,7 @@ def test_every_game_ends_and_the_set_covers_the_endings():
 def test_recording_gives_the_file(case):
     """The seeded game played from the kernels (and, for a dice variant or
     an illegal action, on the AEC env) is the recorded one."""
-    _same(_file(case.name), P.record(case, P.SEED), f"record({case.name})")
+    _same(_file(case.name), P.record(case), f"record({case.name})")
 
 
 @pytest.mark.parametrize("case", CASES)

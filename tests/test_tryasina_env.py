@@ -138,7 +138,7 @@ def test_pictures():
         f"{pos.game.seat_name(pos.to_move)} ({'ABCD'[pos.to_move]}, {('bottom', 'left', 'top', 'right')[pos.to_move]})"
     )
     assert (
-        f"{roller} rolled {pos.state[boardenvs.games.tryasina.T_ROLL]}" in text
+        f"{roller} rolled {pos.state[boardenvs.games.tryasina.rules.T_ROLL]}" in text
         and f"turn {pos.turn}: {roller} to move" in text
     )
     rgb = boardenvs.make("tryasina_v0", num_players=3, render_mode="rgb_array")

@@ -461,9 +461,11 @@ def test_a_threaded_driver_follows_the_types_it_is_given():
     exact types: given arrays with other flags (a read-only ``params``, as
     a copy or a pickle may bring), it looks up that compilation instead of
     calling the other one's; it refuses arrays that are not C-contiguous."""
+    from boardenvs import _parts
     from boardenvs.vector import drivers_for
 
     vec = boardenvs.make_vec("quess_v0", num_envs=40, parallel=True)
+    whole = _parts.Engine(vec._states, vec._probs, vec._masks)
     vec.reset(seed=3)
     observe = drivers_for(vec.game.kernels).parallel.observe_rows
     rows, seats = np.arange(40, dtype=np.int64), np.zeros(40, np.int64)
@@ -472,7 +474,7 @@ def test_a_threaded_driver_follows_the_types_it_is_given():
         params = vec.game.params.copy()
         params.flags.writeable = writeable
         obs, masks = np.zeros((40, vec.game.obs_size), np.int8), np.zeros((40, vec.num_actions), np.int8)
-        observe(vec._states, params, rows, seats, obs, vec._masks, masks)
+        observe(whole, _parts.ObservePart(rows, seats, obs, masks), params, (0, 0, 0, 0))
         outs.append((obs, masks))
         keys.append(observe._bound[1])
     assert keys[0] != keys[1] and keys[2] == keys[0]
@@ -483,7 +485,7 @@ def test_a_threaded_driver_follows_the_types_it_is_given():
     assert outs[0][0].any() and outs[0][1].any()
     f_order = np.zeros((vec.game.obs_size, 40), np.int8).T  # its row chunks would not be C arrays
     with pytest.raises(ValueError, match="C-contiguous"):
-        observe(vec._states, vec.game.params, rows, seats, f_order, vec._masks, masks)
+        observe(whole, _parts.ObservePart(rows, seats, f_order, masks), vec.game.params, (0, 0, 0, 0))
     assert not f_order.any()
 
 

@@ -283,7 +283,8 @@ def test_record_from_moves_and_from_a_vec_row(tmp_path):
 def scripted_match(env_id, seat, seed, options):
     """The moves a player who always types the first legal move makes against
     the random opponent of ``boardenvs play`` with this seed (the opponent
-    draws from the same seeded generator), and the final position."""
+    draws from the same seeded generator, the dice from the game's row), and
+    the final position."""
     from boardenvs.matches import play_turn
     from boardenvs.opponents import load_opponent
     from boardenvs.records import new_game
@@ -293,8 +294,7 @@ def scripted_match(env_id, seat, seed, options):
     mine = []
     while not pos.is_terminal:
         if pos.is_chance:
-            probs = pos.game.chance_probs(pos.state)
-            pos = pos.play(pos.action_to_move(int(rng.choice(len(probs), p=probs))))
+            pos = pos.roll()  # the seeded die of the game's row, as ``boardenvs play`` rolls it
         elif pos.to_move != seat:
             pos, _ = play_turn(opponent, pos, rng)
         else:

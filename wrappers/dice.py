@@ -210,7 +210,10 @@ class DiceVariant(BaseWrapper):
     def step(self, action):
         raw = self.env.unwrapped
         agent = self.agent_selection
-        if self._allowed is None or action is None or raw.is_done(agent) or not is_action_int(action):
+        if raw.is_done(agent):  # a finished agent's step changes no game: the turn's roll stands
+            self.env.step(action)
+            return
+        if self._allowed is None or action is None or not is_action_int(action):
             self.env.step(action)  # no roll restricts this decision (or the env refuses it itself)
             self._new_turn()
             return

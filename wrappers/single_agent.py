@@ -166,12 +166,11 @@ class SingleAgentEnv(gymnasium.Env):
         if not whole and self.illegal_action != "lose":  # no action id to replace: only "lose" plays on
             raise IllegalActionError(refused + (f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" else ""))
         played = int(action) if whole and 0 <= int(action) < self.game.num_actions else -1  # -1: illegal
+        if self.illegal_action == "raise" and not (played >= 0 and self._venv.action_masks()[0, played]):
+            raise IllegalActionError(f"{refused} {ILLEGAL_ACTION_HELP}")  # (in the learner's words, not a row's)
         # the engine's step of the batched view at one row, with its illegal_action mode: an illegal
-        # action is forfeited, replaced by a random legal one, or refused with nothing changed
-        try:
-            obs, rewards, terminated, truncated, info = self._venv.step(np.array([played], np.int64))
-        except IllegalActionError:
-            raise IllegalActionError(f"{refused} {ILLEGAL_ACTION_HELP}") from None
+        # action is forfeited or replaced by a random legal one (an opponent's is an error, its own)
+        obs, rewards, terminated, truncated, info = self._venv.step(np.array([played], np.int64))
         self._over = bool(terminated[0] or truncated[0])
         self._take(obs, info, ended=self._over)
         if info["illegal_action"][0]:

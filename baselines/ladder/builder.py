@@ -11,8 +11,8 @@ import os
 import platform
 import time
 
-from .play import CHUNK, _chunk, _one_torch_thread, opening
-from .rating import ANCHOR, SAMPLES, _rate, fit
+from .play import CHUNK, one_torch_thread, opening, play_chunk
+from .rating import ANCHOR, SAMPLES, fit, rate_and_play
 from .store import (
     fingerprint,
     ladder_path,
@@ -70,8 +70,8 @@ def build(
             new = []
             for one, other, n in ways:
                 for c in range(0, n, CHUNK):
-                    with _one_torch_thread():
-                        new += _chunk(
+                    with one_torch_thread():
+                        new += play_chunk(
                             env_id,
                             options,
                             agents,
@@ -144,7 +144,7 @@ def record(name: str, agent: str, precision: float = 50, games: int = 1000, seed
     doc = load_ladder(name)
     env_id, version = doc["env_id"], doc["version"]
     games_path = rated_traces_path(name, version)
-    result, new = _rate(agent, env_id, doc["players"], games, precision, seed, version, False, None, progress)
+    result, new = rate_and_play(agent, env_id, doc["players"], games, precision, seed, version, False, None, progress)
     old = read_traces(games_path) if games_path.is_file() else []
     kept = [t for t in old if agent not in {a["name"] for a in t["agents"]}]
     write_traces(kept + new, games_path)

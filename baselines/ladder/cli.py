@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from .builder import build, record
 from .checks import check_ladder, check_rated
@@ -17,7 +18,7 @@ from .store import ladder_names
 def main(argv=None) -> int:
     from boardenvs.helptext import help_text
 
-    from . import __doc__ as overview  # (the package's: what a ladder is and how an agent is rated)
+    overview = sys.modules[__package__].__doc__  # the package's: what a ladder is and how an agent is rated
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.ladder", description=help_text(overview))
     sub = ap.add_subparsers(dest="command", required=True)

@@ -29,7 +29,7 @@ def _seeds(*keys: int, n: int) -> list[int]:
     return [int(x) for x in np.random.SeedSequence(list(keys)).generate_state(n)]
 
 
-def _chunk(
+def play_chunk(
     env_id,
     options,
     agents,
@@ -69,7 +69,7 @@ def _chunk(
     )
 
 
-class _one_torch_thread:
+class one_torch_thread:
     """Torch on one thread while games are played (and as it was after): the
     models' batches are small, and torch's second thread spinning against
     numba's (and another process's) on a 2-core machine made a ladder's

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from ..ratings import anchor_prior, bradley_terry, rating_of, resampled_sums
-from .play import CHUNK, _chunk, _one_torch_thread
+from .play import CHUNK, one_torch_thread, play_chunk
 from .store import fingerprint, load_ladder
 
 SAMPLES = 1000  # bootstrap resamples of an interval
@@ -93,10 +93,12 @@ def rate(
     "beyond": None | "above" | "below", "seed", "traces"}``; ``beyond`` says
     the agent won (or lost) nearly everything against the ladder's end, so
     its rating is a bound."""
-    return _rate(agent, env_id, players, games, precision, seed, version, trust, traces, progress)[0]
+    return rate_and_play(agent, env_id, players, games, precision, seed, version, trust, traces, progress)[0]
 
 
-def _rate(agent, env_id, players, games, precision, seed, version, trust, traces, progress) -> tuple[dict, list[dict]]:
+def rate_and_play(
+    agent, env_id, players, games, precision, seed, version, trust, traces, progress
+) -> tuple[dict, list[dict]]:
     """:func:`rate`'s result and the games it played (their traces)."""
     from boardenvs.opponents import load_opponent
     from boardenvs.registry import env_id_of
@@ -162,8 +164,8 @@ def _rate(agent, env_id, players, games, precision, seed, version, trust, traces
                 break
             j = members.index(m)
             count = len(scores[m]) // CHUNK
-            with _one_torch_thread():
-                new = _chunk(
+            with one_torch_thread():
+                new = play_chunk(
                     env_id,
                     options,
                     [who, member(m)],
