@@ -467,6 +467,13 @@ def ppo_settings() -> str:
     return "\n".join(head) + (ROOT / "benchmarks" / "ppo_settings.md").read_text()
 
 
+def time_to_strength() -> str:
+    """benchmarks/time_to_strength.md (minutes from a fresh process to an agent that beats ``greedy``,
+    ``benchmarks/time_to_strength.py``) and its picture."""
+    table = (ROOT / "benchmarks" / "time_to_strength.md").read_text()
+    return table + "\n![win rate against greedy by minutes of training](benchmarks/time_to_strength.png)\n"
+
+
 def leaderboard() -> str:
     """The ladders' tables (``boardenvs.baselines.ladder.markdown``: every committed ladder's ratings, fitted to its
     committed match traces)."""
@@ -482,6 +489,7 @@ GENERATED_BLOCKS = {
     "rllib-results": rllib_results,
     "strength-targets": strength_results,
     "ppo-settings": ppo_settings,
+    "time-to-strength": time_to_strength,
 }
 
 
@@ -504,7 +512,8 @@ def on_files(files, config):
     add("api/index.md", api_index())
     for page in API_PAGES:
         add(page, api_page(page))
-    add("benchmarks/throughput.png", (ROOT / "benchmarks" / "throughput.png").read_bytes())
+    for picture in ("throughput.png", "time_to_strength.png"):
+        add(f"benchmarks/{picture}", (ROOT / "benchmarks" / picture).read_bytes())
     return files
 
 
