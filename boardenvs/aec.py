@@ -150,6 +150,9 @@ class BoardEnv(AECEnv):
             self._no_chance_mask = np.zeros(k, np.int8)
         self._state = None
         self._no_mask = np.zeros(n_act, np.int8)
+        # observe's kernel call, read once (a step of PettingZoo's loop observes once: each lookup counts)
+        self._observe, self._params = self.game.kernels.observe, self.game.params
+        self._obs_size, self._obs_shape = self.game.obs_size, self.game.obs_shape
         # a mask buffer the legal kernel fills after every step (observe hands out copies)
         self._mask_buffer = np.zeros(self.game.mask_size, np.int8)
         self._book = AgentBook(self.game, self.game.agents, self.max_cycles, self.max_decisions)
@@ -273,8 +276,10 @@ class BoardEnv(AECEnv):
                     "observation": probs.astype(np.float32),
                     "action_mask": (self._mask if acting else self._no_chance_mask).copy(),
                 }
+            obs = np.empty(self._obs_size, np.int8)  # the kernel writes every entry (the env's own row: writable)
+            self._observe(state, self._params, seat, obs)
             return {
-                "observation": self.game.observe(state, seat),
+                "observation": obs.reshape(self._obs_shape),
                 "action_mask": (self._mask if acting else self._no_mask).copy(),
             }
 
@@ -421,7 +426,8 @@ class BoardEnv(AECEnv):
         the agent book (:class:`boardenvs.book.AgentBook`).  True if some
         agent's episode may have ended (then the rewards are set)."""
         state, book = self._state, self._book
-        book.limit(state)
+        if book.bounded:
+            book.limit(state)
         self._select_mask()
         self.agent_selection = self.possible_agents[state[E.H_CURRENT]]
         if book.unchanged(state):

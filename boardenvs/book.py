@@ -46,6 +46,7 @@ class AgentBook:
     def __init__(self, game, agents: list[str], max_cycles: int | None = None, max_decisions: int | None = None):
         self.game, self.agents = game, list(agents)
         self.max_cycles, self.max_decisions = max_cycles, max_decisions
+        self.bounded = max_cycles is not None or max_decisions is not None  # (else limit() has nothing to do)
         self.reset(None)
 
     def reset(self, state) -> None:

@@ -167,7 +167,7 @@ def test_each_call_runs_whole_one_thread_at_a_time():
     raw = env.unwrapped
     action = int(np.flatnonzero(env.observe("player_0")["action_mask"])[0])
     assert not _overlap(raw, "_step_row", lambda: env.step(action))
-    assert not _overlap(raw.game, "observe", lambda: env.observe("player_1"))  # (inside the env's turn)
+    assert not _overlap(raw, "_observe", lambda: env.observe("player_1"))
     single = gymnasium.make("boardenvs/Quess-v0", seat=0, first_player=0).unwrapped
     single.reset(seed=0)
     assert not _overlap(single, "_take", lambda: single.step(action))
