@@ -150,9 +150,7 @@ class BoardEnv(AECEnv):
             self._no_chance_mask = np.zeros(k, np.int8)
         self._state = None
         self._no_mask = np.zeros(n_act, np.int8)
-        # observe's kernel call, read once (a step of PettingZoo's loop observes once: each lookup counts)
-        self._observe, self._params = self.game.kernels.observe, self.game.params
-        self._obs_size, self._obs_shape = self.game.obs_size, self.game.obs_shape
+        self._observe = self.game.observe  # (read once: PettingZoo's loop observes every step)
         # a mask buffer the legal kernel fills after every step (observe hands out copies)
         self._mask_buffer = np.zeros(self.game.mask_size, np.int8)
         self._book = AgentBook(self.game, self.game.agents, self.max_cycles, self.max_decisions)
@@ -276,10 +274,8 @@ class BoardEnv(AECEnv):
                     "observation": probs.astype(np.float32),
                     "action_mask": (self._mask if acting else self._no_chance_mask).copy(),
                 }
-            obs = np.empty(self._obs_size, np.int8)  # the kernel writes every entry (the env's own row: writable)
-            self._observe(state, self._params, seat, obs)
             return {
-                "observation": obs.reshape(self._obs_shape),
+                "observation": self._observe(state, seat),
                 "action_mask": (self._mask if acting else self._no_mask).copy(),
             }
 
