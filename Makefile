@@ -45,7 +45,8 @@ demo: $(STAMP)
 test: $(STAMP) $(RLLIB_STAMP)
 	@$(BIN)/python tests/wheel_check.py > $(VENV)/wheel-check.log 2>&1 & wheel=$$!; \
 	$(BIN)/python -m pytest -q; main=$$?; \
-	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py; rllib=$$?; \
+	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py \
+		tests/test_playthroughs.py::test_the_rllib_env_replays_the_file; rllib=$$?; \
 	wait $$wheel; built=$$?; cat $(VENV)/wheel-check.log; \
 	$(BIN)/python -m boardenvs.versions; $(RLLIB_VENV)/bin/python -m boardenvs.versions; \
 	test $$main = 0 && test $$rllib = 0 && test $$built = 0
