@@ -378,17 +378,6 @@ class VectorEnv(RowAPI, LearnerLoop):
     def to_move(self) -> np.ndarray:
         return self._states[:, E.H_CURRENT].copy()
 
-    def reason_names(self, codes) -> np.ndarray:
-        """The names of end-reason codes (an integer array), as an object
-        array of the same shape (:meth:`reason_name`'s, one per code)."""
-        arr = np.asarray(codes)
-        table = self._name_table
-        if arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= len(table))):
-            raise ValueError(
-                f"{self.env_id}: end-reason codes are ints 0..{len(table) - 1}, got {describe_value(codes)}"
-            )
-        return table[arr]
-
     def close(self) -> None:
         """Done with the env: every later call raises gymnasium's
         ``ClosedEnvironmentError`` (as its ``AsyncVectorEnv`` does); closing
