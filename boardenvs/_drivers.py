@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from numba import config, njit
 
-from boardenvs import _threaded
+from boardenvs import _parts, _threaded
 from boardenvs._parts import LOOP_DRAW, LOOP_MODE, LOOP_PICKS, LOOP_SAME_STEP
 from boardenvs.bind import (
     apply,
@@ -175,6 +175,7 @@ def reset_n(g, whole, part, params, extra):
     ``out_masks.shape[1]`` entries copied into ``out_masks`` (the caller's),
     the seat in ``to_move`` (read here, where the row is in cache: a
     column of N rows read afterwards cost a step 4-12%)."""
+    part = _parts.ResetPart(*part)  # (a plain tuple from Python: see _parts)
     for i in range(part.states.shape[0]):
         s, mask = row_view(part.states, i), row_view(part.masks, i)
         s[H_RNG] = part.seeds[i]  # init's new_game zeroes the rest
@@ -201,6 +202,7 @@ def step_n(g, whole, part, params, extra):
     every row plays such a random action (``actions`` unread):
     ``random_actions_n``'s draw, from the same generator state, so the same
     games as that pass and a step, without the pass."""
+    part = _parts.StepPart(*part)  # (a plain tuple from Python: see _parts)
     draw = extra[0]
     mode = ILLEGAL_RANDOM if draw == 1 else ILLEGAL_LOSE
     rewards = part.rewards
@@ -232,6 +234,7 @@ def step_n(g, whole, part, params, extra):
 @njit(cache=True)
 def random_actions_n(g, whole, part, params, extra):
     """A uniformly random legal action per row, from the row's generator."""
+    part = _parts.DrawPart(*part)  # (a plain tuple from Python: see _parts)
     for i in range(part.states.shape[0]):
         part.out[i] = sample_mask(row_view(part.states, i), row_view(part.masks, i))
 
@@ -248,6 +251,7 @@ def act_rows(g, whole, part, params, extra):
     ``RANDOM_ACTION``): an illegal action is forfeited or replaced by a
     random legal one; ``RANDOM_ACTION`` draws one where allowed, else it is
     illegal too).  Its illegal flag in ``illegal[k]``.  No auto-reset."""
+    whole, part = _parts.Engine(*whole), _parts.ActPart(*part)  # (plain tuples from Python: see _parts)
     mode, settle, allow_random = extra[0], extra[1] != 0, extra[2] != 0
     for k in range(part.rows.shape[0]):
         r = part.rows[k]
@@ -263,6 +267,7 @@ def act_rows(g, whole, part, params, extra):
 @njit(cache=True)
 def observe_rows(g, whole, part, params, extra):
     """Row ``rows[k]`` as seat ``seats[k]`` sees it (:func:`observe_row`)."""
+    whole, part = _parts.Engine(*whole), _parts.ObservePart(*part)  # (plain tuples from Python: see _parts)
     for k in range(part.rows.shape[0]):
         r = part.rows[k]
         observe_row(
@@ -281,6 +286,7 @@ def reset_rows(g, whole, part, params, extra):
     """A new game in each listed row (:func:`deal_row`, ``extra`` = (draw
     the seats, settle chance)); with draw, ``seats[k]`` is drawn from it too
     (the learner's seat)."""
+    whole, part = _parts.Engine(*whole), _parts.DealPart(*part)  # (plain tuples from Python: see _parts)
     draw, settle = extra[0] != 0, extra[1] != 0
     for k in range(part.rows.shape[0]):
         r = part.rows[k]
@@ -303,6 +309,7 @@ def roll_rows(g, whole, part, params, extra):
     :func:`boardenvs.bind.settle_chance` rolls) and stops after it;
     ``outcomes[k]`` the outcome, -1 in a row not at a chance node
     (unchanged).  For callers that record chance outcomes."""
+    whole, part = _parts.Engine(*whole), _parts.RollPart(*part)  # (plain tuples from Python: see _parts)
     for k in range(part.rows.shape[0]):
         r = part.rows[k]
         s, probs, mask = row_view(whole.states, r), row_view(whole.probs, r), row_view(whole.masks, r)
@@ -444,6 +451,7 @@ def agent_step(g, whole, part, params, extra):
     answer.  Every row that got to its learner: the learner's view in
     ``obs`` / ``out_masks``.  ``rewards``, ``ends``, ``reasons``,
     ``lengths``: 0 but in the rows whose episode ended."""
+    part = _parts.LoopPart(*part)  # (a plain tuple from Python: see _parts)
     L = part
     for i in range(L.states.shape[0]):
         L.rewards[i] = 0.0
@@ -469,6 +477,7 @@ def agent_resume(g, whole, part, params, extra):
     plays ``actions[k]``, that opponent's answer (checked by the caller); a
     row waiting for a pick goes on with the opponent the caller picked
     (``outside`` updated).  Then as :func:`agent_step`."""
+    whole, part = _parts.LoopPart(*whole), _parts.ResumePart(*part)  # (plain tuples from Python: see _parts)
     L = whole
     for k in range(part.rows.shape[0]):
         i = part.rows[k]
@@ -489,29 +498,12 @@ def agent_resume(g, whole, part, params, extra):
         loop_out(g, L, i, params)
 
 
-NAMES = (
-    "reset_n",
-    "step_n",
-    "random_actions_n",
-    "act_rows",
-    "observe_rows",
-    "reset_rows",
-    "roll_rows",
-    "agent_step",
-    "agent_resume",
+NAMES = tuple(
+    "reset_n step_n random_actions_n act_rows observe_rows reset_rows roll_rows agent_step agent_resume".split()
 )
 # every compiled function here (boardenvs.bind.uncached copies them for kernels no import reaches)
 COMPILED = (
-    "fresh_game",
-    "step_row",
-    "settle_row",
-    "observe_row",
-    "deal_row",
-    "learner_out",
-    "advance_row",
-    "loop_on",
-    "loop_out",
-    "loop_move",
+    *"fresh_game step_row settle_row observe_row deal_row learner_out advance_row loop_on loop_out loop_move".split(),
     *NAMES,
 )
 

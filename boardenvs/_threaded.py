@@ -76,21 +76,25 @@ def _token_of(typingctx, args):
 
 
 def chunk(part, a, b):
-    """``part`` (a NamedTuple of row-indexed arrays) cut to rows ``a:b``,
-    every field sliced (plain Python; compiled: :func:`_chunk_compiled`)."""
-    return type(part)(*(field[a:b] for field in part))
+    """``part`` (a NamedTuple or tuple of row-indexed arrays) cut to rows
+    ``a:b``, every field sliced (plain Python; compiled: :func:`_chunk_compiled`)."""
+    cut = [field[a:b] for field in part]
+    return type(part)(*cut) if hasattr(part, "_fields") else tuple(cut)
 
 
 @overload(chunk)
 def _chunk_compiled(part, a, b):
-    """:func:`chunk` compiled for one NamedTuple type: a function built for
-    its fields, returning the same type (a leading slice of a C-contiguous
-    array is C-contiguous), so a chunk's driver sees the whole call's types."""
-    if not isinstance(part, types.BaseNamedTuple):
+    """:func:`chunk` compiled for one NamedTuple or plain tuple type (what
+    the drivers are handed from Python, :mod:`boardenvs._parts`): a function
+    built for its fields, returning the same type (a leading slice of a
+    C-contiguous array is C-contiguous), so a chunk's driver sees the whole
+    call's types."""
+    if not isinstance(part, types.BaseTuple):
         return None
-    fields = ", ".join(f"part[{k}][a:b]" for k in range(len(part)))
-    space = {"cls": part.instance_class}
-    exec(f"def impl(part, a, b):\n    return cls({fields})\n", space)
+    fields = "".join(f"part[{k}][a:b], " for k in range(len(part)))
+    named = isinstance(part, types.BaseNamedTuple)
+    space = {"cls": part.instance_class if named else None}
+    exec(f"def impl(part, a, b):\n    return {'cls' if named else ''}({fields})\n", space)
     return space["impl"]
 
 

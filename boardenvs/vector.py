@@ -175,7 +175,11 @@ class VectorEnv(RowAPI, LearnerLoop):
         game, n = self.game, self.num_envs
         self._batched = drivers_for(game.kernels)
         self._drivers = self._batched.parallel if self.parallel else self._batched.serial
-        self._engine = _parts.Engine(self._states, self._probs, self._masks)  # every driver's whole
+        # every driver's whole, and the step's buffers around its actions: plain tuples (boardenvs._parts)
+        self._engine = tuple(_parts.Engine(self._states, self._probs, self._masks))
+        before = (self._states, self._probs, self._masks)
+        after = (self._obs, self._out_masks, self._rewards, self._terminated, self._truncated, self._reasons)
+        self._step_buffers = before, (*after, self._lengths, self._to_move, self._illegal)
         self._threads = self.num_threads if self.parallel else None
         self._obs_view = self._obs.reshape((n, *game.obs_shape))
         # read-only for good: a view of a read-only buffer over the rows, which no
@@ -201,6 +205,7 @@ class VectorEnv(RowAPI, LearnerLoop):
             "_batched",
             "_drivers",
             "_engine",
+            "_step_buffers",
             "_threads",
             "_obs_view",
             "_states_view",
@@ -287,7 +292,7 @@ class VectorEnv(RowAPI, LearnerLoop):
             part = _parts.ResetPart(
                 self._states, self._probs, self._masks, seeds, self._obs, self._out_masks, self._to_move
             )
-            self._run(self._drivers.reset, part)
+            self._run(self._drivers.reset, part, whole=())  # (reset_n reads no whole)
             self._has_reset = True
             self._rewards[:] = 0
             self._terminated[:] = False
@@ -322,22 +327,10 @@ class VectorEnv(RowAPI, LearnerLoop):
     def _step(self, actions, draw: int):
         """The step's driver on every row (``draw``: its ``step_n``'s), then
         what :meth:`step` returns."""
-        part = _parts.StepPart(
-            self._states,
-            self._probs,
-            self._masks,
-            actions,
-            self._obs,
-            self._out_masks,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-            self._reasons,
-            self._lengths,
-            self._to_move,
-            self._illegal,
-        )
-        self._run(self._drivers.step, part, draw)
+        head, tail = (
+            self._step_buffers
+        )  # (a _parts.StepPart, as a plain tuple: built per step, a visible cost at N = 1)
+        self._run(self._drivers.step, (*head, actions, *tail), draw, whole=())  # (step_n reads no whole)
         return self._observations(), self._rewards, self._terminated, self._truncated, self._infos()
 
     def random_actions(self) -> np.ndarray:
@@ -346,7 +339,7 @@ class VectorEnv(RowAPI, LearnerLoop):
         with self._lock:
             self._require_reset("random_actions")
             out = np.empty(self.num_envs, np.int64)
-            self._run(self._drivers.random_actions, _parts.DrawPart(self._states, self._masks, out))
+            self._run(self._drivers.random_actions, (self._states, self._masks, out), whole=())  # (a DrawPart)
             return out
 
     def position(self, i) -> Position:
@@ -419,10 +412,12 @@ class VectorEnv(RowAPI, LearnerLoop):
 
     def _run(self, driver, part, a: int = 0, b: int = 0, c: int = 0, d: int = 0, whole=None):
         """``driver`` (one of :mod:`boardenvs._drivers`') on ``part`` (its
-        rows' NamedTuple), ``whole`` (default: the engine's arrays) and the
-        flags ``a``..``d`` (its ``extra``: one tuple type for every driver)."""
-        whole = self._engine if whole is None else whole
-        extra = (int(a), int(b), int(c), int(d))
+        rows' NamedTuple, or its fields as a plain tuple), ``whole``
+        (default: the engine's arrays; ``()`` for a driver that reads none)
+        and the flags ``a``..``d`` (its ``extra``: one tuple type for every
+        driver), each handed over as a plain tuple (:mod:`boardenvs._parts`)."""
+        whole = self._engine if whole is None else tuple(whole)  # (plain tuples: see boardenvs._parts)
+        part, extra = tuple(part), (int(a), int(b), int(c), int(d))
         if not self.parallel:
             driver(whole, part, self.game.params, extra)
             return
