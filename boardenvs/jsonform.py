@@ -255,7 +255,7 @@ def check_shape(doc) -> None:
             raise NotationError(f"position JSON: {where} holds a {type(value).__name__}, which is no JSON type")
 
 
-def from_dict(doc) -> tuple:
+def from_dict(doc, setup: bool = False) -> tuple:
     """``(game, state)`` of a JSON document (a dict, as :func:`to_dict`
     writes it): checked like a position text, or NotationError (its
     ``legal_moves``: :func:`check_legal_moves`)."""
@@ -313,7 +313,7 @@ def from_dict(doc) -> tuple:
         "returns": " ".join(str(r) for r in rets),
     }
     try:
-        state = game.from_text_fields(fields, _body_lines(game, doc))  # every check a position text gets
+        state = game.from_text_fields(fields, _body_lines(game, doc), setup)  # every check a position text gets
     except NotationError as exc:
         raise _fail("", str(exc)) from None
     return game, state
