@@ -21,8 +21,24 @@ def shorten_words(text: str, limit: int = 80) -> str:
 
 
 def shown(value, limit: int = 80) -> str:
-    """``repr(value)`` cut to ``limit`` characters: how a message quotes a caller's value."""
-    return shorten(repr(value), limit)
+    """``repr(value)`` cut to ``limit`` characters: how a message quotes a
+    caller's value.  A value that has no repr within Python's limits (an int
+    of more than 4,300 digits, a list nested thousands deep) is described
+    instead, so that quoting bad input never raises in its turn."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f"<a {type(value).__name__} nested too deeply to show>"
+    except ValueError:  # int -> str conversion limit
+        return f"<an {type(value).__name__} of more than {_int_digits_shown():,} digits>"
+    return shorten(text, limit)
+
+
+def _int_digits_shown() -> int:
+    import sys
+
+    get = getattr(sys, "get_int_max_str_digits", None)
+    return get() if get else 4300
 
 
 def first_line(exc: BaseException, limit: int = 160) -> str:

@@ -365,6 +365,14 @@ class Game(TextForm):
         whose header contradicts its body: a won position still playing, an
         end reason that does not hold, ... (python-chess's bar for FEN)."""
 
+    def check_history(self, state) -> None:
+        """Refuse (NotationError, naming the rule) a state that is consistent
+        (:meth:`check_state`) but that no game played from the start
+        reaches: pieces further from their starts than the turn counter
+        allows, water off every trail.  Every entry point asks it (position
+        text, JSON, rows) but for a set-up position asked for explicitly
+        (``setup=True``: a puzzle, a rules test).  None by default."""
+
     def end_infos(self, state) -> dict:
         """Extra ``infos`` entries for every agent when its episode ends
         (e.g. Quicksand's scores, QS-12); none by default."""

@@ -46,6 +46,9 @@ SCHEMA = "boardenvs/position"
 VERSION = 1
 # the largest JSON text read (a Quess record of 2**20 boards since the last capture writes ~9 MB)
 MAX_JSON_CHARS = 32 * 2**20
+MAX_DEPTH = 8  # a document nests 4 deep (legal_moves > move > actions > id); deeper is refused before it is read
+MAX_NAME_CHARS = 100  # an env id, an option name
+INT_BOUND = 2**63  # every int of a document fits a row's int64
 KINDS = ("words", "word", "word?", "int", "int?", "ints", "text")
 _KEY = re.compile(r"([a-z][a-z0-9_]*):(?: (.*))?")
 _WORD = re.compile(r"[^\s\x00-\x1f\x7f]+")
@@ -220,7 +223,39 @@ def parse(text) -> dict:
     return doc
 
 
-def from_dict(doc) -> tuple:
+def check_shape(doc) -> None:
+    """NotationError unless ``doc`` is JSON data within the bounds a position
+    document keeps: nested at most :data:`MAX_DEPTH` deep, every int within
+    int64 (:data:`INT_BOUND`), every key a str, nothing but JSON types.  One
+    pass with an explicit stack (no recursion, so no RecursionError), done
+    before anything else reads the document: a dict handed to
+    :func:`from_dict` meets the same bounds as a JSON text."""
+    stack = [(doc, 1, "the document")]
+    while stack:
+        value, depth, where = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise NotationError(f"position JSON is nested more than {MAX_DEPTH} deep (at {where})")
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    if not isinstance(key, str):
+                        raise NotationError(f"position JSON: a key must be a str, got {shown(key)} (in {where})")
+                    stack.append((item, depth + 1, shown(key, 40)))
+            else:
+                inside = f"an item of {where}"  # (one str per list, not per item)
+                stack.extend((item, depth + 1, inside) for item in value)
+        elif isinstance(value, bool) or value is None or isinstance(value, (str, float)):
+            continue
+        elif isinstance(value, int):
+            if not -INT_BOUND <= value < INT_BOUND:
+                raise NotationError(
+                    f"position JSON: an int at {where} is outside the int64 range a position holds ({shown(value)})"
+                )
+        else:
+            raise NotationError(f"position JSON: {where} holds a {type(value).__name__}, which is no JSON type")
+
+
+def from_dict(doc, setup: bool = False) -> tuple:
     """``(game, state)`` of a JSON document (a dict, as :func:`to_dict`
     writes it): checked like a position text, or NotationError (its
     ``legal_moves``: :func:`check_legal_moves`)."""
@@ -228,17 +263,22 @@ def from_dict(doc) -> tuple:
 
     if not isinstance(doc, dict):
         raise NotationError(f"position JSON must be an object, got {type(doc).__name__}")
+    check_shape(doc)
     if doc.get("schema") != SCHEMA:
         raise _fail("", f"'schema' must be {SCHEMA!r}, got {shown(doc.get('schema'))}")
     version = doc.get("version")
     if not _is_int(version) or version != VERSION:
         raise _fail("", f"schema version {shown(version)} is not read by this boardenvs; it reads version {VERSION}")
     gid = doc.get("game")
-    if not isinstance(gid, str):
-        raise _fail("", f"'game' must be an env id (a str), got {shown(gid)}")
+    if not isinstance(gid, str) or len(gid) > MAX_NAME_CHARS:
+        raise _fail("", f"'game' must be an env id (a str of at most {MAX_NAME_CHARS} characters), got {shown(gid)}")
     options = doc.get("options", {})
-    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
-        raise _fail(gid, f"'options' must be an object of option names and values, got {shown(options)}")
+    if not isinstance(options, dict) or not all(isinstance(k, str) and len(k) <= MAX_NAME_CHARS for k in options):
+        raise _fail(
+            gid,
+            f"'options' must be an object of option names (strs of at most {MAX_NAME_CHARS} characters) "
+            f"and values, got {shown(options)}",
+        )
     try:
         game = make_game(gid, **options)
     except (TypeError, ValueError) as exc:
@@ -273,7 +313,7 @@ def from_dict(doc) -> tuple:
         "returns": " ".join(str(r) for r in rets),
     }
     try:
-        state = game.from_text_fields(fields, _body_lines(game, doc))  # every check a position text gets
+        state = game.from_text_fields(fields, _body_lines(game, doc), setup)  # every check a position text gets
     except NotationError as exc:
         raise _fail("", str(exc)) from None
     return game, state

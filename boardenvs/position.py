@@ -25,11 +25,13 @@ class Position:
 
     __slots__ = ("game", "_state")
 
-    def __init__(self, game: Game, state: np.ndarray):
+    def __init__(self, game: Game, state: np.ndarray, setup: bool = False):
+        """``setup``: the row may be a set-up position (a puzzle), which need
+        not be reachable by play from the start (``Game.check_history``)."""
         if not isinstance(game, Game):
             raise TypeError(f"Position(game, state): game must be a boardenvs Game, got {type(game).__name__}")
         state = state.copy() if isinstance(state, np.ndarray) else state  # its own row: the caller's may change later
-        game.check_row(state, "Position(game, state): state")  # C-6: a state the rules could reach, or ValueError
+        game.check_row(state, "Position(game, state): state", setup)  # C-6: a state the rules could reach
         self.game = game
         self._state = state
 
@@ -238,10 +240,13 @@ class Position:
         return self.game.to_text(self._state)
 
     @classmethod
-    def from_text(cls, text: str) -> Position:
+    def from_text(cls, text: str, setup: bool = False) -> Position:
         """The Position of a text written by :meth:`to_text`.  Every text is
         either a consistent position the rules could reach or a
-        NotationError saying which field is wrong."""
+        NotationError saying which field is wrong.  ``setup=True`` admits a
+        set-up position (a puzzle, a rules test): consistent, but not
+        necessarily reachable by play from the start (the invariants each
+        rules page lists under its valid positions, ``Game.check_history``)."""
         from .registry import make_game
 
         fields, body = split_text(text)
@@ -252,7 +257,7 @@ class Position:
             game = make_game(fields["game"], **options)
         except (TypeError, ValueError) as exc:
             raise NotationError(f"position text: {exc}") from None
-        return cls._own(game, game.from_text_fields(fields, body))
+        return cls._own(game, game.from_text_fields(fields, body, setup))
 
     # -- JSON (boardenvs/jsonform.py: the schema) ----------------------------
     def to_dict(self, legal_moves: bool = False) -> dict:
@@ -279,17 +284,18 @@ class Position:
         return json.dumps(self.to_dict(legal_moves), indent=indent)
 
     @classmethod
-    def from_json(cls, doc) -> Position:
+    def from_json(cls, doc, setup: bool = False) -> Position:
         """The Position of a JSON document (a JSON text, or the dict of
         :meth:`to_dict`).  Every document is checked like a position text
         (:meth:`from_text`): a consistent position the rules could reach, or
         a NotationError naming the field that is wrong (a wrong schema or
         version, a value of the wrong type, a board the rules cannot reach, a
-        ``legal_moves`` list that is not this position's)."""
+        ``legal_moves`` list that is not this position's).  ``setup``: as
+        :meth:`from_text`'s."""
         from .jsonform import check_legal_moves, from_dict, parse
 
         doc = doc if isinstance(doc, dict) else parse(doc)
-        game, state = from_dict(doc)
+        game, state = from_dict(doc, setup)
         pos = cls._own(game, state)
         check_legal_moves(doc, pos)
         return pos

@@ -87,6 +87,13 @@ RENDER_EXTRA = "boardenvs[render]"
 
 
 def _pil():
+    """``(Image, ImageDraw)``: Pillow's, or, while a replay page records its
+    frames (:func:`boardenvs.svgpicture.recording`), stand-ins that keep the
+    drawing calls."""
+    from . import svgpicture
+
+    if svgpicture.active():
+        return svgpicture.modules()
     try:
         from PIL import Image, ImageDraw
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -475,11 +482,26 @@ def frame_for(mode, game, state, notes=None, window=None, fps=2):
 
 
 def _fit(draw, s: str, fnt, room: float) -> str:
-    if not s or draw.textlength(s, font=fnt) <= room:
+    """``s`` whole if it fits in ``room`` pixels, else its longest start that
+    fits with ``...`` after it: found by halving (a few measurements of the
+    text, not one per character cut) within the first ``4 * room + 16``
+    characters (more than the room shows of any real text), so a name of any length
+    costs time linear in its length at most."""
+    if not s:
         return s
-    while s and draw.textlength(s + "...", font=fnt) > room:
-        s = s[:-1]
-    return s + "..."
+    cap = 4 * int(max(room, 0)) + 16  # longer text is cut there first: measuring it all would cost its length
+    cut = len(s) > cap
+    if not cut and draw.textlength(s, font=fnt) <= room:
+        return s
+    s = s[:cap]
+    lo, hi = 0, len(s) - (0 if cut else 1)  # s[:lo] + "..." fits (or lo is 0); s[:hi + 1] + "..." does not
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if draw.textlength(s[:mid] + "...", font=fnt) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return s[:lo] + "..."
 
 
 # --- the human mode: a pygame window ---------------------------------------------------------

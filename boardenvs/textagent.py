@@ -24,7 +24,6 @@ by the game's own notation parser.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable
 
 import numpy as np
@@ -34,9 +33,38 @@ from .errors import IllegalMoveError, NotationError, shown
 from .position import Position
 from .spec import is_int
 
-MOVE_LINE = re.compile(r"^[ \t>*_`]*move[ \t*_`]*:[ \t]*(?P<move>.*?)[ \t]*$", re.I | re.M)
 MAX_REPLY_CHARS = 100_000  # a longer reply is refused before it is searched
 _WRAP = " \t'\"`*_[](){}<>."
+_LEAD = " \t>*_`"  # what may stand before "move" on a move line (quotes, Markdown emphasis)
+_AFTER = " \t*_`"  # and between "move" and its colon
+
+
+def move_line(line: str) -> str | None:
+    """The move a line ``move: <move>`` names (any case, ``_LEAD`` before
+    "move", ``_AFTER`` between it and the colon, blanks around the move
+    dropped), or None for any other line.  Each character is looked at a
+    bounded number of times (``str`` strips and slices, no backtracking
+    pattern), so a reply costs time linear in its length whatever it holds."""
+    rest = line.lstrip(_LEAD)
+    word = rest[:4]
+    if len(word) != 4 or word.lower() != "move":
+        return None
+    rest = rest[4:].lstrip(_AFTER)
+    if not rest.startswith(":"):
+        return None
+    return rest[1:].strip(" \t\r")
+
+
+def reply_move(reply: str) -> str | None:
+    """The move a reply names before any check against the position: the
+    last ``move:`` line's (:func:`move_line`), else the whole reply when it
+    is one line, else None.  Linear in the reply's length."""
+    for line in reversed(reply.split("\n")):
+        found = move_line(line)
+        if found is not None:
+            return found.strip(_WRAP)
+    stripped = reply.strip()
+    return stripped.strip(_WRAP) if "\n" not in stripped else None
 
 
 def _seat_words(game, seat: int) -> str:
@@ -111,12 +139,8 @@ def parse_reply(pos: Position, reply: str) -> str:
         raise IllegalMoveError(
             f"{env_id}: no seat acts in this position ({'the game is over' if pos.is_terminal else 'a chance node'})"
         )
-    found = MOVE_LINE.findall(reply)
-    if found:
-        move = found[-1].strip(_WRAP)
-    elif "\n" not in reply.strip():
-        move = reply.strip().strip(_WRAP)
-    else:
+    move = reply_move(reply)  # linear in the reply's length
+    if move is None:
         raise NotationError(f"{env_id}: no line 'move: <move>' in the reply {shown(reply)}")
     if not move:
         raise NotationError(f"{env_id}: the reply names no move: {shown(reply)}")

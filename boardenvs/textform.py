@@ -56,7 +56,7 @@ class TextForm:
             "rng": (-(2**63), 2**63 - 1),
         }
 
-    def check_row(self, state, what: str = "the row") -> None:
+    def check_row(self, state, what: str = "the row", setup: bool = False) -> None:
         """ValueError unless ``state`` (an int64 row of ``state_size``) is a
         state of this game the rules could reach: its position text (which
         :meth:`body_to_text` writes from the row in plain Python, never a
@@ -64,7 +64,9 @@ class TextForm:
         gets) gives the same row, but in :meth:`free_fields`, which must hold
         values in their ranges.  What every row from outside the engine
         passes before a kernel reads it (C-6): ``Position(game, state)``, an
-        unpickled Position, env or ``make_vec``, a copied snapshot."""
+        unpickled Position, env or ``make_vec``, a copied snapshot.
+        ``setup``: as :meth:`from_text_fields`'s (only ``Position(...,
+        setup=True)`` passes it)."""
         where = f"{self.env_id}: {what}"
         if not (isinstance(state, np.ndarray) and state.dtype == np.int64 and state.shape == (self.state_size,)):
             raise ValueError(
@@ -73,7 +75,7 @@ class TextForm:
             )
         try:
             fields, body = split_text(self.to_text(state))
-            rebuilt = self.from_text_fields(fields, body)
+            rebuilt = self.from_text_fields(fields, body, setup)
         except NotationError as exc:
             raise ValueError(
                 f"{where} is no state the rules can reach: {str(exc).removeprefix(self.env_id + ': ')}"
@@ -118,13 +120,20 @@ class TextForm:
         ]
         return "\n".join(lines + self.body_to_text(state)) + "\n"
 
-    def from_text_fields(self, fields: dict, body: list[str]) -> np.ndarray:
+    def from_text_fields(self, fields: dict, body: list[str], setup: bool = False) -> np.ndarray:
         """The state of a position text (header ``fields`` and ``body`` lines),
-        checked for consistency, or NotationError naming the wrong field."""
+        checked for consistency, or NotationError naming the wrong field.
+        ``setup``: a set-up position (a puzzle, a rules test), which need not
+        be reachable by play from the start: :meth:`check_history`'s
+        invariants are not asked (every other check is)."""
+        if not isinstance(setup, bool):
+            raise ValueError(f"setup must be True or False, got {setup!r}")
         state = np.zeros(self.state_size, np.int64)
         self.header_from_text(fields, state)
         self.body_from_text(body, state)
         self.check_state(state)
+        if not setup:
+            self.check_history(state)
         if state[E.H_STATUS] == E.PLAYING:
             if not self.legal_mask(state).any():
                 who = self.seat_name(int(state[E.H_CURRENT]))

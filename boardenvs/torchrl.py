@@ -72,7 +72,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 
     raise MissingExtraError("boardenvs.torchrl needs TorchRL: pip install 'boardenvs[interop]'") from exc
 
-from .errors import ResetNeededError, shown
+from .errors import IllegalActionError, ResetNeededError, shown
 from .fresh import FreshArrays
 from .registry import env_id_of, game_class
 from .spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_seat, check_seed
@@ -245,7 +245,12 @@ class BoardEnv(EnvBase):
             action = tensordict.get("action", None)
             if action is None:
                 raise ValueError(f"{self.env_id} BoardEnv: the tensordict holds no 'action' entry")
-            actions = action.detach().to("cpu").reshape(-1).numpy() if isinstance(action, torch.Tensor) else action
+            if not isinstance(action, torch.Tensor):  # a str, a list, NonTensorData: refused before it is read
+                raise IllegalActionError(
+                    f"{self.env_id} BoardEnv: the 'action' entry must be a tensor of {self.batch_size.numel()} "
+                    f"action ids (int64), got {type(action).__name__} {shown(action)}"
+                )
+            actions = action.detach().to("cpu").reshape(-1).numpy()
             if self.self_play:
                 return self._step_self_play(actions)
             obs, rewards, terminated, truncated, infos = self._venv.step(actions)

@@ -446,3 +446,16 @@ def test_no_page_shows_the_tests_budgets(site):
     pages = sorted(site.rglob("*.html"))
     assert pages and not [p.name for p in pages if re.search(r"#\s*tests:", p.read_text(encoding="utf-8"))]
     assert "STEPS" in (site / "tutorials" / "gymnasium.html").read_text(encoding="utf-8")
+
+
+def test_no_page_loops_by_the_clock():
+    """A loop bounded by time (``while time.time() - start < ...``) runs as
+    many iterations as fit, fewer on a busy machine, so a page's test would
+    depend on load (the RLlib tutorial's did: a metric read after too few
+    iterations was missing): the pages' loops count."""
+    clocked = re.compile(r"while[^\n]*\b(time\.time|time\.perf_counter|time\.monotonic|perf_counter|monotonic)\(\)")
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    assert len(pages) > 10
+    for page in pages:
+        code, _, _ = code_of(page)
+        assert not clocked.search(code), page

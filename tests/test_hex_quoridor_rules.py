@@ -84,7 +84,9 @@ def hq(
 
 
 def pos_of(*args, **kwargs) -> Position:
-    return Position.from_text(hq(*args, **kwargs))
+    """A hand-built position: a set-up one (pawns placed where a rule is
+    tested, not walked there: HQ-V1 is not asked)."""
+    return Position.from_text(hq(*args, **kwargs), setup=True)
 
 
 def pawn_moves(pos):
@@ -612,3 +614,31 @@ def test_hq8_bit_parallel_fence_check_equals_the_distance_check(variant):
                     assert (HR._fences_bits(state, params, seat, a, False) > 0) == (nb > 0)
                     checked += 1
     assert checked >= 60 * 64 * 2
+
+
+def test_pawns_further_from_their_starts_than_the_turns_allow_are_refused():
+    """HQ-V1: a turn moves one pawn at most two cells or places one fence, so
+    at turn 0 every pawn stands on its start (HQ-3); a position whose pawns
+    and fences need more turns than its counter shows is refused as a text,
+    a JSON document and a row, naming HQ-V1."""
+    start = boardenvs.position("hex_quoridor_v1", first_player=0)
+    pawn_moves = [m for m in start.legal_moves() if "/" not in m]
+    pos = start.play(pawn_moves[0])  # turn 1: one pawn one cell from its start
+    assert Position.from_text(pos.to_text()) == pos
+    state = pos.state
+    state[E.H_TURN] = 0
+    with pytest.raises(ValueError, match=r"HQ-V1"):
+        Position(pos.game, state)
+    bad = Position._own(pos.game, state)
+    with pytest.raises(NotationError, match=r"at least 1 turns, but this is turn 0 \(HQ-V1\)"):
+        Position.from_text(bad.to_text())
+    with pytest.raises(NotationError, match=r"HQ-V1"):
+        Position.from_json(bad.to_json())
+    # asked for explicitly, a set-up position is read (every other check still made)
+    assert Position.from_text(bad.to_text(), setup=True) == Position.from_json(bad.to_json(), setup=True)
+    assert Position(pos.game, state, setup=True).turn == 0
+    with pytest.raises(ValueError, match="setup must be True or False"):
+        Position.from_text(bad.to_text(), setup="yes")
+    for _ in range(3):  # and along a game: every position played is read back
+        pos = pos.play(pos.legal_moves()[-1])
+        assert Position.from_text(pos.to_text()) == pos

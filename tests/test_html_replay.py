@@ -3,31 +3,33 @@
 ``Recorder.save`` and ``boardenvs watch / replay --html``.
 
 The page is checked as data (it parses, refers to nothing outside itself, and
-its steps are the game's positions and moves) and as a program: its script
-runs in QuickJS (an embedded JavaScript engine, the ``test`` extra) over a
-stand-in document, and the tests press its keys, move its slider and click
-its moves.  No browser is needed, so these tests run everywhere CI does."""
+its steps are the game's positions and moves, each frame the SVG of the very
+drawing calls of the position's picture) and as a program: its script runs in
+QuickJS (an embedded JavaScript engine, the ``test`` extra) over a stand-in
+document, and the tests press its keys, move its slider and click its moves.
+No browser is needed, so these tests run everywhere CI does (no Chromium
+installs from the Python registry: what a browser adds, laying out the SVG,
+is not checked here)."""
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import re
 import subprocess
 import sys
+import time
 from html.parser import HTMLParser
 
 import numpy as np
 import pytest
 import quickjs
 from backstop import HANG_S
-from boardenvs.wrappers.html_replay import SCHEMA, replay_page, save_replay_html
+from boardenvs.wrappers.html_replay import SCHEMA, replay_page, save_replay_html, script_json
 from boardenvs.wrappers.recording import Recorder, record_game
-from PIL import Image
 
 import boardenvs
 from boardenvs.render import rgb_frame
+from boardenvs.svgpicture import frame_canvas, svg_document, to_pil
 
 
 def seeded_moves(env_id, seed, decisions=10, **options):
@@ -82,9 +84,21 @@ def data_of(page: str) -> dict:
     return json.loads(block)
 
 
-def png(uri: str) -> np.ndarray:
-    assert uri.startswith("data:image/png;base64,")
-    return np.asarray(Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))).convert("RGB"))
+def frames_of(data: dict) -> list[str]:
+    """Each step's picture, an ``<svg>`` element, decoded from the JSON block
+    as the page's script decodes it (a frame keeps a count of the elements
+    of the one before, then lists its own)."""
+    parts, out, shared = data["picture"]["parts"], [], []
+    for step in data["steps"]:
+        keep, *own = step["frame"]
+        shared = shared[:keep] + own
+        out.append(data["picture"]["head"] + "".join(parts[i] for i in shared) + "</svg>")
+    return out
+
+
+def picture(pos, notes=None) -> str:
+    """The SVG of ``pos``'s frame, legend included."""
+    return svg_document(frame_canvas(pos.game, pos.state, notes))
 
 
 @pytest.mark.parametrize(
@@ -130,8 +144,9 @@ def test_the_page_holds_the_game_and_nothing_from_outside(env_id, options):
     assert len(steps) == k + 1 and steps[0]["move"] is None
     # the first and last pictures are the positions' pictures, legend included
     notes = {0: "me", **{s: "random" for s in range(1, start.game.num_players)}}
-    assert np.array_equal(png(steps[0]["image"]), rgb_frame(first.game, first.state, notes))
-    assert np.array_equal(png(steps[-1]["image"]), rgb_frame(final.game, final.state, notes))
+    frames = frames_of(data)
+    assert frames[0] == picture(first, notes) and frames[-1] == picture(final, notes)
+    assert len(set(frames)) > 1
     assert data["over"] == bool(final.is_terminal or final.is_truncated)
 
 
@@ -154,7 +169,7 @@ def test_a_finished_game_ends_with_its_result_and_returns(finished):
 
 STAND_IN = r"""
 function El(tag) { this.tag = tag; this.listeners = {}; this.children = []; this.attrs = {};
-                   this.className = ""; this.textContent = ""; this.src = ""; this.alt = "";
+                   this.className = ""; this.textContent = ""; this.innerHTML = "";
                    this.value = ""; this.max = ""; }
 El.prototype.addEventListener = function (type, f) { (this.listeners[type] = this.listeners[type] || []).push(f); };
 El.prototype.appendChild = function (c) { this.children.push(c); };
@@ -169,7 +184,8 @@ var document = new El("document");
 document.getElementById = function (id) { return els[id]; };
 document.createElement = function (tag) { return new El(tag); };
 function view() {
-  return JSON.stringify({src: els.board.src, slider: els.slider.value, max: els.slider.max,
+  return JSON.stringify({src: els.board.innerHTML, label: els.board.attrs["aria-label"],
+    slider: els.slider.value, max: els.slider.max,
     status: els.status.textContent, counter: els.counter.textContent, returns: els.returns.textContent,
     current: els.moves.children.map(function (li) { return li.className; }).indexOf("current"),
     items: els.moves.children.map(function (li) { return li.textContent; })});
@@ -209,8 +225,13 @@ def test_the_script_shows_the_start_then_steps_back_and_forth(finished):
     page = finished[3]
     steps = data_of(page)["steps"]
     last = len(steps) - 1
+    for step, svg in zip(steps, frames_of(data_of(page))):
+        step["image"] = svg  # what the script must put in the board element at that step
+    start, moves, final = finished[:3]
+    assert steps[0]["image"] == picture(start) and steps[-1]["image"] == picture(final)
     js = PageScript(page)
     v = js.view()  # it loads and shows the first position
+    assert v["label"] == steps[0]["status"]
     assert (v["src"], v["slider"], v["max"], v["status"], v["current"]) == (
         steps[0]["image"],
         "0",
@@ -246,14 +267,88 @@ def test_the_script_shows_the_start_then_steps_back_and_forth(finished):
     assert js.view()["slider"] == "0"
 
 
-def test_moves_that_hold_markup_stay_text():
-    """A game's data cannot end the page's JSON block early or inject markup:
-    "</script>" in a title and in the data stays text."""
+@pytest.mark.parametrize(
+    "name",
+    ["</script><b>x", "<!--<script>", "<!--<script>\u2028</script>-->", "a & b > c", "\u2029\ud800 lone"],
+)
+def test_moves_that_hold_markup_stay_text(name):
+    """A game's data cannot end the page's JSON block early, open a comment
+    in it that swallows the page's own script (``<!--<script>``: the page
+    was dead), or inject markup: whatever a name holds stays text, the
+    script runs, and the data reads back the very strings."""
     start, moves, _ = seeded_moves("quess_v0", seed=1, decisions=3)
-    page = replay_page(start, moves, players=["</script><b>x", "random"], title="<i>t</i>")
+    page = replay_page(start, moves, players=[name, "random"], title="<i>t</i>")
     assert "<i>t</i>" not in page and "&lt;i&gt;t&lt;/i&gt;" in page
+    tree = parse(page)
+    (block,) = [text for attrs, text in tree.scripts if attrs.get("id") == "replay-data"]
+    assert not re.search(r"[<>&\u2028\u2029]", block) and block.isascii()  # nothing the HTML parser reads
+    assert len(tree.scripts) == 2  # the data and the code, nothing more, nothing swallowed
     data = data_of(page)
-    assert data["players"] == ["</script><b>x", "random"] and PageScript(page).view()["slider"] == "0"
+    assert data["players"] == [name, "random"]
+    js = PageScript(page)
+    assert js.view()["slider"] == "0" and js.key("End") and js.view()["slider"] == str(len(data["steps"]) - 1)
+    assert json.loads(script_json({"s": name})) == {"s": name}
+
+
+def test_the_controls_are_ascii():
+    """The buttons' labels are plain ASCII, which every font draws (symbols
+    such as U+23EE drew as empty boxes in a headless browser's fonts)."""
+    start, moves, _ = seeded_moves("quess_v0", seed=1, decisions=3)
+    page = replay_page(start, moves)
+    buttons = re.findall(r"<button[^>]*>(.*?)</button>", page)
+    assert len(buttons) == 4 and all(label.isascii() and label.strip() for label in buttons)
+    assert page.isascii()
+
+
+@pytest.mark.parametrize(
+    "env_id, options",
+    [
+        ("quess_v0", {}),
+        ("quagmire_v0", {}),
+        ("quicksand_v0", {}),
+        ("tryasina_v0", {"num_players": 4}),
+        ("hex_quoridor_v1", {"num_players": 4}),
+    ],
+)
+def test_the_recorded_frames_are_the_raster_pictures(env_id, options):
+    """A page's frame is the SVG of the very drawing calls of the position's
+    picture: played back onto a Pillow image they make the pixels of
+    ``rgb_frame`` exactly, so the recording misses no call."""
+    start, moves, final = seeded_moves(env_id, seed=4, decisions=12, **options)
+    notes = {0: "a name far too long for the legend " * 20}
+    for pos in (start, final):
+        canvas = frame_canvas(pos.game, pos.state, notes)
+        assert np.array_equal(np.asarray(to_pil(canvas)), rgb_frame(pos.game, pos.state, notes))
+        svg = svg_document(canvas)
+        assert svg.startswith("<svg") and svg.endswith("</svg>") and "<image" not in svg  # no picture embedded
+
+
+def test_a_long_tryasina_game_makes_a_small_page():
+    """A 325-decision Tryasina game: at most 10 KB a decision (3.3 MB in all),
+    where a PNG a frame made 9.8 MB."""
+    start, moves, final = seeded_moves("tryasina_v0", seed=2, decisions=325)
+    page = replay_page(start, moves, players=["me", "random"])
+    decisions = len(data_of(page)["steps"]) - 1
+    assert decisions == 325
+    size = len(page.encode("utf-8"))
+    assert size <= 10_000 * decisions <= 3_300_000, size
+    assert frames_of(data_of(page))[-1] == picture(final, {0: "me", 1: "random"})
+
+
+def test_long_player_names_cost_linear_time():
+    """A player name of 5,000 or 200,000 characters is drawn cut to the
+    legend's width with a few measurements, not one per character cut (a
+    5,000-character name took over 30 s).  CPU time of this process, so
+    load from others does not count."""
+    start, moves, _ = seeded_moves("quess_v0", seed=1, decisions=20)
+    for length in (5_000, 200_000):
+        name = ("x" * 9 + " ") * (length // 10)
+        begun = time.process_time()
+        page = replay_page(start, moves, players=[name, "random"])
+        assert time.process_time() - begun < 20.0, length
+        assert data_of(page)["players"][0] == name
+    legend = [p for p in data_of(page)["picture"]["parts"] if "xxxxxxxxx" in p]
+    assert legend and all(len(p) < 400 and "...</text>" in p for p in legend)
 
 
 # --- where pages are written from ------------------------------------------------------------------
@@ -270,7 +365,8 @@ def test_the_recorder_writes_the_page_of_the_game_it_saw(tmp_path):
     for _ in env.agent_iter(max_iter=16):
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    steps = data_of(env.save(tmp_path / "live.html").read_text(encoding="utf-8"))["steps"]
+    data = data_of(env.save(tmp_path / "live.html").read_text(encoding="utf-8"))
+    steps, frames = data["steps"], frames_of(data)
     assert len(steps) == len(env.steps) == len(env.frames) > 10
     for k, ((before, _), (after, decision)) in enumerate(zip(env.steps, env.steps[1:]), start=1):
         by, move, action = decision
@@ -279,7 +375,9 @@ def test_the_recorder_writes_the_page_of_the_game_it_saw(tmp_path):
         played = before.play(action)
         rolls = [played.play(r) for r in range(played.game.num_chance_outcomes)] if played.is_chance else [played]
         assert after in rolls
-        assert np.array_equal(png(steps[k]["image"]), env.frames[k])
+        canvas = frame_canvas(after.game, after.state)
+        assert frames[k] == svg_document(canvas)  # the page draws the position the recorder saw
+        assert np.array_equal(np.asarray(to_pil(canvas)), env.frames[k])  # whose picture is the recorder's frame
     path = record_game("quess_v0", seeded_moves("quess_v0", seed=2, decisions=4)[1], tmp_path / "moves.html")
     assert len(data_of(path.read_text(encoding="utf-8"))["steps"]) == 5
 

@@ -106,7 +106,7 @@ def _doc(env_id="quess_v0", **options):
         ({"turn": "0"}, "'turn' must be an int"),
         ({"turn": True}, "'turn' must be an int"),
         ({"turn": -1}, "turn must be an integer"),
-        ({"turn": 10**30}, "turn must be an integer"),
+        ({"turn": 10**30}, "an int at 'turn' is outside the int64 range"),  # refused before it is read
         ({"to_move": 0}, "'to_move' must be a word"),
         ({"to_move": "player_7"}, "to_move must be"),
         ({"to_move": "chance"}, "no chance nodes"),
@@ -153,6 +153,37 @@ def test_missing_fields_inconsistent_boards_and_outside_input():
     for value in (None, b"{}", 3, [doc]):
         with pytest.raises(NotationError, match="must be"):
             Position.from_json(value)
+
+
+def test_documents_beyond_the_bounds_are_notation_errors_not_crashes():
+    """A dict handed to from_json meets the bounds a JSON text does (C-6):
+    an int beyond int64 (which Python could not even turn into a str past
+    4,300 digits), nesting beyond the schema's depth (a list nested 50,000
+    deep, which repr could not show), names of any length; each is a
+    NotationError naming what is wrong, not a ValueError or RecursionError
+    from deep inside."""
+    doc = _doc()
+    for huge in (10**5000, 2**63, -(2**63) - 1):
+        with pytest.raises(NotationError, match=r"outside the int64 range"):
+            Position.from_json({**doc, "turn": huge})
+    with pytest.raises(NotationError, match=r"outside the int64 range"):
+        Position.from_json({**doc, "returns": [0, 10**5000]})
+    deep = []
+    for _ in range(50_000):
+        deep = [deep]
+    with pytest.raises(NotationError, match=r"nested more than 8 deep"):
+        Position.from_json({**doc, "board": deep})
+    with pytest.raises(NotationError, match=r"nested more than 8 deep"):  # a JSON text within the parser's limits
+        Position.from_json(json.dumps({**doc, "options": {"x": [[[[[[[[[]]]]]]]]]}}))
+    with pytest.raises(NotationError, match=r"at most 100 characters"):
+        Position.from_json({**doc, "game": "q" * 1_000_000})
+    with pytest.raises(NotationError, match=r"at most 100 characters"):
+        Position.from_json({**doc, "options": {"m" * 101: 1}})
+    with pytest.raises(NotationError, match=r"a key must be a str"):
+        Position.from_json({**doc, "options": {3: 1}})
+    with pytest.raises(NotationError, match=r"no JSON type"):
+        Position.from_json({**doc, "turn": object()})
+    assert Position.from_json({**doc, "turn": doc["turn"]}) == Position.from_json(doc)  # within bounds: read
 
 
 @pytest.mark.parametrize("env_id", sorted(registered_ids()))

@@ -184,6 +184,7 @@ def test_recorded_ratings_are_checked_against_their_games(on_toy):
             f"| `mcts:20` | {first['rating']:+.0f} [{first['interval'][0]:+.0f}, {first['interval'][1]:+.0f}] | 48 |"
             in page
         )
+        _forgeries_fail_the_check(folder, "mcts:20")
         entries = json.loads((folder / "v1.rated.json").read_text())
         entries["mcts:20"]["rating"] += 5
         (folder / "v1.rated.json").write_text(json.dumps(entries))
@@ -192,6 +193,60 @@ def test_recorded_ratings_are_checked_against_their_games(on_toy):
     finally:
         for f in ("v1.rated.json", "v1.rated.jsonl.gz"):
             (folder / f).unlink(missing_ok=True)
+
+
+def _forgeries_fail_the_check(folder: Path, agent: str) -> None:
+    """Each edit of a rated agent's games or entry fails ``check_rated``
+    with a message naming the game (its line) and the field: a trace binds
+    its rating.  The files are restored afterwards."""
+    from boardenvs.traces import write_traces
+
+    games_path, rated = folder / "v1.rated.jsonl.gz", folder / "v1.rated.json"
+    honest_games, honest_entries = games_path.read_bytes(), rated.read_text()
+    traces = read_traces(games_path, check=False)
+    mine = [k for k, t in enumerate(traces) if agent in {a["name"] for a in t["agents"]}]
+    seat = {k: [a["name"] for a in traces[k]["agents"]].index(agent) for k in mine}
+    lost = next(k for k in mine if traces[k]["returns"][seat[k]] < max(traces[k]["returns"]))
+    member_game = next(k for k in mine if any(a["sha256"] for a in traces[k]["agents"]))
+
+    def forged(edit, words, entry_edit=None):
+        copy = json.loads(json.dumps(traces))
+        edit(copy)
+        write_traces(copy, games_path)
+        entries = json.loads(honest_entries)
+        if entry_edit:
+            entry_edit(entries[agent])
+        rated.write_text(json.dumps(entries))
+        try:
+            with pytest.raises(ValueError, match=words):
+                ladder.check_rated("quagmire_v0")
+        finally:
+            games_path.write_bytes(honest_games)
+            rated.write_text(honest_entries)
+
+    def swap(ts):  # the seat labels of a game it lost swapped: the loss would read as a win
+        ts[lost]["agents"].reverse()
+
+    forged(swap, rf"line {lost + 1}: field 'agents': {agent} sits at seat\(s\) {1 - seat[lost]}, it was rated at")
+    forged(  # ... and its seat in the entry edited to match: the game's digest differs
+        swap,
+        rf"line\(s\) \[{lost + 1}\] differ from the games it was rated on: field\(s\) \['agents'\] changed",
+        lambda e: e["seats"].__setitem__(mine.index(lost), str(1 - seat[lost])),
+    )
+    flipped = [-r for r in traces[lost]["returns"]]
+    forged(lambda ts: ts[lost].update(returns=flipped), rf"line {lost + 1}: replayed, the game ends")
+    forged(
+        lambda ts: [a.update(sha256="0" * 64) for a in ts[member_game]["agents"] if a["name"] != agent],
+        rf"line {member_game + 1}: field 'agents' seat {1 - seat[member_game]}: .* is not a member of the ladder",
+    )
+    forged(lambda ts: ts[mine[0]].update(ladder="quagmire_v0 v2"), rf"line {mine[0] + 1}: field 'ladder'")
+    forged(lambda ts: ts[mine[1]].update(options={"radius": 3}), rf"line {mine[1] + 1}: field 'options'")
+    forged(
+        lambda ts: ts[mine[2]].update(package="9.9.9"),
+        rf"line\(s\) \[{mine[2] + 1}\] differ .* field\(s\) \['package'\] changed",
+    )
+    forged(lambda ts: None, r"without binding 1 .* record it again", lambda e: e.pop("binding"))
+    assert ladder.check_rated("quagmire_v0")  # restored: it passes again
 
 
 def test_rate_refuses_bad_input_before_playing(on_toy, tmp_path):

@@ -639,3 +639,35 @@ def test_engine_agrees_with_an_independent_model(radius):
             board = model_play(board, move, pos.to_move, radius)
             pos = pos.play(move)
             assert model_board(pos, radius) == board
+
+
+def test_water_off_every_trail_is_refused_at_every_entry_point():
+    """QM-V1: water is only left behind by a moving piece, at most two cells
+    a move, so water far from every piece and its trail is no position the
+    rules reach: refused as a text, a JSON document and a row, naming QM-V1
+    (the count of water cells, QM-7, still fits)."""
+    from boardenvs.games.quagmire.rules import M_CELLS
+
+    pos = boardenvs.position("quagmire_v0", radius=4, first_player=0)
+    while pos.game.in_setup(pos.state):
+        pos = pos.play(pos.legal_actions()[0])
+    pos = pos.play(next(m for m in pos.legal_moves() if m.count("-") == 1))  # a walk: one water cell
+    game, state = pos.game, pos.state
+    nb = game.board.neighbours
+    cells = game.cells(state)
+    near = set()
+    for i in np.flatnonzero(cells != 0):
+        for j in nb[i]:
+            if j >= 0:
+                near |= {int(j), *(int(k) for k in nb[j] if k >= 0)}
+    far = next(i for i in range(game.num_cells) if cells[i] == 0 and i not in near)
+    state[M_CELLS + far] = 1  # water, two cells or more from every piece and from the other water
+    with pytest.raises(ValueError, match=r"QM-V1"):
+        Position(game, state)
+    bad = Position._own(game, state)  # (unchecked: only to write its text and JSON)
+    with pytest.raises(NotationError, match=rf"water at {game.board.name(far)} is on no piece's trail: .*QM-V1"):
+        Position.from_text(bad.to_text())
+    with pytest.raises(NotationError, match=r"QM-V1"):
+        Position.from_json(bad.to_json())
+    assert Position.from_text(bad.to_text(), setup=True) == Position(game, state, setup=True)  # asked for: read
+    assert Position.from_text(pos.to_text()) == pos  # the position as played is read

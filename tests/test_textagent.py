@@ -111,3 +111,57 @@ def test_a_position_shows_as_its_picture_in_a_notebook():
     png = pos._repr_png_()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert np.array_equal(np.asarray(Image.open(io.BytesIO(png)).convert("RGB")), pos.render("rgb_array"))
+
+
+def test_replies_are_read_in_time_linear_in_their_length():
+    """A reply of up to 100,000 characters is read in time linear in its
+    length, whatever it holds: a long run of blanks inside a move line made
+    the former pattern backtrack quadratically (about 27 CPU-s for one
+    99,998-character reply).  CPU time of this process, so load from other
+    processes does not count; the bound is far above linear and far below
+    quadratic."""
+    import time
+
+    pos = boardenvs.position("quess_v0", first_player=0)
+    blanks = " \t" * 49_995
+    replies = [
+        "move: F3" + blanks + "E3",  # blanks inside a move line
+        "**move**" + blanks[:49_000] + ": F3-E3" + blanks[:50_000] + "x",
+        " " * 99_998,
+        ("move" + " " * 20 + "\n") * 4_000,
+        "\n" * 99_998,
+    ]
+    for reply in replies:
+        assert len(reply) <= 100_000
+        start = time.process_time()
+        with pytest.raises(NotationError):
+            parse_reply(pos, reply)
+        assert time.process_time() - start < 2.0, reply[:40]
+    assert parse_reply(pos, "move:" + " \t" * 40_000 + "F3-E3" + " " * 19_000) == "F3-E3"
+    assert parse_reply(pos, "  > **Move** : `F3-E3`\r\n") == "F3-E3"  # a Windows line end too
+
+
+def test_play_text_game_reads_each_refused_reply_once_in_linear_time():
+    """A text agent that answers with the worst reply every time forfeits
+    after its retries (C-6), each reply read once."""
+    import time
+
+    from boardenvs import textagent
+
+    calls = []
+    real = textagent.parse_reply
+
+    def counting(pos, reply):
+        calls.append(len(reply))
+        return real(pos, reply)
+
+    bad = "move: F3" + " \t" * 49_995 + "E3"
+    start = time.process_time()
+    try:
+        textagent.parse_reply = counting
+        game = play_text_game("quess_v0", lambda text: bad, opponent="random", retries=2)
+    finally:
+        textagent.parse_reply = real
+    assert time.process_time() - start < 5.0
+    assert calls == [len(bad)] * 3 and len(game.refused) == 3
+    assert game.position.end_reason == "illegal_action" and game.returns[0] == -1

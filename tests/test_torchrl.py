@@ -175,6 +175,10 @@ def test_bad_inputs_are_clear_errors():
         env._step(td.clone().set("action", torch.zeros(2)))
     with pytest.raises(IllegalActionError, match=r"masked out"):
         env.step(td.clone().set("action", torch.full((2,), 10**6)))
+    for action in ("x", [0, 1]):  # not a tensor: refused at once, nothing stepped (C-6)
+        with pytest.raises(IllegalActionError, match=r"'action' entry must be a tensor"):
+            env.step(td.clone().set_non_tensor("action", action))
+    assert env.step(env.rand_action(td.clone()))["next", "observation"].shape == td["observation"].shape  # steps on
     with pytest.raises(ValueError, match=r"'_reset' must be 2 bools"):
         env.reset(td.clone().set("_reset", torch.ones(2, 1, dtype=torch.int64)))
     lose = BoardEnv("quagmire_v0", num_envs=2, radius=2)

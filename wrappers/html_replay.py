@@ -7,13 +7,20 @@ played (notation, whole turns, or action ids); ``record_game(..., "g.html")``,
 ``Recorder.save("g.html")`` and the command line's ``--html`` (``boardenvs
 watch`` / ``replay``) write the same page.
 
-The page needs no server and no network: every picture is a PNG inside it
-(``data:`` URIs; the pictures of ``boardenvs/render.py``, one per decision,
-chance outcomes shown in the next one), the game's data is a JSON block,
-and a few lines of JavaScript show one step at a time:
+The page needs no server and no network.  Its pictures are drawn by the
+page itself from the game's own drawing (the pictures of
+``boardenvs/render.py`` kept as SVG elements by
+:mod:`boardenvs.svgpicture`): the elements every frame shares are written
+once, and each decision adds the few that changed, so a page costs well
+under 10 KB a decision (a 325-decision Tryasina game 217 KB).  The
+game's data is one JSON block that cannot end or comment out its own script
+element (every ``<``, ``>`` and ``&`` in it is written ``\\u003c`` and so
+on, as are U+2028 and U+2029), and a few lines of JavaScript show one step
+at a time:
 
-* a slider over the steps, buttons, and the keys ``←`` / ``→`` (a step),
-  ``Home`` / ``End`` (the start, the end);
+* a slider over the steps, buttons (their labels plain ASCII, which every
+  font has), and the keys left / right arrow (a step), ``Home`` / ``End``
+  (the start, the end);
 * the move list in notation, grouped by turn, with who played each; a click
   on a move shows the position after it, and the current one is marked;
 * under the picture, who is to act (or the result) and, at the end, every
@@ -26,17 +33,16 @@ embedded JavaScript engine over a stand-in document (no browser needed).
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 from pathlib import Path
 
 from .. import engine as E
 from ..files import output_path, write_atomically
-from ..render import RENDER_EXTRA, player_notes, result_text, rgb_frame, turn_status
+from ..render import player_notes, result_text, turn_status
+from ..svgpicture import frame_canvas, svg_head, svg_parts
 
-SCHEMA = "boardenvs-replay/1"  # the JSON block's "format"
+SCHEMA = "boardenvs-replay/2"  # the JSON block's "format"
 
 # the page's behaviour, kept apart from its data: boardenvsReplay(document, data) -> the controller
 SCRIPT = r"""
@@ -45,7 +51,18 @@ function boardenvsReplay(doc, data) {
   var img = doc.getElementById("board"), slider = doc.getElementById("slider");
   var status = doc.getElementById("status"), counter = doc.getElementById("counter");
   var returns = doc.getElementById("returns"), moves = doc.getElementById("moves");
-  var items = [];
+  var items = [], parts = data.picture.parts, frames = [], shared = [];
+  for (var f = 0; f <= last; f++) {  // a frame: how many elements it keeps of the one before, then its own
+    var fr = steps[f].frame;
+    shared = shared.slice(0, fr[0]).concat(fr.slice(1));
+    frames.push(shared);
+  }
+  function picture(i) {
+    var out = [data.picture.head], ids = frames[i];
+    for (var j = 0; j < ids.length; j++) out.push(parts[ids[j]]);
+    out.push("</svg>");
+    return out.join("");
+  }
   slider.max = String(last);
   for (var k = 1; k <= last; k++) {
     var li = doc.createElement("li");
@@ -59,12 +76,12 @@ function boardenvsReplay(doc, data) {
     i = Math.max(0, Math.min(last, Math.floor(Number(i)) || 0));
     at = i;
     var s = steps[i];
-    img.src = s.image;
-    img.alt = s.status;
+    img.innerHTML = picture(i);
+    img.setAttribute("aria-label", s.status);
     slider.value = String(i);
     status.textContent = s.status;
     counter.textContent = "step " + i + " of " + last +
-      (i > 0 ? " \u2014 " + s.by + ": " + s.move : " \u2014 the start");
+      (i > 0 ? " - " + s.by + ": " + s.move : " - the start");
     returns.textContent = (i === last && data.returns) ? "returns: " + data.returns : "";
     for (var k = 0; k < items.length; k++) {
       items[k].className = (k + 1 === i) ? "current" : "";
@@ -100,7 +117,8 @@ _PAGE = """<!DOCTYPE html>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 1em; color: #222; }}
 main {{ display: flex; gap: 1.5em; align-items: flex-start; flex-wrap: wrap; }}
-#board {{ max-width: 100%; border: 1px solid #ccc; }}
+#board {{ display: inline-block; border: 1px solid #ccc; line-height: 0; }}
+#board svg {{ max-width: 100%; height: auto; }}
 #controls {{ margin: .5em 0; display: flex; gap: .3em; align-items: center; }}
 #slider {{ flex: 1; min-width: 12em; }}
 #moves {{ max-height: 80vh; overflow-y: auto; padding-left: 2.5em; margin: 0; }}
@@ -115,13 +133,13 @@ small {{ color: #666; }}
 <p><small>{subtitle}</small></p>
 <main>
 <section>
-<img id="board" src="" alt="">
+<div id="board" role="img" aria-label=""></div>
 <div id="controls">
-<button id="first" title="the start (Home)">&#x23EE;</button>
-<button id="prev" title="a step back (&#x2190;)">&#x25C0;</button>
+<button id="first" title="the start (Home)" aria-label="the start">|&lt;</button>
+<button id="prev" title="a step back (left arrow)" aria-label="a step back">&lt;</button>
 <input id="slider" type="range" min="0" max="0" value="0" aria-label="step">
-<button id="next" title="a step on (&#x2192;)">&#x25B6;</button>
-<button id="end" title="the end (End)">&#x23ED;</button>
+<button id="next" title="a step on (right arrow)" aria-label="a step on">&gt;</button>
+<button id="end" title="the end (End)" aria-label="the end">&gt;|</button>
 </div>
 <div id="counter"></div>
 <div id="status"></div>
@@ -141,14 +159,53 @@ boardenvsReplay(document, JSON.parse(document.getElementById("replay-data").text
 """
 
 
-def _png_uri(frame) -> str:
-    try:
-        from PIL import Image
-    except ImportError as exc:
-        raise ImportError(f"an HTML replay draws its pictures with Pillow: pip install '{RENDER_EXTRA}'") from exc
-    buf = io.BytesIO()
-    Image.fromarray(frame).save(buf, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+def script_json(data) -> str:
+    """``data`` as JSON that is safe inside a ``<script>`` element: every
+    ``<``, ``>`` and ``&`` (only ever inside strings) written as a
+    ``\\uXXXX`` escape, and everything beyond ASCII too (U+2028 and U+2029
+    among it, and lone surrogates), so that no string, whatever it holds
+    (``</script>``, ``<!--<script>``), can end the element, open a comment
+    in it or change how it parses; ``JSON.parse`` reads back the very
+    strings."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+class _Frames:
+    """The SVG elements of a page's frames, each distinct element once
+    (``parts``), and each frame as the count of elements it keeps from the
+    frame before followed by the ids of its other elements."""
+
+    def __init__(self):
+        self.parts, self._ids, self._memo, self._before = [], {}, {}, []
+        self.head = None
+
+    def add(self, canvas) -> list:
+        head = svg_head(canvas.size)
+        if self.head is None:
+            self.head = head
+        elif head != self.head:  # pragma: no cover - a configured game draws one size
+            raise RuntimeError("the frames of one game differ in size")
+        ids = []
+        for part in svg_parts(canvas, memo=self._memo):
+            if part not in self._ids:
+                self._ids[part] = len(self.parts)
+                self.parts.append(part)
+            ids.append(self._ids[part])
+        keep = 0
+        for a, b in zip(self._before, ids):
+            if a != b:
+                break
+            keep += 1
+        self._before = ids
+        return [keep, *ids[keep:]]
+
+
+def _ascii_html(text: str) -> str:
+    """``text`` as HTML text in ASCII: markup escaped, everything else as
+    character references (a lone surrogate from a trace's name included, so
+    the page always writes as UTF-8)."""
+    return html.escape(text).encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 def _status(pos) -> str:
@@ -167,7 +224,7 @@ def steps_page(steps, *, players=None, title: str | None = None) -> str:
     first, final = steps[0][0], steps[-1][0]
     game = first.game
     notes = player_notes(game, players)
-    rows = []
+    rows, frames = [], _Frames()
     for pos, decision in steps:
         by, move, action = decision or (None, None, None)
         rows.append(
@@ -177,7 +234,7 @@ def steps_page(steps, *, players=None, title: str | None = None) -> str:
                 "by": by,
                 "turn": int(pos.turn),
                 "status": _status(pos),
-                "image": _png_uri(rgb_frame(game, pos.state, notes)),
+                "frame": frames.add(frame_canvas(game, pos.state, notes)),
             }
         )
     over = bool(final.state[E.H_STATUS] != E.PLAYING)
@@ -189,18 +246,18 @@ def steps_page(steps, *, players=None, title: str | None = None) -> str:
         "players": players,
         "start": first.to_text(),
         "steps": rows,
+        "picture": {"head": frames.head, "parts": frames.parts},
         "returns": returns,
         "over": over,
     }
     title = title or f"{game.title} ({game.env_id})"
     who = ", ".join(f"{game.seat_name(s)}: {p}" for s, p in enumerate(players)) if players else ""
     subtitle = f"{len(rows) - 1} decisions" + (f"; {who}" if who else "") + ("; " + rows[-1]["status"] if over else "")
-    # the JSON sits in a <script> block: "</" must not end it early
-    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    blob = script_json(data)  # nothing in it can end or comment out its <script> element
     return _PAGE.format(
         version=version("boardenvs") or "",
-        title=html.escape(title),
-        subtitle=html.escape(subtitle),
+        title=_ascii_html(title),
+        subtitle=_ascii_html(subtitle),
         data=blob,
         script=SCRIPT,
     )

@@ -58,7 +58,7 @@ from ..ratings import anchor_prior as anchor_prior
 from ..ratings import bradley_terry as bradley_terry
 from ..ratings import rating_of as rating_of
 from ..ratings import resampled_sums as resampled_sums
-from . import builder, checks, cli, play, rating, report, store
+from . import binding, builder, checks, cli, play, rating, report, store
 from .builder import build, default_members, record
 from .checks import check_ladder, check_rated
 from .cli import main
@@ -115,7 +115,7 @@ __all__ = [
     "main",
 ]
 
-_MODULES = (store, play, rating, builder, checks, report, cli)
+_MODULES = (store, play, rating, binding, builder, checks, report, cli)
 
 
 class _Package(types.ModuleType):

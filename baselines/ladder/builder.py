@@ -11,6 +11,7 @@ import os
 import platform
 import time
 
+from .binding import bind
 from .play import CHUNK, one_torch_thread, opening, play_chunk
 from .rating import ANCHOR, SAMPLES, fit, rate_and_play
 from .store import (
@@ -159,6 +160,6 @@ def record(name: str, agent: str, precision: float = 50, games: int = 1000, seed
         "command": f"python -m boardenvs.baselines.ladder record {name} {agent} --precision {precision:g} "
         f"--seed {seed}",
     }
-    entries[agent] = result
+    entries[agent] = {**result, **bind(new, agent)}  # the games it was rated on, by seat and by digest
     path.write_text(json.dumps(entries, indent=1) + "\n")
     return result

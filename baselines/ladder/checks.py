@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from .binding import check_bound
 from .rating import fit, rate_traces
 from .store import fingerprint, load_ladder, rated_path, rated_traces_path, traces_path
 
@@ -56,8 +57,11 @@ def check_ladder(name: str, version: int | None = None) -> dict:
 
 def check_rated(name: str, version: int | None = None) -> dict:
     """The agents rated on a ladder (:func:`record`): each one's games
-    replayed and checked, and its rating refitted from them; ValueError if
-    one is not what its games give.  Returns ``{agent: refitted rating}``."""
+    replayed and checked, bound to its entry (:mod:`.binding`: the games of
+    this ladder against its members as built, the agent at the seats it was
+    rated at, every record as it was rated), and its rating refitted from
+    them; ValueError naming the game and the field otherwise, or if a rating
+    is not what its games give.  Returns ``{agent: refitted rating}``."""
     from boardenvs.traces import read_traces
 
     doc = load_ladder(name, version)
@@ -65,10 +69,12 @@ def check_rated(name: str, version: int | None = None) -> dict:
     if not path.is_file():
         return {}
     entries = json.loads(path.read_text())
-    traces = read_traces(rated_traces_path(name, doc["version"]))
+    traces = read_traces(rated_traces_path(name, doc["version"]))  # each game replayed to its recorded result
     out = {}
     for agent, entry in entries.items():
-        mine = [t for t in traces if agent in {a["name"] for a in t["agents"]}]
+        lines = [k + 1 for k, t in enumerate(traces) if agent in {a["name"] for a in t["agents"]}]
+        mine = [traces[k - 1] for k in lines]
+        check_bound(entry, mine, lines, agent, doc, name)  # the games it was rated on, by seat, of this ladder
         if len(mine) != entry["games"]:
             raise ValueError(
                 f"{name} v{doc['version']}: {agent} is recorded with {entry['games']} games, its traces "

@@ -161,6 +161,23 @@ class HexQuoridorText:
                     f"{env}: player_{s} is out, so its fences went to the placer (HQ-9); its fences_left is 0"
                 )
 
+    def check_history(self, state) -> None:
+        """HQ-V1: each turn places one fence or moves one pawn at most two
+        cells, so the fences placed and the pawns' distances from their
+        starts bound the turn counter from below."""
+        env, n = self.env_id, self.num_players
+        placed = len(self.placed_fences(state))
+        turns = placed
+        for s in range(n):
+            cell = int(state[Q_PAWNS + s])
+            if cell >= 0:
+                turns += -(-self.board.distance(int(self.geo.start[self.sides[s]]), cell) // 2)
+        if turns > int(state[E.H_TURN]):
+            raise NotationError(
+                f"{env}: the pawns stand away from their starts and {placed} fences are placed, which takes at "
+                f"least {turns} turns, but this is turn {int(state[E.H_TURN])} (HQ-V1)"
+            )
+
     def check_state(self, state) -> None:
         env, n = self.env_id, self.num_players
         status, mover = int(state[E.H_STATUS]), int(state[E.H_CURRENT])

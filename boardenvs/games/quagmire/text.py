@@ -176,6 +176,37 @@ class QuagmireText:
                     f"{counts[1]} o on the board (QM-2)"
                 )
 
+    def check_history(self, state) -> None:
+        """QM-V1: every water cell on some piece's trail."""
+        stranded = self._stranded_water(state)
+        if stranded is not None:
+            raise NotationError(
+                f"{self.env_id}: the water at {self.board.name(stranded)} is on no piece's trail: water is only "
+                "left behind by a moving piece, each cell of its trail within two cells of the next (QM-V1)"
+            )
+
+    def _stranded_water(self, state):
+        """A water cell that no piece's trail can hold (QM-V1), or None: every
+        cell a piece left is water, and a move goes at most two cells (a walk,
+        each step of a run, a jump), so each water cell is linked to some
+        piece by steps of at most two cells through water."""
+        cells = self.cells(state)
+        water = {int(i) for i in np.flatnonzero(cells == WATER)}
+        if not water:
+            return None
+        nb = self.board.neighbours
+        frontier = [int(i) for i in np.flatnonzero(cells >= PIECE)]
+        while frontier and water:
+            i = frontier.pop()
+            for j in nb[i]:
+                if j < 0:
+                    continue
+                for k in (j, *nb[j]):
+                    if k >= 0 and int(k) in water:
+                        water.discard(int(k))
+                        frontier.append(int(k))
+        return min(water) if water else None
+
     def check_state(self, state) -> None:
         placed, turn = int(state[M_PLACED]), int(state[E.H_TURN])
         water = int(np.sum(self.cells(state) == WATER))

@@ -115,12 +115,13 @@ def _draw_die(draw, centre, roll: int) -> None:
 
 
 def _static_picture():
-    """The board without pawns, die or seats (the same for every game), and the key."""
-    global _STATIC
-    if _STATIC is None:
-        from ...render import PALETTE, _pil, font
+    """The board without pawns, die or seats (the same for every game), and
+    the key; one per kind of picture ``render._pil()`` draws (a Pillow image,
+    or the replay page's recorded canvas)."""
+    from ...render import PALETTE, _pil, font
 
-        Image, ImageDraw = _pil()
+    Image, ImageDraw = _pil()
+    if Image not in _STATIC:
         c = PIC_COLOURS
         image = Image.new("RGB", (PIC_SIZE, PIC_SIZE + PIC_KEY), PALETTE["board"])
         draw = ImageDraw.Draw(image)
@@ -166,11 +167,11 @@ def _static_picture():
             else:  # origin: the ring of a seat's waiting pawns
                 draw.ellipse(box, outline=PALETTE["label"], width=2)
             draw.text((left + 25, top + 10), name, fill=PALETTE["label"], font=f, anchor="lm")
-        _STATIC = image
-    return _STATIC
+        _STATIC[Image] = image
+    return _STATIC[Image]
 
 
-_STATIC = None
+_STATIC: dict = {}
 
 
 class TryasinaPicture:
