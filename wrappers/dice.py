@@ -167,6 +167,15 @@ class DiceVariant(BaseWrapper):
         self.env.reset(seed=seed, options=options)
         self._turn_state = None
         self._new_turn()
+        self._note_mask()
+
+    def _note_mask(self) -> None:
+        """The agent to act's ``infos[agent]["action_mask"]`` keeps only the
+        rolled class, as its observation's mask does."""
+        raw, agent = self.env.unwrapped, self.agent_selection
+        if self._allowed is not None and agent in raw.infos:
+            info = raw.infos[agent]
+            raw.infos[agent] = {**info, "action_mask": (info["action_mask"] & self._allowed).astype(np.int8)}
 
     def _new_turn(self):
         """After every change: roll when a new turn starts."""
@@ -208,6 +217,10 @@ class DiceVariant(BaseWrapper):
         return {"observation": obs["observation"], "action_mask": mask, "roll": roll}
 
     def step(self, action):
+        self._step(action)
+        self._note_mask()
+
+    def _step(self, action):
         raw = self.env.unwrapped
         agent = self.agent_selection
         if raw.is_done(agent):  # a finished agent's step changes no game: the turn's roll stands
