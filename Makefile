@@ -57,7 +57,7 @@ test: $(STAMP) $(RLLIB_STAMP) $(PZ_STAMP)
 	$(BIN)/python -m pytest -q; main=$$?; \
 	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py \
 		tests/test_playthroughs.py::test_the_rllib_env_replays_the_file; rllib=$$?; \
-	$(PZ_VENV)/bin/python -m pytest -q tests/test_pettingzoo_versions.py tests/test_infos.py; oldest=$$?; \
+	$(PZ_VENV)/bin/python -m pytest -q tests/test_pettingzoo_versions.py tests/test_infos.py tests/test_dice.py; oldest=$$?; \
 	wait $$wheel; built=$$?; cat $(VENV)/wheel-check.log; \
 	$(BIN)/python -m boardenvs.versions; $(RLLIB_VENV)/bin/python -m boardenvs.versions; \
 	$(PZ_VENV)/bin/python -m boardenvs.versions; \

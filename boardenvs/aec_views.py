@@ -22,8 +22,12 @@ def _read_after_reset(name: str, checked: bool = True) -> property:
             raise AttributeError(f"{name} cannot be accessed before reset")
         return getattr(self.env, name)
 
+    def written(self, value):
+        """PettingZoo 1.24-1.26's wrappers assign these after each reset and
+        step; reads go to the wrapped env anyway, so the write is dropped."""
+
     read.__name__ = name
-    return property(read)
+    return property(read, written)
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):

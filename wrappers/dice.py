@@ -141,21 +141,25 @@ class DiceVariant(BaseWrapper):
             raise ValueError(f"{game.env_id} has chance nodes of its own; the dice variant is for deterministic games")
         self.class_names = tuple(game.action_class_names)
         k = len(self.class_names)
-        self.observation_spaces = {
+        self._obs_spaces = {  # (not observation_spaces: PettingZoo 1.24-1.26's BaseWrapper makes that a property)
             a: spaces.Dict({**raw.observation_space(a).spaces, "roll": spaces.Box(0, 1, (k,), np.int8)})
             for a in raw.possible_agents
         }
         # sample() draws from the rolled class (boardenvs.spaces.LegalDiscrete)
-        self.action_spaces = {a: LegalDiscrete(raw.action_space(a).n, LegalOf(self, a)) for a in raw.possible_agents}
+        self._act_spaces = {a: LegalDiscrete(raw.action_space(a).n, LegalOf(self, a)) for a in raw.possible_agents}
         self.roll = -1  # the rolled class, -1 while no roll restricts the turn
         self._allowed = None
         self._turn_state = None
 
+    @property
+    def _cumulative_rewards(self):  # (PettingZoo's last() reads it; 1.24-1.26's wrappers forward no private name)
+        return self.env._cumulative_rewards
+
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self._obs_spaces[agent]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self._act_spaces[agent]
 
     def legal_mask_of(self, agent):
         mask = self.env.unwrapped.legal_mask_of(agent)
