@@ -12,6 +12,10 @@ BENCH_STAMP := $(VENV)/.installed-bench
 RLLIB_VENV ?= .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RLLIB_PIP := $(RLLIB_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
+# the oldest PettingZoo the package declares (where trainers' pins put users): a third, small environment
+PZ_VENV ?= .venv-pz124
+PZ_STAMP := $(PZ_VENV)/.installed
+PZ_PIP := $(PZ_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
 .PHONY: demo test test-nojit check-claims bench install clean pictures docs playthroughs lint
 
@@ -26,6 +30,12 @@ $(RLLIB_STAMP): pyproject.toml constraints.txt
 	$(RLLIB_PIP) --upgrade pip "setuptools>=70.1"
 	$(RLLIB_PIP) -e '.[test,render,train,rllib]'
 	touch $(RLLIB_STAMP)
+
+$(PZ_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(PZ_VENV)
+	$(PZ_PIP) --upgrade pip "setuptools>=70.1"
+	$(PZ_PIP) -e '.[test]' 'pettingzoo==1.24.0'
+	touch $(PZ_STAMP)
 
 # the benchmark's anchors (PettingZoo classic, OpenSpiel, Pgx + jax CPU) only for make bench
 $(BENCH_STAMP): $(STAMP)
@@ -42,14 +52,16 @@ demo: $(STAMP)
 # wheel, checks its files, installs it in a new environment and uses it from outside the checkout.
 # (RLlib's half beside the main suite was slower: Ray's processes and the suite fought over the
 # two cores, 10:15 + 5:10 against 7:39 + ~2 one after the other)
-test: $(STAMP) $(RLLIB_STAMP)
+test: $(STAMP) $(RLLIB_STAMP) $(PZ_STAMP)
 	@$(BIN)/python tests/wheel_check.py > $(VENV)/wheel-check.log 2>&1 & wheel=$$!; \
 	$(BIN)/python -m pytest -q; main=$$?; \
 	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py \
 		tests/test_playthroughs.py::test_the_rllib_env_replays_the_file; rllib=$$?; \
+	$(PZ_VENV)/bin/python -m pytest -q tests/test_pettingzoo_versions.py tests/test_infos.py tests/test_dice.py; oldest=$$?; \
 	wait $$wheel; built=$$?; cat $(VENV)/wheel-check.log; \
 	$(BIN)/python -m boardenvs.versions; $(RLLIB_VENV)/bin/python -m boardenvs.versions; \
-	test $$main = 0 && test $$rllib = 0 && test $$built = 0
+	$(PZ_VENV)/bin/python -m boardenvs.versions; \
+	test $$main = 0 && test $$rllib = 0 && test $$oldest = 0 && test $$built = 0
 
 # one formatter and linter for the whole tree (pyproject.toml's [tool.ruff]); `ruff format .` fixes the format
 lint: $(STAMP)
@@ -78,5 +90,5 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) $(PZ_VENV) build *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

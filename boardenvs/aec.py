@@ -19,6 +19,7 @@ from .position import Position
 from .spaces import LegalDiscrete, LegalOf
 from .spec import (
     ILLEGAL_ACTION_DEFAULT,
+    check_choice,
     check_flag,
     check_illegal_action,
     check_render_mode,
@@ -28,6 +29,7 @@ from .spec import (
 )
 
 CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
+INFO_MODES = ("all", "numbers")  # the infos option: every key, or only the numbers (no names, no mask copy)
 # BoardEnv._settle reads the header's first five fields in one go
 assert (E.H_CURRENT, E.H_STATUS, E.H_ALIVE) == (0, 1, 4)
 
@@ -91,6 +93,14 @@ class BoardEnv(AECEnv):
       probabilities (``float32``); it is never rewarded.  Whoever steps it
       sets the roll (planners, replays); :class:`boardenvs.wrappers.dice.ResolveChance`
       steps it with the same seeded die as the default;
+    * ``infos``: ``"all"`` (default): every agent's infos hold, on every
+      step and with one type, ``end_reason`` (``""`` while it plays on),
+      ``length`` (0 until its episode ends), ``illegal_action``, the game's
+      own end infos and ``action_mask`` (its observation's); a trainer that
+      stores infos in a buffer sees one shape.  ``"numbers"``: the same
+      without the ``end_reason`` name and the mask's copy, for wrappers that
+      make a tensor of every info and read the mask from the observation
+      (TorchRL's ``PettingZooWrapper``);
     * the game's own options (``first_player``, ``max_turns``, ...).
     """
 
@@ -104,12 +114,14 @@ class BoardEnv(AECEnv):
         max_cycles: int | None = None,
         max_decisions: int | None = None,
         chance_agent: bool = False,
+        infos: str = "all",
         **options,
     ):
         super().__init__()
         where = f"{game_cls.env_id}: "
         check_illegal_action(illegal_action, where)
         check_flag("chance_agent", chance_agent, where)
+        self.info_keys = check_choice("infos", infos, INFO_MODES, where)
         self.max_cycles = None if max_cycles is None else check_size("max_cycles", max_cycles, 2**62, where)
         self.max_decisions = None if max_decisions is None else check_size("max_decisions", max_decisions, 2**62, where)
         self.game = game_cls(**options)
@@ -150,6 +162,7 @@ class BoardEnv(AECEnv):
             self._no_chance_mask = np.zeros(k, np.int8)
         self._state = None
         self._no_mask = np.zeros(n_act, np.int8)
+        self._masked_agent = None  # whose infos hold the live action_mask
         self._observe = self.game.observe  # (read once: PettingZoo's loop observes every step)
         # a mask buffer the legal kernel fills after every step (observe hands out copies)
         self._mask_buffer = np.zeros(self.game.mask_size, np.int8)
@@ -184,10 +197,43 @@ class BoardEnv(AECEnv):
         self._mask_actions = self._mask_buffer[: game.num_actions]
         self._mask_chance = self._mask_buffer[: game.num_chance_outcomes]
         self._window = None
+        for idle in (self._no_mask, getattr(self, "_no_chance_mask", None)):
+            if idle is not None:  # handed out in infos: nobody writes into them (an unpickled copy's too)
+                idle.flags.writeable = False
         # one call at a time: two threads stepping one env would run the
         # engine's step on its row at once; they take turns instead
         self._call_lock = threading.RLock()
         self._select_mask()
+
+    def _first_infos(self) -> dict:
+        """Every agent's infos at the start of a game: the keys each reports
+        on every step, with the values they hold while its episode goes on
+        (``end_reason`` ``""``, ``length`` 0, the game's end infos as they
+        read now, ``illegal_action`` False, the idle ``action_mask``), so a
+        trainer's buffer stores one shape from the first step to the last."""
+        base = {"end_reason": "", "length": 0, **self.game.end_infos(self._state), "illegal_action": False}
+        if self.info_keys == "numbers":
+            del base["end_reason"]
+            return {a: dict(base) for a in self.agents}
+        return {a: {**base, "action_mask": self._idle_mask(a)} for a in self.agents}
+
+    def _idle_mask(self, agent) -> np.ndarray:
+        """The (read-only) all-zeros mask of ``agent`` when it is not to act."""
+        return self._no_chance_mask if self._seat[agent] == E.CHANCE else self._no_mask
+
+    def _note_mask(self) -> None:
+        """``infos[agent]["action_mask"]``: the agent to act's mask (equal to
+        its observation's), the idle mask of the agent that held it before.
+        Each changed info is a new dict, so one read earlier keeps its values."""
+        if self.info_keys == "numbers":
+            return
+        infos, agent, before = self.infos, self.agent_selection, self._masked_agent
+        if before is not None and before != agent and before in infos:
+            infos[before] = {**infos[before], "action_mask": self._idle_mask(before)}
+        if agent in infos:
+            idle = self._mask is self._no_mask or self.terminations[agent] or self.truncations[agent]
+            infos[agent] = {**infos[agent], "action_mask": self._idle_mask(agent) if idle else self._mask.copy()}
+        self._masked_agent = agent
 
     def _select_mask(self) -> None:
         """``_mask``: the view of the mask buffer for whoever acts now."""
@@ -254,7 +300,8 @@ class BoardEnv(AECEnv):
             self._cumulative_rewards = dict.fromkeys(agents, 0.0)
             self.terminations = dict.fromkeys(agents, False)
             self.truncations = dict.fromkeys(agents, False)
-            self.infos = {a: {} for a in agents}
+            self.infos = self._first_infos()
+            self._masked_agent = None
             self._skip_agent_selection = None
             self._book.reset(self._state)
             self._refresh()
@@ -305,13 +352,14 @@ class BoardEnv(AECEnv):
                 if action is not None:
                     raise IllegalActionError(f"{agent} is done; its only valid action is None, got {action!r}")
                 self._was_dead_step(action)
+                self._note_mask()
                 return
             seat = self._seat[agent]
             mask = self._mask
             # the common case first: a legal plain int
             if type(action) is int and 0 <= action < mask.shape[0] and mask[action]:
-                if "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
-                    self.infos[agent] = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
+                if self.infos[agent]["illegal_action"]:  # a note of an earlier step goes
+                    self.infos[agent] = {**self.infos[agent], "illegal_action": False}
                 # the engine's one step: apply, the seeded die (unless the chance agent rolls), the next mask
                 self._step_row(
                     self._state,
@@ -363,12 +411,10 @@ class BoardEnv(AECEnv):
         if flag == E.STEP_REFUSED:  # rejected: nothing changed, infos included (C-6)
             help_ = f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" and seat != E.CHANCE else ""
             raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}.{help_}")
-        if problem or "illegal_action" in self.infos[agent]:  # a note of an earlier step goes
-            info = {k: v for k, v in self.infos[agent].items() if k != "illegal_action"}
+        if problem or self.infos[agent]["illegal_action"]:  # a note of an earlier step goes
+            self.infos[agent] = {**self.infos[agent], "illegal_action": bool(problem)}
             if problem:
-                info["illegal_action"] = True
                 self.warn_illegal(f"{agent} sent {action!r}: {problem}")
-            self.infos[agent] = info
         if not (flag == E.STEP_ILLEGAL and mode == E.ILLEGAL_LOSE):  # a forfeit asks nobody
             self._book.asked_once(seat)
 
@@ -427,6 +473,7 @@ class BoardEnv(AECEnv):
         self._select_mask()
         self.agent_selection = self.possible_agents[state[E.H_CURRENT]]
         if book.unchanged(state):
+            self._note_mask()
             return False  # the common case: nobody's episode ended
         newly_done = False
         for end in book.ends(state):
@@ -434,15 +481,20 @@ class BoardEnv(AECEnv):
             self.rewards[agent] = end.reward
             self.terminations[agent], self.truncations[agent] = end.terminated, end.truncated
             self.infos[agent] = {**self.infos[agent], **end.info}
+            if self.info_keys == "numbers":
+                del self.infos[agent]["end_reason"]
             newly_done = True
         status = state[E.H_STATUS]
         if status != E.PLAYING and CHANCE_AGENT in self.agents and not self._done(CHANCE_AGENT):
             # the chance agent is never rewarded; it is done when the game is
             self.terminations[CHANCE_AGENT] = bool(status == E.TERMINATED)
             self.truncations[CHANCE_AGENT] = bool(status == E.TRUNCATED)
+            if self.info_keys == "all":
+                self.infos[CHANCE_AGENT] = {**self.infos[CHANCE_AGENT], "end_reason": self.game.end_reason(state)}
             newly_done = True
         if newly_done:
             self._deads_step_first()
+        self._note_mask()
         return True
 
     @_one_at_a_time

@@ -22,8 +22,12 @@ def _read_after_reset(name: str, checked: bool = True) -> property:
             raise AttributeError(f"{name} cannot be accessed before reset")
         return getattr(self.env, name)
 
+    def written(self, value):
+        """PettingZoo 1.24-1.26's wrappers assign these after each reset and
+        step; reads go to the wrapped env anyway, so the write is dropped."""
+
     read.__name__ = name
-    return property(read)
+    return property(read, written)
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -84,11 +88,32 @@ class TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
     def reset(self, seed=None, options=None):
         observations, infos = super().reset(seed=seed, options=options)
         infos = {a: {**i, "active_agent": self.aec_env.agent_selection} for a, i in infos.items()}
-        return self._idle(observations), infos
+        observations = self._idle(observations)
+        return observations, self._masks_in(infos, observations)
 
     def step(self, actions):
         observations, rewards, terminations, truncations, infos = super().step(actions)
-        return self._idle(observations), rewards, terminations, truncations, infos
+        live = self.aec_env.agents
+        if len(live) < len(observations):
+            # PettingZoo observes before the dead steps of agents out of a game that goes on (an
+            # elimination), while one of them is selected: the agent to act would see an all-zeros mask
+            observations.update({a: self.aec_env.observe(a) for a in live})
+        observations = self._idle(observations)
+        return observations, rewards, terminations, truncations, self._masks_in(infos, observations)
+
+    def _masks_in(self, infos, observations):
+        """``infos[agent]["action_mask"]`` is the very array of the agent's
+        observation (the idle mask included), and every agent's infos hold
+        ``active_agent`` on every step, ``""`` once nobody is to act."""
+        active = self.aec_env.agent_selection if self.aec_env.agents else ""
+        out = {}
+        for agent, info in infos.items():
+            obs = observations.get(agent)
+            info = {**info, "active_agent": active}
+            if isinstance(obs, dict) and "action_mask" in obs:
+                info["action_mask"] = obs["action_mask"]
+            out[agent] = info
+        return out
 
     def _idle(self, observations):
         if self.idle_mask == "zeros" or not self.aec_env.agents:

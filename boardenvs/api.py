@@ -54,11 +54,15 @@ def register(game_cls) -> types.ModuleType:
 
 
 def _register_pettingzoo(game_cls) -> None:
-    """PettingZoo's registry (1.27): ``pettingzoo.make("aec", "boardenvs/<Name>-v<N>")``
+    """PettingZoo's registry: ``pettingzoo.make("aec", "boardenvs/<Name>-v<N>")``
     is ``boardenvs.<env id>.env()`` and ``pettingzoo.make("parallel", ...)``
-    its ``parallel_env()``, options passed through; the same id as gymnasium's."""
+    its ``parallel_env()``, options passed through; the same id as gymnasium's.
+    PettingZoo has a registry from 1.27 on; on 1.24-1.26 (where some trainers
+    pin it) there is nothing to register, and ``boardenvs.make`` is the way."""
     import pettingzoo
 
+    if not hasattr(pettingzoo, "aec_registry"):
+        return
     gym_id = registry.gym_id_of(game_cls)
     for kind, known, creator in (
         ("aec", pettingzoo.aec_registry, "env"),

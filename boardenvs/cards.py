@@ -143,6 +143,12 @@ FACE_OPTIONS = (
     ),
     (
         "AEC",
+        "infos",
+        "'all'",
+        "`'numbers'`: infos without the `end_reason` name and the mask's copy (for TorchRL's PettingZooWrapper)",
+    ),
+    (
+        "AEC",
         "clock_seconds",
         "None",
         "a chess clock per agent (`clock_increment` seconds added each turn): a fallen flag loses",

@@ -126,8 +126,9 @@ def unregister(env_id: str) -> None:
         gymnasium.registry.pop(gym_id, None)
         import pettingzoo
 
-        pettingzoo.aec_registry.pop(gym_id, None)
-        pettingzoo.parallel_registry.pop(gym_id, None)
+        for known in (getattr(pettingzoo, "aec_registry", None), getattr(pettingzoo, "parallel_registry", None)):
+            if known is not None:  # (PettingZoo 1.27 on; 1.24-1.26 have no registry)
+                known.pop(gym_id, None)
     _GAMES.pop(env_id, None)
     sys.modules.pop(f"{__package__}.{env_id}", None)
     if hasattr(sys.modules[__package__], env_id):

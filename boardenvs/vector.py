@@ -190,11 +190,11 @@ class VectorEnv(RowAPI, LearnerLoop):
         for code, name in codes.items():
             table[code] = name
         self._name_table = table.copy()  # reason_names' ("-" for REASON_NONE: a learner out of a game that goes on)
-        table[E.REASON_NONE] = None  # rows that did not end
+        table[E.REASON_NONE] = ""  # rows that did not end
         self._reason_table = table
-        # infos["end_reason"]: None but in the rows that ended at the last step
+        # infos["end_reason"]: "" but in the rows that ended at the last step
         # (_named), handed out read-only (so no other row can hold a name)
-        self._reason_names, self._named = np.full(n, None, dtype=object), np.zeros(0, np.intp)
+        self._reason_names, self._named = np.full(n, "", dtype=object), np.zeros(0, np.intp)
         self._reason_names_out = self._reason_names.view()
         self._reason_names_out.flags.writeable = False
         self._lock = threading.RLock()
@@ -513,7 +513,7 @@ class VectorEnv(RowAPI, LearnerLoop):
         rows that ended at the last step and this one (cheaper than writing
         all N names): both are a visible part of a step at large N."""
         names, codes = self._reason_names, self._reasons
-        names[self._named] = None
+        names[self._named] = ""
         ended = self._named = np.flatnonzero(self._terminated | self._truncated)  # 8 KB to read, not codes' 32
         if ended.size:
             names[ended] = self._reason_table[codes[ended]]

@@ -613,7 +613,7 @@ def _aec_end(raw, totals, ended) -> dict:
     pos = raw.position()
     assert pos.is_terminal, "the file's actions are over, the game the AEC env shows goes on"
     infos = list(ended.values())[-1]  # those who ended with the game
-    extra = {k: v for k, v in infos.items() if k not in ("end_reason", "length", "illegal_action")}
+    extra = {k: v for k, v in infos.items() if k not in ("end_reason", "length", "illegal_action", "action_mask")}
     returns = [totals[f"player_{s}"] for s in range(pos.game.num_players)]
     return end(pos, returns, infos["end_reason"], infos["length"], extra)
 

@@ -102,7 +102,7 @@ def test_each_step_is_the_kernels_step_and_faces_are_the_positions(env_id, varia
             else:
                 action = played = int(rng.choice(legal))
             env.step(action)
-            assert ("illegal_action" in raw.infos.get(agent, {})) == (
+            assert raw.infos.get(agent, {}).get("illegal_action", False) == (
                 action != played or not obs["action_mask"][action]
             )
             # the step is the kernel's apply, then the seeded die (unless chance is an agent)

@@ -268,6 +268,7 @@ def test_the_tutorial_pages_are_all_checked_and_skips_are_rare():
         "selfplay.md",
         "torchrl.md",
         "tianshou.md",
+        "cleanrl.md",
         "watching.md",
         "dice.md",
         "clock.md",

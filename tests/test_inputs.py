@@ -346,7 +346,7 @@ def test_terminations_and_truncations_are_python_bools():
 def test_parallel_reset_infos_name_the_active_agent():
     par = boardenvs.quess_v0.parallel_env(first_player=1)
     _, infos = par.reset(seed=0)
-    assert infos == {"player_0": {"active_agent": "player_1"}, "player_1": {"active_agent": "player_1"}}
+    assert {a: i["active_agent"] for a, i in infos.items()} == {"player_0": "player_1", "player_1": "player_1"}
 
 
 def test_masked_out_message_names_the_action_once():

@@ -24,7 +24,9 @@ def test_torchrl_pettingzoo_wrapper_on_the_aec_env_plays_whole_games():
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
     from torchrl.envs.utils import check_env_specs
 
-    env = PettingZooWrapper(env=boardenvs.make("quagmire_v0", radius=2), use_mask=True, categorical_actions=True)
+    # (no names and no mask copy in the infos: the wrapper makes a tensor of each info it sees at reset)
+    made = boardenvs.make("quagmire_v0", radius=2, infos="numbers")
+    env = PettingZooWrapper(env=made, use_mask=True, categorical_actions=True)
     check_env_specs(env)
     td = env.rollout(200, break_when_any_done=True)
     assert bool(td["next", "done"][-1].all())

@@ -121,7 +121,7 @@ def test_illegal_action_random_substitutes_a_legal_action_and_says_so():
     pos = env.unwrapped.position()
     assert pos.game.in_setup(pos.state) and (pos.game.cells(pos.state) >= 2).sum() == 2
     env.step(int(np.flatnonzero(env.observe("player_1")["action_mask"])[0]))  # legal: nothing to say
-    assert "illegal_action" not in env.infos["player_1"]
+    assert env.infos["player_1"]["illegal_action"] is False
     with pytest.raises(IllegalActionError):
         env.step("d4")  # a wrong type is still an error
 

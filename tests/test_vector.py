@@ -276,7 +276,7 @@ def test_ended_rows_report_and_restart():
             assert infos["end_reason"][i] == "no_legal_move" == vec.reason_name(infos["end_reason_code"][i])
             assert infos["length"][i] > 4 and vec.states[i, E.H_TURN] == 0
         assert (infos["end_reason_code"][~(term | trunc)] == 0).all()
-        assert all(r is None for r in infos["end_reason"][~(term | trunc)])
+        assert all(r == "" for r in infos["end_reason"][~(term | trunc)])
     assert seen > 16
 
 
@@ -292,7 +292,7 @@ def test_infos_to_move_and_end_reason_are_every_rows_own(env_id, options, parall
     own at every step, serial and threaded, with chance (Tryasina)."""
     vec = boardenvs.make_vec(env_id, num_envs=64, parallel=parallel, **options)
     _, infos = vec.reset(seed=11)
-    assert (infos["to_move"] == vec.states[:, E.H_CURRENT]).all() and all(r is None for r in infos["end_reason"])
+    assert (infos["to_move"] == vec.states[:, E.H_CURRENT]).all() and all(r == "" for r in infos["end_reason"])
     ended = 0
     for _ in range(600):  # Tryasina's 3-player games last some 300 steps
         infos["to_move"][:] = -7  # the caller's writes into the handed-out buffer
@@ -301,7 +301,7 @@ def test_infos_to_move_and_end_reason_are_every_rows_own(env_id, options, parall
         _, _, term, trunc, infos = vec.step(vec.random_actions())
         np.testing.assert_array_equal(infos["to_move"], vec.states[:, E.H_CURRENT])
         assert (infos["to_move"] >= 0).all()  # a seat, never the chance player
-        names = [vec.reason_name(c) if c else None for c in infos["end_reason_code"]]
+        names = [vec.reason_name(c) if c else "" for c in infos["end_reason_code"]]
         assert infos["end_reason"].tolist() == names
         assert ((infos["end_reason_code"] != 0) == (term | trunc)).all()
         ended += int((term | trunc).sum())

@@ -141,21 +141,25 @@ class DiceVariant(BaseWrapper):
             raise ValueError(f"{game.env_id} has chance nodes of its own; the dice variant is for deterministic games")
         self.class_names = tuple(game.action_class_names)
         k = len(self.class_names)
-        self.observation_spaces = {
+        self._obs_spaces = {  # (not observation_spaces: PettingZoo 1.24-1.26's BaseWrapper makes that a property)
             a: spaces.Dict({**raw.observation_space(a).spaces, "roll": spaces.Box(0, 1, (k,), np.int8)})
             for a in raw.possible_agents
         }
         # sample() draws from the rolled class (boardenvs.spaces.LegalDiscrete)
-        self.action_spaces = {a: LegalDiscrete(raw.action_space(a).n, LegalOf(self, a)) for a in raw.possible_agents}
+        self._act_spaces = {a: LegalDiscrete(raw.action_space(a).n, LegalOf(self, a)) for a in raw.possible_agents}
         self.roll = -1  # the rolled class, -1 while no roll restricts the turn
         self._allowed = None
         self._turn_state = None
 
+    @property
+    def _cumulative_rewards(self):  # (PettingZoo's last() reads it; 1.24-1.26's wrappers forward no private name)
+        return self.env._cumulative_rewards
+
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self._obs_spaces[agent]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self._act_spaces[agent]
 
     def legal_mask_of(self, agent):
         mask = self.env.unwrapped.legal_mask_of(agent)
@@ -167,6 +171,15 @@ class DiceVariant(BaseWrapper):
         self.env.reset(seed=seed, options=options)
         self._turn_state = None
         self._new_turn()
+        self._note_mask()
+
+    def _note_mask(self) -> None:
+        """The agent to act's ``infos[agent]["action_mask"]`` keeps only the
+        rolled class, as its observation's mask does."""
+        raw, agent = self.env.unwrapped, self.agent_selection
+        if self._allowed is not None and agent in raw.infos:
+            info = raw.infos[agent]
+            raw.infos[agent] = {**info, "action_mask": (info["action_mask"] & self._allowed).astype(np.int8)}
 
     def _new_turn(self):
         """After every change: roll when a new turn starts."""
@@ -208,6 +221,10 @@ class DiceVariant(BaseWrapper):
         return {"observation": obs["observation"], "action_mask": mask, "roll": roll}
 
     def step(self, action):
+        self._step(action)
+        self._note_mask()
+
+    def _step(self, action):
         raw = self.env.unwrapped
         agent = self.agent_selection
         if raw.is_done(agent):  # a finished agent's step changes no game: the turn's roll stands

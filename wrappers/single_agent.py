@@ -35,7 +35,9 @@ seed plays the same games here as in ``gymnasium.make_vec(..., num_envs=1)``.
   sample without the mask (gymnasium's and SB3's ``check_env``) play real
   games.
 * End of an episode: ``info["end_reason"]`` (the name), ``info["length"]``
-  (the game's turns) and ``info["learner_steps"]``.
+  (the game's turns) and ``info["learner_steps"]``.  Every key is in every
+  step's info, with one type (``""``, 0 and False while the episode goes
+  on), so trainers that store infos in a buffer (Tianshou) see one shape.
 * Opponents (:mod:`boardenvs.opponents`): ``"random"`` (a
   uniformly random legal action from the game's generator); a callable
   ``policy(observations, action_masks) -> actions`` on batches (arrays in,
@@ -218,10 +220,12 @@ class SingleAgentEnv(gymnasium.Env):
         self._obs = obs[0]
         self.seat = int(info["seat"][0])
         self.opponent = venv.opponent_of(0)
-        self._info = {"action_mask": self.action_masks(), "seat": self.seat, "opponent": self.opponent.name}
-        if ended:
-            self._info.update(
-                end_reason=info["end_reason"][0],
-                length=int(info["length"][0]),
-                learner_steps=int(info["learner_steps"][0]),
-            )
+        self._info = {
+            "action_mask": self.action_masks(),
+            "seat": self.seat,
+            "opponent": self.opponent.name,
+            "illegal_action": False,
+            "end_reason": str(info["end_reason"][0]) if ended else "",
+            "length": int(info["length"][0]) if ended else 0,
+            "learner_steps": int(info["learner_steps"][0]) if ended else 0,
+        }

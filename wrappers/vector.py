@@ -414,7 +414,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         flags[ended] = True
         info = {
             "return": np.zeros(n, np.float32),
-            "end_reason": np.full(n, None, dtype=object),
+            "end_reason": np.full(n, "", dtype=object),
             "end_reason_code": np.zeros(n, np.int64),
             "length": np.zeros(n, np.int64),
             "learner_steps": np.zeros(n, np.int64),
