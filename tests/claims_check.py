@@ -39,6 +39,7 @@ CLAIMS = (
         "after these 20k frames of TorchRL's PPO the agent wins nearly every game against random",
         0.9,
     ),
+    ("docs/tutorials/cleanrl.md", (0,), "after these 60k steps the agent won 199 of 200 games against random", 0.9),
 )
 
 
