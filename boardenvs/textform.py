@@ -28,6 +28,16 @@ GENERIC_REASONS = {
 }
 
 
+def turns_of(seat: int, turn_seat: int, turns: int, num_players: int) -> int:
+    """How many of the first ``turns`` turns ``seat`` played, when the seats
+    take turns in seat order, one turn each (no pass skips a seat), and turn
+    number ``turns`` (counted from 0) is ``turn_seat``'s: what a game's
+    play-from-the-start invariants (``Game.check_history``) bound its
+    pieces by."""
+    back = (turn_seat - seat) % num_players or num_players  # turns ago that seat last played
+    return 0 if turns < back else (turns - back) // num_players + 1
+
+
 class TextForm:
     """The text form and the row checks built on it (see the module docstring)."""
 

@@ -125,7 +125,8 @@ def test_quess_texts_whose_turns_pieces_or_endings_disagree():
     no_light = ["......", "......", "......", "..tc..", "......", "......"]
     with pytest.raises(NotationError, match="no pieces"):
         Position.from_text(quess_text(no_light, to_move=1))
-    lost = quess_text(no_light, to_move=0, status="terminated", reason="no_legal_move", returns="-1 1")
+    # ten captures: Dark's six moves took Light's six (QU-V1), so at least eleven turns
+    lost = quess_text(no_light, to_move=0, turn=11, status="terminated", reason="no_legal_move", returns="-1 1")
     assert Position.from_text(lost).returns == (-1.0, 1.0)
 
 

@@ -50,7 +50,9 @@ def qtext(rows, to_move=0, since="", turn=None, max_turns=None, status="playing"
 
 
 def pos_from(rows, **kw) -> Position:
-    return Position.from_text(qtext(rows, **kw))
+    """A hand-built position: a set-up one (pieces placed where a rule is
+    tested, not captured there in turn: QU-V1 is not asked)."""
+    return Position.from_text(qtext(rows, **kw), setup=True)
 
 
 def sq(i: int) -> str:
@@ -554,7 +556,7 @@ def test_qu9_a_capture_into_the_zone_counts():
     after = pos_from(rows, to_move=0).play("B4-B5")
     assert (after.end_reason, after.returns) == ("zone", (1.0, -1.0))
     # and its text reads back: a side with no pieces, the game over by the zone (hypothesis found it)
-    again = Position.from_text(after.to_text())
+    again = Position.from_text(after.to_text(), setup=True)  # (set up: QU-V1 not asked)
     assert again.to_text() == after.to_text() and again.end_reason == "zone"
 
 
@@ -587,7 +589,7 @@ def test_qu9_is_checked_before_qu11():
     after = pos_from(rows, to_move=0).play("B4-B5")
     assert (after.end_reason, after.returns) == ("zone", (1.0, -1.0))
     # and its text reads back: a side with no pieces, the game over by the zone (hypothesis found it)
-    again = Position.from_text(after.to_text())
+    again = Position.from_text(after.to_text(), setup=True)  # (set up: QU-V1 not asked)
     assert again.to_text() == after.to_text() and again.end_reason == "zone"
 
 

@@ -80,7 +80,9 @@ def qtext(
 def qpos(board: str = EMPTY, to_move=0, **kw) -> Position:
     marks = {k: v for k, v in kw.items() if len(k) == 2 and k[0] in FILES}
     rest = {k: v for k, v in kw.items() if k not in marks}
-    return Position.from_text(qtext(picture(board, **marks), to_move=to_move, **rest))
+    # a hand-built position: a set-up one (pyramids placed where a rule is tested, not in
+    # turn: QS-V1 is not asked)
+    return Position.from_text(qtext(picture(board, **marks), to_move=to_move, **rest), setup=True)
 
 
 def at(pos: Position, name: str) -> str:
@@ -383,7 +385,7 @@ def test_qs10_fifteen_points_win_before_the_rotation():
     assert on.is_terminal and on.game.scores(on.state) == (18, 0)
     with pytest.raises(IllegalMoveError):
         pos.play("a1:c1 Q1:90")
-    assert Position.from_text(won.to_text()) == won
+    assert Position.from_text(won.to_text(), setup=True) == won  # (set up: QS-V1 not asked)
 
 
 def test_qs10_a_score_of_15_cannot_be_still_playing():
@@ -401,7 +403,7 @@ def stuck_rows():
 
 def test_qs11_a_player_who_can_neither_place_nor_jump_loses():
     text = qtext(stuck_rows(), to_move=1, reserve=[0, 0, 0, 4, 5, 5], phase="rotate")
-    pos = Position.from_text(text)
+    pos = Position.from_text(text, setup=True)  # (set up: QS-V1 not asked)
     assert pos.game.scores(pos.state) == (0, 13)
     safe = pos.play("Q4:270")  # f1 goes to f3: nobody next to player_0's pyramids
     assert safe.is_terminal and safe.end_reason == "no_legal_move"
@@ -414,7 +416,7 @@ def test_qs11_a_player_who_can_neither_place_nor_jump_loses():
 
 def test_qs11_a_reserve_left_means_a_move():
     rows = picture(a1="L", c1="L", a3="L", c3="L", f6="L", d6="M")
-    pos = Position.from_text(qtext(rows, to_move=0, reserve=[1, 0, 0, 5, 5, 5]))
+    pos = Position.from_text(qtext(rows, to_move=0, reserve=[1, 0, 0, 5, 5, 5]), setup=True)
     assert {m.split()[0][0] for m in pos.legal_moves()} == {"S"}
 
 
@@ -519,7 +521,7 @@ def test_texts_round_trip_mid_jump_and_rotate():
         decide(pos, "a1", ":c1", ":e1"),
         decide(pos, "a1", ":c1", "stop"),
     ):
-        back = Position.from_text(p.to_text())
+        back = Position.from_text(p.to_text(), setup=True)
         assert back == p and np.array_equal(back.action_mask(), p.action_mask())
         assert back.legal_moves() == p.legal_moves()
         # the rest of a turn under way in notation (':c1:e1 Q1:90', 'Q1:90' with the stop implied)

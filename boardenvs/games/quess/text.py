@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import engine as E
 from ...errors import NotationError
+from ...textform import turns_of
 from .rules import (
     DARK,
     INITIAL_BOARD,
@@ -202,6 +203,30 @@ class QuessText:
         """How many of ``colour``'s pieces stand in the other side's starting zone."""
         own = state[Q_BB + 3 * colour] | state[Q_BB + 3 * colour + 1] | state[Q_BB + 3 * colour + 2]
         return _popcount(int(own & ZONE_BB[1 - colour]))
+
+    def check_history(self, state) -> None:
+        """QU-V1: a move takes at most one piece, the opponent's (QU-4), and
+        the players alternate, so each side's lost pieces are at most the
+        moves its opponent made before since_capture began; the move just
+        before it (if any piece is lost) was a capture, which cost the other
+        side a piece."""
+        mover, turn = int(state[E.H_CURRENT]), int(state[E.H_TURN])
+        before = turn - (int(state[Q_HLEN]) - 1)  # the turns up to the last capture
+        # pieces lost per colour: the start's six (QU-2) less those on the board
+        lost = [6 - sum(_popcount(int(state[Q_BB + 3 * colour + k])) for k in range(3)) for colour in (LIGHT, DARK)]
+        for colour in (LIGHT, DARK):
+            moves = turns_of(1 - colour, (mover - turn + before) % 2, before, 2)
+            if lost[colour] > moves:
+                raise NotationError(
+                    f"{self.env_id}: player_{colour} lost {lost[colour]} pieces, but player_{1 - colour} made "
+                    f"{moves} moves before since_capture's, each taking at most one (QU-V1)"
+                )
+        capturer = (mover - (turn - before + 1)) % 2  # who played turn before - 1, the last capture
+        if sum(lost) and not lost[1 - capturer]:
+            raise NotationError(
+                f"{self.env_id}: turn {before - 1}, the move before since_capture's, was player_{capturer}'s "
+                f"capture, but player_{1 - capturer} has lost no piece (QU-V1)"
+            )
 
     def check_state(self, state) -> None:
         mover = int(state[E.H_CURRENT])

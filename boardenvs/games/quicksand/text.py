@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import engine as E
 from ...errors import IllegalMoveError, NotationError
+from ...textform import turns_of
 from .rules import (
     CELL_CHARS,
     DIRECTION_NAMES,
@@ -398,6 +399,26 @@ class QuicksandText:
         state[Q_JMASK] = sum(1 << x for x in jumped)
         if jumped and not _any_hop(state, state[Q_JMASK], path[-1], size, len(jumped)):
             raise NotationError(f"{self.env_id}: jump {where}: no hop is left, so the jump has ended (QS-7, QS-8)")
+
+    def check_history(self, state) -> None:
+        """QS-V1: a turn either places one pyramid (QS-3) or jumps, taking at
+        most three (QS-7), and the players alternate, so each player's
+        pyramids out of its reserve plus a third (rounded up) of the
+        opponent's pyramids it took are at most the turns it played (the one
+        in progress counted from its rotation on)."""
+        cells, mover, turn = self.cells(state), int(state[E.H_CURRENT]), int(state[E.H_TURN])
+        total = 3 * PIECES_PER_SIZE
+        out = [total - sum(int(state[Q_RESERVE + 3 * s + z]) for z in range(3)) for s in (0, 1)]
+        taken = [out[s] - int(np.count_nonzero((cells > 3 * s) & (cells <= 3 * s + 3))) for s in (0, 1)]  # QS-9
+        for s in (0, 1):
+            played = turns_of(s, mover, turn, 2) + (s == mover and state[Q_PHASE] == PH_ROTATE)
+            jumps = -(-taken[1 - s] // 3)
+            if out[s] + jumps > played:
+                raise NotationError(
+                    f"{self.env_id}: player_{s} has {out[s]} pyramids out of its reserve and took {taken[1 - s]} of "
+                    f"player_{1 - s}'s, which takes at least {out[s] + jumps} of its turns (one placing each, a jump "
+                    f"taking at most three), but it played {played} (QS-V1)"
+                )
 
     def check_state(self, state) -> None:
         scores = self.scores(state)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import engine as E
 from ...errors import IllegalMoveError, NotationError
+from ...textform import turns_of
 from .rules import (
     CELL_XY,
     DIAGONAL_XY,
@@ -219,6 +220,25 @@ class TryasinaText:
                 )
             state[T_PAWNS + PAWNS * s : T_PAWNS + PAWNS * (s + 1)] = sorted(pawns[s])
         state[T_LAST : T_LAST + 3] = -1
+
+    def check_history(self, state) -> None:
+        """TR-V1: a turn moves at most one pawn (TR-7), the seats roll in
+        order, and only a 6 on its owner's turn takes a pawn out of its
+        origin, onto C1 (TR-8); only its owner's walk takes it further
+        (pushes move swamp pawns, which walked there). So a seat has played
+        at least one turn per pawn out of its origin, two for one past C1
+        (not C1 itself, not sunk in the quagmire)."""
+        n, turn, roller = self.num_players, int(state[E.H_TURN]), int(state[T_ROLLER])
+        for s in range(n):
+            locs = self.pawn_locations(state, s)
+            need = sum(0 if loc == LOC_O else 1 if loc in (LOC_Q, LOC_C1) else 2 for loc in locs)
+            played = turns_of(s, roller, turn, n)
+            if need > played:
+                out = sum(loc != LOC_O for loc in locs)
+                raise NotationError(
+                    f"{self.env_id}: player_{s} has {out} pawns out of its origin, which takes at least {need} of "
+                    f"its turns (one to leave on a 6, one more to walk past C1), but it played {played} (TR-V1)"
+                )
 
     def check_state(self, state) -> None:
         n = self.num_players
