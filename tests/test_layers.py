@@ -217,7 +217,7 @@ def test_the_rllib_integration_imports_only_with_its_extra():
     import pytest
 
     if importlib.util.find_spec("ray") is None:
-        with pytest.raises(ImportError, match=r"pip install 'boardenvs\[rllib\]'"):
+        with pytest.raises(ImportError, match=r"pip install '\.\[rllib\]' in a clone"):
             importlib.import_module("boardenvs.rllib")
     else:
         module = importlib.import_module("boardenvs.rllib")

@@ -213,7 +213,7 @@ def test_human_mode_runs_ten_steps_headless(monkeypatch):
 
 def test_human_mode_without_pygame_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pygame", None)
-    with pytest.raises(ImportError, match=r"boardenvs\[render\]"):
+    with pytest.raises(ImportError, match=r"pip install '\.\[render\]' in a clone"):
         boardenvs.make("quess_v0", render_mode="human")
     with pytest.raises(ValueError, match="render_mode"):
         boardenvs.make("quess_v0", render_mode="window")
