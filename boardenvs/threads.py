@@ -4,12 +4,12 @@ A training process runs two thread pools: torch's (the network's forward
 and backward passes) and numba's (the engine's threaded drivers).  Each
 sizes itself to every core by default, so together they ask for twice the
 cores, and on a busy machine their threads wait for each other at every
-parallel section while other processes hold the cores: a short training
-run measured 5-6 times the CPU-seconds under load than on a quiet machine,
-for the same work.  :func:`training_threads` gives the two pools, together,
-no more threads than the cores this process may run on (numba half, torch
-the rest, each at least one), which every training entry point calls first
-(``boardenvs train``, ``boardenvs demo``, the tutorials).
+parallel section while other processes hold the cores, spinning as they
+wait (docs/threads.md measures what that costs).  :func:`training_threads`
+gives the two pools, together, no more threads than the cores this process
+may run on (numba half, torch the rest, each at least one); every training
+entry point calls it first (``boardenvs train``, ``boardenvs demo``, the
+tutorials).
 """
 
 from __future__ import annotations
