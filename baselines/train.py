@@ -93,10 +93,8 @@ EVAL_OPPONENTS = ("random", "greedy")
 
 
 def set_threads(threads: int | None) -> tuple[int, int]:
-    """Give torch's and numba's pools ``threads`` threads together (default:
-    the cores this process may use): :func:`boardenvs.threads.training_threads`,
-    so on a busy machine their threads do not wait on each other for cores
-    they cannot get; ``(torch's, numba's)``."""
+    """``(torch's, numba's)`` threads, ``threads`` together (default: the cores
+    this process may use; :func:`boardenvs.threads.training_threads`)."""
     from boardenvs.threads import training_threads
 
     return training_threads(None if threads is None else int(threads))
@@ -397,10 +395,8 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
         help="the game: an env id (quess_v0, ...) or its gymnasium id (boardenvs/Quess-v0)",
     )
     declared = {g: training_defaults(g).minutes for g in games}
-    if len(set(declared.values())) == 1:
-        minutes = f"{next(iter(declared.values())):g} for every game"
-    else:
-        minutes = ", ".join(f"{g} {m:g}" for g, m in declared.items())
+    minutes = ", ".join(f"{g} {m:g}" for g, m in declared.items())
+    minutes = f"{declared[games[0]]:g} for every game" if len(set(declared.values())) == 1 else minutes
     ap.add_argument(
         "--minutes",
         type=float,
@@ -510,12 +506,8 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
         metavar="NAME=RATE",
         help="stop at the first win-rate check that reaches RATE against NAME, e.g. greedy=0.9",
     )
-    ap.add_argument(
-        "--threads",
-        type=int,
-        default=None,
-        help="torch's and numba's threads together (default: the cores this process may use)",
-    )
+    threads = "torch's and numba's threads together (default: the cores this process may use)"
+    ap.add_argument("--threads", type=int, default=None, help=threads)
     ap.add_argument("--no-progress", action="store_true", help="no progress bar (one line per win-rate check)")
     args = ap.parse_args(argv)
     for flag in ("steps", "num_envs", "snapshot_every", "batch_size", "epochs", "eval_games", "threads"):
