@@ -1,6 +1,7 @@
 # Two commands on a fresh machine with Python >= 3.10 and pip:
 #   make demo   - create .venv, install, train a short Quess baseline, evaluate it, record a game (GIF)
 #   make test   - create .venv, install with test, train, interop and docs extras, run the test suite
+# and make rllib-env: .venv-rllib, the environment for Ray RLlib (its own gymnasium pin; make test builds it too)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -17,7 +18,7 @@ PZ_VENV ?= .venv-pz124
 PZ_STAMP := $(PZ_VENV)/.installed
 PZ_PIP := $(PZ_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-nojit check-claims bench install clean pictures docs playthroughs lint
+.PHONY: demo test test-nojit check-claims bench install rllib-env clean pictures docs playthroughs lint
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -44,8 +45,12 @@ $(BENCH_STAMP): $(STAMP)
 
 install: $(STAMP)
 
+# the Ray RLlib environment (docs/tutorials/rllib.md): .venv-rllib/bin/python runs the RLlib pages and tests
+rllib-env: $(RLLIB_STAMP)
+
+# boardenvs demo (torch's and numba's threads sized together for the cores: boardenvs.threads)
 demo: $(STAMP)
-	$(BIN)/python -m boardenvs.baselines.demo quess_v0 --minutes 3 --out runs/demo
+	$(BIN)/boardenvs demo quess_v0 --minutes 3 --out runs/demo
 
 # the whole suite, then Ray RLlib's tests and the checkers under RLlib's gymnasium; beside them
 # (on the second core) the wheel as users get it: tests/wheel_check.py builds the sdist and the

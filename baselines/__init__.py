@@ -12,7 +12,7 @@
   improves one by its own guided search (:mod:`.expert_iteration`);
 * ``python -m boardenvs.baselines.tournament GAME`` plays the round-robin
   and writes the strength table (:mod:`.tournament`);
-* :func:`rate` (``boardenvs rate AGENT --game ID``) rates any agent against
+* :func:`rate` (``boardenvs rate GAME AGENT``) rates any agent against
   a game's versioned ladder (:mod:`.ladder`).
 
 Importing this package registers its opponents with the core's registry
@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import MissingExtraError, ModelFileError, first_line, shorten
+from ..errors import MissingExtraError, ModelFileError, did_you_mean, first_line, install_line, shorten
 from ..opponents import register_opponent, register_resolver, untrusted
 from ..wrappers.selfplay import ModelOpponent
 
@@ -203,7 +203,7 @@ def load(name: str | Path) -> Baseline:
     except ImportError as exc:  # (the core installs without torch and SB3)
         raise MissingExtraError(
             f"loading the model {shorten(repr(str(name)), 120)} needs torch and SB3 (the train "
-            f"extra): pip install 'boardenvs[train]' ({exc.name or exc} is not installed)"
+            f"extra; {exc.name or exc} is not installed): {install_line('train')}"
         ) from None
 
     if not isinstance(name, (str, os.PathLike)) or not str(name):
@@ -221,9 +221,17 @@ def load(name: str | Path) -> Baseline:
     except ValueError:  # a path with an empty name ("/", "..")
         config_file = weights = None
     if config_file is None or not (_is_file(config_file) and _is_file(weights)):
+        text = str(name)
+        if config_file is not None and (isinstance(name, os.PathLike) or "/" in text or os.sep in text or path.suffix):
+            missing = [shorten(str(p), 120) for p in (weights, config_file) if not _is_file(p)]
+            raise ValueError(
+                f"no baseline {shown}: no such file ({' and '.join(missing)} "
+                f"{'does' if len(missing) == 1 else 'do'} not exist; a saved model is a "
+                "<name>.pt/<name>.json pair)"
+            )
         raise ValueError(
-            f"no baseline {shown}: one of {', '.join(available()) or '(none committed)'}, "
-            f"or the path of a <name>.pt/<name>.json pair"
+            f"no baseline {shown}{did_you_mean(text, available())}: one of "
+            f"{', '.join(available()) or '(none committed)'}, or the path of a <name>.pt/<name>.json pair"
         )
     config = _read_config(config_file, fail)
     try:
@@ -345,7 +353,7 @@ def opponent_from_path(spec: str, trust: bool = False):
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:
-        raise ModelFileError(f"loading the model {shown} needs sb3-contrib: pip install 'boardenvs[train]'") from exc
+        raise ModelFileError(f"loading the model {shown} needs sb3-contrib: {install_line('train')}") from exc
     try:
         model = MaskablePPO.load(path, device="cpu")
     except Exception as exc:  # a zip that is no MaskablePPO: try plain PPO, then give up clearly

@@ -1,6 +1,6 @@
-"""``make demo``: train a short baseline, measure it, watch it play.
+"""``make demo`` and ``boardenvs demo``: train a short baseline, measure it, watch it play.
 
-    python -m boardenvs.baselines.demo [quess_v0] [--minutes 3] [--out runs/demo]
+    boardenvs demo [quess_v0] [--minutes 3] [--out runs/demo]   # or python -m boardenvs.baselines.demo
 
 1. trains MaskablePPO on the game (default quess_v0) for ``--minutes`` of
    training (or ``--steps``), the route and defaults of ``boardenvs train
@@ -22,14 +22,13 @@ committed, longer-trained models are ``boardenvs.baselines.load(name)``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 
 
-def main(argv=None) -> int:
-    from boardenvs.helptext import help_text
+def main(argv=None, prog: str = "python -m boardenvs.baselines.demo") -> int:
+    from boardenvs.helptext import CommandParser, game_type, help_text
 
     from .budget import check_minutes
     from .checkup import results
@@ -37,20 +36,30 @@ def main(argv=None) -> int:
     from .tournament import wilson
     from .train import train
 
-    ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.demo", description=help_text(__doc__))
+    ap = CommandParser(prog=prog, description=help_text(__doc__))
     ap.add_argument(
-        "game", nargs="?", default="quess_v0", choices=sorted(trainable_ids()), help="the env id (default quess_v0)"
+        "game",
+        nargs="?",
+        default="quess_v0",
+        type=game_type(sorted(trainable_ids())),
+        metavar="GAME",
+        help="the game: an env id or its gymnasium id (default quess_v0)",
     )
     ap.add_argument("--minutes", type=float, default=3.0, help="minutes of training (default 3)")
     ap.add_argument("--steps", type=int, default=None, help="environment steps instead of minutes")
     ap.add_argument("--games", type=int, default=200, help="evaluation games per opponent (default 200)")
     ap.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    ap.add_argument("--out", default="runs/demo", help="folder for the model, its logs and the GIF")
+    ap.add_argument("--out", default="runs/demo", help="folder for the model, its logs and the GIF (default runs/demo)")
+    ap.add_argument(
+        "--threads", type=int, default=None, help="torch's and numba's threads together (default: the cores available)"
+    )
     args = ap.parse_args(argv)
     from boardenvs.wrappers.evaluation import MAX_GAMES
 
     if (args.steps is not None and args.steps < 1) or args.games < 1:
         ap.error("--steps and --games must be positive ints")
+    if args.threads is not None and not 1 <= args.threads <= 1024:
+        ap.error(f"--threads must be in 1..1024, got {args.threads}")
     try:
         minutes = None if args.steps is not None else check_minutes(args.minutes)
     except ValueError as exc:
@@ -59,10 +68,17 @@ def main(argv=None) -> int:
         ap.error(f"--games must be at most {MAX_GAMES:_}, got {args.games}")
     out = Path(args.out)
     stem = out / args.game
+    try:  # the folder: now, not after the training
+        from boardenvs.files import output_path
+
+        out.mkdir(parents=True, exist_ok=True)
+        output_path(stem.with_suffix(".pt"), "--out")
+    except (ValueError, OSError) as exc:
+        ap.error(str(exc) if isinstance(exc, ValueError) else f"--out {args.out!r}: {exc.strerror or exc}")
     t0 = time.perf_counter()
     budget = f"{args.steps:,} steps" if minutes is None else f"{minutes:g} minutes"
     print(f"== 1. training MaskablePPO on {args.game} for {budget}")
-    config = train(args.game, steps=args.steps, minutes=minutes, seed=args.seed, out=stem)
+    config = train(args.game, steps=args.steps, minutes=minutes, seed=args.seed, out=stem, threads=args.threads)
     print(f"== 2. {args.games} games against each reference opponent, seats split, random openings")
     opponents = ("random", "greedy")
     ours = results(f"baseline:{stem}", args.game, config["options"], opponents, games=args.games, seed=args.seed + 1)

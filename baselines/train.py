@@ -44,9 +44,7 @@ the optimal policies as they were (Ng, Harada & Russell, 1999).
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -94,26 +92,12 @@ class OpponentMix:
 EVAL_OPPONENTS = ("random", "greedy")
 
 
-def machine_threads() -> int:
-    """The cores this process may run on (its affinity; ``os.cpu_count()`` elsewhere)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
+def set_threads(threads: int | None) -> tuple[int, int]:
+    """``(torch's, numba's)`` threads, ``threads`` together (default: the cores
+    this process may use; :func:`boardenvs.threads.training_threads`)."""
+    from boardenvs.threads import training_threads
 
-
-def set_threads(threads: int | None) -> int:
-    """Give torch's and numba's pools ``threads`` threads (default: the
-    cores this process may use), so the two never ask for more than the
-    machine has between them: torch computes while the engine waits and the
-    engine steps while torch waits."""
-    import numba
-    import torch
-
-    n = machine_threads() if threads is None else int(threads)
-    torch.set_num_threads(n)
-    numba.set_num_threads(max(1, min(n, numba.config.NUMBA_NUM_THREADS)))
-    return n
+    return training_threads(None if threads is None else int(threads))
 
 
 def _shares(defaults, random_share, greedy_share, mcts_name: str, mcts_share: float) -> dict:
@@ -217,8 +201,8 @@ def train(
     ``extractor_kwargs`` changes the network's options (the board trunk's
     ``channels`` / ``layers``, or the dense extractor's), ``net_arch`` the
     dense heads' layers.  ``warm_start``: games of ``greedy``'s decisions
-    fitted before PPO (0: none).  ``threads``: torch's and numba's
-    (default: the cores this process may use).  ``stop_at``: ``{opponent:
+    fitted before PPO (0: none).  ``threads``: torch's and numba's together
+    (default: the cores this process may use; :func:`set_threads`).  ``stop_at``: ``{opponent:
     rate}``, stop at the first check that reaches every rate."""
     from boardenvs.wrappers import SB3SelfPlayCallback, SB3VecEnv
     from boardenvs.wrappers.evaluation import MAX_GAMES
@@ -304,7 +288,7 @@ def train(
         "budget_asked": {k: v for k, v in budget.items() if v is not None},
     }
     start = start_from(init, config) if init is not None else None
-    threads = set_threads(threads)
+    torch_threads, numba_threads = set_threads(threads)
     # the board networks read the planes (flatten=False); seeded by MaskablePPO(seed=...)
     env = SB3VecEnv(env_id, num_envs=ppo["num_envs"], opponent=_opponent(shares, mix), flatten=False, **options)
     if shaping:
@@ -363,7 +347,8 @@ def train(
         net = "board network" if config["extractor"] == "board" else f"dense network ({config['extractor']})"
         print(
             f"[{name}] MaskablePPO, {net} ({sum(p.numel() for p in model.policy.parameters()):,} parameters), "
-            f"{ppo['num_envs']} games a step, against {mix!r}; {threads} threads; budget {what} of training; "
+            f"{ppo['num_envs']} games a step, against {mix!r}; threads: torch {torch_threads}, numba {numba_threads}; "
+            f"budget {what} of training; "
             f"writes {out.with_suffix('.pt')}",
             flush=True,
         )
@@ -398,20 +383,35 @@ def train(
 
 
 def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
-    from boardenvs.helptext import help_text
+    from boardenvs.errors import install_line
+    from boardenvs.helptext import CommandParser, game_type, help_text
 
-    ap = argparse.ArgumentParser(prog=prog, description=help_text(__doc__))
-    ap.add_argument("game", choices=sorted(trainable_ids()), help="the env id")
+    ap = CommandParser(prog=prog, description=help_text(__doc__))
+    games = sorted(trainable_ids())
+    ap.add_argument(
+        "game",
+        type=game_type(games),
+        metavar="GAME",
+        help="the game: an env id (quess_v0, ...) or its gymnasium id (boardenvs/Quess-v0)",
+    )
+    declared = {g: training_defaults(g).minutes for g in games}
+    minutes = ", ".join(f"{g} {m:g}" for g, m in declared.items())
+    minutes = f"{declared[games[0]]:g} for every game" if len(set(declared.values())) == 1 else minutes
     ap.add_argument(
         "--minutes",
         type=float,
         default=None,
-        help="minutes of training (the clock paused while it evaluates; default: the game's, unless --steps is given)",
+        help=f"minutes of training, the clock paused while it evaluates (default, unless --steps is given: {minutes})",
     )
-    ap.add_argument("--steps", type=int, default=None, help="environment steps (with --minutes: whichever comes first)")
+    ap.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help="environment steps (default: none, the run is timed by --minutes; both: whichever comes first)",
+    )
     ap.add_argument("--num-envs", type=int, default=None, help="games stepped per call (default: the game's)")
     ap.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    ap.add_argument("--players", type=int, default=None, help="player count (Hex Quoridor, Tryasina)")
+    ap.add_argument("--players", type=int, default=None, help="the player count (default 2; Hex Quoridor, Tryasina)")
     ap.add_argument(
         "--out",
         default=None,
@@ -506,9 +506,8 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
         metavar="NAME=RATE",
         help="stop at the first win-rate check that reaches RATE against NAME, e.g. greedy=0.9",
     )
-    ap.add_argument(
-        "--threads", type=int, default=None, help="torch's and numba's threads (default: the cores available)"
-    )
+    threads = "torch's and numba's threads together (default: the cores this process may use)"
+    ap.add_argument("--threads", type=int, default=None, help=threads)
     ap.add_argument("--no-progress", action="store_true", help="no progress bar (one line per win-rate check)")
     args = ap.parse_args(argv)
     for flag in ("steps", "num_envs", "snapshot_every", "batch_size", "epochs", "eval_games", "threads"):
@@ -578,6 +577,8 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
             extractor_kwargs=extractor_kwargs,
             net_arch=args.net_arch,
         )
+    except ImportError as exc:  # an optional package the run needs (before ValueError: MissingExtraError is both)
+        ap.error(f"{exc.name or exc} is not installed: {install_line('train')}" if exc.name else str(exc))
     except (ValueError, OSError) as exc:
         ap.error(str(exc) if isinstance(exc, ValueError) else f"--out {args.out!r}: {exc.strerror or exc}")
     except TrainingInterrupted as stop:

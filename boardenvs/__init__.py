@@ -15,6 +15,7 @@ from .catalog import GAMES
 from .errors import IllegalActionError, IllegalMoveError, NotationError, OptionError
 from .position import Position
 from .registry import game_class, make_game
+from .threads import training_threads
 
 _blas_probe.install()  # numba's BLAS probe without importing scipy.linalg (see the module)
 for _game in GAMES:
@@ -42,6 +43,7 @@ __all__ = [  # the entry points first (the API reference lists them in this orde
     "register",
     "game_class",
     "make_game",
+    "training_threads",
     "IllegalActionError",
     "IllegalMoveError",
     "NotationError",

@@ -50,6 +50,47 @@ def first_line(exc: BaseException, limit: int = 160) -> str:
     return shorten(f"{type(exc).__name__}: {lines[0]}" if lines and lines[0] else type(exc).__name__, limit)
 
 
+def did_you_mean(name: str, names) -> str:
+    """`` (did you mean 'x'?)`` naming the entry of ``names`` nearest to
+    ``name`` by spelling (difflib's ratio, at least 0.6), or ``""``: the hint
+    an unknown name's error ends with."""
+    import difflib
+
+    if not isinstance(name, str) or len(name) > 200:  # (difflib's time grows with the lengths)
+        return ""
+    close = difflib.get_close_matches(name, [str(n) for n in names], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def install_line(extra: str) -> str:
+    """The command that installs ``extra`` (``"train"``, ``"render,train"``)
+    where users are: boardenvs is on no package index, so from a clone
+    (``pip install '.[train]'``) or from the wheel built there; what every
+    missing-extra message ends with."""
+    import sys
+
+    # (the package's version, read where the package is loaded: importing it here would loop)
+    version = getattr(sys.modules.get(__package__), "__version__", None) or "<version>"
+    return (
+        f"pip install '.[{extra}]' in a clone of boardenvs (or pip install "
+        f"'dist/boardenvs-{version}-py3-none-any.whl[{extra}]' from the wheel built there)"
+    )
+
+
+# C0 and C1 control characters but the tab and newline: a terminal acts on them
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: control characters (escapes that
+    retitle or clear a terminal, a carriage return that overwrites a line)
+    shown as ``\\xNN`` escapes, and a lone surrogate (valid in a JSON string,
+    not encodable) as ``\\udNNN``, so a name read from a file can neither
+    drive the terminal nor make the print fail."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", str(text))
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class BoardEnvsError(ValueError):
     """Base class of the package's input errors (their messages quote a
     caller's input cut to length: :func:`shorten_words`)."""
@@ -91,7 +132,18 @@ class UntrustedFileError(ModelFileError):
 
 class MissingExtraError(BoardEnvsError, ImportError):
     """What was asked for needs a package of an extra that is not installed
-    (the message names the ``pip install 'boardenvs[...]'`` line)."""
+    (the message ends with the line that installs it: :func:`install_line`)."""
+
+
+class UnknownNameError(BoardEnvsError):
+    """A name that is none of those accepted (an opponent's): ``name`` is
+    it and ``choices`` the names accepted, for a caller that words its own
+    message (the command line's)."""
+
+    def __init__(self, message: str, name: str = "", choices=()):
+        super().__init__(message)
+        self.name = name
+        self.choices = tuple(choices)
 
 
 class ResetNeededError(BoardEnvsError, RuntimeError):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+import zlib
 from pathlib import Path
 
 
@@ -41,7 +42,24 @@ def output_path(path, what: str = "output file", suffixes=None) -> Path:
     if not folder.is_dir():
         problem = "is not a folder" if folder.exists() else "does not exist"
         raise ValueError(f"{what} {str(path)!r}: the folder {str(folder)!r} {problem}")
+    _check_writable(folder, what, path)
     return path
+
+
+def _check_writable(folder: Path, what: str, path: Path) -> None:
+    """ValueError naming ``what`` unless a new file can be created in
+    ``folder``: a file is created there and removed (a permission bit or a
+    read-only mount says no even to root, whom ``os.access`` would not
+    refuse), so a command learns it before it plays its games, not after."""
+    probe = folder / f".{secrets.token_hex(6)}.probe"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise ValueError(
+            f"{what} {str(path)!r}: cannot write in the folder {str(folder)!r} ({exc.strerror or exc})"
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def write_atomically(path, write, what: str = "output file") -> Path:
@@ -78,8 +96,11 @@ def read_text_capped(path, what: str = "file", limit: int = MAX_READ_BYTES, *, o
             raise ValueError(f"cannot read {what} {str(path)!r}: not a regular file (a folder, device, FIFO or socket)")
         with opener(path, "rb") as f:
             data = f.read(limit + 1)
-    except (OSError, EOFError) as exc:  # (EOFError: a compressed stream cut short)
-        raise ValueError(f"cannot read {what} {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    except (OSError, EOFError, zlib.error) as exc:  # (EOFError: a compressed stream cut short; zlib: corrupt)
+        why = getattr(exc, "strerror", None) or (
+            f"corrupt compressed data ({exc})" if isinstance(exc, zlib.error) else exc
+        )
+        raise ValueError(f"cannot read {what} {str(path)!r}: {why}") from None
     if len(data) > limit:
         raise ValueError(f"{what} {str(path)!r} is larger than {limit:,} bytes: refused")
     return data.decode("utf-8")

@@ -53,17 +53,18 @@ class Match:
         trust=False,
     ):
         from .files import output_path
-        from .opponents import load_opponent
+        from .opponents import Opponent, load_opponent
         from .records import new_game
 
         # where the game will be saved: refused now (a folder that does not exist), not after the game
-        self.save_path = str(output_path(save or f"{env_id}-{time.strftime('%Y%m%d-%H%M%S')}.json", "--save"))
+        self.save_path = str(output_path(save or f"{env_id}-{time.strftime('%Y%m%d-%H%M%S')}.json", "--out"))
         self.seed = int(secrets.randbits(32)) if seed is None else int(seed)
         self.pos, self.rng = new_game(env_id, options, self.seed)
         self.start = self.pos
         check_seat(seat, self.pos.game.num_players, "--seat", f"{env_id}: ", allow_random=False)
         self.seat = seat
-        self.opponent = load_opponent(opponent, env_id, trust=trust)  # trust: --trust-files
+        # a name or a path (trust: --trust-files), or an Opponent already loaded
+        self.opponent = opponent if isinstance(opponent, Opponent) else load_opponent(opponent, env_id, trust=trust)
         self.env_id = env_id
         self.stdin = stdin or sys.stdin
         self.out = stdout or sys.stdout

@@ -61,7 +61,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import IllegalActionError, MissingExtraError, ModelFileError, UntrustedFileError, first_line, shorten
+from .errors import (
+    IllegalActionError,
+    MissingExtraError,
+    ModelFileError,
+    UnknownNameError,
+    UntrustedFileError,
+    did_you_mean,
+    first_line,
+    shorten,
+)
 
 PLUGIN_GROUP = "boardenvs.opponents"  # the entry points of the packages that register opponents
 
@@ -363,6 +372,11 @@ def opponent_names() -> list[str]:
     return names
 
 
+def _plain_names() -> list[str]:
+    """The names a typo is compared with: the plain ones and the prefixes (``mcts``, ``baseline``)."""
+    return [*_NAMED, *_PREFIXED]
+
+
 def _accepted() -> str:
     return ", ".join(repr(n) for n in opponent_names())
 
@@ -401,9 +415,11 @@ def opponent_from_name(spec: str, *, trust: bool = False) -> Opponent:
         raise ValueError(
             f"opponent {shown}: no such file ({shorten(os.path.abspath(spec), 120)} does not exist); {MODEL_FILES}"
         )
-    raise ValueError(
-        f"unknown opponent {shown}: accepted names are {_accepted()}, or {MODEL_FILES}; or pass a "
-        "policy(obs, masks) -> actions, an SB3 model or a League"
+    raise UnknownNameError(
+        f"unknown opponent {shown}{did_you_mean(spec, _plain_names())}: accepted names are {_accepted()}, or "
+        f"{MODEL_FILES}; or pass a policy(obs, masks) -> actions, an SB3 model or a League",
+        spec,
+        opponent_names(),
     )
 
 

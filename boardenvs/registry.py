@@ -167,7 +167,13 @@ def env_id_of(name: str) -> str:
     for env_id, cls in _GAMES.items():
         if name in (env_id, gym_id_of(cls)):
             return env_id
-    raise ValueError(f"unknown id {name!r}: use an env id ({', '.join(_GAMES)}) or its gymnasium id")
+    from .errors import did_you_mean, shorten
+
+    ids = [*_GAMES, *(gym_id_of(cls) for cls in _GAMES.values())]
+    raise ValueError(
+        f"unknown id {shorten(repr(name))}{did_you_mean(name, ids)}: use an env id "
+        f"({', '.join(_GAMES)}) or its gymnasium id"
+    )
 
 
 def make_game(env_id: str, **options):

@@ -61,6 +61,7 @@ import math
 import numpy as np
 
 from . import engine as E
+from .errors import install_line
 
 PALETTE = {
     "board": (238, 225, 196),
@@ -83,7 +84,7 @@ PALETTE = {
     "to_act": (220, 40, 40),
 }
 
-RENDER_EXTRA = "boardenvs[render]"
+RENDER_EXTRA = ".[render]"  # (pip install from a clone: boardenvs is on no index)
 
 
 def _pil():
@@ -97,7 +98,7 @@ def _pil():
     try:
         from PIL import Image, ImageDraw
     except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError(f"rgb_array rendering needs Pillow: pip install '{RENDER_EXTRA}'") from exc
+        raise ImportError(f"rgb_array rendering needs Pillow: {install_line('render')}") from exc
     return Image, ImageDraw
 
 
@@ -513,7 +514,7 @@ def require_pygame():
         import pygame
     except ImportError as exc:
         raise ImportError(
-            f"render_mode='human' opens a pygame window and needs pygame: pip install '{RENDER_EXTRA}'"
+            f"render_mode='human' opens a pygame window and needs pygame: {install_line('render')}"
         ) from exc
     return pygame
 

@@ -134,7 +134,7 @@ class Option:
             return f"a seat 0..{top} or {RANDOM!r}"
         if self.choices:
             return "one of " + ", ".join(repr(c) for c in self.choices)
-        return f"an int in {self.low}..{self.high}"
+        return f"an int in {_bound(self.low)}..{_bound(self.high)}"
 
     def check(self, value, env_id: str, num_players: int | None = None):
         """``value`` normalised (numpy ints to int), or :class:`OptionError`
@@ -170,6 +170,14 @@ class Option:
 # The longest game a user can ask for: counters are int64, so this is only a
 # sanity bound that keeps text forms and messages readable.
 MAX_TURNS_LIMIT = 2**40
+
+
+def _bound(value: int) -> str:
+    """An option's bound in words: a large power of two as ``2**40`` (not
+    its 13 digits, which read as a typo), anything else as it is."""
+    if isinstance(value, int) and value >= 2**20 and value & (value - 1) == 0:
+        return f"2**{value.bit_length() - 1}"
+    return str(value)
 
 
 def first_player_option(default) -> Option:

@@ -18,7 +18,7 @@ and ``turns`` are the result.  :func:`play_matches` plays games between
 opponents and returns their traces; :func:`read_traces` replays every line
 of a file and raises ValueError naming the line if one is not a trace, an
 action is not legal, or the game does not end as recorded;
-``boardenvs replay FILE.jsonl --game K`` shows one.
+``boardenvs replay FILE.jsonl --index K`` shows one.
 """
 
 from __future__ import annotations

@@ -544,7 +544,7 @@ def _package_models():
 def test_train_then_play_the_pt_it_wrote_wherever_an_opponent_is_named(tmp_path, monkeypatch, capsys):
     """train's default output is a new run folder in the current directory
     (not the package's committed model), and the .pt it writes (or its path
-    without .pt) is an opponent for --vs, watch --players,
+    without .pt) is an opponent for play --vs, watch --vs,
     gymnasium.make(opponent=...) and evaluate."""
     import io
     import sys
@@ -577,10 +577,10 @@ def test_train_then_play_the_pt_it_wrote_wherever_an_opponent_is_named(tmp_path,
 
     # boardenvs play --vs PATH.pt: the model (seat 0) places first, then you quit
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
-    assert main(["play", "quagmire_v0", "--seat", "1", "--vs", pt, "--save", "g.json"]) == 0
+    assert main(["play", "quagmire_v0", "--seat", "1", "--vs", pt, "--out", "g.json"]) == 0
     assert "player_0 (x) plays @" in capsys.readouterr().out
-    # watch --players: the .pt and its path without .pt
-    assert main(["watch", "quagmire_v0", "--players", pt, pt[: -len(".pt")], "--quiet", "--max-moves", "6"]) == 0
+    # watch --vs: the .pt and its path without .pt
+    assert main(["watch", "quagmire_v0", "--vs", pt, pt[: -len(".pt")], "--quiet", "--max-moves", "6"]) == 0
     assert "error" not in capsys.readouterr().err
     # gymnasium.make(opponent=PATH) and evaluate, as the agent and as the opponent
     env = gymnasium.make("boardenvs/Quagmire-v0", opponent=pt, seat=1)

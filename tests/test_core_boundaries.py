@@ -55,7 +55,7 @@ def _core_files():
     core = []
     for f in sorted((REPO / "boardenvs").rglob("*.py")):
         rel = f.relative_to(REPO / "boardenvs")
-        if rel.parts[0] in ("cli.py", "interactive.py", "rllib", "__main__.py", "__init__.py"):
+        if rel.parts[0] in ("cli.py", "commands.py", "interactive.py", "rllib", "__main__.py", "__init__.py"):
             continue  # the command line, the RLlib integration, the package's entry
         core.append(f)
     return core

@@ -364,7 +364,9 @@ def test_masked_out_message_names_the_action_once():
     assert message.count("action 37") == 1 and "not on the board yet" in message
 
 
-@pytest.mark.parametrize("args", [["demo", "--seed", "-1"], ["demo", "--games", "0"], ["demo", "--seed", "x"]])
+@pytest.mark.parametrize(
+    "args", [["random-games", "--seed", "-1"], ["random-games", "--games", "0"], ["random-games", "--seed", "x"]]
+)
 def test_cli_refuses_bad_numbers_without_a_traceback(args, capsys):
     from boardenvs.cli import main
 
@@ -404,11 +406,11 @@ def _listing(folder):
     "args, flag, missing",
     [
         (["picture", "quess_v0", "--out", "missing/x.png"], "--out", "missing"),
-        (["watch", "quess_v0", "--quiet", "--save", "missing/d/x.json"], "--save", "missing/d"),
-        (["watch", "quess_v0", "--quiet", "--save", "w.json", "--gif", "missing/x.gif"], "--gif", "missing"),
+        (["watch", "quess_v0", "--quiet", "--out", "missing/d/x.json"], "--out", "missing/d"),
+        (["watch", "quess_v0", "--quiet", "--out", "w.json", "--gif", "missing/x.gif"], "--gif", "missing"),
         (["watch", "quess_v0", "--quiet", "--mp4", "missing/x.mp4"], "--mp4", "missing"),
         (["replay", "ok.json", "--gif", "missing/x.gif"], "--gif", "missing"),
-        (["play", "quess_v0", "-i", "--save", "missing/x.json"], "--save", "missing"),
+        (["play", "quess_v0", "-i", "--out", "missing/x.json"], "--out", "missing"),
     ],
 )
 def test_cli_output_into_a_missing_folder_is_one_error_line_and_writes_nothing(
@@ -473,7 +475,7 @@ def _help_texts():
 
     commands = [
         (main, []),
-        *((main, [c]) for c in ("demo", "play", "replay", "watch", "picture", "list", "rules")),
+        *((main, [c]) for c in ("random-games", "demo", "play", "replay", "watch", "picture", "list", "rules", "rate")),
         (train.main, []),
         (tournament.main, []),
         (distill.main, []),
@@ -494,10 +496,11 @@ def test_cli_help_is_plain_text_without_rst_markup():
     for command, text in texts.items():
         assert not re.search(r"``|:[a-z]+:`|`", text), (command, text)
     main_help = texts["boardenvs.cli "]
-    assert "Command line: boardenvs demo, play, watch, replay, picture, train, rate, list and rules." in " ".join(
-        main_help.split()
+    assert (
+        "Command line: boardenvs list, card, rules, play, watch, replay, picture, random-games, train, demo and rate."
+        in " ".join(main_help.split())
     )
-    assert "make demo: train a short baseline" in texts["boardenvs.baselines.demo "]
+    assert "make demo and boardenvs demo: train a short baseline" in texts["boardenvs.baselines.demo "]
     assert "A seeded round-robin with confidence intervals and Elo." in " ".join(
         texts["boardenvs.baselines.tournament "].split()
     )

@@ -144,10 +144,10 @@ def test_rate_is_seeded_stops_at_its_precision_and_writes_replayable_traces(on_t
     assert "holds 48 games" in capsys.readouterr().err
     assert cli.main(["rate", "mcts:20", "--game", "quagmire_v0", "--games", "16", "--json", "--no-traces"]) == 0
     assert json.loads(capsys.readouterr().out)["games"] == 16
-    # by default the traces go to the current folder, named after the ladder, the agent and the seed
+    # by default the traces go to runs/ in the current folder, named after the ladder, the agent and the seed
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["rate", "mcts:20", "--game", "quagmire_v0", "--games", "16", "--quiet", "--seed", "2"]) == 0
-    assert len(read_traces(tmp_path / "rating-quagmire_v0-mcts_20-seed2.jsonl.gz")) == 16
+    assert cli.main(["rate", "quagmire_v0", "mcts:20", "--games", "16", "--quiet", "--seed", "2"]) == 0
+    assert len(read_traces(tmp_path / "runs" / "rating-quagmire_v0-mcts_20-seed2.jsonl.gz")) == 16
 
 
 def test_with_more_players_the_agent_plays_both_ways_in_every_seat(tmp_path, monkeypatch):

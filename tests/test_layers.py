@@ -1,7 +1,7 @@
 """The layers, read off the installed package's import graph (every import
 statement, the ones inside functions included):
 
-    command line  (boardenvs.cli, boardenvs.interactive,        may use everything below
+    command line  (boardenvs.cli and .commands, .interactive,   may use everything below
                   boardenvs.pictures: the docs' pictures and GIF)
                   and integrations (boardenvs.rllib and its modules, boardenvs.torchrl)
     package entry (boardenvs/__init__.py: registers the catalog's games and
@@ -31,6 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 COMMAND_LINE = {
     "boardenvs.cli",
+    "boardenvs.commands",
     "boardenvs.interactive",
     "boardenvs.__main__",
     "boardenvs.pictures",
@@ -217,7 +218,7 @@ def test_the_rllib_integration_imports_only_with_its_extra():
     import pytest
 
     if importlib.util.find_spec("ray") is None:
-        with pytest.raises(ImportError, match=r"pip install 'boardenvs\[rllib\]'"):
+        with pytest.raises(ImportError, match=r"pip install '\.\[rllib\]' in a clone"):
             importlib.import_module("boardenvs.rllib")
     else:
         module = importlib.import_module("boardenvs.rllib")

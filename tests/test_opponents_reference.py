@@ -190,7 +190,7 @@ def test_every_name_works_everywhere(name, tmp_path, monkeypatch, capsys):
     assert as_agent["games"] == as_opponent["games"] == 4
     monkeypatch.setattr(sys, "stdin", io.StringIO("@a1\n@e1\nquit\n"))
     save = tmp_path / "g.json"
-    assert main(["play", "quagmire_v0", "--option", "radius=2", "--vs", name, "--seed", "1", "--save", str(save)]) == 0
+    assert main(["play", "quagmire_v0", "--option", "radius=2", "--vs", name, "--seed", "1", "--out", str(save)]) == 0
     moves = json.loads(save.read_text())["moves"]
     assert moves[0] == "@a1" and moves[3] == "@e1" and len(moves) == 4  # QM-2: the opponent placed twice between
     assert "player_1 (o) plays" in capsys.readouterr().out

@@ -216,6 +216,6 @@ def test_cli_play_prints_the_position(capsys):
 def test_cli_demo_plays_every_env(capsys):
     from boardenvs.cli import main
 
-    assert main(["demo", "quagmire_v0", "--games", "1"]) == 0
+    assert main(["random-games", "quagmire_v0", "--games", "1"]) == 0
     out = capsys.readouterr().out
     assert "results: 1 random-vs-random quagmire_v0 games" in out and "no_legal_move" in out

@@ -690,7 +690,10 @@ def test_the_cluster_files_install_this_ray_and_their_script_configures():
     from test_docs import ROOT
 
     launcher = yaml.safe_load((ROOT / "docs/cluster/ray-cluster.yaml").read_text())
-    assert any("boardenvs[rllib]" in c and f"ray[rllib]=={ray.__version__}" in c for c in launcher["setup_commands"])
+    assert any(
+        "boardenvs[rllib] @ file://" in c and f"ray[rllib]=={ray.__version__}" in c for c in launcher["setup_commands"]
+    )
+    assert any(target.endswith(".whl") for target in launcher["file_mounts"])
     head = launcher["available_node_types"][launcher["head_node_type"]]
     assert head["resources"] == {"CPU": 0} and any("--num-cpus=0" in c for c in launcher["head_start_ray_commands"])
     workers = launcher["available_node_types"]["workers"]
@@ -698,9 +701,8 @@ def test_the_cluster_files_install_this_ray_and_their_script_configures():
     config_map, job = yaml.safe_load_all((ROOT / "docs/cluster/kuberay.yaml").read_text())
     assert (job["apiVersion"], job["kind"]) == ("ray.io/v1", "RayJob")
     spec = job["spec"]["rayClusterSpec"]
-    assert spec["rayVersion"] == ray.__version__ and yaml.safe_load(job["spec"]["runtimeEnvYAML"])["pip"] == [
-        "boardenvs[rllib]"
-    ]
+    (wheel,) = yaml.safe_load(job["spec"]["runtimeEnvYAML"])["pip"]  # (on no index: the wheel built in a clone)
+    assert spec["rayVersion"] == ray.__version__ and wheel.startswith("boardenvs[rllib] @ ") and wheel.endswith(".whl")
     images = [
         c["image"]
         for g in [spec["headGroupSpec"], *spec["workerGroupSpecs"]]

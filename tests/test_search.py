@@ -302,7 +302,7 @@ def test_boardenvs_play_vs_a_search(monkeypatch, tmp_path, capsys):
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("@a1\nquit\n"))
     save = tmp_path / "g.json"
-    assert main(["play", "quagmire_v0", "--vs", "search:8:quagmire_v0", "--seed", "1", "--save", str(save)]) == 0
+    assert main(["play", "quagmire_v0", "--vs", "search:8:quagmire_v0", "--seed", "1", "--out", str(save)]) == 0
     moves = json.loads(save.read_text())["moves"]
     assert moves[0] == "@a1" and len(moves) >= 2  # the search answered
     assert "player_1 (o) plays" in capsys.readouterr().out

@@ -101,7 +101,7 @@ def test_an_sb3_zip_named_by_a_string_is_refused_everywhere_and_never_loaded(tmp
             message = str(info.value)
             assert "runs code when it is loaded" in message and "trust=True" in message, (name, message)
             assert "--trust-files" in message and "\n" not in message, (name, message)
-    for argv in (["play", "quess_v0", "--vs", "model.zip"], ["watch", "quess_v0", "--players", "random", "model"]):
+    for argv in (["play", "quess_v0", "--vs", "model.zip"], ["watch", "quess_v0", "--vs", "random", "model"]):
         assert main(argv) == 2
         line = cli_error(capsys)
         assert "an SB3 .zip runs code when it is loaded" in line and "--trust-files" in line
@@ -112,7 +112,7 @@ def test_an_sb3_zip_named_by_a_string_is_refused_everywhere_and_never_loaded(tmp
         load_opponent("model.zip", trust=True)
     assert marker.exists() and "\n" not in str(info.value)
     marker.unlink()
-    assert main(["watch", "quess_v0", "--players", "model.zip", "--trust-files", "--quiet"]) == 2
+    assert main(["watch", "quess_v0", "--vs", "model.zip", "--trust-files", "--quiet"]) == 2
     assert "is not a saved SB3 model" in cli_error(capsys) and marker.exists()
 
 
@@ -142,7 +142,7 @@ def test_an_rllib_checkpoint_folder_is_refused_before_any_plugin_reads_it(tmp_pa
     ):
         with pytest.raises(UntrustedFileError, match=r"trust=True\).*--trust-files"):
             call()
-    assert main(["watch", "quess_v0", "--players", str(folder)]) == 2
+    assert main(["watch", "quess_v0", "--vs", str(folder)]) == 2
     assert "an RLlib checkpoint folder runs code when it is loaded" in cli_error(capsys)
     assert not marker.exists()
     # any folder of pickles counts, marker files or not
@@ -176,7 +176,7 @@ def test_our_pt_loads_without_trust_and_its_pickles_never_run(tmp_path, monkeypa
         ) as info:
             make_opponent(spec)
         assert str(info.value).startswith(f"opponent {spec!r}: ") and "\n" not in str(info.value)
-        assert main(["watch", "quess_v0", "--players", spec]) == 2
+        assert main(["watch", "quess_v0", "--vs", spec]) == 2
         assert "UnpicklingError" in cli_error(capsys)
     assert not marker.exists()
     torch.load(tmp_path / "bad.pt", weights_only=False)  # the file is what it claims: loaded with pickle, it runs
@@ -386,9 +386,9 @@ def test_a_model_that_cannot_be_loaded_is_one_error_line_everywhere(case, tmp_pa
         message = str(info.value)
         assert message.startswith(f"opponent {spec!r}: ") and words in message and "\n" not in message, message
         assert len(message) < 500, message
-        assert main(["watch", "quess_v0", "--players", spec, "--quiet"]) == 2
+        assert main(["watch", "quess_v0", "--vs", spec, "--quiet"]) == 2
         assert words in cli_error(capsys)
-    assert main(["play", "quess_v0", "--vs", path, "--save", "g.json"]) == 2
+    assert main(["play", "quess_v0", "--vs", path, "--out", "g.json"]) == 2
     assert words in cli_error(capsys) and not (tmp_path / "g.json").exists()
 
 
@@ -408,7 +408,7 @@ def test_long_names_are_shortened_in_the_errors(spec, words, capsys):
         load_opponent(spec)
     message = str(info.value)
     assert words in message and "..." in message and len(message) < 1000 and "\n" not in message, message[:300]
-    assert main(["watch", "quess_v0", "--players", spec]) == 2
+    assert main(["watch", "quess_v0", "--vs", spec]) == 2
     line = cli_error(capsys)
     assert words in line and len(line) < 1100
 
@@ -428,7 +428,7 @@ def test_a_bad_simulation_count_is_named_as_one_not_as_a_missing_model(spec, sim
     with pytest.raises(ValueError, match=rf"takes 1..100_000 simulations.*got '{sims}'") as info:
         load_opponent(spec)
     assert "no baseline" not in str(info.value)
-    assert main(["watch", "quess_v0", "--players", spec]) == 2
+    assert main(["watch", "quess_v0", "--vs", spec]) == 2
     assert f"got '{sims}'" in cli_error(capsys)
 
 
@@ -473,6 +473,6 @@ def test_the_errors_a_loader_raises_become_one_line(monkeypatch, capsys):
         ) as info:
             load_opponent("from-the-plugin")
         assert "\n" not in str(info.value)
-        assert main(["watch", "quess_v0", "--players", "from-the-plugin"]) == 2
+        assert main(["watch", "quess_v0", "--vs", "from-the-plugin"]) == 2
         line = cli_error(capsys)
         assert type(exc).__name__ in line and "more lines" not in line

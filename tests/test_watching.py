@@ -213,7 +213,7 @@ def test_human_mode_runs_ten_steps_headless(monkeypatch):
 
 def test_human_mode_without_pygame_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pygame", None)
-    with pytest.raises(ImportError, match=r"boardenvs\[render\]"):
+    with pytest.raises(ImportError, match=r"pip install '\.\[render\]' in a clone"):
         boardenvs.make("quess_v0", render_mode="human")
     with pytest.raises(ValueError, match="render_mode"):
         boardenvs.make("quess_v0", render_mode="window")
@@ -315,7 +315,7 @@ def test_cli_plays_a_full_game_by_notation_and_the_record_replays(env_id, seat, 
     typed = ["help", "Z9^Z9", "moves", mine[0]] + mine[1:]  # a bad move on the way, then the game
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(typed) + "\n"))
     save = tmp_path / "game.json"
-    args = ["play", env_id, "--seat", str(seat), "--seed", "7", "--save", str(save)]
+    args = ["play", env_id, "--seat", str(seat), "--seed", "7", "--out", str(save)]
     args += [a for k, v in options.items() for a in ("--option", f"{k}={v}")]
     assert main(args) == 0
     out = capsys.readouterr().out
@@ -335,7 +335,7 @@ def test_cli_undo_quit_and_bad_input_never_trace(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("undo\nF3-E3\nundo\nF3-F4\nquit\n"))
     save = tmp_path / "g.json"
-    assert main(["play", "quess_v0", "--seed", "3", "--save", str(save), "--option", "first_player=0"]) == 0
+    assert main(["play", "quess_v0", "--seed", "3", "--out", str(save), "--option", "first_player=0"]) == 0
     out = capsys.readouterr().out
     assert "nothing to undo" in out and "took back your last turn" in out and "stopped before the end" in out
     moves = json.loads(save.read_text())["moves"]
@@ -359,8 +359,9 @@ def test_cli_list_shows_ids_players_and_options(capsys):
 
     assert main(["list", "--all"]) == 0
     out = capsys.readouterr().out
-    assert "quess_v0  Quess: 2 players" in out and "superko_memory=4096" in out
-    assert "contract_race_v0  Contract race: 2, 3, 4, 5, 6 players" in out and "teams=0" in out
+    assert "quess_v0  Quess (boardenvs/Quess-v0): 2 players" in out and "superko_memory=4096" in out
+    assert "contract_race_v0  Contract race (boardenvs/ContractRace-v0): 2, 3, 4, 5, 6 players" in out
+    assert "teams=0" in out
 
 
 def test_cli_window_mode_picks_a_clicked_move(tmp_path, monkeypatch, capsys):
@@ -487,7 +488,7 @@ def test_cli_watch_records_and_picture_saves(tmp_path, capsys):
                 "--seed",
                 "4",
                 "--quiet",
-                "--save",
+                "--out",
                 str(save),
                 "--gif",
                 str(gif),
@@ -523,7 +524,7 @@ def test_cli_plays_against_a_saved_sb3_model(flatten, tmp_path, monkeypatch, cap
     assert pos.action_mask()[opponent.act(Batch.of_position(pos, rng))[0]]
     monkeypatch.setattr(sys, "stdin", io.StringIO("@a1\n@e1\nquit\n"))
     save = tmp_path / "g.json"
-    args = ["play", "quagmire_v0", "--option", "radius=2", "--vs", str(tmp_path / "model"), "--save", str(save)]
+    args = ["play", "quagmire_v0", "--option", "radius=2", "--vs", str(tmp_path / "model"), "--out", str(save)]
     assert main(args) == 2 and "--trust-files" in capsys.readouterr().err  # the zip is refused without trust
     assert main([*args, "--trust-files"]) == 0
     moves = json.loads(save.read_text())["moves"]
@@ -688,19 +689,18 @@ def test_clock_refuses_a_bad_time_reading_and_changes_nothing(bad):
 
 def test_every_command_names_the_game_the_same_way(capsys):
     """The game is the env id, first, in every command that takes
-    one (demo's too; its 0.3 ``--env`` still works); ``boardenvs train`` is
-    the baselines' trainer under the same command line, its --help included."""
+    one; ``boardenvs train`` and ``boardenvs demo`` are the baselines'
+    trainer and demo under the same command line, their --help included."""
     from boardenvs.cli import main
 
-    for command in ("demo", "play", "watch", "picture", "rules", "train"):
+    for command in ("random-games", "demo", "play", "watch", "picture", "rules", "train", "rate"):
         with pytest.raises(SystemExit) as done:
             main([command, "--help"])
         assert done.value.code == 0
         usage = capsys.readouterr().out.split("\n\n")[0]
         assert f"boardenvs {command}" in usage and not re.search(r"--env\b|--game\b", usage), usage
         assert "{" in usage or "env" in usage or "game" in usage, usage  # the positional game
-    assert main(["demo", "tryasina_v0", "--games", "1"]) == 0 and "tryasina_v0" in capsys.readouterr().out
-    assert main(["demo", "tryasina_v0", "--games", "1"]) == 0 and "tryasina_v0" in capsys.readouterr().out
+    assert main(["random-games", "tryasina_v0", "--games", "1"]) == 0 and "tryasina_v0" in capsys.readouterr().out
     with pytest.raises(SystemExit) as done:
         main(["train", "no_such_game"])
-    assert done.value.code == 2 and "invalid choice" in capsys.readouterr().err
+    assert done.value.code == 2 and "unknown game 'no_such_game'" in capsys.readouterr().err

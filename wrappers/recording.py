@@ -26,8 +26,9 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from .. import engine as E
+from ..errors import install_line
 from ..files import output_path, write_atomically
-from ..render import RENDER_EXTRA, player_notes, rgb_frame
+from ..render import player_notes, rgb_frame
 from ..spec import is_action_int
 
 FORMATS = (".gif", ".mp4")
@@ -37,7 +38,7 @@ def _imageio():
     try:
         import imageio.v3 as iio
     except ImportError as exc:
-        raise ImportError(f"saving animations needs imageio: pip install '{RENDER_EXTRA}'") from exc
+        raise ImportError(f"saving animations needs imageio: {install_line('render')}") from exc
     return iio
 
 
@@ -78,7 +79,7 @@ def save_animation(frames, path, fps: float = 2.0, end_pause: float = 2.0) -> Pa
     try:
         import imageio_ffmpeg  # noqa: F401
     except ImportError as exc:
-        raise ImportError(f"saving MP4 needs imageio-ffmpeg: pip install '{RENDER_EXTRA}'") from exc
+        raise ImportError(f"saving MP4 needs imageio-ffmpeg: {install_line('render')}") from exc
     import imageio.v2 as iio2
 
     h, w = frames[0].shape[:2]

@@ -31,6 +31,7 @@ import copy
 
 import numpy as np
 
+from ..errors import install_line
 from ..league import League
 from ..opponents import Batch, Opponent, make_opponent, register_adapter
 
@@ -175,7 +176,7 @@ except ImportError:  # pragma: no cover - the train extra is missing
 
     class _CallbackBase:
         def __init__(self, *args, **kwargs):
-            raise ImportError("SB3SelfPlayCallback needs stable-baselines3: pip install 'boardenvs[train]'")
+            raise ImportError(f"SB3SelfPlayCallback needs stable-baselines3: {install_line('train')}")
 
 
 class SB3SelfPlayCallback(_CallbackBase):

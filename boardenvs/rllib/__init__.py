@@ -1,6 +1,6 @@
 """Ray RLlib (new API stack): masked PPO on every game, on one machine or a cluster.
 
-    pip install "boardenvs[rllib]"
+    pip install '.[rllib]'            # in a clone (boardenvs is on no index); make rllib-env: .venv-rllib
 
     import boardenvs.rllib as brl
     algo = brl.ppo_config("quess_v0", opponent="random", num_env_runners=2).build_algo()
@@ -54,7 +54,9 @@ try:
     import ray.rllib  # noqa: F401
     import torch  # noqa: F401
 except ImportError as exc:  # pragma: no cover - the extra is missing
-    raise ImportError("boardenvs.rllib needs Ray RLlib and torch: pip install 'boardenvs[rllib]'") from exc
+    from ..errors import install_line
+
+    raise ImportError(f"boardenvs.rllib needs Ray RLlib and torch: {install_line('rllib')}") from exc
 
 from .config import appo_config, ppo_config, register_envs
 from .env import BoardMultiAgentEnv
