@@ -12,6 +12,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from . import engine as E
+from .aec_infos import INFO_MODES, AgentInfos
 from .book import AgentBook
 from .errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
 from .game import Game
@@ -29,7 +30,6 @@ from .spec import (
 )
 
 CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
-INFO_MODES = ("all", "numbers")  # the infos option: every key, or only the numbers (no names, no mask copy)
 # BoardEnv._settle reads the header's first five fields in one go
 assert (E.H_CURRENT, E.H_STATUS, E.H_ALIVE) == (0, 1, 4)
 
@@ -46,61 +46,44 @@ def _one_at_a_time(method):
     return taking_turns
 
 
-class BoardEnv(AECEnv):
+class BoardEnv(AgentInfos, AECEnv):
     """A PettingZoo AEC env over one game's kernels (see each game module for
     its card: agents, actions, observation, rewards, options).
 
     Options common to all games:
 
-    * ``render_mode``: ``"ansi"`` (text), ``"rgb_array"`` (a picture) or
-      ``"human"`` (a pygame window, opened on the first render and released
-      by ``close()``; rendered after every ``reset`` and ``step``, at most
-      ``metadata["render_fps"]`` frames a second; needs ``boardenvs[render]``).
-      Every mode shows the board with its coordinates, the legend (seat
-      colours and agent names), whose turn it is, the last move, the result
-      and notes such as a chess clock (see ``boardenvs/render.py``);
-    * ``illegal_action`` (C-6, the same on every face): ``"lose"`` (default,
-      PettingZoo classic's and Pgx's convention: an out-of-range, masked-out
-      or wrongly typed action ends the game, -1 for the offender and 0 for
-      the others, end reason ``"illegal_action"``); ``"raise"`` (an
-      IllegalActionError, nothing changes); ``"random"`` (an out-of-range or
-      masked-out int is replaced by a uniformly random legal action drawn
-      from the game row's own generator, seeded at ``reset(seed=...)``, as
-      ``make_vec`` draws it; a non-int still raises).  Each mode is the
-      engine's step's own (:func:`boardenvs._drivers.step_row`).  In ``"lose"`` and
-      ``"random"`` modes ``infos[agent]["illegal_action"]`` is True after
-      such a step and a warning is logged once per env (gymnasium's logger).
-      ``action_space(agent).sample()`` draws a legal action for the agent to
-      act (:class:`boardenvs.spaces.LegalDiscrete`), so mask-unaware random
-      play such as PettingZoo's ``max_cycles_test`` plays whole games;
-    * ``max_cycles``: PettingZoo's length limit, counted in decisions: no
-      agent is asked more than ``max_cycles`` times; the game is truncated
-      (end reason ``"max_cycles"``) when an agent that has been asked that
-      often would be asked again (:class:`boardenvs.book.AgentBook`, which
-      the RLlib env shares).  ``max_turns`` counts the rules' turns
-      instead; both may be given.  An agent whose seat is out of a game
-      that goes on (an elimination) ends with ``end_reason`` ``"eliminated"``;
+    * ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (a pygame
+      window, opened on the first render and released by ``close()``;
+      needs ``boardenvs[render]``): the board with its coordinates, the
+      legend, whose turn it is, the last move, the result and notes such as
+      a chess clock (``boardenvs/render.py``);
+    * ``illegal_action`` (C-6, the same on every face; the engine's step's
+      modes, :func:`boardenvs._drivers.step_row`): ``"lose"`` (default,
+      PettingZoo classic's and Pgx's convention: the offender -1, the others
+      0, end reason ``"illegal_action"``), ``"raise"`` (IllegalActionError,
+      nothing changes) or ``"random"`` (a random legal action from the game
+      row's own generator instead; a non-int still raises).  After such a
+      step ``infos[agent]["illegal_action"]`` is True, and a warning is
+      logged once per env.  ``action_space(agent).sample()`` draws a legal
+      action (:class:`boardenvs.spaces.LegalDiscrete`), so mask-unaware
+      checkers such as PettingZoo's ``max_cycles_test`` play whole games;
+    * ``max_cycles``: PettingZoo's length limit, in decisions: the game is
+      truncated (end reason ``"max_cycles"``) when an agent asked that often
+      would be asked again (:class:`boardenvs.book.AgentBook`, the RLlib
+      env's too); ``max_turns`` counts the rules' turns.  A seat out of a
+      game that goes on ends with ``end_reason`` ``"eliminated"``;
     * ``max_decisions``: truncate after this many decisions in all (the
       parallel view's ``max_cycles``: there every agent is asked every step);
-    * ``chance_agent``: ``False`` (default): chance nodes (Tryasina's die) are
-      resolved inside the engine's step by the seeded die (the game row's own
-      generator, seeded from the env's at ``reset(seed=...)``: the die
-      ``make_vec`` rolls), so agents only ever see decisions; ``True`` (raw
-      mode, games with chance
-      nodes): each chance node is the turn of one more agent, ``"chance"``
-      (OpenSpiel's chance player), whose action space is the outcomes, whose
-      mask marks the possible ones and whose observation is their
-      probabilities (``float32``); it is never rewarded.  Whoever steps it
-      sets the roll (planners, replays); :class:`boardenvs.wrappers.dice.ResolveChance`
-      steps it with the same seeded die as the default;
-    * ``infos``: ``"all"`` (default): every agent's infos hold, on every
-      step and with one type, ``end_reason`` (``""`` while it plays on),
-      ``length`` (0 until its episode ends), ``illegal_action``, the game's
-      own end infos and ``action_mask`` (its observation's); a trainer that
-      stores infos in a buffer sees one shape.  ``"numbers"``: the same
-      without the ``end_reason`` name and the mask's copy, for wrappers that
-      make a tensor of every info and read the mask from the observation
-      (TorchRL's ``PettingZooWrapper``);
+    * ``chance_agent``: ``False`` (default): chance nodes (Tryasina's die)
+      are rolled inside the engine's step by the game row's seeded die, as
+      ``make_vec`` rolls them; ``True`` (raw mode): each is the turn of one
+      more agent, ``"chance"`` (OpenSpiel's chance player: the outcomes as
+      actions, their probabilities as its ``float32`` observation, never
+      rewarded), so whoever steps it sets the roll (planners, replays;
+      :class:`boardenvs.wrappers.dice.ResolveChance` rolls the seeded die);
+    * ``infos``: ``"all"`` (default: every key on every step, with one
+      type, ``action_mask`` included) or ``"numbers"`` (see
+      :mod:`boardenvs.aec_infos`);
     * the game's own options (``first_player``, ``max_turns``, ...).
     """
 
@@ -204,36 +187,6 @@ class BoardEnv(AECEnv):
         # engine's step on its row at once; they take turns instead
         self._call_lock = threading.RLock()
         self._select_mask()
-
-    def _first_infos(self) -> dict:
-        """Every agent's infos at the start of a game: the keys each reports
-        on every step, with the values they hold while its episode goes on
-        (``end_reason`` ``""``, ``length`` 0, the game's end infos as they
-        read now, ``illegal_action`` False, the idle ``action_mask``), so a
-        trainer's buffer stores one shape from the first step to the last."""
-        base = {"end_reason": "", "length": 0, **self.game.end_infos(self._state), "illegal_action": False}
-        if self.info_keys == "numbers":
-            del base["end_reason"]
-            return {a: dict(base) for a in self.agents}
-        return {a: {**base, "action_mask": self._idle_mask(a)} for a in self.agents}
-
-    def _idle_mask(self, agent) -> np.ndarray:
-        """The (read-only) all-zeros mask of ``agent`` when it is not to act."""
-        return self._no_chance_mask if self._seat[agent] == E.CHANCE else self._no_mask
-
-    def _note_mask(self) -> None:
-        """``infos[agent]["action_mask"]``: the agent to act's mask (equal to
-        its observation's), the idle mask of the agent that held it before.
-        Each changed info is a new dict, so one read earlier keeps its values."""
-        if self.info_keys == "numbers":
-            return
-        infos, agent, before = self.infos, self.agent_selection, self._masked_agent
-        if before is not None and before != agent and before in infos:
-            infos[before] = {**infos[before], "action_mask": self._idle_mask(before)}
-        if agent in infos:
-            idle = self._mask is self._no_mask or self.terminations[agent] or self.truncations[agent]
-            infos[agent] = {**infos[agent], "action_mask": self._idle_mask(agent) if idle else self._mask.copy()}
-        self._masked_agent = agent
 
     def _select_mask(self) -> None:
         """``_mask``: the view of the mask buffer for whoever acts now."""

@@ -375,9 +375,10 @@ def test_c6_since_capture_move_impossible_for_the_piece():
     captured = GOOD.replace("B . . . . t c", "B . . . . t .").replace("C . . . . . t", "C . . . . . .")
     captured = captured.replace("turn: 1", "turn: 3")
     assert captured != GOOD
-    Position.from_text(captured.replace("since_capture: F3-E3", "since_capture: E4-E3"))  # a step: fine
+    # (a set-up: which side took those pieces when is QU-V1's question, not this test's)
+    Position.from_text(captured.replace("since_capture: F3-E3", "since_capture: E4-E3"), setup=True)  # a step: fine
     with pytest.raises(NotationError, match="E5-E3"):
-        Position.from_text(captured.replace("since_capture: F3-E3", "since_capture: E5-E3"))
+        Position.from_text(captured.replace("since_capture: F3-E3", "since_capture: E5-E3"), setup=True)
     # with no capture yet the history must lead back to the start position,
     # where E4 was empty (QU-2, QU-8)
     with pytest.raises(NotationError, match="start position"):
