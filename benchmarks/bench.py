@@ -24,13 +24,13 @@ every step; ended games restart):
   ``SB3VecEnv`` and TorchRL's ``SerialEnv`` / ``ParallelEnv`` of the
   gymnasium id's ``GymWrapper`` at the same N (``--no-torchrl`` skips it).
 * anchors, each skipped with a printed reason when its extra is absent:
-  PettingZoo classic connect_four / chess / go 9x9 (``boardenvs[bench]``);
+  PettingZoo classic connect_four / chess / go 9x9 (the ``bench`` extra);
   OpenSpiel quoridor / amazons / breakthrough / backgammon / hex /
   connect_four through pyspiel, legal actions and observation tensor every
-  decision, chance outcomes sampled outside the count (``boardenvs[bench]``);
-  EnvPool's C++ board games (``boardenvs[bench]``, CPython 3.11 on x86-64
+  decision, chance outcomes sampled outside the count (the ``bench`` extra);
+  EnvPool's C++ board games (the ``bench`` extra, CPython 3.11 on x86-64
   Linux) with its thread pool, actions from its ``legal_action_mask`` by the
-  compiled sampler, and by numpy at the largest N; Pgx on CPU (``boardenvs[pgx]``): ``jit`` of a ``lax.scan`` of K
+  compiled sampler, and by numpy at the largest N; Pgx on CPU (the ``pgx`` extra): ``jit`` of a ``lax.scan`` of K
   ``vmap``-ed steps per call (Pgx's best case on CPU: one dispatch per K
   steps, while ``make_vec`` makes one Python call per step), actions sampled
   with ``jax.random.categorical`` over the masked logits inside the jitted

@@ -6,7 +6,7 @@ thread pool on every core, actions drawn from its ``legal_action_mask`` by
 the harness' compiled sampler (and, at the largest N, by the numpy a user
 would write, so the sampler's share shows).  Each boardenvs game names its
 closest EnvPool game (``TOOLS["bench"]``), and its ``make_vec`` rows are
-read against that one per CPU-second.  Needs ``boardenvs[bench]`` (CPython
+read against that one per CPU-second.  Needs the ``bench`` extra (CPython
 3.11, x86-64 Linux); skipped with the reason otherwise.
 """
 
@@ -71,7 +71,7 @@ def envpool_rows(sizes, env_ids, log=print) -> list[Row]:
     try:
         bench_harness.optional_import("envpool")
     except Exception as exc:
-        log(f"EnvPool anchors skipped: {exc}; pip install 'boardenvs[bench]' (CPython 3.11, x86-64 Linux)")
+        log(f"EnvPool anchors skipped: {exc}; pip install '.[bench]' (in a clone) (CPython 3.11, x86-64 Linux)")
     else:
         wanted = (
             ENVPOOL_GAMES

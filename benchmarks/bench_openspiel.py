@@ -5,7 +5,7 @@ plays random games of quoridor, amazons, breakthrough, backgammon, hex or
 connect_four, asking for the legal actions and the observation tensor every
 decision, as an RL loop must.  Each boardenvs game names its closest
 OpenSpiel game (``TOOLS["bench"]``, read by ``hints.py``), and its
-``make_vec`` rows are read against that one.  Needs ``boardenvs[bench]``
+``make_vec`` rows are read against that one.  Needs the ``bench`` extra
 (Linux, Python >= 3.11); skipped with the reason otherwise.
 """
 
@@ -59,7 +59,7 @@ def openspiel_rows(sizes, env_ids, log=print) -> list[Row]:
     try:
         bench_harness.optional_import("pyspiel")
     except Exception as exc:
-        log(f"OpenSpiel anchors skipped: {exc}; pip install 'boardenvs[bench]' (Linux, Python >= 3.11)")
+        log(f"OpenSpiel anchors skipped: {exc}; pip install '.[bench]' (in a clone) (Linux, Python >= 3.11)")
     else:
         wanted = set(OPENSPIEL_GAMES) if env_ids is None else {closest(e)[0] for e in env_ids if closest(e)}
         for name in OPENSPIEL_GAMES:

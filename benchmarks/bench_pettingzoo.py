@@ -6,7 +6,7 @@ PettingZoo's own loop (``agent_iter`` / ``last`` / ``step``, dead steps
 counted, a random legal action from the mask every decision).  The no-op env
 has a game's spaces, agent count and wrapper but no rules, so boardenvs' AEC
 row divided by it says how much of the API's ceiling the rules leave; the
-classic connect_four / chess / go 9x9 envs (``boardenvs[bench]``) are
+classic connect_four / chess / go 9x9 envs (the ``bench`` extra) are
 PettingZoo's own board games, timed by the same loop.
 """
 
@@ -112,7 +112,7 @@ def pettingzoo_rows(sizes, env_ids, log=print) -> list[Row]:
             for name, mod in (("connect_four", "connect_four_v3"), ("chess", "chess_v6"), ("go_9x9", "go_v5"))
         }
     except Exception as exc:
-        log(f"PettingZoo classic anchors skipped: {exc}; pip install 'boardenvs[bench]'")
+        log(f"PettingZoo classic anchors skipped: {exc}; pip install '.[bench]' (in a clone)")
     else:
         kwargs = {"go_9x9": {"board_size": 9}}
         for name in PETTINGZOO_GAMES:

@@ -7,7 +7,7 @@ logits inside the jitted function, so one dispatch covers K steps where
 and the state's bytes per row are reported apart.  connect_four at N = 4096
 is the bar for every game's ``make_vec`` row at that N, per CPU-second.
 Pgx's own published GPU numbers are not measured here; ``PGX_PAPER`` quotes
-them for the scaling note.  Needs ``boardenvs[pgx]``; skipped with the
+them for the scaling note.  Needs the ``pgx`` extra; skipped with the
 reason otherwise.
 """
 
@@ -83,7 +83,7 @@ def pgx_rows(sizes, env_ids, log=print) -> list[Row]:
         bench_harness.optional_import("pgx")
         bench_harness.optional_import("jax")
     except Exception as exc:
-        log(f"Pgx anchors skipped: {exc}; pip install 'boardenvs[pgx]'")
+        log(f"Pgx anchors skipped: {exc}; pip install '.[pgx]' (in a clone)")
     else:
         # with --games, only the bar of the make_vec rows (connect_four)
         for name in PGX_GAMES if env_ids is None else PGX_GAMES[:1]:

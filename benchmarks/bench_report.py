@@ -296,7 +296,7 @@ def plot(rows: list[Row], path: Path, m: dict, log=print) -> bool:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except Exception as exc:
-        log(f"plot skipped: {exc}; pip install 'boardenvs[bench]'")
+        log(f"plot skipped: {exc}; pip install '.[bench]' (in a clone)")
         return False
     series = {}
     for row in rows:

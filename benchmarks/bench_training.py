@@ -8,7 +8,7 @@ against ``SB3VecEnv`` and TorchRL's ``SerialEnv`` / ``ParallelEnv`` of the
 gymnasium env's ``GymWrapper`` at the same N.  Every learner step includes
 the opponent's reply; the actions are random legal ones from the masks, by
 the harness' compiled sampler.  Each table is skipped with the reason when
-its extras (``boardenvs[train]``, ``boardenvs[interop]``) are missing.
+its extras (the ``train`` extra, the ``interop`` extra) are missing.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def training_path_table(seconds: float, repeats: int, log=print) -> tuple[list[s
     try:
         bench_harness.optional_import("sb3_contrib")
     except Exception as exc:
-        log(f"training-path rows skipped: {exc}; pip install 'boardenvs[train]'")
+        log(f"training-path rows skipped: {exc}; pip install '.[train]' (in a clone)")
         return [], []
     rows = []
     for gym_id in ("boardenvs/Quess-v0", "boardenvs/Quagmire-v0"):
@@ -178,7 +178,7 @@ def torchrl_table(
         bench_harness.optional_import("torchrl")
         bench_harness.optional_import("sb3_contrib")
     except Exception as exc:
-        log(f"TorchRL rows skipped: {exc}; pip install 'boardenvs[interop,train]'")
+        log(f"TorchRL rows skipped: {exc}; pip install '.[interop,train]' (in a clone)")
         return [], []
     import torch
 

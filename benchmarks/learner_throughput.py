@@ -48,7 +48,7 @@ def check_against_module(net, game) -> str:
 
         import boardenvs.rllib as brl
     except ImportError:
-        return "not checked (boardenvs[rllib] not installed here)"
+        return "not checked (the rllib extra not installed here)"
     spec = brl.module_spec(game)
     view = gymnasium.make_vec(
         f"boardenvs:{brl.gym_id_of(brl.game_class(game))}",

@@ -108,7 +108,7 @@ def main(argv=None) -> int:
             flush=True,
         )
     except ImportError:
-        print("| OpenSpiel MCTSBot | connect_four | (pyspiel not installed: pip install 'boardenvs[bench]') | - |")
+        print("| OpenSpiel MCTSBot | connect_four | (pyspiel not installed: pip install '.[bench]' (in a clone)) | - |")
     for env_id, options in games():
         one = ours_rate(env_id, options, args.sims, args.runs, 1)
         many = ours_rate(env_id, options, args.sims, args.runs, args.batch)

@@ -1,6 +1,6 @@
 """TorchRL: every game as a batched ``EnvBase`` (the ``interop`` extra).
 
-    pip install "boardenvs[interop]"
+    pip install '.[interop]'   (in a clone; or the built wheel: dist/boardenvs-*.whl[interop])
 
     from boardenvs.torchrl import BoardEnv
     env = BoardEnv("quess_v0", num_envs=64, opponent="random")   # batch_size [64]
@@ -68,9 +68,9 @@ try:
     from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
     from torchrl.envs import EnvBase
 except ImportError as exc:  # pragma: no cover - the extra is missing
-    from .errors import MissingExtraError
+    from .errors import MissingExtraError, install_line
 
-    raise MissingExtraError("boardenvs.torchrl needs TorchRL: pip install 'boardenvs[interop]'") from exc
+    raise MissingExtraError(f"boardenvs.torchrl needs TorchRL: {install_line('interop')}") from exc
 
 from .errors import IllegalActionError, ResetNeededError, shown
 from .fresh import FreshArrays

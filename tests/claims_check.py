@@ -40,7 +40,12 @@ CLAIMS = (
         0.9,
     ),
     ("docs/tutorials/cleanrl.md", (0,), "after these 60k steps the agent won 199 of 200 games against random", 0.9),
-    ("docs/tutorials/tianshou.md", (0,), "Tianshou's PettingZoo route: 54% against random, where random wins 41%", 0.45),
+    (
+        "docs/tutorials/tianshou.md",
+        (0,),
+        "Tianshou's PettingZoo route: 54% against random, where random wins 41%",
+        0.45,
+    ),
     ("docs/tutorials/tianshou.md", (1,), "Tianshou's gymnasium route: 189 of 200 games against random", 0.8),
 )
 

@@ -1,7 +1,7 @@
 """Rate any agent against a fixed, versioned ladder of opponents.
 
-    boardenvs rate baseline:quess_v0 --game quess_v0 --precision 50
-    boardenvs rate my_model.pt --game hex_quoridor_v1 --players 4
+    boardenvs rate quess_v0 baseline:quess_v0 --precision 50
+    boardenvs rate hex_quoridor_v1 my_model.pt --players 4
     python -m boardenvs.baselines.ladder build quess_v0      # (maintainers) a ladder's games and ratings
     python -m boardenvs.baselines.ladder record quess_v0 baseline:quess_v0   # a rating kept on the leaderboard
     python -m boardenvs.baselines.ladder check               # replay every committed game, refit every rating
