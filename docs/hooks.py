@@ -278,6 +278,21 @@ def api_names(module_name: str) -> list[tuple[str, str]]:
     ]
 
 
+def _signature(public: str, obj, name: str) -> list[str]:
+    """A function's or class's call signature as a code block: mkdocstrings
+    shows one only in a heading, and these entries sit under our own."""
+    if not callable(obj):
+        return []
+    try:
+        sig = inspect.signature(obj, eval_str=True)  # (the modules' annotations are strings: __future__)
+    except (NameError, TypeError, ValueError):
+        try:
+            sig = inspect.signature(obj)
+        except (TypeError, ValueError):
+            return []
+    return ["```python", f"{public}.{name}{sig}", "```", ""]
+
+
 def api_page(page: str) -> str:
     import importlib
 
@@ -295,9 +310,8 @@ def api_page(page: str) -> str:
             "",
         ]
         for name, path in api_names(public):
+            lines += [f"## `{public}.{name}`", "", *_signature(public, getattr(module, name), name)]
             lines += [
-                f"## `{public}.{name}`",
-                "",
                 f"::: {path}",
                 "    options:",
                 "      show_root_heading: false",

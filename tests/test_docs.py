@@ -155,6 +155,9 @@ def test_the_api_reference_renders_every_public_name(site):
             assert re.sub(r"<[^>]+>", "", entry.group(1)).strip(), f"{module_name}.{name}: its entry shows no docstring"
     core = (site / "api" / "boardenvs.html").read_text()
     assert all(f"boardenvs.{env_id}" in core for env_id in boardenvs.ENV_IDS)
+    shown = html.unescape(re.sub(r"<[^>]+>", "", core))  # every function shows how it is called
+    for call in ("boardenvs.make(env_id", "boardenvs.make_vec(env_id", "boardenvs.position(env_id"):
+        assert call in shown, call
 
 
 def test_the_benchmark_and_baseline_pages_show_the_results_files(site):
