@@ -577,3 +577,17 @@ class Window:
             self.pygame.display.quit()
             self.pygame.quit()
             self.screen = None
+
+
+def frame_canvas(game, state, notes=None):
+    """:func:`rgb_frame` of ``state`` recorded as drawing calls (a
+    :class:`boardenvs.svgpicture.Canvas`, which the replay pages write as
+    SVG); here, beside the frame it records, so the recorder needs nothing
+    of this module."""
+    from . import svgpicture
+
+    with svgpicture.recording() as session:
+        rgb_frame(game, state, notes)
+    if session.last is None:  # pragma: no cover - rgb_frame always ends with np.asarray(image)
+        raise RuntimeError(f"{game.env_id}: its frame was not drawn through render._pil()")
+    return session.last

@@ -340,14 +340,3 @@ def svg_head(size) -> str:
 def svg_document(canvas: Canvas) -> str:
     """The whole picture as one ``<svg>`` element."""
     return svg_head(canvas.size) + "".join(svg_parts(canvas)) + "</svg>"
-
-
-def frame_canvas(game, state, notes=None) -> Canvas:
-    """The recorded :func:`~boardenvs.render.rgb_frame` of ``state``."""
-    from .render import rgb_frame
-
-    with recording() as session:
-        rgb_frame(game, state, notes)
-    if session.last is None:  # pragma: no cover - rgb_frame always ends with np.asarray(image)
-        raise RuntimeError(f"{game.env_id}: its frame was not drawn through render._pil()")
-    return session.last

@@ -28,8 +28,8 @@ from boardenvs.wrappers.html_replay import SCHEMA, replay_page, save_replay_html
 from boardenvs.wrappers.recording import Recorder, record_game
 
 import boardenvs
-from boardenvs.render import rgb_frame
-from boardenvs.svgpicture import frame_canvas, svg_document, to_pil
+from boardenvs.render import frame_canvas, rgb_frame
+from boardenvs.svgpicture import svg_document, to_pil
 
 
 def seeded_moves(env_id, seed, decisions=10, **options):

@@ -39,8 +39,8 @@ from pathlib import Path
 
 from .. import engine as E
 from ..files import output_path, write_atomically
-from ..render import player_notes, result_text, turn_status
-from ..svgpicture import frame_canvas, svg_head, svg_parts
+from ..render import frame_canvas, player_notes, result_text, turn_status
+from ..svgpicture import svg_head, svg_parts
 
 SCHEMA = "boardenvs-replay/2"  # the JSON block's "format"
 
