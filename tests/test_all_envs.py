@@ -18,21 +18,14 @@ import types
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
+from registry_cases import variant_cases
 
 import boardenvs
 from boardenvs import engine as E
 from boardenvs.position import Position
 from boardenvs.registry import game_class, registered_ids
 
-
-def _cases():
-    for env_id in registered_ids():
-        for variant in game_class(env_id).variants:
-            label = "-".join(f"{k}={v}" for k, v in variant.items()) or "default"
-            yield pytest.param(env_id, variant, id=f"{env_id}[{label}]")
-
-
-CASES = list(_cases())
+CASES = variant_cases()
 
 
 def test_the_package_registers_every_catalog_game_and_the_tests_their_toy():

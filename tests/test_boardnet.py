@@ -10,19 +10,12 @@ import torch
 from boardenvs.baselines import boardnet as bn
 from boardenvs.baselines.networks import check_config, model_config, new_policy, trainable_ids
 from gymnasium import spaces
+from registry_cases import variant_cases
 
 import boardenvs
-from boardenvs.registry import game_class, make_game
+from boardenvs.registry import make_game
 
-
-def _cases():
-    for env_id in trainable_ids():
-        for variant in game_class(env_id).variants:
-            label = "-".join(f"{k}={v}" for k, v in variant.items()) or "default"
-            yield pytest.param(env_id, variant, id=f"{env_id}[{label}]")
-
-
-CASES = list(_cases())
+CASES = variant_cases(trainable_ids())
 BOARD_CASES = [c for c in CASES if bn.action_layout(make_game(c.values[0], **c.values[1])) is not None]
 
 

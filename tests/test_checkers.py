@@ -25,20 +25,13 @@ import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, parallel_seed_test, render_test, seed_test
+from registry_cases import variant_cases
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import boardenvs
 from boardenvs.registry import game_class, gym_id_of, registered_ids
 
-
-def _cases():
-    for env_id in registered_ids():
-        for variant in game_class(env_id).variants:
-            label = "-".join(f"{k}={v}" for k, v in variant.items()) or "default"
-            yield pytest.param(env_id, variant, id=f"{env_id}[{label}]")
-
-
-CASES = list(_cases())
+CASES = variant_cases()
 
 
 def _module(env_id, variant):

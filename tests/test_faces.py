@@ -30,20 +30,13 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
+from registry_cases import variant_cases
 
 import boardenvs
 from boardenvs import IllegalActionError
-from boardenvs.registry import game_class, gym_id_of, registered_ids
+from boardenvs.registry import game_class, gym_id_of
 
-
-def _cases():
-    for env_id in registered_ids():
-        for variant in game_class(env_id).variants:
-            label = "-".join(f"{k}={v}" for k, v in variant.items()) or "default"
-            yield pytest.param(env_id, variant, id=f"{env_id}[{label}]")
-
-
-CASES = list(_cases())
+CASES = variant_cases()
 COPIES = {"deepcopy": copy.deepcopy, "pickle": lambda obj: pickle.loads(pickle.dumps(obj))}
 
 

@@ -15,19 +15,12 @@ import numpy as np
 import pytest
 from boardenvs.wrappers import MaskInObservation
 from boardenvs.wrappers.dice import DiceVariant
+from registry_cases import variant_cases
 
 import boardenvs
 from boardenvs.registry import game_class, gym_id_of, registered_ids
 
-
-def _cases():
-    for env_id in registered_ids():
-        for variant in game_class(env_id).variants:
-            label = "-".join(f"{k}={v}" for k, v in variant.items()) or "default"
-            yield pytest.param(env_id, variant, id=f"{env_id}[{label}]")
-
-
-CASES = list(_cases())
+CASES = variant_cases()
 
 
 def _shape(info) -> dict:

@@ -15,18 +15,12 @@ import pettingzoo
 import pytest
 from packaging.version import Version
 from pettingzoo.test import api_test, parallel_api_test
+from registry_cases import variant_cases
 
 import boardenvs
 from boardenvs.registry import game_class, gym_id_of, registered_ids
 
 OLDEST = Version("1.24.0")
-
-
-def _cases():
-    for env_id in registered_ids():
-        for variant in game_class(env_id).variants:
-            label = "-".join(f"{k}={v}" for k, v in variant.items()) or "default"
-            yield pytest.param(env_id, variant, id=f"{env_id}[{label}]")
 
 
 def test_the_installed_pettingzoo_is_one_the_package_declares():
@@ -42,7 +36,7 @@ def test_the_installed_pettingzoo_is_one_the_package_declares():
     assert Version(pettingzoo.__version__) in spec
 
 
-@pytest.mark.parametrize("env_id, variant", list(_cases()))
+@pytest.mark.parametrize("env_id, variant", variant_cases())
 def test_every_env_passes_the_installed_pettingzoos_api_tests(env_id, variant):
     module = getattr(boardenvs, env_id)
     env = module.env(**variant)
