@@ -87,7 +87,6 @@ class TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
 
     def reset(self, seed=None, options=None):
         observations, infos = super().reset(seed=seed, options=options)
-        infos = {a: {**i, "active_agent": self.aec_env.agent_selection} for a, i in infos.items()}
         observations = self._idle(observations)
         return observations, self._masks_in(infos, observations)
 
