@@ -130,3 +130,46 @@ class ResumePart(NamedTuple):
 # the learner loop's flags (its drivers' ``extra``): draw seats, start the next episode in the same step, wait
 # for the caller's picks, the illegal_action mode of the learners' actions
 LOOP_DRAW, LOOP_SAME_STEP, LOOP_PICKS, LOOP_MODE = 0, 1, 2, 3
+
+
+# --- the drivers bound to a game (boardenvs._drivers.batched): what the faces call
+
+
+class Batched(NamedTuple):
+    """The compiled drivers of one game's kernels (see :func:`batched`):
+    ``serial`` (N rows), ``parallel`` (the same drivers run in numba's
+    threads a chunk of rows at a time, :mod:`boardenvs._threaded`) and
+    ``one`` (the one step on a single row, what the faces over one game
+    call: :class:`OneRow`)."""
+
+    serial: Drivers
+    parallel: Drivers
+    one: OneRow
+
+
+class OneRow(NamedTuple):
+    """The engine on one row, bound to a game's kernels: ``step(state,
+    params, action, mode, settle, probs, mask) -> flag`` is
+    ``boardenvs._drivers.step_row`` (the one step, every face's), and
+    ``settle(state, params, settle, probs, mask)`` is ``settle_row`` (a row
+    a face changed otherwise: a new game, an adjudicated end)."""
+
+    step: object
+    settle: object
+
+
+class Drivers(NamedTuple):
+    reset: object  # a new game in every row, then the rows' observations and masks
+    step: object
+    random_actions: object
+    # the row API's (VectorEnv.act_rows / observe_rows / reset_rows / roll_rows): listed rows only, no
+    # auto-reset, observations for a given seat, chance settled or rolled one outcome at a time
+    act_rows: object
+    observe_rows: object
+    reset_rows: object
+    roll_rows: object
+    # the single-agent views' step against the random opponent (the row
+    # API's moves for a learner in every row, in one call)
+    agent_step: object
+    # the learner loop's next round in listed rows (answers of opponents outside the engine)
+    agent_resume: object

@@ -66,7 +66,6 @@ from numba import config, njit
 from numba.core import cgutils
 from numba.core import types as nbtypes
 from numba.core.extending import intrinsic, overload
-from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.np.arrayobj import populate_array
 
 from .spec import Layout
@@ -370,6 +369,40 @@ def _no_mask_compiled(state):
     return lambda state: _no_mask_ir(state)
 
 
+def scratch(state, n):
+    """``n`` int64 of scratch for one kernel call (a search's marks and
+    queues).  On the CPU, compiled or not, a new array (``np.empty``); on
+    a CUDA device (:func:`boardenvs.retarget.device_intrinsics`), memory of
+    the calling function's own frame (:func:`_scratch_ir`), as nothing is
+    allocated there.  ``state`` types the result; call it outside loops."""
+    return np.empty(n, np.int64)
+
+
+@overload(scratch)
+def _scratch_compiled(state, n):
+    return lambda state, n: np.empty(n, np.int64)
+
+
+@intrinsic
+def _scratch_ir(typingctx, state, n):
+    """:func:`scratch` on a device: ``n`` int64 on the calling function's
+    stack (a dynamic ``alloca``, freed as the function returns), as a
+    1-D C array that holds no reference."""
+    if not (isinstance(state, nbtypes.Array) and isinstance(n, nbtypes.Integer)):
+        return None
+    out_type = nbtypes.Array(nbtypes.int64, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        count = context.cast(builder, args[1], signature.args[1], nbtypes.intp)
+        data = builder.alloca(ir.IntType(64), size=count)
+        out = context.make_array(out_type)(context, builder)
+        eight = context.get_constant(nbtypes.intp, 8)
+        populate_array(out, data=data, shape=[count], strides=[eight], itemsize=eight, meminfo=None)
+        return out._getvalue()
+
+    return out_type(state, n), codegen
+
+
 # --- bits: the processor's instructions in compiled code, plain Python otherwise --
 
 
@@ -384,6 +417,12 @@ def lowest_bit(x):
     processor's trailing-zero count)."""
     x = int(x)
     return (x & -x).bit_length() - 1
+
+
+def highest_bit(x):
+    """Index of the highest set bit of ``x`` > 0 (plain Python; compiled: the
+    processor's leading-zero count)."""
+    return int(x).bit_length() - 1
 
 
 def nonzero_bits32(mask, start):
@@ -416,6 +455,31 @@ def _ctpop(typingctx, x):
 
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """The trailing-zero count (numba's own ``trailing_zeros`` is not usable
+    by its CUDA target: one instruction either way)."""
+    if not isinstance(x, nbtypes.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return x(x), codegen
+
+
+@intrinsic
+def _ctlz(typingctx, x):
+    """The leading-zero count (as :func:`_cttz`)."""
+    if not isinstance(x, nbtypes.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
 
     return x(x), codegen
 
@@ -482,7 +546,12 @@ def _popcount_compiled(x):
 
 @overload(lowest_bit)
 def _lowest_bit_compiled(x):
-    return lambda x: trailing_zeros(x)
+    return lambda x: _cttz(x)
+
+
+@overload(highest_bit)
+def _highest_bit_compiled(x):
+    return lambda x: 63 - _ctlz(x)
 
 
 @overload(nonzero_bits32)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ... import engine as E
 from .layout import (
@@ -101,7 +100,7 @@ def _fences_bits(state, params, seat, mask, write):
     # list, per wall component the fences with one / two corners in it,
     # fence sets, cached regions, pawns
     PS = max(P, num)
-    scratch = np.empty(PS + 3 * V + 2 * W * (P + 1) + 3 * W + n + 2 * num, np.int64)
+    scratch = E.scratch(state, PS + 3 * V + 2 * W * (P + 1) + 3 * W + n + 2 * num)
     placed = scratch[:PS]
     mark = scratch[PS : PS + V]
     parent = scratch[PS + V : PS + 2 * V]
@@ -125,7 +124,7 @@ def _fences_bits(state, params, seat, mask, write):
     for w in range(W):
         x = np.uint64(state[fbits + w])
         while x:
-            f = 64 * w + np.int64(trailing_zeros(x))
+            f = 64 * w + np.int64(E.lowest_bit(x))
             x &= x - np.uint64(1)
             placed[nplaced] = f
             nplaced += 1
@@ -222,7 +221,7 @@ def _fences_bits(state, params, seat, mask, write):
     for w in range(W):
         x = np.uint64(dang[w])
         while x:
-            t = np.int64(trailing_zeros(x))
+            t = np.int64(E.lowest_bit(x))
             x &= x - np.uint64(1)
             f = params[fmap + 64 * w + t]
             b = fblk + 6 * f

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ... import engine as E
 from .fences import _fences_bits
@@ -310,7 +309,7 @@ def _fences(state, params, seat, mask, write):
     fe = params[P_TFE]
     fmap = params[P_TFMAP] + _frame(params, seat) * F
     n1 = n + 1
-    scratch = np.empty((8 + 2 * num) * n1, np.int64)
+    scratch = E.scratch(state, (8 + 2 * num) * n1)
     stamp = scratch[:n1]
     stamp[:] = 0
     queue = scratch[n1 : 2 * n1]
@@ -457,8 +456,10 @@ def apply(state, params, action):
         state[params[P_FBITS] + (f >> 6)] |= np.int64(1) << (f & 63)
         state[Q_LEFT + seat] -= 1
         if params[P_ELIM] == 1:  # HQ-9: the pawns cut off leave; the placer inherits
-            stamp = np.zeros(n + 1, np.int64)
-            stack = np.zeros(n + 1, np.int64)
+            space = E.scratch(state, 2 * (n + 1))
+            stamp, stack = space[: n + 1], space[n + 1 :]
+            stamp[:] = 0
+            stack[:] = 0
             gen = 0
             for p in range(num):
                 if p != seat and E.is_alive(state, p):
@@ -505,7 +506,7 @@ def observe(state, params, seat, obs):
     for w in range(params[P_WORDS]):
         x = np.uint64(state[fbits + w])
         while x:
-            e = at + 6 * (64 * w + np.int64(trailing_zeros(x)))
+            e = at + 6 * (64 * w + np.int64(E.lowest_bit(x)))
             x &= x - np.uint64(1)
             for j in range(6):
                 obs[params[e + j]] = 1

@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core.extending import overload
-from numba.cpython.unsafe.numbers import leading_zeros
 
 from ... import engine as E
 from ...engine import lowest_bit as _lowest_bit  # the processor's instructions, compiled
@@ -187,17 +185,6 @@ def _seen(state, h):
     return False
 
 
-def _highest_bit(x):
-    """Index of the highest set bit of ``x`` > 0 (plain Python; compiled:
-    the processor's leading-zero count, see the overload below)."""
-    return int(x).bit_length() - 1
-
-
-@overload(_highest_bit)
-def _highest_bit_compiled(x):
-    return lambda x: 63 - leading_zeros(x)
-
-
 @njit(cache=True)
 def _code_at(state, j):
     """The cell code on square ``j``: 0 empty, else 1 + 3 * colour + shape."""
@@ -218,7 +205,7 @@ def _rook_targets(i, occ):
         ray = ROOK_RAYS[d, i]
         blockers = ray & occ
         if blockers:
-            b = _lowest_bit(blockers) if RAY_ASCENDS[d] else _highest_bit(blockers)
+            b = _lowest_bit(blockers) if RAY_ASCENDS[d] else E.highest_bit(blockers)
             ray ^= ROOK_RAYS[d, b]
         targets |= ray
     return targets
