@@ -78,9 +78,17 @@ def make(env_id: str, render_mode=None, **options):
     return sys.modules[f"{_PACKAGE}.{env_id}"].env(render_mode=render_mode, **options)
 
 
-def make_vec(env_id: str, num_envs: int, **options) -> VectorEnv:
+def make_vec(env_id: str, num_envs: int, device: str = "cpu", **options) -> VectorEnv:
     """``num_envs`` games of ``env_id`` stepped in one call (see
-    :class:`boardenvs.vector.VectorEnv`)."""
+    :class:`boardenvs.vector.VectorEnv`); ``device="cuda"``: the same games
+    on a CUDA device, their arrays staying there
+    (:class:`boardenvs.device.DeviceVectorEnv`)."""
+    if device == "cuda":
+        from .device import DeviceVectorEnv
+
+        return DeviceVectorEnv(game_class(env_id), num_envs, **options)
+    if device != "cpu":
+        raise ValueError(f"{env_id} make_vec: device must be 'cpu' or 'cuda', got {device!r}")
     return VectorEnv(game_class(env_id), num_envs, **options)
 
 

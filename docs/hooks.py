@@ -69,6 +69,8 @@ API_PAGES = {  # page -> (title, the modules whose public names it documents, mo
             "boardenvs.game",
             "boardenvs.engine",
             "boardenvs.vector",
+            "boardenvs.device",
+            "boardenvs.retarget",
             "boardenvs.aec",
             "boardenvs.opponents",
             "boardenvs.registry",

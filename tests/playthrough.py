@@ -645,14 +645,17 @@ def _dead_steps(env, totals, ended) -> list:
     return [(int(a.removeprefix("player_")), totals[a]) for a in left]
 
 
-def replay_vec(case: Case, seed: int, first: int, actions) -> str:
+def replay_vec(case: Case, seed: int, first: int, actions, device: str = "cpu") -> str:
     """The file as ``make_vec`` (one row, ``reset(seed)``) shows the recorded
     game: the decisions only, the chance outcomes rolled inside (see
     :func:`vec_view`); an illegal-action file's ``lose`` or ``raise`` under
-    that mode (``random`` draws another action there)."""
+    that mode (``random`` draws another action there).  ``device="cuda"``:
+    the device face (``lose`` files only: it has no ``raise``), its arrays
+    read back to the host."""
     assert case.illegal != "random", "make_vec's illegal_action='random' draws from its own row's generator"
-    vec = boardenvs.make_vec(case.env_id, num_envs=1, illegal_action=case.illegal or "raise", **case.game_options)
-    obs, infos = vec.reset(seed=seed)
+    mode = case.illegal or ("raise" if device == "cpu" else "lose")
+    vec = boardenvs.make_vec(case.env_id, num_envs=1, illegal_action=mode, device=device, **case.game_options)
+    obs, infos = _host(vec.reset(seed=seed))
     events, done, refused = [], None, None
     for kind, action in actions:
         if kind == "chance":
@@ -666,7 +669,7 @@ def replay_vec(case: Case, seed: int, first: int, actions) -> str:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # (the one warning of an illegal action)
-                    obs, rewards, terms, truncs, infos = vec.step(np.array([action]))
+                    obs, rewards, terms, truncs, infos = _host(vec.step(np.array([action])))
             except IllegalActionError:
                 ev["illegal"], refused = (action, _why(mask, action), _refused(vec.position(0) == pos)), ev
                 continue
@@ -675,12 +678,25 @@ def replay_vec(case: Case, seed: int, first: int, actions) -> str:
             ev["illegal"] = (action, _why(mask, action), did)
         else:
             ev["action"] = action
-            obs, rewards, terms, truncs, infos = vec.step(np.array([action]))
+            obs, rewards, terms, truncs, infos = _host(vec.step(np.array([action])))
         if terms[0] or truncs[0]:
-            done = (rewards[0].tolist(), infos["end_reason"][0], int(infos["length"][0]))
+            # (the device face's infos hold the codes; the CPU's the names too)
+            reason = (
+                infos["end_reason"][0] if "end_reason" in infos else vec.reason_name(int(infos["end_reason_code"][0]))
+            )
+            done = (rewards[0].tolist(), reason, int(infos["length"][0]))
     assert done is not None, f"{case.name}: the file's actions are over, make_vec's game goes on"
     events.append(end(vec.position(0), *done, {}))
     return render_file(case, seed, first, events)
+
+
+def _host(value):
+    """``value`` with every device array (``make_vec(device="cuda")``'s) read back to the host."""
+    if isinstance(value, tuple):
+        return tuple(_host(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _host(v) for k, v in value.items()}
+    return value.copy_to_host() if hasattr(value, "copy_to_host") else value
 
 
 def vec_view(text: str) -> str:
