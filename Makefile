@@ -1,7 +1,8 @@
 # Two commands on a fresh machine with Python >= 3.10 and pip:
 #   make demo   - create .venv, install, train a short Quess baseline, evaluate it, record a game (GIF)
 #   make test   - create .venv, install with test, train, interop and docs extras, run the test suite
-# and make rllib-env: .venv-rllib, the environment for Ray RLlib (its own gymnasium pin; make test builds it too)
+# and make rllib-env: .venv-rllib, the environment for Ray RLlib (its own gymnasium pin; make test builds it too);
+# make test also builds .venv-pz124 (the oldest PettingZoo) and .venv-cuda (numba-cuda: the device code as PTX)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -17,6 +18,10 @@ RLLIB_PIP := $(RLLIB_VENV)/bin/python -m pip install --quiet --disable-pip-versi
 PZ_VENV ?= .venv-pz124
 PZ_STAMP := $(PZ_VENV)/.installed
 PZ_PIP := $(PZ_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
+# numba-cuda and the CUDA 12 toolkit's wheels (the cuda extra): the device code compiled to PTX, with no GPU
+CUDA_VENV ?= .venv-cuda
+CUDA_STAMP := $(CUDA_VENV)/.installed
+CUDA_PIP := $(CUDA_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
 .PHONY: demo test test-nojit check-claims bench install rllib-env clean pictures docs playthroughs lint
 
@@ -38,6 +43,12 @@ $(PZ_STAMP): pyproject.toml constraints.txt
 	$(PZ_PIP) -e '.[test]' 'pettingzoo==1.24.0'
 	touch $(PZ_STAMP)
 
+$(CUDA_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(CUDA_VENV)
+	$(CUDA_PIP) --upgrade pip "setuptools>=70.1"
+	$(CUDA_PIP) -e '.[test,cuda]'
+	touch $(CUDA_STAMP)
+
 # the benchmark's anchors (PettingZoo classic, OpenSpiel, Pgx + jax CPU) only for make bench
 $(BENCH_STAMP): $(STAMP)
 	$(PIP_INSTALL) -e '.[test,render,train,interop,docs,bench,pgx]'
@@ -57,16 +68,17 @@ demo: $(STAMP)
 # wheel, checks its files, installs it in a new environment and uses it from outside the checkout.
 # (RLlib's half beside the main suite was slower: Ray's processes and the suite fought over the
 # two cores, 10:15 + 5:10 against 7:39 + ~2 one after the other)
-test: $(STAMP) $(RLLIB_STAMP) $(PZ_STAMP)
+test: $(STAMP) $(RLLIB_STAMP) $(PZ_STAMP) $(CUDA_STAMP)
 	@$(BIN)/python tests/wheel_check.py > $(VENV)/wheel-check.log 2>&1 & wheel=$$!; \
 	$(BIN)/python -m pytest -q; main=$$?; \
 	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py \
 		tests/test_playthroughs.py::test_the_rllib_env_replays_the_file; rllib=$$?; \
 	$(PZ_VENV)/bin/python -m pytest -q tests/test_pettingzoo_versions.py tests/test_infos.py tests/test_dice.py; oldest=$$?; \
+	$(CUDA_VENV)/bin/python -m pytest -q tests/test_device_ptx.py; ptx=$$?; \
 	wait $$wheel; built=$$?; cat $(VENV)/wheel-check.log; \
 	$(BIN)/python -m boardenvs.versions; $(RLLIB_VENV)/bin/python -m boardenvs.versions; \
 	$(PZ_VENV)/bin/python -m boardenvs.versions; \
-	test $$main = 0 && test $$rllib = 0 && test $$oldest = 0 && test $$built = 0
+	test $$main = 0 && test $$rllib = 0 && test $$oldest = 0 && test $$ptx = 0 && test $$built = 0
 
 # one formatter and linter for the whole tree (pyproject.toml's [tool.ruff]); `ruff format .` fixes the format
 lint: $(STAMP)

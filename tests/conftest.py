@@ -17,6 +17,10 @@ from boardenvs import register
 # the Ray RLlib tests run where the rllib extra is installed: `make test` runs
 # them in their own environment (.venv-rllib: ray pins another gymnasium)
 collect_ignore = [] if importlib.util.find_spec("ray") else ["test_rllib.py"]
+# the device code compiled to PTX runs where numba-cuda (the cuda extra) is installed: `make test` runs it in
+# its own environment (.venv-cuda); everywhere, tests/test_device.py runs the same code in numba's simulator
+if not importlib.util.find_spec("numba_cuda"):
+    collect_ignore.append("test_device_ptx.py")
 
 register(contract_game.ContractRaceGame)
 register(tictactoe_game.TicTacToeGame)
