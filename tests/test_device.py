@@ -132,3 +132,23 @@ def test_the_device_copies_share_one_source():
     assert apply.__globals__["E"] is not E and apply.__globals__["E"].rand_u64.__code__ is E.rand_u64.py_func.__code__
     assert D.DEVICES == ("cpu", "cuda")
 
+
+def test_the_device_benchmark_runs_its_flow_in_the_simulator(tmp_path):
+    """benchmarks/gpu.py, the one prepared command for a GPU machine, runs
+    end to end (``--smoke``: N = 8, in the simulator) and writes its tables:
+    a row per game, the CPU anchor, the PPO update; the simulator's figures
+    are marked as such, and nothing is filled in where nothing ran."""
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    script = HERE.parent / "benchmarks" / "gpu.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--smoke", "--out", str(tmp_path)], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    result = json.loads((tmp_path / "gpu_results.json").read_text())
+    assert result["device"] == "numba CUDA simulator" and result["smoke"] is True
+    games = [r["game"] for r in result["rows"] if r["what"].startswith("boardenvs make_vec(device")]
+    assert games == ["quess_v0", "quagmire_v0", "hex_quoridor_v1", "quicksand_v0", "tryasina_v0"]
+    assert all(r["steps_per_s"] > 0 for r in result["rows"] if "steps_per_s" in r)
+    assert all("steps_per_s" in r or r["note"].startswith("not measured") for r in result["rows"])
+    assert result["ppo"]["update_ms"] > 0 and result["ppo"]["no_host_copy"] == "not checked: simulator"
+    assert "| boardenvs make_vec(device='cuda') | quess_v0 | 8 |" in (tmp_path / "gpu_results.md").read_text()
