@@ -74,6 +74,7 @@ API_PAGES = {  # page -> (title, the modules whose public names it documents, mo
             "boardenvs.registry",
             "boardenvs.records",
             "boardenvs.cards",
+            "boardenvs.svgpicture",
         ),
     ),
 }
