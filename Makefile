@@ -1,6 +1,7 @@
 # Two commands on a fresh machine with Python >= 3.10 and pip:
 #   make demo   - create .venv, install, train a short Quess baseline, evaluate it, record a game (GIF)
 #   make test   - create .venv, install with test, train, interop and docs extras, run the test suite
+#                 (and Debian's chromium and chromium-driver where missing: make browser)
 # and make rllib-env: .venv-rllib, the environment for Ray RLlib (its own gymnasium pin; make test builds it too)
 PYTHON ?= python3
 VENV ?= .venv
