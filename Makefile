@@ -1,6 +1,7 @@
 # Two commands on a fresh machine with Python >= 3.10 and pip:
 #   make demo   - create .venv, install, train a short Quess baseline, evaluate it, record a game (GIF)
 #   make test   - create .venv, install with test, train, interop and docs extras, run the test suite
+#                 (and Debian's chromium and chromium-driver where missing: make browser)
 # and make rllib-env: .venv-rllib, the environment for Ray RLlib (its own gymnasium pin; make test builds it too);
 # make test also builds .venv-pz124 (the oldest PettingZoo) and .venv-cuda (numba-cuda: the device code as PTX)
 PYTHON ?= python3
@@ -23,7 +24,7 @@ CUDA_VENV ?= .venv-cuda
 CUDA_STAMP := $(CUDA_VENV)/.installed
 CUDA_PIP := $(CUDA_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-nojit check-claims bench install rllib-env clean pictures docs playthroughs lint
+.PHONY: demo test test-nojit check-claims bench install rllib-env clean pictures docs playthroughs lint browser
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -63,12 +64,24 @@ rllib-env: $(RLLIB_STAMP)
 demo: $(STAMP)
 	$(BIN)/boardenvs demo quess_v0 --minutes 3 --out runs/demo
 
+# headless Chromium and its driver from Debian's packages, for tests/test_browser_replay.py (the replay page in a
+# real browser): installed where either is missing (about 20 s: 26 packages, 120 MB), never skipped, and a loud
+# failure where apt-get is missing (then install Chromium and a chromedriver of its version by hand)
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+		command -v apt-get >/dev/null || { echo "make test: no chromium or chromedriver, and no apt-get to install" \
+			"them (Debian: chromium chromium-driver); the replay page's browser test needs them" >&2; exit 1; }; \
+		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$sudo apt-get update -q && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends chromium chromium-driver fonts-dejavu-core; \
+	fi
+
 # the whole suite, then Ray RLlib's tests and the checkers under RLlib's gymnasium; beside them
 # (on the second core) the wheel as users get it: tests/wheel_check.py builds the sdist and the
 # wheel, checks its files, installs it in a new environment and uses it from outside the checkout.
 # (RLlib's half beside the main suite was slower: Ray's processes and the suite fought over the
 # two cores, 10:15 + 5:10 against 7:39 + ~2 one after the other)
-test: $(STAMP) $(RLLIB_STAMP) $(PZ_STAMP) $(CUDA_STAMP)
+test: browser $(STAMP) $(RLLIB_STAMP) $(PZ_STAMP) $(CUDA_STAMP)
 	@$(BIN)/python tests/wheel_check.py > $(VENV)/wheel-check.log 2>&1 & wheel=$$!; \
 	$(BIN)/python -m pytest -q; main=$$?; \
 	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py \

@@ -31,6 +31,9 @@ import re
 
 import numpy as np
 
+# what a game author or a page uses (the API reference lists these); render.py reaches the rest
+__all__ = ["recording", "Canvas", "Draw", "to_pil", "svg_parts", "svg_head", "svg_document"]
+
 _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("boardenvs_svg_recording", default=None)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")  # not allowed in XML text
 
@@ -80,9 +83,11 @@ class Canvas:
         return self.size[1]
 
     def copy(self) -> Canvas:
+        """A canvas with the same calls so far (``Image.copy``)."""
         return Canvas(self.size, ops=list(self.ops))
 
     def paste(self, image, box=None, mask=None) -> None:
+        """``Image.paste`` kept as a call: a canvas as its calls, pixels as a :class:`Raster`."""
         if mask is not None:
             raise NotImplementedError("a recorded picture pastes without a mask")
         x, y = (box or (0, 0))[:2]
@@ -148,7 +153,9 @@ def _measure():
 
 
 class Draw:
-    """Stands in for ``ImageDraw.Draw(canvas)``: each shape is kept on the canvas."""
+    """Stands in for ``ImageDraw.Draw(canvas)``: each shape is kept on the
+    canvas, not drawn (its methods take Pillow's arguments); text is measured
+    by Pillow itself, so a layout is the raster picture's."""
 
     def __init__(self, canvas: Canvas):
         if not isinstance(canvas, Canvas):
@@ -159,27 +166,35 @@ class Draw:
         self.canvas.ops.append((name, args, kwargs))
 
     def rectangle(self, xy, fill=None, outline=None, width=1):
+        """``ImageDraw.rectangle``, kept."""
         self._keep("rectangle", (xy,), {"fill": fill, "outline": outline, "width": width})
 
     def rounded_rectangle(self, xy, radius=0, fill=None, outline=None, width=1):
+        """``ImageDraw.rounded_rectangle``, kept."""
         self._keep("rounded_rectangle", (xy,), {"radius": radius, "fill": fill, "outline": outline, "width": width})
 
     def ellipse(self, xy, fill=None, outline=None, width=1):
+        """``ImageDraw.ellipse``, kept."""
         self._keep("ellipse", (xy,), {"fill": fill, "outline": outline, "width": width})
 
     def polygon(self, xy, fill=None, outline=None, width=1):
+        """``ImageDraw.polygon``, kept."""
         self._keep("polygon", (list(xy),), {"fill": fill, "outline": outline, "width": width})
 
     def line(self, xy, fill=None, width=0):
+        """``ImageDraw.line``, kept."""
         self._keep("line", (list(xy),), {"fill": fill, "width": width})
 
     def text(self, xy, text, fill=None, font=None, anchor=None):
+        """``ImageDraw.text``, kept."""
         self._keep("text", (xy, text), {"fill": fill, "font": font, "anchor": anchor})
 
     def textlength(self, text, font=None):
+        """``ImageDraw.textlength``, measured by Pillow."""
         return _measure().textlength(text, font=font)
 
     def textbbox(self, xy, text, font=None, anchor=None):
+        """``ImageDraw.textbbox``, measured by Pillow."""
         return _measure().textbbox(xy, text, font=font, anchor=anchor)
 
 

@@ -76,6 +76,7 @@ API_PAGES = {  # page -> (title, the modules whose public names it documents, mo
             "boardenvs.registry",
             "boardenvs.records",
             "boardenvs.cards",
+            "boardenvs.svgpicture",
         ),
     ),
 }

@@ -155,6 +155,12 @@ def test_the_api_reference_renders_every_public_name(site):
             assert re.sub(r"<[^>]+>", "", entry.group(1)).strip(), f"{module_name}.{name}: its entry shows no docstring"
     core = (site / "api" / "boardenvs.html").read_text()
     assert all(f"boardenvs.{env_id}" in core for env_id in boardenvs.ENV_IDS)
+    authors = (site / "api" / "core.html").read_text()  # the modules listed whole: every name they export
+    for module_name in hooks.API_PAGES["api/core.md"][2]:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", ()):
+            assert f'id="{module_name}.{name}"' in authors, f"{module_name}.{name}: not in api/core.html"
+    assert 'id="boardenvs.svgpicture.svg_document"' in authors
     shown = html.unescape(re.sub(r"<[^>]+>", "", core))  # every function shows how it is called
     for call in ("boardenvs.make(env_id", "boardenvs.make_vec(env_id", "boardenvs.position(env_id"):
         assert call in shown, call

@@ -7,9 +7,9 @@ its steps are the game's positions and moves, each frame the SVG of the very
 drawing calls of the position's picture) and as a program: its script runs in
 QuickJS (an embedded JavaScript engine, the ``test`` extra) over a stand-in
 document, and the tests press its keys, move its slider and click its moves.
-No browser is needed, so these tests run everywhere CI does (no Chromium
-installs from the Python registry: what a browser adds, laying out the SVG,
-is not checked here)."""
+What only a browser shows (the page parsed as HTML, its SVG laid out and
+drawn, real key presses and clicks, no error in the browser's log) is
+tests/test_browser_replay.py's, in headless Chromium."""
 
 from __future__ import annotations
 

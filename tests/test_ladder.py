@@ -99,6 +99,47 @@ def test_a_changed_ladder_or_member_file_is_caught(on_toy, tmp_path, monkeypatch
         path.write_text(original)
 
 
+def test_an_edited_ladder_game_fails_the_check_naming_the_game_and_the_field(on_toy):
+    """The ladder's file carries a digest of each of its members' games and
+    of each field over them (``trace_digests``), so an edit of the games the
+    frozen ratings were fitted to, even one the ratings do not see (a seed,
+    the package), fails ``check_ladder`` naming the game's line and the
+    field.  The files are restored afterwards."""
+    from boardenvs.traces import write_traces
+
+    games_path, doc_path = on_toy / "quagmire_v0" / "v1.jsonl.gz", on_toy / "quagmire_v0" / "v1.json"
+    honest_games, honest_doc = games_path.read_bytes(), doc_path.read_text()
+    traces = read_traces(games_path, check=False)
+    assert len(json.loads(honest_doc)["trace_digests"]["game_digests"]) == len(traces) == 96
+
+    def forged(edit, words, doc_edit=None):
+        copy = json.loads(json.dumps(traces))
+        edit(copy)
+        write_traces(copy, games_path)
+        doc = json.loads(honest_doc)
+        if doc_edit:
+            doc_edit(doc)
+        doc_path.write_text(json.dumps(doc))
+        try:
+            with pytest.raises(ValueError, match=words):
+                ladder.check_ladder("quagmire_v0")
+        finally:
+            games_path.write_bytes(honest_games)
+            doc_path.write_text(honest_doc)
+
+    where = r"ladder quagmire_v0 v1 \(v1\.jsonl\.gz\): "
+    built = "differ from the games the ladder was built on"
+    forged(lambda ts: ts[6].update(seed=999), where + rf"game\(s\) at line\(s\) \[7\] {built}: field\(s\) \['seed'\]")
+    forged(lambda ts: ts[40].update(package="9.9.9"), rf"line\(s\) \[41\] {built}: field\(s\) \['package'\] changed")
+    forged(lambda ts: ts[70]["agents"].reverse(), rf"line\(s\) \[71\] {built}: field\(s\) \['agents'\] changed")
+    forged(lambda ts: ts.insert(3, ts.pop(20)), rf"line\(s\) \[4, 5, .*\] {built}: field\(s\) \[.*'actions'")
+    forged(lambda ts: ts.pop(), where + "trace file holds 95 games, 96 were digested")
+    forged(lambda ts: None, where + r"built without a digest of its games", lambda doc: doc.pop("trace_digests"))
+    flipped = [-r for r in traces[12]["returns"]]
+    forged(lambda ts: ts[12].update(returns=flipped), "line 13: replayed, the game ends")
+    assert ladder.check_ladder("quagmire_v0")  # restored: it passes again
+
+
 def test_rate_is_seeded_stops_at_its_precision_and_writes_replayable_traces(on_toy, tmp_path, capsys, monkeypatch):
     out = tmp_path / "r.jsonl.gz"
     r = ladder.rate("mcts:20", "quagmire_v0", games=96, seed=3, traces=out, progress=ladder.QUIET)

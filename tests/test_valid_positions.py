@@ -6,7 +6,8 @@ Each invariant is shown three ways: a crafted position that no game reaches
 is refused as a text, a JSON document and a row, naming the invariant; the
 same position is read when a set-up position is asked for (``setup=True``);
 and seeded random games, played long and through ``make_vec``'s resets,
-never break it (a false invariant would refuse a legal game)."""
+never break it (a false invariant would refuse a legal game).  Every
+game's rules page, all five, states the invariants its check names."""
 
 from __future__ import annotations
 
@@ -186,3 +187,25 @@ def test_make_vec_rows_through_resets_never_break_qu_v1_qs_v1_tr_v1(env_id, opti
         vec.step(vec.random_actions())
         for row in vec.states:
             game.check_history(row)
+
+
+def test_every_rules_page_states_the_invariants_its_game_checks():
+    """Each game's rules page has a *Valid positions* section, and every
+    invariant id its ``check_history`` can name (``QU-V1``, ``HQ-V1``, ...)
+    is stated there, with the ``setup=True`` way out: the page and the check
+    cannot drift apart."""
+    import inspect
+    import re
+
+    from boardenvs.registry import game_class
+
+    for env_id in boardenvs.ENV_IDS:
+        cls = game_class(env_id)
+        page = cls.rules_path().read_text(encoding="utf-8")
+        section = re.search(r"^(#{2,3}) Valid positions\n(.*?)(?=^#{1,3} |\Z)", page, re.S | re.M)
+        assert section, f"{cls.rules_path().name}: no Valid positions section"
+        named = set(re.findall(rf"\b{cls.rule_prefix}-V\d+\b", inspect.getsource(cls.check_history)))
+        assert named, f"{env_id}: its check_history names no invariant"
+        stated = set(re.findall(rf"\*\*({cls.rule_prefix}-V\d+)\b", section.group(2)))
+        assert named == stated, (env_id, named, stated)
+        assert "`setup=True`" in section.group(2), env_id

@@ -28,7 +28,8 @@ at a time:
 
 The script is one function, ``boardenvsReplay(document, data)``, that reads
 and writes nothing but the elements it is handed: the tests run it in an
-embedded JavaScript engine over a stand-in document (no browser needed).
+embedded JavaScript engine over a stand-in document, and open the page in
+headless Chromium to press its keys and click its moves and buttons.
 """
 
 from __future__ import annotations

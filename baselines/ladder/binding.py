@@ -18,6 +18,12 @@ The games themselves are replayed and their results recomputed on read
 (:func:`boardenvs.traces.read_traces`), each game must belong to the ladder
 (its game, options and ladder label), and every opponent in it must be a
 ladder member with the file hash the ladder was built with.
+
+A ladder's own file, ``v<version>.json``, carries the same digests of its
+members' games (``trace_digests``: :func:`digests` of
+``v<version>.jsonl.gz``), so an edit of the games that fixed the frozen
+ratings is named by game and by field too
+(:func:`boardenvs.baselines.ladder.check_ladder`).
 """
 
 from __future__ import annotations
@@ -42,6 +48,36 @@ def _fields(traces: list[dict]) -> list[str]:
     return sorted({key for t in traces for key in t})
 
 
+def digests(traces: list[dict]) -> dict:
+    """``game_digests``, a digest of each game record (every field), and
+    ``field_digests``, a digest of each field over all the games: what
+    :func:`check_digests` compares a trace file with, to name an edit by game
+    and by field."""
+    return {
+        "game_digests": [_digest(t) for t in traces],
+        "field_digests": {f: _digest([t.get(f) for t in traces]) for f in _fields(traces)},
+    }
+
+
+def check_digests(bound: dict, traces: list[dict], lines, who: str, source: str) -> None:
+    """ValueError unless ``traces`` (at ``lines`` of their file) are the
+    games whose :func:`digests` are ``bound``: the message starts with
+    ``who`` (whose games), names the changed games by line and the changed
+    fields, and ends with what the games were (``source``: "it was rated
+    on", "the ladder was built on")."""
+    if len(bound["game_digests"]) != len(traces):
+        raise ValueError(f"{who} trace file holds {len(traces)} games, {len(bound['game_digests'])} were digested")
+    changed = [line for d, t, line in zip(bound["game_digests"], traces, lines) if _digest(t) != d]
+    if changed:
+        have = digests(traces)["field_digests"]
+        rated = bound["field_digests"]
+        fields = sorted(f for f in set(have) | set(rated) if have.get(f) != rated.get(f))
+        raise ValueError(
+            f"{who} game(s) at line(s) {changed[:5]} differ from the games {source}: "
+            f"field(s) {fields or 'order'} changed"
+        )
+
+
 def bind(traces: list[dict], agent: str) -> dict:
     """The binding fields of ``agent``'s entry from its games (in file order)."""
     shas = {a["sha256"] for t in traces for a in t["agents"] if a["name"] == agent}
@@ -51,8 +87,7 @@ def bind(traces: list[dict], agent: str) -> dict:
         "binding": VERSION,
         "agent_sha256": next(iter(shas)),
         "seats": [seats_of(t, agent) for t in traces],
-        "game_digests": [_digest(t) for t in traces],
-        "field_digests": {f: _digest([t.get(f) for t in traces]) for f in _fields(traces)},
+        **digests(traces),
     }
 
 
@@ -97,12 +132,4 @@ def check_bound(entry: dict, traces: list[dict], lines: list[int], agent: str, l
         mine = {a["sha256"] for a in t["agents"] if a["name"] == agent}
         if mine != {entry["agent_sha256"]}:
             raise ValueError(f"{at}: field 'agents': {agent}'s file hash {sorted(mine)}, rated {entry['agent_sha256']}")
-    changed_games = [line for d, t, line in zip(entry["game_digests"], traces, lines) if _digest(t) != d]
-    if changed_games:
-        have = {f: _digest([t.get(f) for t in traces]) for f in _fields(traces)}
-        rated = entry["field_digests"]
-        fields = sorted(f for f in set(have) | set(rated) if have.get(f) != rated.get(f))
-        raise ValueError(
-            f"{where}: {agent}'s game(s) at line(s) {changed_games[:5]} differ from the games it was rated on: "
-            f"field(s) {fields or 'order'} changed"
-        )
+    check_digests(entry, traces, lines, f"{where}: {agent}'s", "it was rated on")

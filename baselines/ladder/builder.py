@@ -11,7 +11,7 @@ import os
 import platform
 import time
 
-from .binding import bind
+from .binding import bind, digests
 from .play import CHUNK, one_torch_thread, opening, play_chunk
 from .rating import ANCHOR, SAMPLES, fit, rate_and_play
 from .store import (
@@ -129,6 +129,7 @@ def build(
         f"{platform.python_version()}",
         "command": f"python -m boardenvs.baselines.ladder build {name}"
         + (f" --version {version}" if version != 1 else ""),
+        "trace_digests": digests(traces),  # each game's and each field's: an edit is named (check_ladder)
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     write_traces(traces, traces_path(name, version))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from .binding import check_bound
+from .binding import check_bound, check_digests
 from .rating import fit, rate_traces
 from .store import fingerprint, load_ladder, rated_path, rated_traces_path, traces_path
 
@@ -18,8 +18,10 @@ def check_ladder(name: str, version: int | None = None) -> dict:
     """Replay and check every committed game of a ladder
     (:func:`boardenvs.traces.read_traces`) and refit its ratings from them;
     ValueError if a game does not replay to its result, a member's file
-    changed since (a new version is due), or the frozen ratings are not
-    what the games give.  Returns the refit."""
+    changed since (a new version is due), a game is not the one the ladder
+    was built on (its digest, :mod:`.binding`: the message names the game's
+    line and the field), or the frozen ratings are not what the games give.
+    Returns the refit."""
     from boardenvs.traces import read_traces
 
     ladder = load_ladder(name, version)
@@ -32,6 +34,10 @@ def check_ladder(name: str, version: int | None = None) -> dict:
                 f"ladder {name} v{ladder['version']}: {m['name']}'s file changed since the ladder was built "
                 f"({m['sha256']} then, {now} now): build a new version"
             )
+    label = f"ladder {name} v{ladder['version']} (v{ladder['version']}.jsonl.gz):"
+    if "trace_digests" not in ladder:
+        raise ValueError(f"{label} built without a digest of its games (trace_digests): build a new version")
+    check_digests(ladder["trace_digests"], traces, range(1, len(traces) + 1), label, "the ladder was built on")
     for t in traces:
         if (
             t.get("ladder") != f"{name} v{ladder['version']}"
