@@ -47,6 +47,7 @@ CLAIMS = (
         0.45,
     ),
     ("docs/tutorials/tianshou.md", (1,), "Tianshou's gymnasium route: 189 of 200 games against random", 0.8),
+    ("docs/tutorials/skrl.md", (0,), "skrl's masked PPO: 195 of 200 games against random", 0.9),
 )
 
 

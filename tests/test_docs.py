@@ -272,6 +272,7 @@ def test_the_tutorial_pages_are_all_checked_and_skips_are_rare():
         "torchrl.md",
         "tianshou.md",
         "cleanrl.md",
+        "skrl.md",
         "watching.md",
         "dice.md",
         "clock.md",
