@@ -273,6 +273,7 @@ def test_the_tutorial_pages_are_all_checked_and_skips_are_rare():
         "tianshou.md",
         "cleanrl.md",
         "skrl.md",
+        "pufferlib.md",
         "watching.md",
         "dice.md",
         "clock.md",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
-from boardenvs.wrappers import MaskInObservation, VectorMaskInObservation
+from boardenvs.wrappers import MaskInObservation, ObservationWithoutMask, VectorMaskInObservation
 from boardenvs.wrappers.dice import DiceVariant
 from registry_cases import variant_cases
 
@@ -205,3 +205,22 @@ def test_infos_numbers_keeps_only_the_numbers():
     assert shapes == {("illegal_action", "length")}
     with pytest.raises(ValueError, match="infos"):
         boardenvs.make("quess_v0", infos="strings")
+
+
+def test_observation_without_mask_leaves_the_mask_in_the_infos():
+    """AgileRL's IPPO refuses an observation holding ``action_mask`` and reads
+    ``infos[agent]["action_mask"]``: the wrapper gives it that shape, and the
+    infos' masks are the game's (every env here raises on an illegal action)."""
+    par = boardenvs.quagmire_v0.parallel_env(radius=2, idle_mask="ones")
+    env = ObservationWithoutMask(par)
+    assert env.observation_space("player_0") == par.observation_space("player_0")["observation"]
+    obs, infos = env.reset(seed=3)
+    rng, steps = np.random.default_rng(3), 0
+    while env.agents:
+        assert all(isinstance(o, np.ndarray) and env.observation_space(a).contains(o) for a, o in obs.items())
+        actions = {a: int(rng.choice(np.flatnonzero(infos[a]["action_mask"]))) for a in env.agents}
+        obs, rewards, *_, infos = env.step(actions)
+        steps += 1
+    assert steps > 0 and sorted(rewards.values()) == [-1.0, 1.0]
+    with pytest.raises(ValueError, match="observation"):
+        ObservationWithoutMask(ObservationWithoutMask(boardenvs.quagmire_v0.parallel_env(radius=2)))

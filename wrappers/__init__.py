@@ -30,6 +30,8 @@ _NAMES = {  # name -> the module that defines it (relative: this package's; abso
     "evaluate": ".evaluation",
     "MaskInObservation": ".mask_obs",
     "VectorMaskInObservation": ".mask_obs",
+    "ObservationWithoutMask": ".mask_obs",
+    "unflatten_emulated": ".puffer",
 }
 __all__ = sorted(_NAMES)
 

@@ -21,6 +21,13 @@ The mask is the same as ``info["action_mask"]`` of the step, as bools; the
 info is passed on unchanged.  Its space is ``Box(0, 1, (n,), bool)``, the
 dtype it is given in: a ``MultiBinary`` (int8) would be refused by skrl,
 which tensorizes Box, Discrete and MultiDiscrete leaves only.
+
+Others want the opposite: AgileRL's multi-agent algorithms (IPPO) read the
+mask from ``infos[agent]["action_mask"]`` only and refuse an observation that
+holds one.  :class:`ObservationWithoutMask` gives a parallel env's agents
+their ``"observation"`` alone (the infos keep the mask)::
+
+    env = ObservationWithoutMask(boardenvs.quess_v0.parallel_env(idle_mask="ones"))
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
+from pettingzoo.utils.wrappers import BaseParallelWrapper
 
 
 def _keys(obs_key, mask_key) -> tuple[str, str]:
@@ -97,3 +105,33 @@ class VectorMaskInObservation(gymnasium.vector.VectorWrapper):
         if mask.shape != (self.num_envs, self.single_action_space.n):
             raise ValueError(f'VectorMaskInObservation: infos["action_mask"] of shape {mask.shape}, not a row per env')
         return {self.obs_key: obs, self.mask_key: mask}
+
+
+class ObservationWithoutMask(BaseParallelWrapper):
+    """A parallel env whose agents observe ``obs[agent]["observation"]``
+    only, the mask left in ``infos[agent]["action_mask"]`` (every boardenvs
+    parallel env puts it there on every step): the shape AgileRL's IPPO
+    asks for."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        space = env.observation_space(env.possible_agents[0])
+        if not (isinstance(space, spaces.Dict) and "observation" in space.spaces):
+            raise ValueError(f'ObservationWithoutMask needs observations {{"observation": ...}}, got {space}')
+
+    def observation_space(self, agent):
+        return self.env.observation_space(agent)["observation"]
+
+    def reset(self, seed=None, options=None):
+        obs, infos = self.env.reset(seed=seed, options=options)
+        return self._strip(obs, infos), infos
+
+    def step(self, actions):
+        obs, rewards, terminations, truncations, infos = self.env.step(actions)
+        return self._strip(obs, infos), rewards, terminations, truncations, infos
+
+    @staticmethod
+    def _strip(obs, infos) -> dict:
+        if any("action_mask" not in infos.get(agent, {}) for agent in obs):
+            raise ValueError('ObservationWithoutMask: the wrapped env gave no infos[agent]["action_mask"]')
+        return {agent: o["observation"] for agent, o in obs.items()}
