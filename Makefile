@@ -18,7 +18,14 @@ PZ_VENV ?= .venv-pz124
 PZ_STAMP := $(PZ_VENV)/.installed
 PZ_PIP := $(PZ_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-nojit check-claims bench install rllib-env clean pictures docs playthroughs lint
+# AgileRL and BenchMARL pin what the main environment cannot hold (pettingzoo<1.27 with 2.5 GB of
+# dependencies; torchrl<0.12): an environment each, built and checked by make check-trainers, not by CI
+AGILERL_VENV ?= .venv-agilerl
+AGILERL_STAMP := $(AGILERL_VENV)/.installed
+BENCHMARL_VENV ?= .venv-benchmarl
+BENCHMARL_STAMP := $(BENCHMARL_VENV)/.installed
+
+.PHONY: demo test test-nojit check-claims check-trainers bench install rllib-env agilerl-env benchmarl-env clean pictures docs playthroughs lint
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -38,12 +45,35 @@ $(PZ_STAMP): pyproject.toml constraints.txt
 	$(PZ_PIP) -e '.[test]' 'pettingzoo==1.24.0'
 	touch $(PZ_STAMP)
 
+# AgileRL 2.58 imports peft without declaring it
+$(AGILERL_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(AGILERL_VENV)
+	$(AGILERL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt --upgrade pip "setuptools>=70.1"
+	$(AGILERL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]' 'agilerl==2.58.0' peft
+	touch $(AGILERL_STAMP)
+
+$(BENCHMARL_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(BENCHMARL_VENV)
+	$(BENCHMARL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt --upgrade pip "setuptools>=70.1"
+	$(BENCHMARL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]' 'benchmarl==1.5.2'
+	touch $(BENCHMARL_STAMP)
+
 # the benchmark's anchors (PettingZoo classic, OpenSpiel, Pgx + jax CPU) only for make bench
 $(BENCH_STAMP): $(STAMP)
 	$(PIP_INSTALL) -e '.[test,render,train,interop,docs,bench,pgx]'
 	touch $(BENCH_STAMP)
 
 install: $(STAMP)
+
+# the AgileRL and BenchMARL environments (docs/tutorials/agilerl.md, benchmarl.md)
+agilerl-env: $(AGILERL_STAMP)
+benchmarl-env: $(BENCHMARL_STAMP)
+
+# their pages' code at the small budgets of its `# tests:` comments, each in its environment (by hand:
+# CI does not build them, see the pages)
+check-trainers: $(AGILERL_STAMP) $(BENCHMARL_STAMP)
+	$(AGILERL_VENV)/bin/python -m pytest -q tests/test_agilerl.py
+	$(BENCHMARL_VENV)/bin/python -m pytest -q tests/test_benchmarl.py
 
 # the Ray RLlib environment (docs/tutorials/rllib.md): .venv-rllib/bin/python runs the RLlib pages and tests
 rllib-env: $(RLLIB_STAMP)
@@ -95,5 +125,5 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) $(PZ_VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) $(PZ_VENV) $(AGILERL_VENV) $(BENCHMARL_VENV) build *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -17,6 +17,8 @@ from boardenvs import register
 # the Ray RLlib tests run where the rllib extra is installed: `make test` runs
 # them in their own environment (.venv-rllib: ray pins another gymnasium)
 collect_ignore = [] if importlib.util.find_spec("ray") else ["test_rllib.py"]
+# AgileRL's and BenchMARL's pages run in their own environments (make check-trainers)
+collect_ignore += [f"test_{name}.py" for name in ("agilerl", "benchmarl") if not importlib.util.find_spec(name)]
 
 register(contract_game.ContractRaceGame)
 register(tictactoe_game.TicTacToeGame)
