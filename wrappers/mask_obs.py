@@ -122,12 +122,13 @@ class ObservationWithoutMask(BaseParallelWrapper):
     def observation_space(self, agent):
         return self.env.observation_space(agent)["observation"]
 
+    # (through the base class: PettingZoo 1.24's keeps the wrapper's `agents` there)
     def reset(self, seed=None, options=None):
-        obs, infos = self.env.reset(seed=seed, options=options)
+        obs, infos = super().reset(seed=seed, options=options)
         return self._strip(obs, infos), infos
 
     def step(self, actions):
-        obs, rewards, terminations, truncations, infos = self.env.step(actions)
+        obs, rewards, terminations, truncations, infos = super().step(actions)
         return self._strip(obs, infos), rewards, terminations, truncations, infos
 
     @staticmethod
