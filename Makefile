@@ -24,7 +24,14 @@ CUDA_VENV ?= .venv-cuda
 CUDA_STAMP := $(CUDA_VENV)/.installed
 CUDA_PIP := $(CUDA_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-nojit check-claims bench install rllib-env clean pictures docs playthroughs lint browser
+# AgileRL and BenchMARL pin what the main environment cannot hold (pettingzoo<1.27 with 2.5 GB of
+# dependencies; torchrl<0.12): an environment each, built and checked by make check-trainers, not by CI
+AGILERL_VENV ?= .venv-agilerl
+AGILERL_STAMP := $(AGILERL_VENV)/.installed
+BENCHMARL_VENV ?= .venv-benchmarl
+BENCHMARL_STAMP := $(BENCHMARL_VENV)/.installed
+
+.PHONY: demo test test-nojit check-claims check-trainers bench install rllib-env agilerl-env benchmarl-env clean pictures docs playthroughs lint browser
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -50,12 +57,35 @@ $(CUDA_STAMP): pyproject.toml constraints.txt
 	$(CUDA_PIP) -e '.[test,cuda]'
 	touch $(CUDA_STAMP)
 
+# AgileRL 2.58 imports peft without declaring it
+$(AGILERL_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(AGILERL_VENV)
+	$(AGILERL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt --upgrade pip "setuptools>=70.1"
+	$(AGILERL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]' 'agilerl==2.58.0' peft
+	touch $(AGILERL_STAMP)
+
+$(BENCHMARL_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(BENCHMARL_VENV)
+	$(BENCHMARL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt --upgrade pip "setuptools>=70.1"
+	$(BENCHMARL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]' 'benchmarl==1.5.2'
+	touch $(BENCHMARL_STAMP)
+
 # the benchmark's anchors (PettingZoo classic, OpenSpiel, Pgx + jax CPU) only for make bench
 $(BENCH_STAMP): $(STAMP)
 	$(PIP_INSTALL) -e '.[test,render,train,interop,docs,bench,pgx]'
 	touch $(BENCH_STAMP)
 
 install: $(STAMP)
+
+# the AgileRL and BenchMARL environments (docs/tutorials/agilerl.md, benchmarl.md)
+agilerl-env: $(AGILERL_STAMP)
+benchmarl-env: $(BENCHMARL_STAMP)
+
+# their pages' code at the small budgets of its `# tests:` comments, each in its environment (by hand:
+# CI does not build them, see the pages)
+check-trainers: $(AGILERL_STAMP) $(BENCHMARL_STAMP)
+	$(AGILERL_VENV)/bin/python -m pytest -q tests/test_agilerl.py
+	$(BENCHMARL_VENV)/bin/python -m pytest -q tests/test_benchmarl.py
 
 # the Ray RLlib environment (docs/tutorials/rllib.md): .venv-rllib/bin/python runs the RLlib pages and tests
 rllib-env: $(RLLIB_STAMP)
@@ -98,9 +128,16 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 
+# PufferLib's trainer (docs/tutorials/pufferlib.md): the pufferlib-core wheel's compiled kernel links CUDA's
+# runtime, so check-claims rebuilds it from its sdist against the installed CPU torch (about 30-50 s)
+PUFFERL_STAMP := $(VENV)/.installed-pufferl
+$(PUFFERL_STAMP): $(STAMP)
+	PUFFERLIB_DISABLE_CUDA=1 $(PIP_INSTALL) --no-build-isolation --no-binary pufferlib-core --no-deps --force-reinstall 'pufferlib-core==3.0.19'
+	touch $(PUFFERL_STAMP)
+
 # the pages' training examples at full size, their claims checked (tests/claims_check.py: about
-# 2 CPU-minutes); CI runs it after make test (.ci/run)
-check-claims: $(STAMP)
+# 8 CPU-minutes, 8.5 minutes on 2 cores, 100 s of them skrl and PuffeRL); CI runs it after make test (.ci/run)
+check-claims: $(STAMP) $(PUFFERL_STAMP)
 	$(BIN)/python tests/claims_check.py
 
 bench: $(BENCH_STAMP)
@@ -120,5 +157,5 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) $(PZ_VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) $(PZ_VENV) $(AGILERL_VENV) $(BENCHMARL_VENV) build *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

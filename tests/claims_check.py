@@ -47,6 +47,9 @@ CLAIMS = (
         0.45,
     ),
     ("docs/tutorials/tianshou.md", (1,), "Tianshou's gymnasium route: 189 of 200 games against random", 0.8),
+    ("docs/tutorials/skrl.md", (0,), "skrl's masked PPO: 195 of 200 games against random", 0.9),
+    # (PuffeRL: pufferlib-core rebuilt from its sdist, which make check-claims does first)
+    ("docs/tutorials/pufferlib.md", (2,), "PuffeRL with a masked policy: 196 of 200 games against random", 0.9),
 )
 
 

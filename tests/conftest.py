@@ -21,6 +21,8 @@ collect_ignore = [] if importlib.util.find_spec("ray") else ["test_rllib.py"]
 # its own environment (.venv-cuda); everywhere, tests/test_device.py runs the same code in numba's simulator
 if not importlib.util.find_spec("numba_cuda"):
     collect_ignore.append("test_device_ptx.py")
+# AgileRL's and BenchMARL's pages run in their own environments (make check-trainers)
+collect_ignore += [f"test_{name}.py" for name in ("agilerl", "benchmarl") if not importlib.util.find_spec(name)]
 
 register(contract_game.ContractRaceGame)
 register(tictactoe_game.TicTacToeGame)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
-from boardenvs.wrappers import MaskInObservation
+from boardenvs.wrappers import MaskInObservation, ObservationWithoutMask, VectorMaskInObservation
 from boardenvs.wrappers.dice import DiceVariant
 from registry_cases import variant_cases
 
@@ -168,6 +168,30 @@ def test_mask_in_observation_gives_tianshous_obs_and_mask():
     np.testing.assert_array_equal(obs["mask"], info["action_mask"].astype(bool))
     with pytest.raises(ValueError, match="two different strings"):
         MaskInObservation(gymnasium.make("boardenvs/Quess-v0"), obs_key="mask")
+    # a Box of bools (the dtype it is given in; skrl tensorizes no MultiBinary)
+    assert isinstance(env.observation_space["mask"], gymnasium.spaces.Box)
+    assert env.observation_space["mask"].dtype == np.bool_
+
+
+def test_vector_mask_in_observation_gives_every_rows_mask():
+    """Over ``gymnasium.make_vec``: each row's mask is that row's
+    ``infos["action_mask"]``, through auto-resets, and the observation is in
+    the batched space (skrl's and PufferLib's vector routes)."""
+    envs = VectorMaskInObservation(gymnasium.make_vec("boardenvs/Quagmire-v0", num_envs=3, opponent="random"))
+    assert envs.single_observation_space["mask"].shape == (envs.single_action_space.n,)
+    obs, infos = envs.reset(seed=1)
+    rng, ended = np.random.default_rng(1), 0
+    for _ in range(300):
+        assert envs.observation_space.contains(obs) and obs["mask"].dtype == np.bool_
+        np.testing.assert_array_equal(obs["mask"], infos["action_mask"])
+        assert obs["mask"].any(axis=1).all()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["mask"]])
+        obs, _, term, trunc, infos = envs.step(actions)
+        assert not infos["illegal_action"].any()
+        ended += int((term | trunc).sum())
+    assert ended > 0  # the masks of new games, after a same-step reset, were checked too
+    with pytest.raises(ValueError, match="two different strings"):
+        VectorMaskInObservation(gymnasium.make_vec("boardenvs/Quess-v0", num_envs=2), mask_key="obs")
 
 
 def test_infos_numbers_keeps_only_the_numbers():
@@ -181,3 +205,22 @@ def test_infos_numbers_keeps_only_the_numbers():
     assert shapes == {("illegal_action", "length")}
     with pytest.raises(ValueError, match="infos"):
         boardenvs.make("quess_v0", infos="strings")
+
+
+def test_observation_without_mask_leaves_the_mask_in_the_infos():
+    """AgileRL's IPPO refuses an observation holding ``action_mask`` and reads
+    ``infos[agent]["action_mask"]``: the wrapper gives it that shape, and the
+    infos' masks are the game's (every env here raises on an illegal action)."""
+    par = boardenvs.quagmire_v0.parallel_env(radius=2, idle_mask="ones")
+    env = ObservationWithoutMask(par)
+    assert env.observation_space("player_0") == par.observation_space("player_0")["observation"]
+    obs, infos = env.reset(seed=3)
+    rng, steps = np.random.default_rng(3), 0
+    while env.agents:
+        assert all(isinstance(o, np.ndarray) and env.observation_space(a).contains(o) for a, o in obs.items())
+        actions = {a: int(rng.choice(np.flatnonzero(infos[a]["action_mask"]))) for a in env.agents}
+        obs, rewards, *_, infos = env.step(actions)
+        steps += 1
+    assert steps > 0 and sorted(rewards.values()) == [-1.0, 1.0]
+    with pytest.raises(ValueError, match="observation"):
+        ObservationWithoutMask(ObservationWithoutMask(boardenvs.quagmire_v0.parallel_env(radius=2)))

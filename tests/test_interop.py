@@ -102,3 +102,73 @@ def test_the_parallel_views_idle_mask():
             assert np.array_equal(obs[agent]["observation"], ref[agent]["observation"])
     with pytest.raises(ValueError, match="idle_mask"):
         boardenvs.quess_v0.parallel_env(idle_mask="none")
+
+
+def _puffer_gymnasium_vecenv(num_envs):
+    import pufferlib.emulation
+    import pufferlib.vector
+    from boardenvs.wrappers import MaskInObservation
+
+    def inner():
+        return MaskInObservation(gymnasium.make("boardenvs/Quagmire-v0", radius=2, opponent="random"))
+
+    def make_env(buf=None, seed=0):
+        return pufferlib.emulation.GymnasiumPufferEnv(env_creator=inner, buf=buf, seed=seed)
+
+    return pufferlib.vector.make(make_env, num_envs=num_envs, backend=pufferlib.vector.Serial), inner()
+
+
+def test_pufferlib_emulation_gives_the_mask_back():
+    """PufferLib flattens ``MaskInObservation``'s ``{"mask", "obs"}`` into one
+    uint8 row; :func:`unflatten_emulated` reads the mask and the board back
+    (numpy and torch alike), and actions drawn from that mask are all legal
+    (the env raises on an illegal one) through PufferLib's resets."""
+    from boardenvs.wrappers import unflatten_emulated
+
+    vec, inner = _puffer_gymnasium_vecenv(3)
+    obs, _ = vec.reset(seed=0)
+    assert obs.dtype == np.uint8 and obs.ndim == 2
+    rng, ended, done = np.random.default_rng(0), 0, np.zeros(3, bool)
+    for _ in range(150):
+        fields = unflatten_emulated(obs, inner.observation_space)
+        # a row whose game just ended shows its last board, no legal action: Serial resets it on the next call
+        assert fields["mask"].dtype == np.bool_ and (fields["mask"].any(axis=1) == ~done).all()
+        assert inner.observation_space["obs"].contains(fields["obs"][0])
+        as_torch = unflatten_emulated(torch.as_tensor(obs), inner.observation_space)
+        assert torch.equal(as_torch["mask"], torch.as_tensor(fields["mask"]))
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in fields["mask"]])
+        obs, rewards, term, trunc, _ = vec.step(actions)
+        done = term | trunc
+        ended += int(done.sum())
+        assert set(np.unique(rewards[done])) <= {-1.0, 0.0, 1.0}
+    assert ended > 0
+    with pytest.raises(ValueError, match="dtype float32"):
+        unflatten_emulated(obs.astype(np.float32), inner.observation_space)
+    with pytest.raises(ValueError, match="Dict of Box"):
+        unflatten_emulated(obs, inner.observation_space["obs"])
+
+
+def test_pufferlib_pettingzoo_emulation_of_the_parallel_view():
+    """``PettingZooPufferEnv`` over ``parallel_env(idle_mask="ones")``: one
+    row per agent; the acting agent's row has the game's mask, the waiting
+    agent's an all-ones one (its action is ignored)."""
+    import pufferlib.emulation
+    from boardenvs.wrappers import unflatten_emulated
+
+    par = boardenvs.quagmire_v0.parallel_env(radius=2, idle_mask="ones")
+    env = pufferlib.emulation.PettingZooPufferEnv(env=par)
+    _, infos = env.reset(seed=0)
+    space = par.observation_space("player_0")
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        fields = unflatten_emulated(env.observations, space)
+        counts = fields["action_mask"].sum(axis=1)
+        assert sorted(counts == space["action_mask"].shape[0]) == [False, True]  # one acts, one waits
+        acting = env.possible_agents.index(infos["player_0"]["active_agent"])
+        np.testing.assert_array_equal(fields["action_mask"][acting], infos[env.possible_agents[acting]]["action_mask"])
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in fields["action_mask"]])
+        _, _, _, _, infos = env.step(actions)
+        if env.done:
+            break
+    else:
+        raise AssertionError("no game ended")

@@ -29,6 +29,9 @@ _NAMES = {  # name -> the module that defines it (relative: this package's; abso
     "save_replay_html": ".html_replay",
     "evaluate": ".evaluation",
     "MaskInObservation": ".mask_obs",
+    "VectorMaskInObservation": ".mask_obs",
+    "ObservationWithoutMask": ".mask_obs",
+    "unflatten_emulated": ".puffer",
 }
 __all__ = sorted(_NAMES)
 
