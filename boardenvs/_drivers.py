@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import functools
 import sys
+from typing import NamedTuple
 
 from numba import config, njit
 
 from boardenvs import _parts, _threaded
-from boardenvs._parts import LOOP_DRAW, LOOP_MODE, LOOP_PICKS, LOOP_SAME_STEP, Batched, Drivers, OneRow
+from boardenvs._parts import LOOP_DRAW, LOOP_MODE, LOOP_PICKS, LOOP_SAME_STEP
 from boardenvs.bind import (
     apply,
     bound,
@@ -176,19 +177,13 @@ def reset_n(g, whole, part, params, extra):
     column of N rows read afterwards cost a step 4-12%)."""
     part = _parts.ResetPart(*part)  # (a plain tuple from Python: see _parts)
     for i in range(part.states.shape[0]):
-        reset_one(g, part, i, params, extra)
-
-
-@njit(cache=True)
-def reset_one(g, part, i, params, extra):
-    """:func:`reset_n` in row ``i`` (the device's kernels run one per thread)."""
-    s, mask = row_view(part.states, i), row_view(part.masks, i)
-    s[H_RNG] = part.seeds[i]  # init's new_game zeroes the rest
-    fresh_game(g, s, params, row_view(part.probs, i))
-    observe(g, s, params, s[H_CURRENT], row_view(part.obs, i))
-    legal(g, s, params, mask)
-    copy_row(row_view(part.out_masks, i), mask)
-    part.to_move[i] = s[H_CURRENT]
+        s, mask = row_view(part.states, i), row_view(part.masks, i)
+        s[H_RNG] = part.seeds[i]  # init's new_game zeroes the rest
+        fresh_game(g, s, params, row_view(part.probs, i))
+        observe(g, s, params, s[H_CURRENT], row_view(part.obs, i))
+        legal(g, s, params, mask)
+        copy_row(row_view(part.out_masks, i), mask)
+        part.to_move[i] = s[H_CURRENT]
 
 
 @njit(cache=True)
@@ -208,38 +203,32 @@ def step_n(g, whole, part, params, extra):
     ``random_actions_n``'s draw, from the same generator state, so the same
     games as that pass and a step, without the pass."""
     part = _parts.StepPart(*part)  # (a plain tuple from Python: see _parts)
-    for i in range(part.states.shape[0]):
-        step_one(g, part, i, params, extra)
-
-
-@njit(cache=True)
-def step_one(g, part, i, params, extra):
-    """:func:`step_n` in row ``i`` (the device's kernels run one per thread)."""
     draw = extra[0]
     mode = ILLEGAL_RANDOM if draw == 1 else ILLEGAL_LOSE
     rewards = part.rewards
-    s, mask, prob = row_view(part.states, i), row_view(part.masks, i), row_view(part.probs, i)
-    a = RANDOM_ACTION if draw == 2 else part.actions[i]
-    if draw != 2 and a == RANDOM_ACTION:
-        a = -1  # the row API's code is no action here: illegal like any other value
-    part.illegal[i] = step_row(g, s, params, a, mode, True, prob, mask) == STEP_ILLEGAL
-    n = s[H_NUM_PLAYERS]
-    for p in range(rewards.shape[1]):
-        rewards[i, p] = 0.0
-    part.terminated[i] = s[H_STATUS] == TERMINATED
-    part.truncated[i] = s[H_STATUS] == TRUNCATED
-    part.reasons[i] = 0
-    part.lengths[i] = 0
-    if s[H_STATUS] != PLAYING:
-        for p in range(n):
-            rewards[i, p] = s[H_RET + p]
-        part.reasons[i] = s[H_REASON]
-        part.lengths[i] = s[H_TURN]
-        fresh_game(g, s, params, prob)
-        legal(g, s, params, mask)  # (the step refreshed the mask of a row that goes on)
-    observe(g, s, params, s[H_CURRENT], row_view(part.obs, i))
-    copy_row(row_view(part.out_masks, i), mask)
-    part.to_move[i] = s[H_CURRENT]
+    for i in range(part.states.shape[0]):
+        s, mask, prob = row_view(part.states, i), row_view(part.masks, i), row_view(part.probs, i)
+        a = RANDOM_ACTION if draw == 2 else part.actions[i]
+        if draw != 2 and a == RANDOM_ACTION:
+            a = -1  # the row API's code is no action here: illegal like any other value
+        part.illegal[i] = step_row(g, s, params, a, mode, True, prob, mask) == STEP_ILLEGAL
+        n = s[H_NUM_PLAYERS]
+        for p in range(rewards.shape[1]):
+            rewards[i, p] = 0.0
+        part.terminated[i] = s[H_STATUS] == TERMINATED
+        part.truncated[i] = s[H_STATUS] == TRUNCATED
+        part.reasons[i] = 0
+        part.lengths[i] = 0
+        if s[H_STATUS] != PLAYING:
+            for p in range(n):
+                rewards[i, p] = s[H_RET + p]
+            part.reasons[i] = s[H_REASON]
+            part.lengths[i] = s[H_TURN]
+            fresh_game(g, s, params, prob)
+            legal(g, s, params, mask)  # (the step refreshed the mask of a row that goes on)
+        observe(g, s, params, s[H_CURRENT], row_view(part.obs, i))
+        copy_row(row_view(part.out_masks, i), mask)
+        part.to_move[i] = s[H_CURRENT]
 
 
 @njit(cache=True)
@@ -247,13 +236,7 @@ def random_actions_n(g, whole, part, params, extra):
     """A uniformly random legal action per row, from the row's generator."""
     part = _parts.DrawPart(*part)  # (a plain tuple from Python: see _parts)
     for i in range(part.states.shape[0]):
-        draw_one(g, part, i, params, extra)
-
-
-@njit(cache=True)
-def draw_one(g, part, i, params, extra):
-    """:func:`random_actions_n` in row ``i``."""
-    part.out[i] = sample_mask(row_view(part.states, i), row_view(part.masks, i))
+        part.out[i] = sample_mask(row_view(part.states, i), row_view(part.masks, i))
 
 
 # --- the row API's drivers (VectorEnv.act_rows / observe_rows / reset_rows / roll_rows): listed rows only, no
@@ -469,26 +452,21 @@ def agent_step(g, whole, part, params, extra):
     ``obs`` / ``out_masks``.  ``rewards``, ``ends``, ``reasons``,
     ``lengths``: 0 but in the rows whose episode ended."""
     part = _parts.LoopPart(*part)  # (a plain tuple from Python: see _parts)
-    for i in range(part.states.shape[0]):
-        agent_one(g, part, i, params, extra)
-
-
-@njit(cache=True)
-def agent_one(g, L, i, params, extra):
-    """:func:`agent_step` in row ``i`` (the device's kernels run one per thread)."""
-    L.rewards[i] = 0.0
-    L.ends[i] = 0
-    L.reasons[i] = 0
-    L.lengths[i] = 0
-    L.illegal[i] = False
-    if L.pending[i]:
-        L.deals[i] = 0
-        L.stage[i] = START
-    else:
-        loop_move(g, L, i, L.actions[i], params, extra)
-        L.stage[i] = PLAY
-    loop_on(g, L, i, params, extra)
-    loop_out(g, L, i, params)
+    L = part
+    for i in range(L.states.shape[0]):
+        L.rewards[i] = 0.0
+        L.ends[i] = 0
+        L.reasons[i] = 0
+        L.lengths[i] = 0
+        L.illegal[i] = False
+        if L.pending[i]:
+            L.deals[i] = 0
+            L.stage[i] = START
+        else:
+            loop_move(g, L, i, L.actions[i], params, extra)
+            L.stage[i] = PLAY
+        loop_on(g, L, i, params, extra)
+        loop_out(g, L, i, params)
 
 
 @njit(cache=True)
@@ -526,12 +504,51 @@ NAMES = tuple(
 # every compiled function here (boardenvs.bind.uncached copies them for kernels no import reaches)
 COMPILED = (
     *"fresh_game step_row settle_row observe_row deal_row learner_out advance_row loop_on loop_out loop_move".split(),
-    *"reset_one step_one draw_one agent_one".split(),
     *NAMES,
 )
 
 
 # --- bound to a game: what the faces call --------------------------------------------------------------------------
+
+
+class Batched(NamedTuple):
+    """The compiled drivers of one game's kernels (see :func:`batched`):
+    ``serial`` (N rows), ``parallel`` (the same drivers run in numba's
+    threads a chunk of rows at a time, :mod:`boardenvs._threaded`) and
+    ``one`` (the one step on a single row, what the faces over one game
+    call: :class:`OneRow`)."""
+
+    serial: Drivers
+    parallel: Drivers
+    one: OneRow
+
+
+class OneRow(NamedTuple):
+    """The engine on one row, bound to a game's kernels: ``step(state,
+    params, action, mode, settle, probs, mask) -> flag`` is
+    ``boardenvs._drivers.step_row`` (the one step, every face's), and
+    ``settle(state, params, settle, probs, mask)`` is ``settle_row`` (a row
+    a face changed otherwise: a new game, an adjudicated end)."""
+
+    step: object
+    settle: object
+
+
+class Drivers(NamedTuple):
+    reset: object  # a new game in every row, then the rows' observations and masks
+    step: object
+    random_actions: object
+    # the row API's (VectorEnv.act_rows / observe_rows / reset_rows / roll_rows): listed rows only, no
+    # auto-reset, observations for a given seat, chance settled or rolled one outcome at a time
+    act_rows: object
+    observe_rows: object
+    reset_rows: object
+    roll_rows: object
+    # the single-agent views' step against the random opponent (the row
+    # API's moves for a learner in every row, in one call)
+    agent_step: object
+    # the learner loop's next round in listed rows (answers of opponents outside the engine)
+    agent_resume: object
 
 
 def batched(k, extras: tuple = (), opponent: bool = False) -> Batched:

@@ -10,10 +10,10 @@ The rows, the engine's masks, the observations and every result stay on the
 device: ``reset`` / ``step`` / ``step_random`` / :meth:`DeviceVectorEnv.play_learners`
 return numba device arrays, which ``torch.as_tensor(a, device="cuda")`` (or
 CuPy, JAX, any reader of ``__cuda_array_interface__``) reads in place.  One
-thread steps one row: the step is :mod:`boardenvs._drivers`' per-row step
-(``step_one``, ``reset_one``, ``agent_one``), the game's kernels and the
-engine's helpers copied for the device from their Python source
-(:mod:`boardenvs.retarget`), so the device plays the CPU's games decision
+thread steps one row: it runs :mod:`boardenvs._drivers`' own drivers
+(``step_n``, ``reset_n``, ``agent_step``, ...) on that row's one-row views,
+the drivers, the game's kernels and the engine's helpers copied for the
+device from their Python source (:mod:`boardenvs.retarget`), so the device plays the CPU's games decision
 for decision, its dice and random actions drawn from the same per-row
 generators (the tests compare them row for row under numba's CUDA
 simulator, ``NUMBA_ENABLE_CUDASIM=1``).
@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import os
 import threading
-import types as pytypes
 import warnings
 
 import numpy as np
@@ -79,32 +78,43 @@ def cuda_module():
     return cuda
 
 
-def _grid(g, part, params, extra):
-    """A launch: one device thread per row, each running the driver's
-    per-row step (``ROW``) on its row of ``PART``."""
-    i = cuda.grid(1)  # noqa: F821 (cuda, PART, ROW: this copy's globals)
-    p = PART(*part)  # noqa: F821
-    if i < p[0].shape[0]:
-        ROW(g, p, i, params, extra)  # noqa: F821
-
-
 PARTS = {"reset": _parts.ResetPart, "step": _parts.StepPart, "draw": _parts.DrawPart, "agent": _parts.LoopPart}
-ROWS = {"reset": _drivers.reset_one, "step": _drivers.step_one, "draw": _drivers.draw_one, "agent": _drivers.agent_one}
+DRIVERS = {
+    "reset": _drivers.reset_n,
+    "step": _drivers.step_n,
+    "draw": _drivers.random_actions_n,
+    "agent": _drivers.agent_step,
+}
+
+
+def _launch(part_class, driver, cuda):
+    """A grid function: device thread ``i`` runs ``driver`` (one of
+    :mod:`boardenvs._drivers`' drivers over every row, the CPU's own) on
+    row ``i`` alone, each of the part's arrays seen through its one-row
+    view ``a[i:i + 1]`` (no copy, nothing allocated), so the CPU's loop
+    runs once.  Its one line of arguments is written out from the part's
+    fields."""
+    views = "".join(f"part[{k}][i : i + 1], " for k in range(len(part_class._fields)))
+    source = (
+        "def rows(g, part, params, extra):\n"
+        "    i = cuda.grid(1)\n"
+        "    if i < part[0].shape[0]:\n"
+        f"        DRIVER(g, (), ({views}), params, extra)\n"
+    )
+    space = {"cuda": cuda, "DRIVER": driver}
+    exec(compile(source, f"<boardenvs.device launch {driver.__name__}>", "exec"), space)  # noqa: S102
+    return space["rows"]
 
 
 def launch_sources(kernels, cuda, intrinsics: bool = True) -> dict:
     """The grid functions of one game (name -> a plain Python function for
-    ``cuda.jit``): :mod:`boardenvs._drivers`' per-row steps (:data:`ROWS`)
-    over the device copies of the game's kernels
-    (:func:`boardenvs.retarget.for_game`).  ``intrinsics``: the borrowed
-    views as intrinsics (the CUDA compiler's; not the simulator's)."""
+    ``cuda.jit``): :mod:`boardenvs._drivers`' drivers (:data:`DRIVERS`),
+    copied for the device over the device copies of the game's kernels
+    (:func:`boardenvs.retarget.for_game`), one thread per row.
+    ``intrinsics``: the borrowed views as intrinsics (the CUDA compiler's;
+    not the simulator's)."""
     retarget = for_game(kernels, cuda.jit(device=True), device_intrinsics() if intrinsics else None)
-    return {
-        name: pytypes.FunctionType(
-            _grid.__code__, {"cuda": cuda, "PART": PARTS[name], "ROW": retarget.function(row)}, f"{name}_rows"
-        )
-        for name, row in ROWS.items()
-    }
+    return {name: _launch(PARTS[name], retarget.function(driver), cuda) for name, driver in DRIVERS.items()}
 
 
 def allocate(game, n: int, zeros) -> dict:

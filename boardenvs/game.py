@@ -239,7 +239,7 @@ class Game(TextForm):
 
     # -- the engine on one row: every face over one game steps through here ---------------
     def one_row(self):
-        """The engine on one row (a ``boardenvs._parts.OneRow``), bound to
+        """The engine on one row (a ``boardenvs._drivers.OneRow``), bound to
         this game's kernels (compiled once per game, cached): :meth:`step`
         and :meth:`settle` call it; a face on its hot path holds it."""
         from ._drivers import batched

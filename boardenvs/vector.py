@@ -54,7 +54,7 @@ def parallel_from() -> int:
     return _threads.parallel_from()
 
 
-def drivers_for(kernels) -> _parts.Batched:
+def drivers_for(kernels) -> _drivers.Batched:
     return _drivers.batched(kernels)
 
 
