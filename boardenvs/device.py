@@ -31,7 +31,8 @@ What differs from the CPU face, and why:
   neither copied nor pickled (TypeError): the CPU env is the one to save.
 
 Without numba-cuda or an NVIDIA driver, ``device="cuda"`` raises a one-line
-RuntimeError naming the extra (``pip install 'boardenvs[cuda]'``).
+RuntimeError naming the extra (the ``cuda`` extra: ``pip install '.[cuda]'``
+in a clone, :func:`boardenvs.errors.install_line`).
 """
 
 from __future__ import annotations
@@ -51,10 +52,15 @@ from .spec import check_choice, check_flag, check_size, is_int
 
 DEVICES = ("cpu", "cuda")
 THREADS_PER_BLOCK = 128  # (the simulator runs a block's threads as Python threads: it uses 8)
-_EXTRA_HELP = (
-    "make_vec(device='cuda') needs numba-cuda and an NVIDIA GPU with its driver: pip install 'boardenvs[cuda]' "
-    "(NUMBA_ENABLE_CUDASIM=1 runs the device code in numba's CUDA simulator instead)"
-)
+
+
+def _extra_help() -> str:
+    from .errors import install_line
+
+    return (
+        f"make_vec(device='cuda') needs numba-cuda and an NVIDIA GPU with its driver: {install_line('cuda')} "
+        "(NUMBA_ENABLE_CUDASIM=1 runs the device code in numba's CUDA simulator instead)"
+    )
 
 
 def simulated() -> bool:
@@ -68,13 +74,13 @@ def cuda_module():
     try:
         from numba import cuda
     except ImportError as exc:  # pragma: no cover (numba ships numba.cuda, numba-cuda replaces it)
-        raise RuntimeError(f"{_EXTRA_HELP} ({exc})") from None
+        raise RuntimeError(f"{_extra_help()} ({exc})") from None
     try:
         available = cuda.is_available()
     except Exception:  # a driver that fails to load says so in its own words: the one line says what to do
         available = False
     if not available:
-        raise RuntimeError(_EXTRA_HELP)
+        raise RuntimeError(_extra_help())
     return cuda
 
 

@@ -100,11 +100,11 @@ def test_the_device_refuses_bad_input_and_changes_nothing(simulated, name):
 
 
 def test_without_a_device_the_error_names_the_extra(monkeypatch):
-    """No numba-cuda or no driver: one line naming ``boardenvs[cuda]``."""
+    """No numba-cuda or no driver: one line naming the ``cuda`` extra, installed from a clone or its wheel."""
     from numba import cuda
 
     monkeypatch.setattr(cuda, "is_available", lambda: False)
-    with pytest.raises(RuntimeError, match=r"pip install 'boardenvs\[cuda\]'") as caught:
+    with pytest.raises(RuntimeError, match=r"pip install '\.\[cuda\]' in a clone") as caught:
         boardenvs.make_vec("quess_v0", 4, device="cuda")
     assert "\n" not in str(caught.value)
 
