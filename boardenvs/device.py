@@ -292,19 +292,18 @@ class DeviceVectorEnv:
                 )
             start = check_flag("start", start, f"{self.env_id} make_vec(device='cuda'): ")
             loop = self._loop_buffers()
-            if start:
-                self._fill(loop["pending"], True)
-            else:
+            if not start:
                 if not loop["started"]:  # (a reset or a step since leaves the learners' seats unknown)
                     raise ValueError(
                         f"{self.env_id} make_vec(device='cuda'): play_learners(start=True) comes first, and again "
                         "after reset() or step()"
                     )
                 self._take_actions(actions, loop["actions"], self.num_envs, "actions")
-                self._fill_zero(loop["pending"])
             loop["started"] = True
+            # every row pending or none: one of two constant device arrays, nothing copied per call
+            buffers = {**loop, "pending": loop["all_pending"]} if start else loop
             # the loop's flags: draw the seats, the next episode in the same step, no picks, the mode
-            self._run(self._launch.agent, part("agent", loop), (1, 1, 0, E.ILLEGAL_MODES[self.illegal_action]))
+            self._run(self._launch.agent, part("agent", buffers), (1, 1, 0, E.ILLEGAL_MODES[self.illegal_action]))
             return {
                 "observation": loop["obs"].reshape((self.num_envs, *self.game.obs_shape)),
                 "action_mask": loop["out_masks"],
@@ -408,7 +407,8 @@ class DeviceVectorEnv:
 
     def _loop_buffers(self) -> dict:
         if self._loop is None:
-            self._loop = allocate_loop(self.game, self.num_envs, self._zeros, self._buf)
+            self._loop = allocate_loop(self.game, self.num_envs, self._zeros, self._buf)  # ("pending": none)
+            self._loop["all_pending"] = self._cuda.to_device(np.ones(self.num_envs, np.bool_))
             self._loop["started"] = False
         return self._loop
 
@@ -420,11 +420,8 @@ class DeviceVectorEnv:
     def _zeros(self, shape, dtype):
         return self._cuda.to_device(np.zeros(shape, dtype))
 
-    def _fill(self, a, value) -> None:
-        a.copy_to_device(np.full(a.shape, value, a.dtype))
-
     def _fill_zero(self, a) -> None:
-        self._fill(a, 0)
+        a.copy_to_device(np.zeros(a.shape, a.dtype))
 
     def _require_open(self, what: str) -> None:
         if self._closed:
