@@ -1,16 +1,21 @@
 # Two commands on a fresh machine with Python >= 3.10 and pip:
 #   make demo   - create .venv, install, train a short Quess baseline, evaluate it, record a game (GIF)
-#   make test   - create .venv, install with test, train, interop and docs extras, run the test suite
-#                 (and Debian's chromium and chromium-driver where missing: make browser)
-# and make rllib-env: .venv-rllib, the environment for Ray RLlib (its own gymnasium pin; make test builds it too);
-# make test also builds .venv-pz124 (the oldest PettingZoo) and .venv-cuda (numba-cuda: the device code as PTX)
+#   make test   - create .venv, install with the test, training, interop and docs extras, run the test suite
+#                 there, a pytest-xdist worker per core (at most 4); it installs nothing outside the clone
+# and make check: what needs other environments or system packages (CI runs it after make test, .ci/run):
+# Ray RLlib's tests in .venv-rllib (its own gymnasium pin), the oldest PettingZoo in .venv-pz124, the device
+# code compiled to PTX in .venv-cuda, the wheel as users get it, the replay page in headless Chromium (make
+# browser installs it) and the pages' training claims (make check-claims)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 # constraints.txt pins torch to the CPU build available on our machines
 PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 STAMP := $(VENV)/.installed
+# the suite's workers: one per core the process may use, at most 4 (each holds torch and the compiled games)
+TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count(); print(max(1, min(4, n or 1)))" 2>/dev/null || echo 1)
 BENCH_STAMP := $(VENV)/.installed-bench
+PUFFERL_STAMP := $(VENV)/.installed-pufferl
 # Ray RLlib pins another gymnasium than the other extras: its own environment
 RLLIB_VENV ?= .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
@@ -31,27 +36,40 @@ AGILERL_STAMP := $(AGILERL_VENV)/.installed
 BENCHMARL_VENV ?= .venv-benchmarl
 BENCHMARL_STAMP := $(BENCHMARL_VENV)/.installed
 
-.PHONY: demo test test-nojit check-claims check-trainers bench install rllib-env agilerl-env benchmarl-env clean pictures docs playthroughs lint browser
+.PHONY: demo test check check-envs test-nojit check-claims check-trainers bench install rllib-env agilerl-env benchmarl-env clean pictures docs playthroughs lint browser
+
+# one line naming what is missing where the Python or its venv module is not there
+CHECK_PYTHON = @command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: no $(PYTHON) on PATH: boardenvs needs Python >= 3.10 \
+	(or name one: make $(MAKECMDGOALS) PYTHON=python3.11)" >&2; exit 1; }; \
+	$(PYTHON) -c "import sys; sys.exit(sys.version_info < (3, 10))" || { echo "make: $(PYTHON) is Python \
+	$$($(PYTHON) -c 'import platform; print(platform.python_version())'), boardenvs needs >= 3.10 (name another: \
+	make $(MAKECMDGOALS) PYTHON=python3.11)" >&2; exit 1; }; \
+	$(PYTHON) -c "import venv, ensurepip" 2>/dev/null || { echo "make: $(PYTHON) has no venv module with pip \
+	(Debian and Ubuntu: apt-get install python3-venv)" >&2; exit 1; }
 
 $(STAMP): pyproject.toml constraints.txt
+	$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) --upgrade pip "setuptools>=70.1"
 	$(PIP_INSTALL) -e '.[test,render,train,interop,docs]'
 	touch $(STAMP)
 
 $(RLLIB_STAMP): pyproject.toml constraints.txt
+	$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_PIP) --upgrade pip "setuptools>=70.1"
 	$(RLLIB_PIP) -e '.[test,render,train,rllib]'
 	touch $(RLLIB_STAMP)
 
 $(PZ_STAMP): pyproject.toml constraints.txt
+	$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(PZ_VENV)
 	$(PZ_PIP) --upgrade pip "setuptools>=70.1"
 	$(PZ_PIP) -e '.[test]' 'pettingzoo==1.24.0'
 	touch $(PZ_STAMP)
 
 $(CUDA_STAMP): pyproject.toml constraints.txt
+	$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(CUDA_VENV)
 	$(CUDA_PIP) --upgrade pip "setuptools>=70.1"
 	$(CUDA_PIP) -e '.[test,cuda]'
@@ -95,33 +113,43 @@ demo: $(STAMP)
 	$(BIN)/boardenvs demo quess_v0 --minutes 3 --out runs/demo
 
 # headless Chromium and its driver from Debian's packages, for tests/test_browser_replay.py (the replay page in a
-# real browser): installed where either is missing (about 20 s: 26 packages, 120 MB), never skipped, and a loud
-# failure where apt-get is missing (then install Chromium and a chromedriver of its version by hand)
+# real browser): installed where either is missing (about 20 s: 26 packages, 120 MB), a loud failure where apt-get
+# is missing (then install Chromium and a chromedriver of its version by hand). make check runs it; make test never
+# installs a system package (its suite runs the browser test where Chromium is found, and says so where not)
 browser:
 	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
-		command -v apt-get >/dev/null || { echo "make test: no chromium or chromedriver, and no apt-get to install" \
-			"them (Debian: chromium chromium-driver); the replay page's browser test needs them" >&2; exit 1; }; \
+		command -v apt-get >/dev/null || { echo "make browser: no chromium or chromedriver, and no apt-get to" \
+			"install them (Debian: chromium chromium-driver); the replay page's browser test needs them" >&2; exit 1; }; \
 		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$sudo apt-get update -q && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 			--no-install-recommends chromium chromium-driver fonts-dejavu-core; \
 	fi
 
-# the whole suite, then Ray RLlib's tests and the checkers under RLlib's gymnasium; beside them
-# (on the second core) the wheel as users get it: tests/wheel_check.py builds the sdist and the
-# wheel, checks its files, installs it in a new environment and uses it from outside the checkout.
-# (RLlib's half beside the main suite was slower: Ray's processes and the suite fought over the
-# two cores, 10:15 + 5:10 against 7:39 + ~2 one after the other)
-test: browser $(STAMP) $(RLLIB_STAMP) $(PZ_STAMP) $(CUDA_STAMP)
-	@$(BIN)/python tests/wheel_check.py > $(VENV)/wheel-check.log 2>&1 & wheel=$$!; \
-	$(BIN)/python -m pytest -q; main=$$?; \
+# the README's test command: the whole suite in the one environment, a worker per core (pytest-xdist; a test
+# file's tests on one worker, so a module's fixture is made once); the replay page's browser test runs where
+# Chromium is found (make browser installs it; make check runs it)
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+
+# what needs other environments or system packages, every part run and none skipped, in two lanes side by side
+# (make -j2): the pages' training claims (check-claims: about one core for 8 minutes), and the rest one after
+# the other (check-envs): the wheel as users get it (tests/wheel_check.py builds the sdist and the wheel,
+# installs it in a new environment and uses it from outside the checkout), Ray RLlib's tests and the checkers
+# under RLlib's gymnasium, the oldest PettingZoo, the device code compiled to PTX, and the replay page in
+# headless Chromium (make browser installs it)
+check: $(STAMP)
+	$(MAKE) --no-print-directory -j2 check-claims check-envs
+
+check-envs: browser $(STAMP) $(RLLIB_STAMP) $(PZ_STAMP) $(CUDA_STAMP)
+	@$(BIN)/python tests/wheel_check.py; built=$$?; \
 	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py \
 		tests/test_playthroughs.py::test_the_rllib_env_replays_the_file; rllib=$$?; \
 	$(PZ_VENV)/bin/python -m pytest -q tests/test_pettingzoo_versions.py tests/test_infos.py tests/test_dice.py; oldest=$$?; \
 	$(CUDA_VENV)/bin/python -m pytest -q tests/test_device_ptx.py; ptx=$$?; \
-	wait $$wheel; built=$$?; cat $(VENV)/wheel-check.log; \
+	BOARDENVS_BROWSER=required $(BIN)/python -m pytest -q tests/test_browser_replay.py; browser=$$?; \
 	$(BIN)/python -m boardenvs.versions; $(RLLIB_VENV)/bin/python -m boardenvs.versions; \
 	$(PZ_VENV)/bin/python -m boardenvs.versions; \
-	test $$main = 0 && test $$rllib = 0 && test $$oldest = 0 && test $$ptx = 0 && test $$built = 0
+	test $$built = 0 && test $$rllib = 0 && test $$oldest = 0 && test $$ptx = 0 && test $$browser = 0
 
 # one formatter and linter for the whole tree (pyproject.toml's [tool.ruff]); `ruff format .` fixes the format
 lint: $(STAMP)
@@ -130,13 +158,12 @@ lint: $(STAMP)
 
 # PufferLib's trainer (docs/tutorials/pufferlib.md): the pufferlib-core wheel's compiled kernel links CUDA's
 # runtime, so check-claims rebuilds it from its sdist against the installed CPU torch (about 30-50 s)
-PUFFERL_STAMP := $(VENV)/.installed-pufferl
 $(PUFFERL_STAMP): $(STAMP)
 	PUFFERLIB_DISABLE_CUDA=1 $(PIP_INSTALL) --no-build-isolation --no-binary pufferlib-core --no-deps --force-reinstall 'pufferlib-core==3.0.19'
 	touch $(PUFFERL_STAMP)
 
 # the pages' training examples at full size, their claims checked (tests/claims_check.py: about
-# 8 CPU-minutes, 8.5 minutes on 2 cores, 100 s of them skrl and PuffeRL); CI runs it after make test (.ci/run)
+# 8 CPU-minutes, 8.5 minutes on 2 cores, 100 s of them skrl and PuffeRL); make check runs it
 check-claims: $(STAMP) $(PUFFERL_STAMP)
 	$(BIN)/python tests/claims_check.py
 

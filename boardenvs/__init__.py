@@ -9,7 +9,8 @@
 from . import _cache_probe
 
 _cache_probe.ensure()  # numba's cache must be writable somewhere before any kernel is defined (see the module)
-from . import _blas_probe, _threads  # noqa: F401  (numba's threading layer, chosen before any driver runs)
+# (_threads: numba's threading layer, chosen before any driver runs)
+from . import _blas_probe, _threads, compile_notice  # noqa: F401
 from .api import make, make_vec, position, register
 from .catalog import GAMES
 from .errors import IllegalActionError, IllegalMoveError, NotationError, OptionError
@@ -18,6 +19,7 @@ from .registry import game_class, make_game
 from .threads import training_threads
 
 _blas_probe.install()  # numba's BLAS probe without importing scipy.linalg (see the module)
+compile_notice.install()  # the first compile of a game says so, once
 for _game in GAMES:
     register(_game)
 # the gymnasium ids: the layer that holds their entry points registers them, for these

@@ -139,6 +139,17 @@ def registered_ids() -> tuple:
     return tuple(_GAMES)
 
 
+def env_id_of_module(module: str) -> str | None:
+    """The env id of the registered game whose module (or package) holds
+    ``module`` (a kernel's ``__module__``), without loading any game; None
+    for a module of no game (the engine's own)."""
+    for env_id, entry in _GAMES.items():
+        home = entry.path.partition(":")[0] if isinstance(entry, LazyGame) else entry.__module__
+        if module == home or module.startswith(home + "."):
+            return env_id
+    return None
+
+
 def game_class(env_id: str):
     """The Game class registered under ``env_id`` (loaded on first use);
     ValueError naming the available ids for an unknown one."""

@@ -1,28 +1,43 @@
-"""Subprocess checks that start when the suite is collected and run on the
-second core while the rest of the suite runs; their test waits for them.
+"""Subprocess checks that start when the suite starts and run beside the
+rest of it; their test waits for them.
 
-``conftest.py`` starts every check whose test was selected
-(:func:`start_for`); the test calls :func:`result`, which starts it then if
-it was not started (a test run by itself).  Outcomes do not depend on the
-timing: a check's result is what its process printed and returned."""
+In one pytest process, ``conftest.py`` starts every check whose test was
+selected (:func:`start_for`); the test calls :func:`result`, which starts it
+then if it was not started (a test run by itself).
+
+Under pytest-xdist (``make test``) the controller starts the checks as the
+session starts (:func:`start_shared`: it runs no test, and the workers have
+not started yet), each writing its output to files in a folder the workers
+are told of (``BOARDENVS_TESTS_BACKGROUND``), and holding a lock on a file
+there until it ends.  The test, on whichever worker runs it, waits on that
+lock (an event, not a clock) and reads the files.
+
+Outcomes do not depend on the timing: a check's result is what its process
+printed and returned."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from backstop import HANG_S
 
 TESTS = Path(__file__).resolve().parent
+SHARED = "BOARDENVS_TESTS_BACKGROUND"  # the folder of the controller's checks (pytest-xdist)
 # name -> (the test that waits for it, the command, extra environment)
 CHECKS = {
     "boundscheck": (
         "test_faces.py::test_boundscheck_probe",
         [sys.executable, str(TESTS / "boundscheck_probe.py")],
-        {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(TESTS / ".boundscheck_cache")},
+        # (NUMBA_OPT=0: the index checks are numba's, inserted before LLVM optimises; unoptimised code keeps
+        # every one of them, and compiles in about two thirds of the time)
+        {"NUMBA_BOUNDSCHECK": "1", "NUMBA_OPT": "0", "NUMBA_CACHE_DIR": str(TESTS / ".boundscheck_cache")},
     ),
 }
 _running: dict = {}
@@ -44,8 +59,44 @@ def start_for(nodeids) -> None:
             start(name)
 
 
+def start_shared(folder: Path) -> None:
+    """Start every check for the workers of a pytest-xdist run (see the
+    module docstring): ``folder/NAME.lock`` stays locked while check NAME
+    runs; ``NAME.out``, ``NAME.err`` and ``NAME.rc`` hold what it printed and
+    returned.  Call it before the workers start: they inherit the folder's
+    name from the environment."""
+    for name, (_, command, extra) in CHECKS.items():
+        lock = open(folder / f"{name}.lock", "w")
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        # the shell holds the locked file (inherited) until the check has ended and its status is written
+        files = [shlex.quote(str(folder / f"{name}.{kind}")) for kind in ("out", "err", "rc")]
+        script = '"$@" > {} 2> {}; echo $? > {}'.format(*files)
+        subprocess.Popen(
+            ["sh", "-c", script, "sh", *command],
+            cwd=TESTS,
+            env={**os.environ, **extra},
+            pass_fds=(lock.fileno(),),
+            start_new_session=True,
+        )
+        lock.close()  # (the lock is the shell's now: released when it exits)
+    os.environ[SHARED] = str(folder)
+
+
 def result(name: str) -> tuple[int, str, str]:
     """(returncode, stdout, stderr) of check ``name``, waiting for it."""
+    shared = os.environ.get(SHARED)
+    if shared and (Path(shared) / f"{name}.lock").exists():
+        folder = Path(shared)
+        with open(folder / f"{name}.lock") as lock:
+            waiter = threading.Thread(target=fcntl.flock, args=(lock, fcntl.LOCK_SH), daemon=True)
+            waiter.start()  # (flock returns when the check's shell has exited)
+            waiter.join(HANG_S)
+            assert not waiter.is_alive(), f"the background check {name} ran past {HANG_S} s: hung"
+        return (
+            int((folder / f"{name}.rc").read_text()),
+            (folder / f"{name}.out").read_text(),
+            (folder / f"{name}.err").read_text(),
+        )
     start(name)
     proc, out, err = _running[name]
     rc = proc.wait(timeout=HANG_S)

@@ -5,24 +5,46 @@ exercises what the engine contract carries (chance, several decisions a
 turn, eliminations, teams, silent passes); tic-tac-toe is the sixth game a
 newcomer would add (test_sixth_game.py)."""
 
+import atexit
 import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import background
 import contract_game
 import tictactoe_game
+from backstop import HANG_S
 from hypothesis import HealthCheck, settings
 
 from boardenvs import register
+from boardenvs.registry import registered_ids
 
-# the Ray RLlib tests run where the rllib extra is installed: `make test` runs
+# the Ray RLlib tests run where the rllib extra is installed: `make check` runs
 # them in their own environment (.venv-rllib: ray pins another gymnasium)
 collect_ignore = [] if importlib.util.find_spec("ray") else ["test_rllib.py"]
-# the device code compiled to PTX runs where numba-cuda (the cuda extra) is installed: `make test` runs it in
+# the device code compiled to PTX runs where numba-cuda (the cuda extra) is installed: `make check` runs it in
 # its own environment (.venv-cuda); everywhere, tests/test_device.py runs the same code in numba's simulator
 if not importlib.util.find_spec("numba_cuda"):
     collect_ignore.append("test_device_ptx.py")
+# the replay page in headless Chromium runs where Chromium and its driver are found (make browser installs
+# them; make check runs it with BOARDENVS_BROWSER=required, where a missing browser is the test's own failure)
+BROWSER = all(
+    any(shutil.which(n) or shutil.which(n, path="/usr/bin") for n in names)
+    for names in (("chromium", "chromium-browser"), ("chromedriver",))
+)
+if not BROWSER and os.environ.get("BOARDENVS_BROWSER") != "required":
+    collect_ignore.append("test_browser_replay.py")
 # AgileRL's and BenchMARL's pages run in their own environments (make check-trainers)
 collect_ignore += [f"test_{name}.py" for name in ("agilerl", "benchmarl") if not importlib.util.find_spec(name)]
+
+# the first compile of a game says so on stderr (boardenvs/compile_notice.py); silent here and in every
+# subprocess the suite starts, so no test's output depends on what numba's cache held when it ran
+# (tests/test_startup.py checks the line itself, with the notice on and an empty cache)
+os.environ["BOARDENVS_COMPILE_NOTICE"] = "0"
 
 register(contract_game.ContractRaceGame)
 register(tictactoe_game.TicTacToeGame)
@@ -36,7 +58,47 @@ settings.register_profile(
 settings.load_profile("boardenvs")
 
 
+def _whole_suite(config) -> bool:
+    """Whether this run is the suite, or a folder of it, unfiltered (what
+    ``make test`` runs), which the controller of pytest-xdist cannot tell
+    from the items: it collects none."""
+    tests = Path(__file__).resolve().parent
+    paths = [Path(a.split("::")[0]).resolve() for a in config.args]
+    return not config.option.keyword and not config.option.markexpr and all(p in (tests, tests.parent) for p in paths)
+
+
+def pytest_sessionstart(session):
+    """Under pytest-xdist, in the controller, before the workers start: the
+    background checks start (tests/background.py), and tests/warm_cache.py
+    compiles what the tests share into numba's cache, in two processes that
+    split the games, so that no two workers compile the same game at once."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None) or not _whole_suite(config):
+        return
+    folder = Path(tempfile.mkdtemp(prefix="boardenvs-tests-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    background.start_shared(folder)
+    ids = list(registered_ids())
+    heavy = [i for i in ("hex_quoridor_v1", "tryasina_v0", "tictactoe_v0") if i in ids]
+    lanes = [heavy, [i for i in ids if i not in heavy]]
+    script = str(Path(__file__).resolve().parent / "warm_cache.py")
+    procs = [subprocess.Popen([sys.executable, script, *lane], stdout=subprocess.DEVNULL) for lane in lanes if lane]
+    for proc in procs:  # (a failure here is a test's to find: the workers compile whatever is missing)
+        proc.wait(timeout=HANG_S)
+
+
 def pytest_collection_finish(session):
     """The long subprocess checks of the selected tests start now and run on
-    the second core beside the suite (tests/background.py)."""
-    background.start_for([item.nodeid for item in session.items])
+    the second core beside the suite (tests/background.py); under
+    pytest-xdist the controller started them (pytest_sessionstart)."""
+    if not hasattr(session.config, "workerinput"):
+        background.start_for([item.nodeid for item in session.items])
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line where the browser test was left out for want of a browser."""
+    if "test_browser_replay.py" in collect_ignore and _whole_suite(terminalreporter.config):
+        terminalreporter.write_line(
+            "tests/test_browser_replay.py did not run: no chromium and chromedriver found "
+            "(make browser installs them; make check runs it)"
+        )

@@ -1,5 +1,5 @@
 """The HTML replay page in a real browser: headless Chromium from Debian's
-packages (``chromium`` and ``chromium-driver``, which ``make test``
+packages (``chromium`` and ``chromium-driver``, which ``make browser``
 installs where they are missing), driven by selenium (the ``test`` extra).
 
 tests/test_html_replay.py runs the page's script over a stand-in document;
@@ -50,13 +50,15 @@ HOSTILE = "<!--<script>x</script><script>window.pwned = 1</script><!-- & \u2028"
 
 def _browser_paths() -> tuple[str, str]:
     """Chromium and its driver (Debian's paths, or the first on PATH); a
-    failure, not a skip, where they are missing: ``make test`` installs them."""
+    failure, not a skip, where they are missing and the file was collected
+    (``make check`` installs them first, ``make browser``; the suite's
+    conftest leaves this file out, saying so, where no browser is found)."""
     found = []
     for names in (("chromium", "chromium-browser"), ("chromedriver",)):
         path = next((p for n in names if (p := shutil.which(n) or shutil.which(n, path="/usr/bin"))), None)
         if path is None:
             pytest.fail(
-                f"{names[0]} is not installed: `make test` installs it (apt-get install chromium chromium-driver)"
+                f"{names[0]} is not installed: `make browser` installs it (apt-get install chromium chromium-driver)"
             )
         found.append(path)
     return found[0], found[1]

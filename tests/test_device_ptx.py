@@ -7,7 +7,7 @@ GPU.  The simulator (tests/test_device.py) runs the same copies as Python;
 this checks that the CUDA compiler takes them: no allocation, no array
 returned from a device function, only intrinsics it knows.
 
-``make test`` runs this file in its own environment, ``.venv-cuda``
+``make check`` runs this file in its own environment, ``.venv-cuda``
 (``pip install -e '.[test,cuda]'``); tests/conftest.py leaves it out where
 numba-cuda is not installed."""
 

@@ -1,7 +1,7 @@
 """The package on every PettingZoo it declares (1.24 on), where trainers'
 pins put users (AgileRL pins ``pettingzoo<1.27``).
 
-``make test`` runs this file in the main environment (PettingZoo 1.27) and
+``make test`` runs this file in the main environment (PettingZoo 1.27), ``make check``
 in a small third one with the oldest supported release (``.venv-pz124``,
 PettingZoo 1.24.0): ``import boardenvs`` works, every registered id and
 variant passes PettingZoo's own API tests there, the registry is filled

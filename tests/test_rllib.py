@@ -1,4 +1,4 @@
-"""Ray RLlib (the rllib extra; ``make test`` runs this file in its own
+"""Ray RLlib (the rllib extra; ``make check`` runs this file in its own
 environment, ``.venv-rllib``, where ``ray[rllib]`` pins gymnasium 1.2.2).
 
 * RLlib's env checker passes on the multi-agent env of every id and variant;

@@ -20,12 +20,15 @@ from boardenvs.catalog import GAMES
 from boardenvs.registry import LazyGame, game_class, gym_id_of
 
 
-def _fresh(code: str, env: dict | None = None, cwd=None) -> dict:
-    """Run ``code`` in a new interpreter (in folder ``cwd``); it prints one JSON object."""
+def _fresh(code: str, env: dict | None = None, cwd=None, said: list | None = None) -> dict:
+    """Run ``code`` in a new interpreter (in folder ``cwd``); it prints one
+    JSON object.  ``said`` gets the package's lines on stderr."""
     out = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=HANG_S, env=env, cwd=cwd
     )
     assert out.returncode == 0, out.stderr
+    if said is not None:
+        said += [line for line in out.stderr.splitlines() if line.startswith("boardenvs:")]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -138,7 +141,12 @@ def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
     loads them from there instead of compiling; nothing is written but
     numba's cache (no copy of the drivers anywhere).  The threaded ones are
     one set for every game (``boardenvs/_threaded.py``): a second game
-    compiles nothing for threads, and they load from the cache too."""
+    compiles nothing for threads, and they load from the cache too.
+
+    The first compile of each game says so, in one line on stderr naming
+    the game and that it happens once (boardenvs/compile_notice.py, with
+    the notice on as users have it: the suite silences it elsewhere); the
+    second interpreter, loading from the cache, says nothing."""
     code = """
         import json, os, sys
         import boardenvs
@@ -162,13 +170,17 @@ def test_make_vec_drivers_load_from_the_cache_in_a_new_interpreter(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k != "BOARDENVS_COMPILE_NOTICE"},
         "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
         "HOME": str(home),
         "XDG_CACHE_HOME": str(home / ".cache"),
     }
-    first = _fresh(code, env)
-    second = _fresh(code, env)
+    said_first, said_second = [], []
+    first = _fresh(code, env, said=said_first)
+    second = _fresh(code, env, said=said_second)
+    assert [line.split()[2] for line in said_first] == ["quagmire_v0", "quess_v0"], said_first
+    assert all(line.startswith("boardenvs: compiling ") and "once" in line for line in said_first), said_first
+    assert said_second == []  # loaded from the cache: quiet
     assert first["module"] == second["module"] == "boardenvs._drivers"
     assert first["step_overloads"] == 2  # quagmire's and quess's: one driver, specialised per game
     kinds = first["threaded_overloads"][0]  # the threaded runner's types: one per kind of driver used

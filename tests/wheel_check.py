@@ -1,5 +1,5 @@
-"""The package as users get it: ``make test`` runs this beside
-the suite.
+"""The package as users get it: ``make check`` runs this beside
+the rest of its checks.
 
 1. Build the sdist from this tree, then the wheel from the sdist (what pip
    does for a user who installs from the sdist).
