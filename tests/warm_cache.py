@@ -66,8 +66,11 @@ def warm(env_id: str) -> None:
         for _ in range(3):
             view.step(np.array([int(rng.choice(np.flatnonzero(m))) for m in view.action_masks()]))
         view.close()
-    for spec in ("greedy", "mcts:4"):  # the reference opponents' compiled decisions, from the first position
-        decide(make_opponent(spec), Batch.of_position(boardenvs.position(env_id, **variant), rng))
+    pos = boardenvs.position(env_id, **variant)
+    while pos.to_move < 0 and not pos.is_terminal:  # (a chance node first: its outcome is no opponent's)
+        pos = pos.play(int(rng.choice(pos.legal_actions())))
+    for spec in ("greedy", "mcts:4"):  # the reference opponents' compiled decisions
+        decide(make_opponent(spec), Batch.of_position(pos, rng))
 
 
 if __name__ == "__main__":
