@@ -17,6 +17,7 @@ more compiles it, as it would anyway.
 from __future__ import annotations
 
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -75,5 +76,6 @@ def warm(env_id: str) -> None:
 
 if __name__ == "__main__":
     for env_id in sys.argv[1:] or registered_ids():
+        t0 = time.perf_counter()
         warm(env_id)
-    print("warm")
+        print(f"{env_id}: {time.perf_counter() - t0:.1f} s", flush=True)
