@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import background
@@ -58,6 +59,9 @@ settings.register_profile(
 settings.load_profile("boardenvs")
 
 
+_TIMELINE: dict = {}  # the controller's: when the warm-up started and ended (pytest_terminal_summary)
+
+
 def _whole_suite(config) -> bool:
     """Whether this run is the suite, or a folder of it, unfiltered (what
     ``make test`` runs), which the controller of pytest-xdist cannot tell
@@ -77,14 +81,20 @@ def pytest_sessionstart(session):
         return
     folder = Path(tempfile.mkdtemp(prefix="boardenvs-tests-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    _TIMELINE["start"] = time.time()
     background.start_shared(folder)
     ids = list(registered_ids())
     heavy = [i for i in ("hex_quoridor_v1", "tryasina_v0", "tictactoe_v0") if i in ids]
     lanes = [heavy, [i for i in ids if i not in heavy]]
     script = str(Path(__file__).resolve().parent / "warm_cache.py")
-    procs = [subprocess.Popen([sys.executable, script, *lane], stdout=subprocess.DEVNULL) for lane in lanes if lane]
+    procs = []
+    for k, lane in enumerate(lanes):
+        with open(folder / f"warm{k}.out", "w") as out:
+            procs.append(subprocess.Popen([sys.executable, script, *lane], stdout=out))
     for proc in procs:  # (a failure here is a test's to find: the workers compile whatever is missing)
         proc.wait(timeout=HANG_S)
+    _TIMELINE["warm"] = time.time()
+    _TIMELINE["folder"] = folder
 
 
 def pytest_collection_finish(session):
@@ -96,7 +106,18 @@ def pytest_collection_finish(session):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """One line where the browser test was left out for want of a browser."""
+    """Under pytest-xdist, where the time went (information, never a
+    measure a test asserts); one line where the browser test was left out
+    for want of a browser."""
+    if "warm" in _TIMELINE:
+        start, folder = _TIMELINE["start"], _TIMELINE["folder"]
+        games = ", ".join(line.strip() for k in (0, 1) for line in (folder / f"warm{k}.out").read_text().splitlines())
+        rc = folder / "boundscheck.rc"
+        probe = f"{rc.stat().st_mtime - start:.0f} s" if rc.exists() else "not ended"
+        terminalreporter.write_line(
+            f"timeline: numba's cache warmed before the workers started in {_TIMELINE['warm'] - start:.0f} s "
+            f"({games}); the bounds-checked probe ended at {probe}; the run ended at {time.time() - start:.0f} s"
+        )
     if "test_browser_replay.py" in collect_ignore and _whole_suite(terminalreporter.config):
         terminalreporter.write_line(
             "tests/test_browser_replay.py did not run: no chromium and chromedriver found "
