@@ -70,14 +70,14 @@ def start_shared(folder: Path) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         # the shell holds the locked file (inherited) until the check has ended and its status is written
         files = [shlex.quote(str(folder / f"{name}.{kind}")) for kind in ("out", "err", "rc")]
-        # (niced, and in pytest's own session: the kernel's autogroup gives each session an equal share, so a
-        # check in a session of its own took a core from the warm-up; the workers' tests are the critical path)
+        # (niced: the workers' tests are the run's critical path; a check takes the cycles they leave)
         script = 'nice -n 10 "$@" > {} 2> {}; echo $? > {}'.format(*files)
         subprocess.Popen(
             ["sh", "-c", script, "sh", *command],
             cwd=TESTS,
             env={**os.environ, **extra},
             pass_fds=(lock.fileno(),),
+            start_new_session=True,
         )
         lock.close()  # (the lock is the shell's now: released when it exits)
     os.environ[SHARED] = str(folder)
