@@ -26,16 +26,10 @@ _SAID: set = set()
 def _game_of(data) -> str | None:
     from .registry import env_id_of_module
 
-    dispatcher = data.get("dispatcher")
-    module = getattr(getattr(dispatcher, "py_func", None), "__module__", None)
-    found = env_id_of_module(module) if module else None
-    for arg in data.get("args") or ():
-        if found is not None:
-            break
-        key = getattr(arg, "bound_key", None)  # a driver specialised on a game's Bound (boardenvs.bind)
-        if key is not None:
-            found = env_id_of_module(key.rpartition(".")[0])
-    return found
+    module = getattr(getattr(data.get("dispatcher"), "py_func", None), "__module__", None)
+    # a driver specialised on a game's Bound (boardenvs.bind) names it by the key's module
+    modules = [module] + [a.bound_key.rpartition(".")[0] for a in data.get("args") or () if hasattr(a, "bound_key")]
+    return next((found for m in modules if m and (found := env_id_of_module(m))), None)
 
 
 class _FirstCompile(event.Listener):

@@ -111,7 +111,7 @@ def pytest_terminal_summary(terminalreporter):
     for want of a browser."""
     if "warm" in _TIMELINE:
         start, folder = _TIMELINE["start"], _TIMELINE["folder"]
-        games = ", ".join(line.strip() for k in (0, 1) for line in (folder / f"warm{k}.out").read_text().splitlines())
+        games = ", ".join(line.strip() for f in sorted(folder.glob("warm*.out")) for line in f.read_text().splitlines())
         rc = folder / "boundscheck.rc"
         probe = f"{rc.stat().st_mtime - start:.0f} s" if rc.exists() else "not ended"
         terminalreporter.write_line(

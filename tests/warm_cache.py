@@ -5,10 +5,11 @@ pytest-xdist, in two processes that split the games between them).
 Every test process compiles what it uses that numba's cache does not hold:
 on a fresh clone two workers that reach the same game at once would each
 compile it (seconds a game and driver).  Here each game's kernels and the
-drivers every face binds them into (the AEC step, ``Position``, ``make_vec``
-and its threaded drivers, the learner loop against random and greedy, the
-reference opponents and the guided search) compile once, in one process,
-and every test loads them.  Outcomes do not depend on it: a test that needs
+drivers most tests bind them into (the AEC step, ``Position``, ``make_vec``
+in both illegal-action modes, the learner loop against random and greedy,
+and the reference opponents greedy and mcts) compile once, in one process,
+and every test loads them; the threaded drivers and the guided search are
+left to the few tests that use them.  Outcomes do not depend on it: a test that needs
 more compiles it, as it would anyway.
 
 ``python tests/warm_cache.py ENV_ID ...`` (every registered id without one).
