@@ -59,28 +59,44 @@ def start_for(nodeids) -> None:
             start(name)
 
 
+def start_locked(folder: Path, name: str, command: list, extra: dict, nice: int = 0) -> None:
+    """Run ``command`` in the background, in a session of its own:
+    ``folder/NAME.lock`` stays locked while it runs; ``NAME.out``,
+    ``NAME.err`` and ``NAME.rc`` hold what it printed and returned
+    (:func:`wait` waits for it, from any process)."""
+    lock = open(folder / f"{name}.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    # the shell holds the locked file (inherited) until the command has ended and its status is written
+    files = [shlex.quote(str(folder / f"{name}.{kind}")) for kind in ("out", "err", "rc")]
+    script = f'nice -n {nice} "$@" > {{}} 2> {{}}; echo $? > {{}}'.format(*files)
+    subprocess.Popen(
+        ["sh", "-c", script, "sh", *command],
+        cwd=TESTS,
+        env={**os.environ, **extra},
+        pass_fds=(lock.fileno(),),
+        start_new_session=True,
+    )
+    lock.close()  # (the lock is the shell's now: released when it exits)
+
+
+def wait(folder: Path, name: str) -> None:
+    """Wait until what :func:`start_locked` started as ``name`` has ended
+    (an event: the lock's release; :data:`HANG_S` is the backstop)."""
+    with open(folder / f"{name}.lock") as lock:
+        waiter = threading.Thread(target=fcntl.flock, args=(lock, fcntl.LOCK_SH), daemon=True)
+        waiter.start()  # (flock returns when the command's shell has exited)
+        waiter.join(HANG_S)
+        assert not waiter.is_alive(), f"{name} (tests/background.py) ran past {HANG_S} s: hung"
+
+
 def start_shared(folder: Path) -> None:
     """Start every check for the workers of a pytest-xdist run (see the
-    module docstring): ``folder/NAME.lock`` stays locked while check NAME
-    runs; ``NAME.out``, ``NAME.err`` and ``NAME.rc`` hold what it printed and
-    returned.  Call it before the workers start: they inherit the folder's
-    name from the environment."""
+    module docstring) with :func:`start_locked`.  Call it before the workers
+    start: they inherit the folder's name from the environment."""
     for name, (_, command, extra) in CHECKS.items():
-        lock = open(folder / f"{name}.lock", "w")
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        # the shell holds the locked file (inherited) until the check has ended and its status is written
-        files = [shlex.quote(str(folder / f"{name}.{kind}")) for kind in ("out", "err", "rc")]
         # (niced, in a session of its own: under the kernel's autogroup that still gets it about a core beside
         # the warm-up; in pytest's own session, where nice bites, a fresh make test measured 758 s against 655)
-        script = 'nice -n 10 "$@" > {} 2> {}; echo $? > {}'.format(*files)
-        subprocess.Popen(
-            ["sh", "-c", script, "sh", *command],
-            cwd=TESTS,
-            env={**os.environ, **extra},
-            pass_fds=(lock.fileno(),),
-            start_new_session=True,
-        )
-        lock.close()  # (the lock is the shell's now: released when it exits)
+        start_locked(folder, name, command, extra, nice=10)
     os.environ[SHARED] = str(folder)
 
 
@@ -89,11 +105,7 @@ def result(name: str) -> tuple[int, str, str]:
     shared = os.environ.get(SHARED)
     if shared and (Path(shared) / f"{name}.lock").exists():
         folder = Path(shared)
-        with open(folder / f"{name}.lock") as lock:
-            waiter = threading.Thread(target=fcntl.flock, args=(lock, fcntl.LOCK_SH), daemon=True)
-            waiter.start()  # (flock returns when the check's shell has exited)
-            waiter.join(HANG_S)
-            assert not waiter.is_alive(), f"the background check {name} ran past {HANG_S} s: hung"
+        wait(folder, name)
         return (
             int((folder / f"{name}.rc").read_text()),
             (folder / f"{name}.out").read_text(),

@@ -8,17 +8,19 @@ pages print them, full size, and their claim is checked against what
 make the example (counted from the page's first python block), and the least
 win rate the page promises.
 
-``python tests/claims_check.py`` prints one line per claim and exits 1 at
-the first one that does not hold.
+``python tests/claims_check.py [--jobs N]`` prints one line per claim that
+holds, as it ends, and exits 1 naming every one that does not.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from backstop import HANG_S
@@ -57,26 +59,42 @@ def python_blocks(page: Path) -> list[str]:
     return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
 
 
-def main() -> int:
-    for name, blocks, claim, least in CLAIMS:
-        code = "\n".join(python_blocks(ROOT / name)[k] for k in blocks)
-        t0 = time.perf_counter()
-        with tempfile.TemporaryDirectory() as tmp:
-            done = subprocess.run([sys.executable, "-c", code], cwd=tmp, capture_output=True, text=True, timeout=HANG_S)
-        if done.returncode != 0:
-            sys.exit(f"claims check: {name} blocks {blocks} failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
-        rates = re.findall(r"'win_rate': ([0-9.]+)", done.stdout)
-        if not rates:
-            sys.exit(f"claims check: {name} blocks {blocks} printed no evaluate() result:\n{done.stdout[-2000:]}")
-        rate = float(rates[-1])
-        if rate < least:
-            sys.exit(
-                f"claims check: {name} says {claim!r}, but the example won {rate:.0%} (at least {least:.0%} says it)"
-            )
-        print(f"claims check: {name}: {claim}: {rate:.0%} won (at least {least:.0%}), {time.perf_counter() - t0:.0f} s")
+def check(name: str, blocks: tuple, claim: str, least: float) -> str | None:
+    """Run one example as its page prints it; its line, or None where it held."""
+    code = "\n".join(python_blocks(ROOT / name)[k] for k in blocks)
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp, capture_output=True, text=True, timeout=HANG_S)
+    if done.returncode != 0:
+        return f"claims check: {name} blocks {blocks} failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}"
+    rates = re.findall(r"'win_rate': ([0-9.]+)", done.stdout)
+    if not rates:
+        return f"claims check: {name} blocks {blocks} printed no evaluate() result:\n{done.stdout[-2000:]}"
+    rate = float(rates[-1])
+    if rate < least:
+        return f"claims check: {name} says {claim!r}, but the example won {rate:.0%} (at least {least:.0%} says it)"
+    print(
+        f"claims check: {name}: {claim}: {rate:.0%} won (at least {least:.0%}), {time.perf_counter() - t0:.0f} s",
+        flush=True,
+    )
+    return None
+
+
+def main(argv: list[str]) -> int:
+    """``--jobs N``: N examples at a time (each is one process, on about one
+    core; ``make check`` runs two beside its other lane)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=1, help="examples run at once (default 1)")
+    jobs = parser.parse_args(argv).jobs
+    if jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {jobs}")
+    with ThreadPoolExecutor(jobs) as pool:  # (each thread waits on its example's process)
+        failures = [f for f in pool.map(lambda c: check(*c), CLAIMS) if f]
+    if failures:
+        sys.exit("\n".join(failures))
     print("claims check passed")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

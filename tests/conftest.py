@@ -9,7 +9,6 @@ import atexit
 import importlib.util
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -17,8 +16,8 @@ from pathlib import Path
 
 import background
 import contract_game
+import pytest
 import tictactoe_game
-from backstop import HANG_S
 from hypothesis import HealthCheck, settings
 
 from boardenvs import register
@@ -71,11 +70,16 @@ def _whole_suite(config) -> bool:
     return not config.option.keyword and not config.option.markexpr and all(p in (tests, tests.parent) for p in paths)
 
 
+WARM = "BOARDENVS_TESTS_WARM"  # the warm-up's lanes (names in the background folder), for the workers to wait on
+
+
 def pytest_sessionstart(session):
     """Under pytest-xdist, in the controller, before the workers start: the
     background checks start (tests/background.py), and tests/warm_cache.py
-    compiles what the tests share into numba's cache, in two processes that
-    split the games, so that no two workers compile the same game at once."""
+    compiles what the tests share into numba's cache, in three processes
+    that split the games, so that no two workers compile the same game at
+    once.  The workers start and collect meanwhile, then wait for the
+    warm-up before their first test (pytest_runtestloop)."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None) or not _whole_suite(config):
         return
@@ -84,17 +88,28 @@ def pytest_sessionstart(session):
     _TIMELINE["start"] = time.time()
     background.start_shared(folder)
     ids = list(registered_ids())
-    heavy = [i for i in ("hex_quoridor_v1", "tryasina_v0", "tictactoe_v0") if i in ids]
-    lanes = [heavy, [i for i in ids if i not in heavy]]
+    # (about equal thirds of the compiling, cold: Hex Quoridor's kernels and drivers take the longest)
+    lanes = [["hex_quoridor_v1"], ["quess_v0", "tryasina_v0", "tictactoe_v0"]]
+    lanes = [[i for i in lane if i in ids] for lane in lanes] + [[i for i in ids if not any(i in ln for ln in lanes)]]
     script = str(Path(__file__).resolve().parent / "warm_cache.py")
-    procs = []
-    for k, lane in enumerate(lanes):
-        with open(folder / f"warm{k}.out", "w") as out:
-            procs.append(subprocess.Popen([sys.executable, script, *lane], stdout=out))
-    for proc in procs:  # (a failure here is a test's to find: the workers compile whatever is missing)
-        proc.wait(timeout=HANG_S)
-    _TIMELINE["warm"] = time.time()
+    names = []
+    for lane in filter(None, lanes):
+        names.append(f"warm{len(names)}")
+        background.start_locked(folder, names[-1], [sys.executable, script, *lane], {})
+    os.environ[WARM] = ",".join(names)
     _TIMELINE["folder"] = folder
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtestloop(session):
+    """A pytest-xdist worker, collected, waits for the warm-up before its
+    first test (a failure there is a test's to find: the workers compile
+    whatever is missing)."""
+    shared, names = os.environ.get(background.SHARED), os.environ.get(WARM)
+    if hasattr(session.config, "workerinput") and shared and names:
+        for name in names.split(","):
+            background.wait(Path(shared), name)
+    yield
 
 
 def pytest_collection_finish(session):
@@ -109,14 +124,16 @@ def pytest_terminal_summary(terminalreporter):
     """Under pytest-xdist, where the time went (information, never a
     measure a test asserts); one line where the browser test was left out
     for want of a browser."""
-    if "warm" in _TIMELINE:
+    if "folder" in _TIMELINE:
         start, folder = _TIMELINE["start"], _TIMELINE["folder"]
         games = ", ".join(line.strip() for f in sorted(folder.glob("warm*.out")) for line in f.read_text().splitlines())
+        ended = [f.stat().st_mtime - start for f in folder.glob("warm*.rc")]
+        warm = f"{max(ended):.0f} s" if ended else "not ended"
         rc = folder / "boundscheck.rc"
         probe = f"{rc.stat().st_mtime - start:.0f} s" if rc.exists() else "not ended"
         terminalreporter.write_line(
-            f"timeline: numba's cache warmed before the workers started in {_TIMELINE['warm'] - start:.0f} s "
-            f"({games}); the bounds-checked probe ended at {probe}; the run ended at {time.time() - start:.0f} s"
+            f"timeline: numba's cache warmed by {warm} ({games}), while the workers started; "
+            f"the bounds-checked probe ended at {probe}; the run ended at {time.time() - start:.0f} s"
         )
     if "test_browser_replay.py" in collect_ignore and _whole_suite(terminalreporter.config):
         terminalreporter.write_line(

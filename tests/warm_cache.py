@@ -1,6 +1,7 @@
 """Compile what the suite's tests share into numba's cache, one game after
 the other, before the tests start (``conftest.py`` runs it under
-pytest-xdist, in two processes that split the games between them).
+pytest-xdist, in three processes that split the games between them, while
+the workers start and collect; they wait for it before their first test).
 
 Every test process compiles what it uses that numba's cache does not hold:
 on a fresh clone two workers that reach the same game at once would each
