@@ -132,7 +132,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # what needs other environments or system packages, every part run and none skipped, in two lanes side by side
-# (make -j2): the pages' training claims (check-claims: about one core for 8 minutes), and the rest one after
+# (make -j2): the pages' training claims (check-claims: two examples at a time, about 10 CPU-minutes), and the rest one after
 # the other (check-envs): the wheel as users get it (tests/wheel_check.py builds the sdist and the wheel,
 # installs it in a new environment and uses it from outside the checkout), Ray RLlib's tests and the checkers
 # under RLlib's gymnasium, the oldest PettingZoo, the device code compiled to PTX, and the replay page in

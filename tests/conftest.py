@@ -89,7 +89,7 @@ def pytest_sessionstart(session):
     background.start_shared(folder)
     ids = list(registered_ids())
     # (about equal thirds of the compiling, cold: Hex Quoridor's kernels and drivers take the longest)
-    lanes = [["hex_quoridor_v1"], ["quess_v0", "tryasina_v0", "tictactoe_v0"]]
+    lanes = [["hex_quoridor_v1", "tictactoe_v0"], ["quess_v0", "quagmire_v0"]]
     lanes = [[i for i in lane if i in ids] for lane in lanes] + [[i for i in ids if not any(i in ln for ln in lanes)]]
     script = str(Path(__file__).resolve().parent / "warm_cache.py")
     names = []

@@ -165,11 +165,16 @@ def test_pettingzoo_render_test(env_id, variant, monkeypatch):
 
 
 @pytest.mark.parametrize("env_id, variant", CASES)
-def test_gymnasium_check_env(env_id, variant):
-    """gymnasium's checker passes; its determinism check samples an action
-    before ``reset``, which may be illegal after it: then the env's own
+def test_gymnasium_check_env(env_id, variant, monkeypatch):
+    """gymnasium's checker passes, every declared render mode included (it
+    makes a "human" env and renders it: a headless pygame window, with no
+    frame-rate pause); its determinism check samples an action before
+    ``reset``, which may be illegal after it: then the env's own
     illegal-action warning is the one thing said."""
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     env = gymnasium.make(gym_id_of(game_class(env_id)), **variant)
+    assert "human" in env.metadata["render_modes"]
+    monkeypatch.setitem(type(env.unwrapped).metadata, "render_fps", 1000)  # (the checker makes its "human" env anew)
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         gymnasium_check_env(env.unwrapped)
