@@ -28,7 +28,7 @@ from pathlib import Path
 
 
 def main(argv=None, prog: str = "python -m boardenvs.baselines.demo") -> int:
-    from boardenvs.helptext import CommandParser, game_type, help_text
+    from boardenvs.helptext import TRAINING_SEED, CommandParser, game_type, help_text
 
     from .budget import check_minutes
     from .checkup import results
@@ -48,7 +48,7 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.demo") -> int:
     ap.add_argument("--minutes", type=float, default=3.0, help="minutes of training (default 3)")
     ap.add_argument("--steps", type=int, default=None, help="environment steps instead of minutes")
     ap.add_argument("--games", type=int, default=200, help="evaluation games per opponent (default 200)")
-    ap.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    ap.add_argument("--seed", type=TRAINING_SEED, default=0, help="the run's seed (default 0)")
     ap.add_argument("--out", default="runs/demo", help="folder for the model, its logs and the GIF (default runs/demo)")
     ap.add_argument(
         "--threads", type=int, default=None, help="torch's and numba's threads together (default: the cores available)"

@@ -312,7 +312,7 @@ def distill(
 
 
 def main(argv=None) -> int:
-    from boardenvs.helptext import help_text
+    from boardenvs.helptext import TRAINING_SEED, help_text
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.distill", description=help_text(__doc__))
     ap.add_argument("game", choices=sorted(trainable_ids()), help="the env id")
@@ -320,7 +320,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=1000, help="games the teacher plays (default 1000, at most 100,000)")
     ap.add_argument("--players", type=int, default=None, help="player count (Hex Quoridor, Tryasina)")
     ap.add_argument("--num-envs", type=int, default=64, help="games played at once (default 64)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=TRAINING_SEED, default=0)
     ap.add_argument("--random-share", type=float, default=0.25, help="share of games with a random seat (default 0.25)")
     ap.add_argument(
         "--opening",

@@ -327,7 +327,7 @@ def _num_players(env_id: str, options: dict) -> int:
 
 
 def main(argv=None) -> int:
-    from boardenvs.helptext import help_text
+    from boardenvs.helptext import TRAINING_SEED, help_text
 
     ap = argparse.ArgumentParser(prog="python -m boardenvs.baselines.expert_iteration", description=help_text(__doc__))
     ap.add_argument("game", choices=sorted(trainable_ids()), help="the env id")
@@ -364,7 +364,7 @@ def main(argv=None) -> int:
     ap.add_argument("--elo1", type=float, default=SPRT_DEFAULTS["elo1"], help="H1: at least this much (default 30)")
     ap.add_argument("--alpha", type=float, default=SPRT_DEFAULTS["alpha"], help="false acceptance rate (default 0.05)")
     ap.add_argument("--beta", type=float, default=SPRT_DEFAULTS["beta"], help="false rejection rate (default 0.05)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=TRAINING_SEED, default=0)
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument(
         "--out",

@@ -140,7 +140,7 @@ def markdown(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
-    from boardenvs.helptext import help_text
+    from boardenvs.helptext import TRAINING_SEED, help_text
 
     from . import available
 
@@ -161,7 +161,7 @@ def main(argv=None) -> int:
         help="more seats: the simulations of search-greedy (default 50; each plays greedy's decisions)",
     )
     ap.add_argument("--mcts", type=int, default=400, help="the mcts opponent's simulations (default 400)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=TRAINING_SEED, default=0)
     ap.add_argument("--out", default=str(OUT), help="writes <out>.json and <out>.md (default baselines/strength)")
     ap.add_argument(
         "--append",

@@ -486,7 +486,7 @@ def write(entry: dict | None = None, results: Path = RESULTS, table: Path = TABL
 
 
 def main(argv=None) -> int:
-    from boardenvs.helptext import help_text
+    from boardenvs.helptext import TRAINING_SEED, help_text
 
     from . import available
 
@@ -509,7 +509,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--players-list", default=None, help="comma-separated players (default: the model, random, greedy, mcts)"
     )
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=TRAINING_SEED, default=0)
     ap.add_argument("--samples", type=int, default=1000, help="bootstrap resamples of the Elo intervals (default 1000)")
     ap.add_argument(
         "--rerate",

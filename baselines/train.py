@@ -229,6 +229,8 @@ def train(
         raise ValueError(f"--shaping: no shaping scale for {env_id} (its Game.training declares none)")
     for opponent in eval_opponents:  # a misspelt name fails now, not at the first evaluation
         make_opponent(opponent)
+    if not (is_int(seed) and 0 <= seed <= 2**32 - 1):  # (SB3 seeds numpy's legacy generator with it: 32 bits)
+        raise ValueError(f"seed must be an int in 0..2**32-1, got {seed!r}")
     if not (is_int(eval_games) and 1 <= eval_games <= MAX_GAMES):  # now, not at the first check
         raise ValueError(f"eval_games must be an int in 1..{MAX_GAMES:_} (evaluate's bound), got {eval_games!r}")
     if eval_seconds is not None and not (isinstance(eval_seconds, (int, float)) and eval_seconds >= 0):
@@ -384,7 +386,7 @@ def train(
 
 def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
     from boardenvs.errors import install_line
-    from boardenvs.helptext import CommandParser, game_type, help_text
+    from boardenvs.helptext import TRAINING_SEED, CommandParser, game_type, help_text
 
     ap = CommandParser(prog=prog, description=help_text(__doc__))
     games = sorted(trainable_ids())
@@ -410,7 +412,7 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
         help="environment steps (default: none, the run is timed by --minutes; both: whichever comes first)",
     )
     ap.add_argument("--num-envs", type=int, default=None, help="games stepped per call (default: the game's)")
-    ap.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    ap.add_argument("--seed", type=TRAINING_SEED, default=0, help="the run's seed (default 0)")
     ap.add_argument("--players", type=int, default=None, help="the player count (default 2; Hex Quoridor, Tryasina)")
     ap.add_argument(
         "--out",

@@ -43,7 +43,7 @@ import argparse
 import sys
 
 from . import commands
-from .helptext import CommandParser, game_type, help_text
+from .helptext import CommandParser, game_type, help_text, number_type
 
 # a flag's old spelling -> (its spelling now, the commands where it is rewritten): they still work, with a note
 OLD_FLAGS = {"--save": ("--out", ("play", "watch")), "--traces": ("--out", ("rate",))}
@@ -57,29 +57,13 @@ def one_line(exc: object) -> str:
     return printable(shorten(" ".join(line.strip() for line in str(exc).splitlines() if line.strip()), 1000))
 
 
-def _number(kind, low, high, what):
-    """An argparse ``type``: a ``kind`` (int or float) in ``low..high``; the error says what it is."""
-
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            value = None
-        if value is None or value != value or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{what}, got {text!r}")
-        return value
-
-    parse.__name__ = kind.__name__
-    return parse
-
-
-SEED = _number(int, 0, 2**63 - 1, "a seed is a non-negative integer")
-COUNT = _number(int, 1, 10**9, "a count is a positive integer")
-PLAYERS = _number(int, 1, 64, "a player count is a positive integer")
-SEAT = _number(int, 0, 63, "a seat is a non-negative integer")
-FPS = _number(float, 1e-3, 60, "frames per second is a number in (0, 60]")
-DELAY = _number(float, 0, 60, "a delay is a number of seconds in 0..60")
-ELO = _number(float, 1e-9, 1e9, "a precision is a positive number of Elo")
+SEED = number_type(int, 0, 2**63 - 1, "a seed is a non-negative integer")
+COUNT = number_type(int, 1, 10**9, "a count is a positive integer")
+PLAYERS = number_type(int, 1, 64, "a player count is a positive integer")
+SEAT = number_type(int, 0, 63, "a seat is a non-negative integer")
+FPS = number_type(float, 1e-3, 60, "frames per second is a number in (0, 60]")
+DELAY = number_type(float, 0, 60, "a delay is a number of seconds in 0..60")
+ELO = number_type(float, 1e-9, 1e9, "a precision is a positive number of Elo")
 
 GAME_HELP = "the game: an env id (quess_v0, ...) or its gymnasium id (boardenvs/Quess-v0); boardenvs list shows them"
 OPPONENT_HELP = (

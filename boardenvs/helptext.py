@@ -1,7 +1,8 @@
 """The command lines' shared parts (the CLI's and the baselines'
 scripts'): plain help text from docstrings (every ``--help`` shows the
 first paragraph of its docstring without reStructuredText markup), a parser
-whose errors are one line, and the game positional every command takes."""
+whose errors are one line, the game positional every command takes, and
+the numbers they take (seeds among them), checked as they are parsed."""
 
 from __future__ import annotations
 
@@ -61,3 +62,24 @@ def game_type(among=None):
 
     game.__name__ = "game"  # (argparse names the type in some messages)
     return game
+
+
+def number_type(kind, low, high, what: str):
+    """An argparse ``type``: a ``kind`` (int or float) in ``low..high``;
+    the error says what it is (``what``) and what was given."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or value != value or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{what}, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+# a training run's seed: stable-baselines3 seeds numpy's legacy generator with it, which takes 32 bits
+TRAINING_SEED = number_type(int, 0, 2**32 - 1, "a training seed is an integer in 0..2**32-1")

@@ -320,6 +320,33 @@ def test_train_errors_are_one_line_with_status_2(tmp_path, capsys, monkeypatch):
     assert not list(tmp_path.glob("q*"))
 
 
+def test_a_training_seed_outside_32_bits_is_one_line_on_every_training_command(tmp_path, capsys):
+    """C-6: ``--seed -1`` ended ``boardenvs demo`` in a traceback from
+    numpy's legacy seeding (stable-baselines3 seeds it with the run's seed,
+    which takes 32 bits).  Every training command refuses a seed outside
+    0..2**32-1 as it parses it, in one line with status 2, writing nothing;
+    ``train()`` refuses it with ValueError before anything is built."""
+    from boardenvs.baselines import distill, expert_iteration, strength, tournament
+    from boardenvs.baselines import train as train_module
+
+    for bad in ("-1", str(2**32), "1.5", "x"):
+        for argv in (["train", "quess_v0"], ["demo", "quess_v0"]):
+            with pytest.raises(SystemExit) as done:
+                main([*argv, "--steps", "64", "--seed", bad, "--out", str(tmp_path / "run" / "q")])
+            err = capsys.readouterr().err
+            assert done.value.code == 2 and err.count("\n") == 1, err
+            assert err.startswith("error: argument --seed: a training seed is an integer in 0..2**32-1"), err
+        for script in (distill, expert_iteration, strength, tournament):  # python -m boardenvs.baselines.<script>
+            with pytest.raises(SystemExit) as done:
+                script.main(["--seed", bad])
+            assert done.value.code == 2 and "a training seed is an integer in 0..2**32-1" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+    for bad in (-1, 2**32, True, 1.0):
+        with pytest.raises(ValueError, match=r"seed must be an int in 0\.\.2\*\*32-1"):
+            train_module.train("quess_v0", steps=64, seed=bad, out=str(tmp_path / "api" / "q"))
+    assert not (tmp_path / "api").exists()
+
+
 def test_a_missing_model_path_says_no_such_file(tmp_path):
     from boardenvs import baselines
 

@@ -99,6 +99,45 @@ def test_a_changed_ladder_or_member_file_is_caught(on_toy, tmp_path, monkeypatch
         path.write_text(original)
 
 
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (lambda d: d["members"][1].pop("elo"), "member 1: no field 'elo'"),
+        (lambda d: d.pop("make_options"), "no field 'make_options'"),
+        (lambda d: d.update(players="2"), "field 'players' must be an int in 2..6, got '2'"),
+        (lambda d: d["members"][0].update(interval=[5, 1]), "member 0: field 'interval' must be [low, high]"),
+        (lambda d: d["members"][2].update(elo=float("nan")), "member 2: field 'elo' must be a finite number"),
+        (lambda d: d.update(members={"random": 0}), "field 'members' must be a non-empty list"),
+        (lambda d: d.update(anchor="nobody"), "the anchor 'nobody' is no member"),
+        (lambda d: d["members"].append(dict(d["members"][0])), "member 3: 'random' is a member twice"),
+    ],
+)
+def test_a_ladder_file_out_of_its_schema_is_refused_naming_the_field(on_toy, change, field):
+    """C-6: a ladder file whose member lacks ``elo``, that has no
+    ``make_options`` or gives ``players`` as a string raised KeyError or
+    TypeError from inside the loader; ``load_ladder`` and ``rate_traces``
+    now check every field their readers use (:func:`check_ladder_doc`) and
+    refuse with one ValueError naming it, and the file is left as it was."""
+    path = on_toy / "quagmire_v0" / "v1.json"
+    original = path.read_text()
+    doc = json.loads(original)
+    assert ladder.check_ladder_doc(doc) is doc  # the file as built passes
+    change(doc)
+    try:
+        path.write_text(json.dumps(doc))
+        with pytest.raises(ValueError, match="v1.json of the quagmire_v0 ladder: " + re.escape(field)):
+            ladder.load_ladder("quagmire_v0")
+        with pytest.raises(ValueError, match=re.escape(field)):
+            ladder.rate_traces([], doc, "greedy")
+        assert path.read_text() == json.dumps(doc)
+        path.write_text("{not json")
+        with pytest.raises(ValueError, match="v1.json of the quagmire_v0 ladder is no JSON"):
+            ladder.load_ladder("quagmire_v0")
+    finally:
+        path.write_text(original)
+    assert ladder.load_ladder("quagmire_v0") == json.loads(original)
+
+
 def test_an_edited_ladder_game_fails_the_check_naming_the_game_and_the_field(on_toy):
     """The ladder's file carries a digest of each of its members' games and
     of each field over them (``trace_digests``), so an edit of the games the

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..ratings import anchor_prior, bradley_terry, rating_of, resampled_sums
 from .play import CHUNK, one_torch_thread, play_chunk
-from .store import fingerprint, load_ladder
+from .store import check_ladder_doc, fingerprint, load_ladder
 
 SAMPLES = 1000  # bootstrap resamples of an interval
 ANCHOR = "random"
@@ -250,6 +250,7 @@ def rate_traces(traces: list[dict], ladder: dict, agent: str) -> dict:
     (its traces against ``ladder``'s members): ``{"rating", "by_member"}``."""
     from boardenvs.traces import score
 
+    check_ladder_doc(ladder, "rate_traces: the ladder")
     frozen = {m["name"]: m["elo"] for m in ladder["members"]}
     scores: dict = {}
     for t in traces:

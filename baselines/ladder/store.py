@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -103,7 +104,76 @@ def load_ladder(name: str, version: int | None = None) -> dict:
     path = ladder_path(name, version)
     if not path.is_file():
         raise ValueError(f"no version {version} of the {name} ladder; versions: {ladder_versions(name)}")
-    return json.loads(path.read_text())
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path.name} of the {name} ladder is no JSON: {exc}") from None
+    return check_ladder_doc(doc, f"{path.name} of the {name} ladder")
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _count(x, low: int, high: int | None = None) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= low and (high is None or x <= high)
+
+
+def check_ladder_doc(doc, where: str = "the ladder") -> dict:
+    """``doc`` if it is a ladder as the package writes it (the fields every
+    reader of a ladder uses, each of its type and range), else ValueError
+    naming the first field that is not (``where``: what to call it): a
+    ladder read from a file or handed to :func:`rate_traces` is checked
+    here before anything reads it, as rows are at the engine's boundary."""
+    if not isinstance(doc, dict):
+        raise ValueError(f"{where}: a ladder is a JSON object, got {type(doc).__name__}")
+    checks = {
+        "version": (lambda v: _count(v, 1), "an int >= 1"),
+        "env_id": (lambda v: isinstance(v, str) and v != "", "a game's env id"),
+        "options": (lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), "an object of options"),
+        "make_options": (lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v), "an object of options"),
+        "players": (lambda v: _count(v, 2, 6), "an int in 2..6"),
+        "opening": (lambda v: _count(v, 0, 10_000), "an int in 0..10000"),
+        "seed": (lambda v: _count(v, 0, 2**32 - 1), "an int in 0..2**32-1"),
+        "anchor": (lambda v: isinstance(v, str), "a member's name"),
+        "pairs": (lambda v: isinstance(v, dict), "an object of pair scores"),
+        "members": (lambda v: isinstance(v, list) and len(v) > 0, "a non-empty list of members"),
+    }
+    for key, (ok, what) in checks.items():
+        if key not in doc:
+            raise ValueError(f"{where}: no field {key!r} ({what})")
+        if not ok(doc[key]):
+            raise ValueError(f"{where}: field {key!r} must be {what}, got {_shown(doc[key])}")
+    names = set()
+    for k, m in enumerate(doc["members"]):
+        at = f"{where}: member {k}"
+        if not isinstance(m, dict):
+            raise ValueError(f"{at} is not an object, got {_shown(m)}")
+        for key, ok, what in (
+            ("name", lambda v: isinstance(v, str) and v != "", "an agent's name"),
+            ("sha256", lambda v: v is None or isinstance(v, str), "a SHA-256 or null"),
+            ("elo", _finite, "a finite number"),
+            (
+                "interval",
+                lambda v: isinstance(v, list) and len(v) == 2 and all(map(_finite, v)) and v[0] <= v[1],
+                "[low, high]",
+            ),
+        ):
+            if key not in m:
+                raise ValueError(f"{at}: no field {key!r} ({what})")
+            if not ok(m[key]):
+                raise ValueError(f"{at}: field {key!r} must be {what}, got {_shown(m[key])}")
+        if m["name"] in names:
+            raise ValueError(f"{at}: {m['name']!r} is a member twice")
+        names.add(m["name"])
+    if doc["anchor"] not in names:
+        raise ValueError(f"{where}: the anchor {_shown(doc['anchor'])} is no member")
+    return doc
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def traces_path(name: str, version: int) -> Path:
