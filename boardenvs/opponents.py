@@ -533,7 +533,7 @@ def make_opponent(spec, *, trust: bool = False) -> Opponent:
         return PolicyOpponent(spec)
     raise ValueError(
         f"opponent must be a name ({_accepted()}), a policy(obs, masks) -> actions, an SB3 model or a "
-        f"League; got {spec!r}"
+        f"League; got {shorten(repr(spec))}"
     )
 
 

@@ -195,7 +195,7 @@ def play_text_game(
     game's options (``max_turns`` among them)."""
     from .api import position as new_position
     from .matches import play_turn
-    from .opponents import load_opponent
+    from .opponents import load_opponent, make_opponent
 
     if not callable(agent):
         raise ValueError(f"agent must be a callable taking the prompt and returning a reply, got {shown(agent)}")
@@ -208,7 +208,7 @@ def play_text_game(
     pos = new_position(env_id, seed=seed, **{"first_player": 0, **options})  # the seed rolls its dice
     if not is_int(seat) or not 0 <= seat < pos.game.num_players:
         raise ValueError(f"{env_id}: seat must be an int 0..{pos.game.num_players - 1}, got {shown(seat)}")
-    opp = load_opponent(opponent, env_id) if isinstance(opponent, str) else opponent
+    opp = load_opponent(opponent, env_id) if isinstance(opponent, str) else make_opponent(opponent)  # (or ValueError)
     rng = np.random.default_rng(seed)
     moves, transcript, refused = [], [], []
     while not pos.is_terminal:

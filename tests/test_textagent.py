@@ -104,6 +104,34 @@ def test_a_text_only_agent_plays_whole_games(env_id, opponent):
     assert pos == game.position
 
 
+def test_an_opponent_that_is_no_opponent_is_refused_before_the_game():
+    """C-6: an object that is no opponent (no name, no policy, no adapter's)
+    raised AttributeError from deep inside the first opponent turn; it is
+    refused now as every ``opponent=`` is (``make_opponent``), in one line
+    naming it, before the agent is asked anything.  An Opponent, a batched
+    policy and a name still play."""
+    from boardenvs.opponents import make_opponent
+
+    asked = []
+
+    def agent(text):
+        asked.append(text)
+        return "move: " + listed_moves(text)[0]
+
+    for bad in (object(), 42, 1.5, ["greedy"]):
+        with pytest.raises(ValueError, match=r"^opponent must be a name .* got ") as info:
+            play_text_game("quess_v0", agent, seat=1, opponent=bad, seed=0)
+        assert "\n" not in str(info.value)
+    assert not asked
+
+    def last_legal(observations, masks):
+        return masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+
+    for good in (make_opponent("greedy"), last_legal, "random"):
+        game = play_text_game("quess_v0", agent, seat=1, opponent=good, seed=0, max_turns=6)
+        assert game.position.is_terminal and not game.refused
+
+
 def test_a_position_shows_as_its_picture_in_a_notebook():
     from PIL import Image
 
