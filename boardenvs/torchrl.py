@@ -207,7 +207,7 @@ class BoardEnv(EnvBase):
         with self._lock:
             reset = None if tensordict is None else tensordict.get("_reset", None)
             if reset is not None:
-                reset = reset.reshape(-1).to("cpu").numpy()
+                reset = self._host(reset, "'_reset'", f"{self.num_envs} bools, one per row", ValueError)
                 if reset.shape != (self.num_envs,) or reset.dtype != np.bool_:
                     raise ValueError(
                         f"{self.env_id} BoardEnv: '_reset' must be {self.num_envs} bools (one per row), got "
@@ -250,7 +250,7 @@ class BoardEnv(EnvBase):
                     f"{self.env_id} BoardEnv: the 'action' entry must be a tensor of {self.batch_size.numel()} "
                     f"action ids (int64), got {type(action).__name__} {shown(action)}"
                 )
-            actions = action.detach().to("cpu").reshape(-1).numpy()
+            actions = self._host(action, "the 'action' entry", "int64 action ids", IllegalActionError)
             if self.self_play:
                 return self._step_self_play(actions)
             obs, rewards, terminated, truncated, infos = self._venv.step(actions)
@@ -289,6 +289,21 @@ class BoardEnv(EnvBase):
         return f"BoardEnv({self.env_id!r}, num_envs={self.num_envs}, {mode})"
 
     # -- inside ------------------------------------------------------------------------
+    def _host(self, value: torch.Tensor, what: str, kind: str, error) -> np.ndarray:
+        """``value`` as a flat numpy array on the host, or ``error`` naming
+        why it cannot be one (before anything is stepped, C-6): a sparse or
+        other non-dense layout, the meta device (no data), or a dtype numpy
+        has no counterpart for (bfloat16, complex32, float8, quantized)."""
+        if value.layout != torch.strided:
+            raise error(f"{self.env_id} BoardEnv: {what} must be a dense tensor of {kind}, got layout {value.layout}")
+        if value.device.type == "meta":
+            raise error(f"{self.env_id} BoardEnv: {what} is on the meta device, which holds no data ({kind} wanted)")
+        value = value.detach().to("cpu").reshape(-1)
+        try:
+            return value.numpy()
+        except (TypeError, RuntimeError):  # (numpy has no such dtype; or a complex tensor's conjugate bit)
+            raise error(f"{self.env_id} BoardEnv: {what} must be {kind}, got dtype {value.dtype}") from None
+
     def _full_reset(self) -> TensorDictBase:
         """A new game in every row (seeded by ``set_seed``'s seed, else the
         rows' generators go on; the first reset without one: fresh entropy)."""

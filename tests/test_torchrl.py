@@ -178,6 +178,21 @@ def test_bad_inputs_are_clear_errors():
     for action in ("x", [0, 1]):  # not a tensor: refused at once, nothing stepped (C-6)
         with pytest.raises(IllegalActionError, match=r"'action' entry must be a tensor"):
             env.step(td.clone().set_non_tensor("action", action))
+    # a tensor numpy cannot hold, or that holds no data (C-6): the env's own error, nothing stepped
+    before = env._vec.states.copy()
+    for action in (
+        torch.zeros(2, dtype=torch.bfloat16),
+        torch.zeros(2, dtype=torch.complex32),
+        torch.zeros(2, dtype=torch.int64).to_sparse(),
+        torch.zeros(2, dtype=torch.int64, device="meta"),
+    ):
+        with pytest.raises(IllegalActionError, match=r"the 'action' entry (must be|is on the meta device)") as info:
+            env.step(td.clone().set("action", action))
+        assert "quagmire_v0 BoardEnv" in str(info.value) and "\n" not in str(info.value)
+    for reset in (torch.ones(2, dtype=torch.bool, device="meta"), torch.ones(2, dtype=torch.bool).to_sparse()):
+        with pytest.raises(ValueError, match=r"'_reset' (must be a dense tensor|is on the meta device)"):
+            env.reset(td.clone().set("_reset", reset))
+    assert np.array_equal(env._vec.states, before)
     assert env.step(env.rand_action(td.clone()))["next", "observation"].shape == td["observation"].shape  # steps on
     with pytest.raises(ValueError, match=r"'_reset' must be 2 bools"):
         env.reset(td.clone().set("_reset", torch.ones(2, 1, dtype=torch.int64)))
