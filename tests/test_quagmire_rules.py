@@ -53,8 +53,10 @@ def qtext(board: str, to_move=0, radius=3, turn=None, status="playing", reason="
     return "\n".join(lines) + "\n"
 
 
-def qpos(board: str = EMPTY_R3, to_move=0, **marks) -> Position:
-    return Position.from_text(qtext(picture(board, **marks), to_move=to_move))
+def qpos(board: str = EMPTY_R3, to_move=0, setup=False, **marks) -> Position:
+    """A hand-built position; ``setup``: a set-up one (a rules test's board
+    that play need not reach, QM-V1 and QM-V2 aside)."""
+    return Position.from_text(qtext(picture(board, **marks), to_move=to_move), setup=setup)
 
 
 def cell(pos: Position, name: str) -> str:
@@ -272,7 +274,7 @@ def test_qm6_jump_over_an_empty_cell_does_not_flood_it():
 
 
 def test_qm6_jump_over_water():
-    pos = qpos(d4="x", d5="~", a1="x", g1="o", g4="o")
+    pos = qpos(d4="x", d5="~", a1="x", g1="o", g4="o", setup=True)  # (player_0 made no move: QM-V2)
     assert "d4^d6" in pos.legal_moves() and "d4-d5" not in pos.legal_moves()
     after = pos.play("d4^d6")
     assert cell(after, "d5") == "~" and cell(after, "d6") == "x"
@@ -288,7 +290,7 @@ def test_qm6_jump_blocked_by_a_piece(blocker):
 
 
 def test_qm6_landing_must_be_on_the_board_empty_and_in_line():
-    pos = qpos(d4="x", d6="~", b2="o", a1="x", g4="o")
+    pos = qpos(d4="x", d6="~", b2="o", a1="x", g4="o", setup=True)  # (as above)
     jumps = {m for m in moves_from(pos, "d4") if "^" in m}
     assert jumps == {"d4^b4", "d4^d2", "d4^f2", "d4^f4"}  # d6 water, b2 a piece
     corner = qpos(a1="x", g4="x", d4="o", g1="o")
@@ -492,7 +494,7 @@ def test_action_encoding_matches_the_card():
 
 
 def test_observation_planes_from_each_seat():
-    pos = qpos(d4="x", a1="x", g1="o", g4="o", c3="~")
+    pos = qpos(d4="x", a1="x", g1="o", g4="o", c3="~", setup=True)  # (as above)
     R = 3
 
     def at(name):
@@ -671,3 +673,49 @@ def test_water_off_every_trail_is_refused_at_every_entry_point():
         Position.from_json(bad.to_json())
     assert Position.from_text(bad.to_text(), setup=True) == Position(game, state, setup=True)  # asked for: read
     assert Position.from_text(pos.to_text()) == pos  # the position as played is read
+
+
+QM_V2_AFTER_ONE_MOVE = """game: quagmire_v0
+options: radius=3 max_turns=1000
+to_move: player_1
+turn: 5
+status: playing
+reason: -
+alive: 1 1
+returns: 0 0
+board:
+a    x . . .
+b   . . . . .
+c  x . . . . .
+d . . . . . . .
+e  . . . . . .
+f   . . ~ ~ .
+g    . . o o
+"""
+
+
+def test_more_water_on_a_players_trails_than_its_moves_flood_is_refused():
+    """QM-V2: each water cell is on the trail of the piece that flooded it,
+    and a move floods two cells at most, so the water linked to one
+    player's pieces only is at most twice that player's moves.  After the
+    first move (player_0's: player_1 to move) two water cells on the trails
+    of player_1's pieces alone, far from player_0's, passed QM-V1 and QM-7;
+    they are refused as a text, a JSON document and a row, naming QM-V2.
+    The same board with player_0 to move (so player_1 made the move: a run
+    floods two cells) is read, as is every position of random games."""
+    bad = Position.from_text(QM_V2_AFTER_ONE_MOVE, setup=True)  # (asked for: read)
+    why = r"2 water cells are on player_1's trails alone, but player_1 made 0 of the 1 moves.*\(QM-V2\)"
+    with pytest.raises(NotationError, match=why):
+        Position.from_text(QM_V2_AFTER_ONE_MOVE)
+    with pytest.raises(NotationError, match=why):
+        Position.from_json(bad.to_json())
+    with pytest.raises(ValueError, match=r"QM-V2"):
+        Position(bad.game, bad.state.copy())
+    other = Position.from_text(QM_V2_AFTER_ONE_MOVE.replace("to_move: player_1", "to_move: player_0"))
+    assert int(np.sum(other.game.cells(other.state) == 1)) == 2
+    for seed in range(12):  # what play reaches is read, at every step
+        rng = np.random.default_rng(seed)
+        pos = boardenvs.position("quagmire_v0", radius=2 + seed % 3)
+        while not pos.is_terminal:
+            pos = pos.play(int(rng.choice(pos.legal_actions())))
+            assert Position.from_text(pos.to_text()) == pos

@@ -177,13 +177,46 @@ class QuagmireText:
                 )
 
     def check_history(self, state) -> None:
-        """QM-V1: every water cell on some piece's trail."""
+        """QM-V1: every water cell on some piece's trail; QM-V2: no more
+        water on a player's trails alone than its moves flood."""
         stranded = self._stranded_water(state)
         if stranded is not None:
             raise NotationError(
                 f"{self.env_id}: the water at {self.board.name(stranded)} is on no piece's trail: water is only "
                 "left behind by a moving piece, each cell of its trail within two cells of the next (QM-V1)"
             )
+        moves = int(state[E.H_TURN]) - 4
+        if int(state[M_PLACED]) < 4 or moves < 0:
+            return  # (no water before the setup's end: check_state)
+        mover = int(state[E.H_CURRENT])
+        made = {mover: moves // 2, 1 - mover: moves - moves // 2}  # (the seats alternate; the other moved last)
+        cells = self.cells(state)
+        reach = [self._trails(cells, np.flatnonzero(cells == PIECE + s)) for s in (0, 1)]
+        for s in (0, 1):
+            own = reach[s] - reach[1 - s]
+            if len(own) > 2 * made[s]:
+                raise NotationError(
+                    f"{self.env_id}: {len(own)} water cells are on player_{s}'s trails alone, but player_{s} "
+                    f"made {made[s]} of the {moves} moves, which flood {2 * made[s]} cells at most (QM-V2)"
+                )
+
+    def _trails(self, cells, pieces) -> set:
+        """The water cells linked to ``pieces`` by steps of at most two cells
+        through water: every cell those pieces' moves flooded is among them
+        (a move goes at most two cells, and water stays water)."""
+        water = {int(i) for i in np.flatnonzero(cells == WATER)}
+        nb = self.board.neighbours
+        reached, frontier = set(), [int(i) for i in pieces]
+        while frontier:
+            i = frontier.pop()
+            for j in nb[i]:
+                if j < 0:
+                    continue
+                for k in (j, *nb[j]):
+                    if k >= 0 and int(k) in water and int(k) not in reached:
+                        reached.add(int(k))
+                        frontier.append(int(k))
+        return reached
 
     def _stranded_water(self, state):
         """A water cell that no piece's trail can hold (QM-V1), or None: every
@@ -192,20 +225,8 @@ class QuagmireText:
         piece by steps of at most two cells through water."""
         cells = self.cells(state)
         water = {int(i) for i in np.flatnonzero(cells == WATER)}
-        if not water:
-            return None
-        nb = self.board.neighbours
-        frontier = [int(i) for i in np.flatnonzero(cells >= PIECE)]
-        while frontier and water:
-            i = frontier.pop()
-            for j in nb[i]:
-                if j < 0:
-                    continue
-                for k in (j, *nb[j]):
-                    if k >= 0 and int(k) in water:
-                        water.discard(int(k))
-                        frontier.append(int(k))
-        return min(water) if water else None
+        stranded = water - self._trails(cells, np.flatnonzero(cells >= PIECE))
+        return min(stranded) if stranded else None
 
     def check_state(self, state) -> None:
         placed, turn = int(state[M_PLACED]), int(state[E.H_TURN])
