@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -41,6 +42,7 @@ CHECKS = {
     ),
 }
 _running: dict = {}
+_started: list = []  # what start_locked started (stop_started)
 
 
 def start(name: str) -> None:
@@ -69,14 +71,27 @@ def start_locked(folder: Path, name: str, command: list, extra: dict, nice: int 
     # the shell holds the locked file (inherited) until the command has ended and its status is written
     files = [shlex.quote(str(folder / f"{name}.{kind}")) for kind in ("out", "err", "rc")]
     script = f'nice -n {nice} "$@" > {{}} 2> {{}}; echo $? > {{}}'.format(*files)
-    subprocess.Popen(
-        ["sh", "-c", script, "sh", *command],
-        cwd=TESTS,
-        env={**os.environ, **extra},
-        pass_fds=(lock.fileno(),),
-        start_new_session=True,
+    _started.append(
+        subprocess.Popen(
+            ["sh", "-c", script, "sh", *command],
+            cwd=TESTS,
+            env={**os.environ, **extra},
+            pass_fds=(lock.fileno(),),
+            start_new_session=True,
+        )
     )
     lock.close()  # (the lock is the shell's now: released when it exits)
+
+
+def stop_started() -> None:
+    """End what :func:`start_locked` started that still runs (a run cut
+    short: Ctrl-C reaches pytest's session, not theirs)."""
+    for proc in _started:
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
 
 
 def wait(folder: Path, name: str) -> None:

@@ -112,6 +112,13 @@ def pytest_runtestloop(session):
     yield
 
 
+def pytest_unconfigure(config):
+    """The controller's background processes end with the run, even one cut
+    short (they run in sessions of their own)."""
+    if not hasattr(config, "workerinput"):
+        background.stop_started()
+
+
 def pytest_collection_finish(session):
     """The long subprocess checks of the selected tests start now and run on
     the second core beside the suite (tests/background.py); under
