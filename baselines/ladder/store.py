@@ -16,6 +16,9 @@ import math
 import sys
 from pathlib import Path
 
+from boardenvs.errors import shown
+from boardenvs.spec import is_int
+
 # the baselines folder (boardenvs.baselines), this package's parent: the ladders' data stays beside the models
 HERE = Path(__file__).resolve().parent.parent
 LADDERS = HERE / "ladders"
@@ -116,7 +119,7 @@ def _finite(x) -> bool:
 
 
 def _count(x, low: int, high: int | None = None) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and x >= low and (high is None or x <= high)
+    return is_int(x) and x >= low and (high is None or x <= high)
 
 
 def check_ladder_doc(doc, where: str = "the ladder") -> dict:
@@ -143,12 +146,12 @@ def check_ladder_doc(doc, where: str = "the ladder") -> dict:
         if key not in doc:
             raise ValueError(f"{where}: no field {key!r} ({what})")
         if not ok(doc[key]):
-            raise ValueError(f"{where}: field {key!r} must be {what}, got {_shown(doc[key])}")
+            raise ValueError(f"{where}: field {key!r} must be {what}, got {shown(doc[key])}")
     names = set()
     for k, m in enumerate(doc["members"]):
         at = f"{where}: member {k}"
         if not isinstance(m, dict):
-            raise ValueError(f"{at} is not an object, got {_shown(m)}")
+            raise ValueError(f"{at} is not an object, got {shown(m)}")
         for key, ok, what in (
             ("name", lambda v: isinstance(v, str) and v != "", "an agent's name"),
             ("sha256", lambda v: v is None or isinstance(v, str), "a SHA-256 or null"),
@@ -162,18 +165,13 @@ def check_ladder_doc(doc, where: str = "the ladder") -> dict:
             if key not in m:
                 raise ValueError(f"{at}: no field {key!r} ({what})")
             if not ok(m[key]):
-                raise ValueError(f"{at}: field {key!r} must be {what}, got {_shown(m[key])}")
+                raise ValueError(f"{at}: field {key!r} must be {what}, got {shown(m[key])}")
         if m["name"] in names:
             raise ValueError(f"{at}: {m['name']!r} is a member twice")
         names.add(m["name"])
     if doc["anchor"] not in names:
-        raise ValueError(f"{where}: the anchor {_shown(doc['anchor'])} is no member")
+        raise ValueError(f"{where}: the anchor {shown(doc['anchor'])} is no member")
     return doc
-
-
-def _shown(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def traces_path(name: str, version: int) -> Path:
