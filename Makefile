@@ -3,9 +3,9 @@
 #   make test   - create .venv, install with the test, training, interop and docs extras, run the test suite
 #                 there, a pytest-xdist worker per core (at most 4); it installs nothing outside the clone
 # and make check: what needs other environments or system packages (CI runs it after make test, .ci/run):
-# Ray RLlib's tests in .venv-rllib (its own gymnasium pin), the oldest PettingZoo in .venv-pz124, the device
-# code compiled to PTX in .venv-cuda, the wheel as users get it, the replay page in headless Chromium (make
-# browser installs it) and the pages' training claims (make check-claims)
+# Ray RLlib's tests in .venv-rllib (its own gymnasium pin), the oldest releases the package declares (PettingZoo,
+# numba, numpy) in .venv-oldest, the device code compiled to PTX in .venv-cuda, the wheel as users get it, the
+# replay page in headless Chromium (make browser installs it) and the pages' training claims (make check-claims)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -20,10 +20,13 @@ PUFFERL_STAMP := $(VENV)/.installed-pufferl
 RLLIB_VENV ?= .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RLLIB_PIP := $(RLLIB_VENV)/bin/python -m pip install --no-compile --quiet --disable-pip-version-check -c constraints.txt
-# the oldest PettingZoo the package declares (where trainers' pins put users): a third, small environment
-PZ_VENV ?= .venv-pz124
-PZ_STAMP := $(PZ_VENV)/.installed
-PZ_PIP := $(PZ_VENV)/bin/python -m pip install --no-compile --quiet --disable-pip-version-check -c constraints.txt
+# the oldest releases the package declares, where trainers' pins put users (PettingZoo) and where numba's
+# internals the engine uses are oldest (numba, and the numpy it supports): a third, small environment, with a
+# numba cache of its own (another numba's cache files beside the sources would be rewritten by each)
+OLDEST_VENV ?= .venv-oldest
+OLDEST_STAMP := $(OLDEST_VENV)/.installed
+OLDEST_PIP := $(OLDEST_VENV)/bin/python -m pip install --no-compile --quiet --disable-pip-version-check -c constraints.txt
+OLDEST_PINS := pettingzoo==1.24.0 numba==0.60.0 numpy==2.0.2
 # numba-cuda and the CUDA 12 toolkit's wheels (the cuda extra): the device code compiled to PTX, with no GPU
 CUDA_VENV ?= .venv-cuda
 CUDA_STAMP := $(CUDA_VENV)/.installed
@@ -36,7 +39,7 @@ AGILERL_STAMP := $(AGILERL_VENV)/.installed
 BENCHMARL_VENV ?= .venv-benchmarl
 BENCHMARL_STAMP := $(BENCHMARL_VENV)/.installed
 
-.PHONY: demo test check check-envs test-nojit check-claims check-trainers bench install rllib-env agilerl-env benchmarl-env clean pictures docs playthroughs lint browser
+.PHONY: demo test check check-wheel check-rllib check-oldest check-ptx check-browser test-nojit check-claims check-trainers bench install rllib-env agilerl-env benchmarl-env clean pictures docs playthroughs lint browser
 
 # one line naming what is missing where the Python or its venv module is not there
 CHECK_PYTHON = @command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: no $(PYTHON) on PATH: boardenvs needs Python >= 3.10 \
@@ -61,12 +64,12 @@ $(RLLIB_STAMP): pyproject.toml constraints.txt
 	$(RLLIB_PIP) -e '.[test,render,train,rllib]'
 	touch $(RLLIB_STAMP)
 
-$(PZ_STAMP): pyproject.toml constraints.txt
+$(OLDEST_STAMP): pyproject.toml constraints.txt
 	$(CHECK_PYTHON)
-	$(PYTHON) -m venv $(PZ_VENV)
-	$(PZ_PIP) --upgrade pip "setuptools>=70.1"
-	$(PZ_PIP) -e '.[test]' 'pettingzoo==1.24.0'
-	touch $(PZ_STAMP)
+	$(PYTHON) -m venv $(OLDEST_VENV)
+	$(OLDEST_PIP) --upgrade pip "setuptools>=70.1"
+	$(OLDEST_PIP) -e '.[test]' $(OLDEST_PINS)
+	touch $(OLDEST_STAMP)
 
 $(CUDA_STAMP): pyproject.toml constraints.txt
 	$(CHECK_PYTHON)
@@ -131,25 +134,39 @@ browser:
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
-# what needs other environments or system packages, every part run and none skipped, in two lanes side by side
-# (make -j2): the pages' training claims (check-claims: two examples at a time, about 10 CPU-minutes), and the rest one after
-# the other (check-envs): the wheel as users get it (tests/wheel_check.py builds the sdist and the wheel,
-# installs it in a new environment and uses it from outside the checkout), Ray RLlib's tests and the checkers
-# under RLlib's gymnasium, the oldest PettingZoo, the device code compiled to PTX, and the replay page in
-# headless Chromium (make browser installs it)
+# what needs other environments or system packages, every part run and none skipped (make -k: a failure stops
+# no other part), two parts at a time (make -j2 starts the next as one ends; each part's output in one piece):
+# the pages' training claims (check-claims: two examples at a time, about 10 CPU-minutes); Ray RLlib's tests and
+# the checkers under RLlib's gymnasium (check-rllib); the engine, contract and playthrough tests at the oldest
+# releases declared, numba's floor among them (check-oldest); the wheel as users get it (check-wheel:
+# tests/wheel_check.py builds the sdist and the wheel, installs it in a new environment and uses it from outside
+# the checkout); the device code compiled to PTX (check-ptx); the replay page in headless Chromium (check-browser:
+# make browser installs it).  The longest first, so that the two lanes end together
 check: $(STAMP)
-	$(MAKE) --no-print-directory -j2 check-claims check-envs
+	$(MAKE) --no-print-directory -k -j2 --output-sync=target \
+		check-claims check-rllib check-oldest check-wheel check-ptx check-browser
 
-check-envs: browser $(STAMP) $(RLLIB_STAMP) $(PZ_STAMP) $(CUDA_STAMP)
-	@$(BIN)/python tests/wheel_check.py; built=$$?; \
+check-rllib: $(RLLIB_STAMP)
 	$(RLLIB_VENV)/bin/python -m pytest -q tests/test_rllib.py tests/test_checkers.py \
-		tests/test_playthroughs.py::test_the_rllib_env_replays_the_file; rllib=$$?; \
-	$(PZ_VENV)/bin/python -m pytest -q tests/test_pettingzoo_versions.py tests/test_infos.py tests/test_dice.py; oldest=$$?; \
-	$(CUDA_VENV)/bin/python -m pytest -q tests/test_device_ptx.py; ptx=$$?; \
-	BOARDENVS_BROWSER=required $(BIN)/python -m pytest -q tests/test_browser_replay.py; browser=$$?; \
-	$(BIN)/python -m boardenvs.versions; $(RLLIB_VENV)/bin/python -m boardenvs.versions; \
-	$(PZ_VENV)/bin/python -m boardenvs.versions; \
-	test $$built = 0 && test $$rllib = 0 && test $$oldest = 0 && test $$ptx = 0 && test $$browser = 0
+		tests/test_playthroughs.py::test_the_rllib_env_replays_the_file
+	$(RLLIB_VENV)/bin/python -m boardenvs.versions
+
+# (TorchRL's playthroughs are the main environment's: torch is not installed here)
+check-oldest: $(OLDEST_STAMP)
+	NUMBA_CACHE_DIR=$(OLDEST_VENV)/numba-cache $(OLDEST_VENV)/bin/python -m pytest -q -k "not torchrl" \
+		tests/test_numba_range.py tests/test_engine_contract.py tests/test_playthroughs.py \
+		tests/test_pettingzoo_versions.py tests/test_infos.py tests/test_dice.py
+	$(OLDEST_VENV)/bin/python -m boardenvs.versions
+
+check-wheel: $(STAMP)
+	$(BIN)/python tests/wheel_check.py
+
+check-ptx: $(CUDA_STAMP)
+	$(CUDA_VENV)/bin/python -m pytest -q tests/test_device_ptx.py
+
+check-browser: browser $(STAMP)
+	BOARDENVS_BROWSER=required $(BIN)/python -m pytest -q tests/test_browser_replay.py
+	$(BIN)/python -m boardenvs.versions
 
 # one formatter and linter for the whole tree (pyproject.toml's [tool.ruff]); `ruff format .` fixes the format
 lint: $(STAMP)
@@ -184,5 +201,5 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) $(PZ_VENV) $(AGILERL_VENV) $(BENCHMARL_VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) $(OLDEST_VENV) $(CUDA_VENV) $(AGILERL_VENV) $(BENCHMARL_VENV) build *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -6,6 +6,9 @@
 >>> vec = boardenvs.make_vec("quess_v0", num_envs=64)
 """
 
+from . import numba_range
+
+numba_range.check()  # one line where the installed numba is outside the tested range (see the module)
 from . import _cache_probe
 
 _cache_probe.ensure()  # numba's cache must be writable somewhere before any kernel is defined (see the module)

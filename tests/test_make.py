@@ -13,7 +13,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import tomllib
 from backstop import HANG_S
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,7 +35,7 @@ def test_make_test_installs_no_system_package_and_make_check_runs_the_rest(tmp_p
     test = _make("-n", "test", f"VENV={venv}")
     assert test.returncode == 0, test.stderr
     # (the one apt-get it shows is in the line that names python3-venv where the venv module is missing)
-    for word in ("apt-get update", "apt-get install -y", "sudo", "chromium", ".venv-rllib", ".venv-pz124"):
+    for word in ("apt-get update", "apt-get install -y", "sudo", "chromium", ".venv-rllib", ".venv-oldest"):
         assert word not in test.stdout, word
     assert ".venv-cuda" not in test.stdout
     assert "wheel_check" not in test.stdout
@@ -44,13 +47,30 @@ def test_make_test_installs_no_system_package_and_make_check_runs_the_rest(tmp_p
         "wheel_check.py",
         "tests/test_rllib.py",
         "tests/test_pettingzoo_versions.py",
+        "tests/test_engine_contract.py",
+        "tests/test_numba_range.py",
         "tests/test_device_ptx.py",
         "BOARDENVS_BROWSER=required",
         "browser",
     ):
         assert part in check.stdout, part
+    assert "make: *** " not in check.stdout + check.stderr and " -k " in check.stdout  # (every part, none stopped)
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("make ")]
     assert ci == ["make lint", "make test", "make check"], ci  # CI runs everything, and skips nothing
+
+
+def test_make_checks_the_oldest_environment_at_the_floors_the_metadata_declares():
+    """The floors pyproject.toml declares are what make check's oldest
+    environment installs (a floor nobody runs is not a floor): PettingZoo,
+    numba (boardenvs/numba_range.py) and numpy."""
+    pins = re.search(r"^OLDEST_PINS := (.*)$", (ROOT / "Makefile").read_text(), re.M).group(1).split()
+    pinned = dict(p.split("==") for p in pins)
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    floors = {r.name: r.specifier for r in map(Requirement, deps)}
+    assert set(pinned) == {"pettingzoo", "numba", "numpy"}
+    for name, version in pinned.items():  # inside the range, and below every release of the floor's next
+        floor = Version(next(s.version for s in floors[name] if s.operator == ">="))
+        assert Version(version) in floors[name] and Version(version).release[:2] == floor.release[:2], (name, version)
 
 
 def _fake_python(path: Path, version: str, venv: bool) -> Path:

@@ -2,8 +2,8 @@
 pins put users (AgileRL pins ``pettingzoo<1.27``).
 
 ``make test`` runs this file in the main environment (PettingZoo 1.27), ``make check``
-in a small third one with the oldest supported release (``.venv-pz124``,
-PettingZoo 1.24.0): ``import boardenvs`` works, every registered id and
+in a small third one with the oldest supported releases (``.venv-oldest``:
+PettingZoo 1.24.0, numba's and numpy's floors): ``import boardenvs`` works, every registered id and
 variant passes PettingZoo's own API tests there, the registry is filled
 exactly where PettingZoo has one, and the infos keep their keys.
 """
