@@ -1,9 +1,9 @@
 """Every game and player count against PettingZoo, OpenSpiel, EnvPool and Pgx, in one run.
 
 Run with ``make bench`` (or ``python benchmarks/bench.py``; ``--quick`` for a
-short development run).  Writes ``benchmarks/results.md`` (the tables),
-``benchmarks/results.json`` (raw samples, medians, the machine) and
-``benchmarks/throughput.png`` (steps/s against N, log-log); the
+short development run).  Writes ``benchmarks/results/results.md`` (the tables),
+``benchmarks/results/results.json`` (raw samples, medians, the machine) and
+``benchmarks/results/throughput.png`` (steps/s against N, log-log); the
 documentation site's Benchmarks page is built from those files (``make
 docs``).
 
@@ -44,10 +44,10 @@ counts numba's and XLA's threads).  Ratios divide by anchors from the same
 run, per wall-second and per CPU-second.  This machine is shared and noisy:
 compare ratios, not absolute numbers across runs.  Each section records the
 load average and other processes' CPU; a busy or ``--quick`` run does not
-replace the published tables (``benchmarks/results.*``) unless ``--force``.
+replace the published tables (``benchmarks/results/results.*``) unless ``--force``.
 Then ``benchmarks/breakdown.py``'s table: where a step's time goes, per game.
 
-The code, one idea a module beside this one: ``bench_harness`` (rows, the
+The code, one idea a module in ``benchmarks/lib/``: ``bench_harness`` (rows, the
 interleaved timing loop, the shared sampler), ``bench_machine`` (the
 machine, its load and the quiet verdict), one module per family of rows
 (``bench_boardenvs``; the anchors ``bench_pettingzoo`` with the no-op env,
@@ -71,7 +71,7 @@ from pathlib import Path
 import boardenvs
 from boardenvs.registry import registered_ids
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # this folder's modules, however this one is loaded
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))  # the library modules, however this one is loaded
 # what the tests replace lives in its own module, reached as bench.bench_harness (optional_import: every
 # family's import of its extra) and bench.bench_machine (QUIET_OTHERS, the /proc/stat reads)
 import bench_harness  # noqa: E402, F401
@@ -116,7 +116,8 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parent.parent
-PUBLISHED = ROOT / "benchmarks"  # results.md / .json / throughput.png of the published run (the docs' Benchmarks page)
+# results.md / .json / throughput.png of the published run (the docs' Benchmarks page)
+PUBLISHED = ROOT / "benchmarks" / "results"
 
 SIZES = (1, 64, 1024, 4096)
 QUICK_SIZES = (1, 4096)
@@ -203,7 +204,7 @@ def parse_args(argv=None):
     ap.add_argument(
         "--force",
         action="store_true",
-        help="write benchmarks/results.* even from a --quick run or a busy machine "
+        help="write benchmarks/results/results.* even from a --quick run or a busy machine "
         "(by default such a run goes to build/bench/, so the published tables stay a quiet full run's)",
     )
     ap.add_argument(
@@ -222,7 +223,7 @@ def parse_args(argv=None):
         "--out",
         type=Path,
         default=None,
-        help="folder for results.md, results.json, throughput.png (default benchmarks/, the published run)",
+        help="folder for results.md, results.json, throughput.png (default benchmarks/results/, the published run)",
     )
     ap.add_argument(
         "--from-json",

@@ -37,7 +37,7 @@ from numba import njit
 import boardenvs
 from boardenvs import engine as E
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # this folder's modules, however this one is loaded
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))  # the library modules, however this one is loaded
 from hints import bench_hints, bench_variants  # noqa: E402
 
 PARTS = ("legal", "sample", "apply", "observe", "mask copy", "driver and the rest")

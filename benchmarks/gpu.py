@@ -1,6 +1,6 @@
 """The device benchmark: one prepared command for a machine with an NVIDIA GPU.
 
-    python benchmarks/gpu.py --out benchmarks           # on the GPU machine: well inside 10 minutes
+    python benchmarks/gpu.py --out benchmarks/results   # on the GPU machine: well inside 10 minutes
     NUMBA_ENABLE_CUDASIM=1 python benchmarks/gpu.py --smoke --out /tmp/gpu   # the flow, in numba's simulator
 
 In one run, on one device:
@@ -20,8 +20,9 @@ In one run, on one device:
   one optimiser step.
 
 It writes ``gpu_results.json`` (every figure, the device's name, versions,
-the command) and ``gpu_results.md`` (the tables) under ``--out``.  Rows the
-time budget (``--budget``) leaves out say so; nothing is estimated.
+the command) and ``gpu_results.md`` (the tables) under ``--out`` (by default
+``benchmarks/results/``).  Rows the time budget (``--budget``) leaves out say
+so; nothing is estimated.
 ``--smoke`` runs the same flow at N = 8 for a moment (the simulator's
 speed says nothing: the smoke run only shows the script works; its
 figures are marked ``smoke``)."""
@@ -37,7 +38,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "lib"))  # the library modules (bench_pgx), however this one is loaded
 
 GAMES = ("quess_v0", "quagmire_v0", "hex_quoridor_v1", "quicksand_v0", "tryasina_v0")
 PGX_GAMES = ("connect_four", "othello", "go_9x9", "hex")
@@ -229,7 +230,12 @@ def markdown(result: dict) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True, help="folder for gpu_results.json and gpu_results.md")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=HERE / "results",
+        help="folder for gpu_results.json and gpu_results.md (default benchmarks/results/)",
+    )
     parser.add_argument("--seconds", type=float, default=1.0, help="timed seconds per row")
     parser.add_argument("--budget", type=float, default=420.0, help="seconds after which no new row starts")
     parser.add_argument("--smoke", action="store_true", help="N = 8, a moment per row: the flow only")

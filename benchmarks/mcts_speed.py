@@ -17,14 +17,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))  # the library modules (hints)
 
 
 def games() -> list:
     """Every package game, in its two-player form (its first declared bench variant)."""
-    from hints import bench_variants  # (this folder is the script's own: sys.path[0])
+    from hints import bench_variants
 
     import boardenvs
 

@@ -1,6 +1,6 @@
 """Which settings make MaskablePPO train fastest on CPU, measured:
 
-    python benchmarks/ppo_settings.py [--game boardenvs/Quess-v0] [--out benchmarks/ppo_settings]
+    python benchmarks/ppo_settings.py [--game boardenvs/Quess-v0] [--out benchmarks/results/ppo_settings]
 
 MaskablePPO (sb3-contrib, ``MlpPolicy``, 4 epochs) learns two rollouts on
 ``SB3VecEnv`` (and on SB3's ``DummyVecEnv`` of single-agent envs, the usual

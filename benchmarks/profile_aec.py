@@ -3,7 +3,7 @@ player count, interleaved in one process (the target: AEC >= 0.8x the no-op).
 
     python benchmarks/profile_aec.py [--seconds 1] [--repeats 5] [--profile quagmire_v0]
 
-Each round times the no-op env (``benchmarks/bench_pettingzoo.py``'s ``NoopEnv`` with
+Each round times the no-op env (``benchmarks/lib/bench_pettingzoo.py``'s ``NoopEnv`` with
 the game's action count, observation shape and number of agents, under
 PettingZoo's order enforcing as in the bench) and then the game, with the
 bench's loop (``aec_steps_per_second``); the ratio of each round is taken
@@ -26,7 +26,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench.py, beside this one
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))  # the library modules (hints)
 
 from bench import NoopEnv, aec_stepper  # noqa: E402
 from hints import bench_variants  # noqa: E402

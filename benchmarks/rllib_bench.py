@@ -1,6 +1,8 @@
 """Ray RLlib against SB3 on one game, in one run (the rllib extra's environment):
 
-    .venv-rllib/bin/python benchmarks/rllib_bench.py [--game quess_v0] [--seconds 8] [--out benchmarks/rllib_results]
+    .venv-rllib/bin/python benchmarks/rllib_bench.py [--game quess_v0] [--seconds 8] [--out OUT]
+
+(``--out benchmarks/results/rllib_results`` writes the committed ``.md`` and ``.json``.)
 
 For each env runner (``BoardEnvRunner``, boardenvs' runner over the
 engine's learner loop, ``ppo_config``'s default; and RLlib's own

@@ -20,7 +20,7 @@ Quess, Quagmire, Quicksand, Hex Quoridor and Tryasina with two players; Hex
 Quoridor and Tryasina with four are information.  Writes ``<out>.json``
 (every history, the machine, its load before and after each row),
 ``<out>.md`` (the table) and ``<out>.png`` (the curves), by default
-``benchmarks/time_to_strength``.  A GPU machine runs the same script; the
+``benchmarks/results/time_to_strength``.  A GPU machine runs the same script; the
 device is recorded.
 """
 
@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE / "time_to_strength"
+OUT = HERE / "results" / "time_to_strength"
 # (label, env id, players, targets: {rate: minutes}); the issue's targets (Tryasina's are 55% / 65%)
 ROWS = (
     ("Quess", "quess_v0", None, {0.6: 5, 0.9: 20}),
@@ -213,7 +213,9 @@ def main(argv=None) -> int:
     ap.add_argument("--info-minutes", type=float, default=10.0, help="each information row's budget (default 10)")
     ap.add_argument("--eval-seconds", type=float, default=30.0, help="training seconds between checks (default 30)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default=str(OUT), help="<out>.json / .md / .png (default benchmarks/time_to_strength)")
+    ap.add_argument(
+        "--out", default=str(OUT), help="<out>.json / .md / .png (default benchmarks/results/time_to_strength)"
+    )
     ap.add_argument("--keep", default=None, help="keep the trained models in this folder (default: a temporary one)")
     args, extra = ap.parse_known_args(argv)
     sys.path.insert(0, str(HERE))

@@ -14,7 +14,7 @@ source each has in the repository (nothing generated is committed).
   ``__all__``) and the modules a game author reads;
 * the tables of ``benchmarks.md`` and ``baselines.md``: written pages whose
   ``<!-- generated: ... -->`` markers are replaced with the tables of
-  ``benchmarks/results.md`` / ``baselines/results.md`` and the machine, load,
+  ``benchmarks/results/results.md`` / ``baselines/results.md`` and the machine, load,
   date and command of each run from their ``results.json``.
 
 The games come from ``boardenvs.ENV_IDS`` (the catalog), so a sixth game
@@ -33,6 +33,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parent.parent
+BENCH_RESULTS = ROOT / "benchmarks" / "results"  # what the benchmark scripts wrote (benchmarks/README.md)
 
 # pages whose nav entry (mkdocs.yml) is replaced with a section that lists the generated pages
 SECTIONS = {"games/index.md", "rules/index.md", "api/index.md"}
@@ -204,8 +205,8 @@ def on_config(config):
 def site_path(target: str) -> str:
     """Where a link of the README (a repository path, with an optional
     ``#anchor``) points in the site: ``docs/x.md`` -> ``x.md``, the rules
-    folder -> ``rules/``, a game's module -> its card, a results file -> its
-    page; addresses (``https:``, ``#anchor``) stay as they are."""
+    folder -> ``rules/``, a game's module -> its card, a results file (or the
+    benchmarks' index) -> its page; addresses (``https:``, ``#anchor``) stay as they are."""
     path, _, anchor = target.partition("#")
     if re.match(r"[a-z]+:", path) or not path:
         return target
@@ -220,7 +221,11 @@ def site_path(target: str) -> str:
     elif path.startswith("boardenvs/rules/"):
         path = "rules/" + path[len("boardenvs/rules/") :].replace("README.md", "index.md")
     else:
-        path = {"benchmarks/results.md": "benchmarks.md", "baselines/results.md": "baselines.md"}.get(path, path)
+        path = {
+            "benchmarks/results/results.md": "benchmarks.md",
+            "benchmarks/README.md": "benchmarks.md",  # (the index of the scripts, outside the site: the page names it)
+            "baselines/results.md": "baselines.md",
+        }.get(path, path)
     return path + ("#" + anchor if anchor else "")
 
 
@@ -394,9 +399,9 @@ def _load(machine) -> str:
 
 
 def bench_results() -> str:
-    results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
+    results = json.loads((BENCH_RESULTS / "results.json").read_text())
     m = results["machine"]
-    table = (ROOT / "benchmarks" / "results.md").read_text()
+    table = (BENCH_RESULTS / "results.md").read_text()
     head = [
         "| the run | |",
         "|---|---|",
@@ -448,10 +453,10 @@ def strength_results() -> str:
 
 
 def rllib_results() -> str:
-    """benchmarks/rllib_results.md (RLlib against SB3, ``benchmarks/rllib_bench.py``) and its run."""
-    results = json.loads((ROOT / "benchmarks" / "rllib_results.json").read_text())
+    """benchmarks/results/rllib_results.md (RLlib against SB3, ``benchmarks/rllib_bench.py``) and its run."""
+    results = json.loads((BENCH_RESULTS / "rllib_results.json").read_text())
     m = results["machine"]
-    table = (ROOT / "benchmarks" / "rllib_results.md").read_text()
+    table = (BENCH_RESULTS / "rllib_results.md").read_text()
     versions = ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v)
     head = [
         "| the run | |",
@@ -468,27 +473,28 @@ def rllib_results() -> str:
 
 
 def ppo_settings() -> str:
-    """benchmarks/ppo_settings.md (MaskablePPO's speed by setting, ``benchmarks/ppo_settings.py``) and its run."""
-    results = json.loads((ROOT / "benchmarks" / "ppo_settings.json").read_text())
+    """benchmarks/results/ppo_settings.md (MaskablePPO's speed by setting, ``benchmarks/ppo_settings.py``) and its
+    run."""
+    results = json.loads((BENCH_RESULTS / "ppo_settings.json").read_text())
     m = results["machine"]
     head = [
         "| the run | |",
         "|---|---|",
         f"| date | {m['date']} |",
-        "| command | `python benchmarks/ppo_settings.py --out benchmarks/ppo_settings` |",
+        "| command | `python benchmarks/ppo_settings.py --out benchmarks/results/ppo_settings` |",
         f"| machine | {m['cpu']}, {m['cores']} cores, {m['os']} |",
         f"| load | {_load(m)} |",
         "",
         "",
     ]
-    return "\n".join(head) + (ROOT / "benchmarks" / "ppo_settings.md").read_text()
+    return "\n".join(head) + (BENCH_RESULTS / "ppo_settings.md").read_text()
 
 
 def time_to_strength() -> str:
-    """benchmarks/time_to_strength.md (minutes from a fresh process to an agent that beats ``greedy``,
+    """benchmarks/results/time_to_strength.md (minutes from a fresh process to an agent that beats ``greedy``,
     ``benchmarks/time_to_strength.py``) and its picture."""
-    table = (ROOT / "benchmarks" / "time_to_strength.md").read_text()
-    return table + "\n![win rate against greedy by minutes of training](benchmarks/time_to_strength.png)\n"
+    table = (BENCH_RESULTS / "time_to_strength.md").read_text()
+    return table + "\n![win rate against greedy by minutes of training](benchmarks/results/time_to_strength.png)\n"
 
 
 def leaderboard() -> str:
@@ -530,7 +536,7 @@ def on_files(files, config):
     for page in API_PAGES:
         add(page, api_page(page))
     for picture in ("throughput.png", "time_to_strength.png"):
-        add(f"benchmarks/{picture}", (ROOT / "benchmarks" / picture).read_bytes())
+        add(f"benchmarks/results/{picture}", (BENCH_RESULTS / picture).read_bytes())  # (the repository's paths)
     return files
 
 

@@ -351,3 +351,20 @@ def test_the_torchrl_table_runs_every_kind(bench):
     import multiprocessing
 
     assert multiprocessing.active_children() == []
+
+
+def test_the_benchmarks_folder_is_indexed_scripts_on_top_library_and_results_apart(bench):
+    """benchmarks/: the scripts a user runs at the top, the modules they share in
+    lib/, every committed result in results/, and README.md naming each script
+    and module (the folder's index)."""
+    folder = ROOT / "benchmarks"
+    top = {p.name for p in folder.iterdir() if p.is_file()}
+    assert top == {"README.md", *(p.name for p in folder.glob("*.py"))}, top  # no result file at the top
+    assert all("__main__" in p.read_text() for p in folder.glob("*.py"))  # each one a command
+    assert not any("__main__" in p.read_text() for p in (folder / "lib").glob("*.py"))
+    assert bench.PUBLISHED == folder / "results" and (folder / "results" / "results.json").is_file()
+    index = (folder / "README.md").read_text()
+    missing = [p.name for p in (*folder.glob("*.py"), *(folder / "lib").glob("*.py")) if f"`{p.name}`" not in index]
+    assert not missing, missing
+    missing = [p.name for p in (folder / "results").iterdir() if f"`{p.name.split('.')[0]}." not in index]
+    assert not missing, missing  # every result file, by its name without the suffix

@@ -174,7 +174,7 @@ def test_no_page_or_message_installs_boardenvs_from_an_index():
     bad = re.compile(r"pip install [\"']?boardenvs\b|[\"']boardenvs\[[\w,]+\][\"']")
     files = [ROOT / "README.md", ROOT / "Makefile", *ROOT.glob("docs/**/*.md"), *ROOT.glob("docs/**/*.ipynb")]
     files += [*ROOT.glob("docs/cluster/*.yaml"), *ROOT.glob("boardenvs/**/*.py"), *ROOT.glob("wrappers/*.py")]
-    files += [*ROOT.glob("baselines/**/*.py"), *ROOT.glob("benchmarks/*.py")]
+    files += [*ROOT.glob("baselines/**/*.py"), *ROOT.glob("benchmarks/**/*.py")]
     skip = {ROOT / "docs/guide/changes.md"}  # (it quotes the old lines)
     found = [
         f"{f.relative_to(ROOT)}:{k + 1}"

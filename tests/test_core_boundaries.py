@@ -149,7 +149,7 @@ def test_the_core_game_holds_no_tool_settings(name):
 
 def _bench_hints():
     if "bench_hints_module" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("bench_hints_module", REPO / "benchmarks" / "hints.py")
+        spec = importlib.util.spec_from_file_location("bench_hints_module", REPO / "benchmarks" / "lib" / "hints.py")
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # (dataclasses look their module up)
         spec.loader.exec_module(module)

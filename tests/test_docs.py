@@ -167,15 +167,17 @@ def test_the_api_reference_renders_every_public_name(site):
 
 
 def test_the_benchmark_and_baseline_pages_show_the_results_files(site):
-    bench = json.loads((ROOT / "benchmarks" / "results.json").read_text())
+    bench = json.loads((ROOT / "benchmarks" / "results" / "results.json").read_text())
     page = html.unescape(re.sub(r"<[^>]+>", "", (site / "benchmarks.html").read_text()))
     table_rows = [
-        line for line in (ROOT / "benchmarks" / "results.md").read_text().splitlines() if line.startswith("| ")
+        line
+        for line in (ROOT / "benchmarks" / "results" / "results.md").read_text().splitlines()
+        if line.startswith("| ")
     ]
     first_cell = table_rows[2].split("|")[1].strip()
     assert bench["machine"]["date"] in page and bench["machine"]["command"] in page and first_cell in page
-    assert "load" in page and 'src="benchmarks/throughput.png"' in (site / "benchmarks.html").read_text()
-    assert (site / "benchmarks" / "throughput.png").is_file()
+    assert "load" in page and 'src="benchmarks/results/throughput.png"' in (site / "benchmarks.html").read_text()
+    assert (site / "benchmarks" / "results" / "throughput.png").is_file()
     entries = json.loads((ROOT / "baselines" / "results.json").read_text())
     page = html.unescape(re.sub(r"<[^>]+>", "", (site / "baselines.html").read_text()))
     for name, entry in entries.items():
@@ -184,7 +186,7 @@ def test_the_benchmark_and_baseline_pages_show_the_results_files(site):
     strength = json.loads((ROOT / "baselines" / "strength.json").read_text())
     assert strength["run"]["command"] in page and strength["run"]["finished"]
     assert all(f"{r['wins']}-{r['draws']}-{r['losses']}" in page for r in strength["rows"])  # every row
-    rllib = json.loads((ROOT / "benchmarks" / "rllib_results.json").read_text())
+    rllib = json.loads((ROOT / "benchmarks" / "results" / "rllib_results.json").read_text())
     page = html.unescape(re.sub(r"<[^>]+>", "", (site / "tutorials" / "rllib.html").read_text()))
     assert rllib["machine"]["date"] in page and rllib["machine"]["command"] in page and "load average" in page
     assert all(f"{r['trained_steps_s']:,.0f}" in page for r in rllib["rows"])  # every row of the RLlib table
@@ -386,7 +388,7 @@ def test_no_text_exists_twice():
     sources |= {str(p.relative_to(ROOT)): p.read_text() for p in (ROOT / "boardenvs" / "rules").glob("*.md")}
     sources |= {
         f"results {p}": (ROOT / p).read_text()
-        for p in ("benchmarks/results.md", "baselines/results.md", "benchmarks/rllib_results.md")
+        for p in ("benchmarks/results/results.md", "baselines/results.md", "benchmarks/results/rllib_results.md")
     }
     from boardenvs.registry import game_class
 

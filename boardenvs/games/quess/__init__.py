@@ -139,7 +139,7 @@ def policy_actions(game) -> list:
 # baselines train it, what make bench compares it with, the position its docs show, greedy's
 # evaluation, the chess clock's decided draws; not part of the game's declaration
 TOOLS = {
-    # (time to strength: the board network against greedy alone; benchmarks/time_to_strength.md)
+    # (time to strength: the board network against greedy alone; benchmarks/results/time_to_strength.md)
     "training": {"extractor": "cnn", "actions": policy_actions, "opponents": {"greedy": 1.0}},
     "bench": {
         "closest": ("breakthrough", "two armies on a small square board, moving and capturing, no drops"),
