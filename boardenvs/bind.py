@@ -111,7 +111,7 @@ def _constant_bound(context, builder, ty, pyval):
 
 _BOUND: dict = {}  # id(kernels), extras -> Bound (the kernels kept alive with it)
 # the files of this package whose compiled code a Bound's drivers link (the kernels' helpers, the calls, the drivers)
-ENGINE_FILES = ("engine.py", "bind.py", "_drivers.py")
+ENGINE_FILES = ("engine.py", "intrinsics.py", "bind.py", "_drivers.py")
 
 
 def bound(kernels, extras: tuple = (), opponent: bool = False, modules: tuple = ()) -> Bound:

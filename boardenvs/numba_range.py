@@ -3,7 +3,7 @@ where another is installed.
 
 The package leans on numba more than most users of it: a custom numba type
 for a game's kernels (:mod:`.bind`), calls to compiled code by native
-address, hand-written LLVM intrinsics (:mod:`.engine`) and a patch of
+address, hand-written LLVM intrinsics (:mod:`.intrinsics`) and a patch of
 numba's BLAS probe (:mod:`._blas_probe`) -- internals that a numba release
 may change.  So the metadata bounds numba on both sides (pyproject.toml's
 ``numba>=FLOOR,<CEILING``, checked equal to :data:`FLOOR` and

@@ -165,6 +165,6 @@ def device_intrinsics() -> dict:
     overloads' one-line functions that return the view are refused there;
     the intrinsic is code generated in place.  (Not for the simulator,
     which runs the plain-Python ``row_view``.)"""
-    from . import engine as E
+    from . import intrinsics as I
 
-    return {E.row_view: E._row_view_ir, E.no_mask: E._no_mask_ir, E.scratch: E._scratch_ir}
+    return {I.row_view: I._row_view_ir, I.no_mask: I._no_mask_ir, I.scratch: I._scratch_ir}

@@ -82,3 +82,38 @@ def test_import_boardenvs_under_an_untested_numba_warns_once_and_still_imports()
     said = [line for line in got.stderr.splitlines() if "NumbaVersionWarning" in line]
     assert len(said) == 1 and "numba>=0.60,<0.69" in said[0] and "0.70.0" in said[0], got.stderr
     assert int(got.stdout) >= 5
+
+
+def _numba_internals(path: Path) -> set:
+    """The numba modules below its public surface (``numba.core.*``,
+    ``numba.np.*``) that ``path`` imports."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.split(".")[:2]
+            in (
+                ["numba", "core"],
+                ["numba", "np"],
+            )
+        ):
+            found |= {node.module} if node.module.count(".") >= 2 else {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[:2] in (["numba", "core"], ["numba", "np"])}
+    return found
+
+
+def test_every_numba_internal_the_package_imports_is_named_in_the_architecture_page():
+    """docs/architecture.md's "numba's internals" says, for each, where, why
+    and what breaks if numba changes it: a new one cannot slip in unnamed."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    section = page.split("## numba's internals", 1)[1].split("\n## ", 1)[0]
+    files = [p for d in ("boardenvs", "wrappers", "baselines") for p in sorted((ROOT / d).rglob("*.py"))]
+    used = {(m, f.relative_to(ROOT).as_posix()) for f in files for m in _numba_internals(f)}
+    assert {"numba.core.cgutils", "numba.np.arrayobj"} <= {m for m, _ in used}  # (the walk sees them)
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    missing = sorted((m, f) for m, f in used if not any(f"`{m}" in r and f"`{f}`" in r for r in rows))
+    assert not missing, f"numba internals not named (with their file) in docs/architecture.md: {missing}"
