@@ -14,8 +14,9 @@ from pettingzoo import AECEnv
 from . import engine as E
 from .aec_infos import INFO_MODES, AgentInfos
 from .book import AgentBook
-from .errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
+from .errors import IllegalActionError, ResetNeededError
 from .game import Game
+from .illegal import reported, why_not
 from .position import Position
 from .spaces import LegalDiscrete, LegalOf
 from .spec import (
@@ -29,6 +30,7 @@ from .spec import (
     is_action_int,
 )
 
+MARKED = 'infos[agent]["illegal_action"]'  # where this face marks an illegal action
 CHANCE_AGENT = "chance"  # the agent that plays chance nodes in the raw mode chance_agent=True
 # BoardEnv._settle reads the header's first five fields in one go
 assert (E.H_CURRENT, E.H_STATUS, E.H_ALIVE) == (0, 1, 4)
@@ -361,42 +363,23 @@ class BoardEnv(AgentInfos, AECEnv):
                 self._state, self._params, played, mode, not self.chance_agent, self._probs, self._mask_buffer
             )
         )
-        if flag == E.STEP_REFUSED:  # rejected: nothing changed, infos included (C-6)
-            help_ = f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" and seat != E.CHANCE else ""
-            raise IllegalActionError(f"{self.game.env_id}: {agent} sent {action!r}: {problem}.{help_}")
-        if problem or self.infos[agent]["illegal_action"]:  # a note of an earlier step goes
-            self.infos[agent] = {**self.infos[agent], "illegal_action": bool(problem)}
-            if problem:
-                self.warn_illegal(f"{agent} sent {action!r}: {problem}")
+        illegal = flag == E.STEP_ILLEGAL
+        if flag != E.STEP_REFUSED and (illegal or self.infos[agent]["illegal_action"]):  # an earlier note goes
+            self.infos[agent] = {**self.infos[agent], "illegal_action": illegal}
+        # refused: raised, nothing changed, infos included (C-6); else the first illegal action said once
+        what, help_ = f"{agent} sent {action!r}: {problem}", self.illegal_action == "raise" and seat != E.CHANCE
+        reported(self, flag, self.game.env_id, what, self.illegal_action, MARKED, help_)
         if not (flag == E.STEP_ILLEGAL and mode == E.ILLEGAL_LOSE):  # a forfeit asks nobody
             self._book.asked_once(seat)
 
     def warn_illegal(self, what: str) -> None:
-        """Say the first illegal action of this env (``what`` describes it)
-        through gymnasium's logger; later ones are not said again."""
-        if not self._warned_illegal:
-            self._warned_illegal = True
-            outcome = (
-                "the offender loses the game" if self.illegal_action == "lose" else "a random legal action is played"
-            )
-            gymnasium.logger.warn(
-                f"{self.game.env_id}: {what}; illegal_action={self.illegal_action!r}: {outcome} "
-                f'(infos[agent]["illegal_action"] is True; this warning is shown once per env)'
-            )
+        """Say the first illegal action of this env (``what`` describes it),
+        as every face does (:func:`boardenvs.illegal.reported`)."""
+        reported(self, E.STEP_ILLEGAL, self.game.env_id, what, self.illegal_action, MARKED)
 
     def _check(self, action) -> str:
         """Why ``action`` is illegal for the agent to act, or '' if it is legal."""
-        if action is None:
-            return "None is only valid for an agent that is done"
-        top = self._mask.shape[0]
-        if not is_action_int(action):
-            return f"an action is an int in 0..{top - 1}, not {type(action).__name__}"
-        action = int(action)
-        if not 0 <= action < top:
-            return f"outside the action space 0..{top - 1}"
-        if not self._mask[action]:
-            return f"masked out, not legal now: {self.game.describe_action(self._state, action)}"
-        return ""
+        return why_not(action, self._mask, lambda a: self.game.describe_action(self._state, a))
 
     def _require_reset(self, what: str) -> None:
         if self._state is None:

@@ -45,7 +45,6 @@ import numpy as np
 
 from . import _drivers, _parts
 from . import engine as E
-from .errors import ILLEGAL_ACTION_HELP
 from .retarget import device_intrinsics, for_game
 from .rows import describe_value
 from .spec import check_choice, check_flag, check_size, is_int
@@ -402,7 +401,7 @@ class DeviceVectorEnv:
         if arr.shape != (n,) or arr.dtype.kind not in "iu":
             raise ValueError(f"{where}{what} must be {n} integers, got {describe_value(actions)}")
         if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
-            raise ValueError(f"{where}{what} must be action ids; {int(arr.max())} is none. {ILLEGAL_ACTION_HELP}")
+            raise ValueError(f"{where}{what} must be action ids; {int(arr.max())} is none")
         into.copy_to_device(np.ascontiguousarray(arr, np.int64))
 
     def _loop_buffers(self) -> dict:

@@ -242,7 +242,7 @@ class LearnerLoop:
             )
             self._run(drivers.agent_step, loop, *flags)
             if illegal.any() and self.illegal_action != "raise":
-                self._warn_once(self._illegal_what(np.flatnonzero(illegal), checked, None), self.illegal_action)
+                self._said_illegal(illegal, checked, None, self.illegal_action)
             if ask is not None or picks:
                 self._rounds(drivers.agent_resume, loop, flags, ask, pick)
             result = {

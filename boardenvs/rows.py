@@ -135,7 +135,7 @@ class RowAPI:
             code = E.ILLEGAL_RANDOM if mode == "random" else E.ILLEGAL_LOSE
             self._run(self._drivers.act_rows, _parts.ActPart(rows, arr, illegal), code, int(settle), int(allow_random))
             if illegal.any() and mode != "raise":
-                self._warn_once(self._illegal_what(np.flatnonzero(illegal), actions, rows), mode)
+                self._said_illegal(illegal, actions, rows, mode)
             return illegal
 
     def set_rows(self, rows, states) -> None:

@@ -38,12 +38,15 @@ import numpy as np
 
 from . import _drivers, _parts, _threads
 from . import engine as E
-from .errors import ILLEGAL_ACTION_HELP, IllegalActionError
+from .errors import IllegalActionError
 from .game import GENERIC_REASONS, Game
+from .illegal import refusal, reported, rows_in_words
 from .learners import LearnerLoop
 from .position import Position
 from .rows import RowAPI, count_illegal, count_illegal_rows, describe_value
 from .spec import ILLEGAL_ACTION_DEFAULT, check_choice, check_illegal_action, check_seed, check_size, is_int
+
+MARKED = 'infos["illegal_action"]'  # where make_vec marks a row's illegal action
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -440,26 +443,15 @@ class VectorEnv(RowAPI, LearnerLoop):
     def _warn_illegal(self, actions) -> None:
         """After a step in ``"lose"`` / ``"random"`` mode: the warning, once per
         env, naming the rows the driver flagged (``actions``: the caller's)."""
-        if self._warned_illegal or self.illegal_action == "raise" or not self._illegal.any():
-            return
-        self._warn_once(self._illegal_what(np.flatnonzero(self._illegal), actions, None), self.illegal_action)
+        if not self._warned_illegal and self.illegal_action != "raise" and self._illegal.any():
+            self._said_illegal(self._illegal, actions, None, self.illegal_action)
 
-    def _warn_once(self, what: str, mode: str) -> None:
-        """The illegal-action warning (``what``: :meth:`_illegal_what`'s), once per env."""
-        if not self._warned_illegal:
-            self._warned_illegal = True
-            gymnasium.logger.warn(
-                f"{self.env_id} make_vec: {what}: illegal_action={mode!r} "
-                + ("forfeits those rows' games" if mode == "lose" else "plays a random legal action")
-                + ' (infos["illegal_action"] marks them; this warning is shown once per env)'
-            )
-
-    def _illegal_what(self, bad, actions, rows) -> str:
-        """The illegal actions at positions ``bad``, in words (the first five)."""
-        original = np.asarray(actions)
-        where = (lambda k: f"row {k}") if rows is None else (lambda k: f"row {int(rows[k])}")
-        shown = ", ".join(f"{where(k)}: {original[k]}" for k in bad[:5]) + (" ..." if len(bad) > 5 else "")
-        return f"{len(bad)} action(s) outside 0..{self.num_actions - 1} or masked out ({shown})"
+    def _said_illegal(self, flags, actions, rows, mode: str) -> None:
+        """The rows' illegal actions (``flags``: the driver's, one per row of
+        ``rows``, all rows if None) said once per env, as every face says them."""
+        bad = np.flatnonzero(flags)
+        what = lambda: rows_in_words(bad, actions, self.num_actions, rows)  # noqa: E731 (said once at most)
+        reported(self, E.STEP_ILLEGAL, f"{self.env_id} make_vec", what, mode, MARKED)
 
     def _typed_actions(self, actions, rows) -> np.ndarray:
         """``actions`` (one per row of ``rows``, all rows if None) as a
@@ -500,8 +492,8 @@ class VectorEnv(RowAPI, LearnerLoop):
         legal = (arr >= 0) & (arr < self.num_actions)
         legal[legal] = masks[np.flatnonzero(legal), arr[legal]] == 1
         legal |= drawn
-        what = self._illegal_what(np.flatnonzero(~legal), actions, rows)
-        raise IllegalActionError(f"{self.env_id} make_vec: {what}; no row was stepped. {ILLEGAL_ACTION_HELP}")
+        what = rows_in_words(np.flatnonzero(~legal), actions, self.num_actions, rows)
+        raise refusal(f"{self.env_id} make_vec", f"{what}; no row was stepped")
 
     def _observations(self) -> dict:
         return {"observation": self._obs_view, "action_mask": self._out_masks}

@@ -720,3 +720,31 @@ def test_the_cluster_files_install_this_ray_and_their_script_configures():
     config = config.learners(num_learners=1, num_gpus_per_learner=1)
     assert config.num_env_runners == 160 and config.num_envs_per_env_runner == kwargs["envs_per_runner"]
     assert config.env_runner_cls is brl.BoardEnvRunner
+
+
+@pytest.mark.parametrize("mode", ["lose", "raise"])
+def test_an_illegal_action_is_reported_in_the_words_every_face_uses(mode):
+    """C-6 on the RLlib env, worded by boardenvs.illegal as on every face:
+    "lose" forfeits, marks the info and warns once; "raise" refuses with
+    the reason and the other modes, and nothing changes."""
+    from boardenvs import illegal
+    from boardenvs.errors import IllegalActionError
+
+    env = brl.BoardMultiAgentEnv({"env_id": "quess_v0", "illegal_action": mode})
+    obs, _ = env.reset(seed=0)
+    (agent,) = obs
+    bad = int(np.flatnonzero(obs[agent]["action_mask"] == 0)[0])
+    what = f"{agent} sent {bad!r}: masked out, not legal now"
+    if mode == "raise":
+        before = env._state.copy()
+        with pytest.raises(IllegalActionError) as refused:
+            env.step({agent: bad})
+        assert str(refused.value) == str(illegal.refusal("quess_v0", what))
+        assert np.array_equal(env._state, before)
+        return
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        _, rewards, terminateds, _, infos = env.step({agent: bad})
+    said = [str(w.message) for w in record]
+    assert len(said) == 1 and illegal.warning("quess_v0", what, "lose", 'infos[agent]["illegal_action"]') in said[0]
+    assert infos[agent]["illegal_action"] is True and terminateds["__all__"] and rewards[agent] == -1.0

@@ -134,7 +134,7 @@ def test_step_checks_actions_in_the_driver(parallel):
     np.testing.assert_array_equal(infos["illegal_action"], flagged)
     np.testing.assert_array_equal(term, flagged)
     assert (rewards[bad, 0] == -1.0).all() and (infos["end_reason"][bad] == "illegal_action").all()
-    with pytest.warns(UserWarning, match="plays a random legal action"):
+    with pytest.warns(UserWarning, match="plays a random legal action instead"):
         _, _, term, _, infos = rand.step(actions)
     np.testing.assert_array_equal(infos["illegal_action"], flagged)
     assert not term.any()

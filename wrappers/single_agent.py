@@ -55,7 +55,8 @@ import threading
 import gymnasium
 import numpy as np
 
-from ..errors import ILLEGAL_ACTION_HELP, IllegalActionError, ResetNeededError
+from ..errors import IllegalActionError, ResetNeededError
+from ..illegal import refusal, why_not
 from ..registry import game_class
 from ..spaces import LegalDiscrete
 from ..spec import ILLEGAL_ACTION_DEFAULT, check_illegal_action, check_render_mode, check_seed, is_action_int
@@ -164,12 +165,12 @@ class SingleAgentEnv(gymnasium.Env):
         if self._over:
             raise IllegalActionError(f"{self.env_id}: step({action!r}) after the episode ended: call reset() first")
         whole = is_action_int(action)  # an int, a numpy integer or a 0-d integer array
-        refused = f"{self.env_id}: the learner (player_{self.seat}) sent {action!r}: not a legal action now."
+        refused = lambda: f"the learner (player_{self.seat}) sent {action!r}: {why_not(action, self.action_masks())}"  # noqa: E731
         if not whole and self.illegal_action != "lose":  # no action id to replace: only "lose" plays on
-            raise IllegalActionError(refused + (f" {ILLEGAL_ACTION_HELP}" if self.illegal_action == "raise" else ""))
+            raise refusal(self.env_id, refused(), help_=self.illegal_action == "raise")
         played = int(action) if whole and 0 <= int(action) < self.game.num_actions else -1  # -1: illegal
         if self.illegal_action == "raise" and not (played >= 0 and self._venv.action_masks()[0, played]):
-            raise IllegalActionError(f"{refused} {ILLEGAL_ACTION_HELP}")  # (in the learner's words, not a row's)
+            raise refusal(self.env_id, refused())  # (in the learner's words, not a row's)
         # the engine's step of the batched view at one row, with its illegal_action mode: an illegal
         # action is forfeited or replaced by a random legal one (an opponent's is an error, its own)
         obs, rewards, terminated, truncated, info = self._venv.step(np.array([played], np.int64))

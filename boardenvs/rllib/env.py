@@ -10,7 +10,8 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from .. import engine as E
 from ..book import AgentBook
-from ..errors import ILLEGAL_ACTION_HELP, IllegalActionError
+from ..errors import IllegalActionError
+from ..illegal import reported, why_not
 from ..registry import make_game, registered_ids
 from ..spaces import LegalDiscrete, LegalOf
 from ..spec import ILLEGAL_ACTION_DEFAULT, check_flag, check_illegal_action, check_seed
@@ -49,6 +50,7 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         self.action_spaces = {a: LegalDiscrete(info.num_actions, LegalOf(self, a)) for a in self.possible_agents}
         self._state = None
         self._mask = np.zeros(game.mask_size, np.int8)  # the engine's mask of the row, kept current by its step
+        self._warned_illegal = False  # (boardenvs.illegal: the first illegal action is said once)
         self._book = AgentBook(game, self.possible_agents)  # whose episode ended, and how (the AEC env's too)
         self.np_random = np.random.default_rng()
         self._call_lock = threading.RLock()  # reset / step take turns between threads
@@ -108,12 +110,11 @@ class BoardMultiAgentEnv(MultiAgentEnv):
         # "raise": it refuses, nothing changes); an action that is no action id is played as -1, always
         # illegal (never the engine's own code for a random action)
         played = int(action) if whole and 0 <= int(action) < game.mask_size else -1
+        problem = "" if played >= 0 and self._mask[played] else why_not(action, self._mask[: game.num_actions])
         flag = game.step(state, played, self._mask, mode=E.ILLEGAL_MODES[self.illegal_action])
-        if flag == E.STEP_REFUSED:
-            raise IllegalActionError(
-                f"{self.env_id}: {agent} sent {action!r}: not a legal action now. {ILLEGAL_ACTION_HELP}"
-            )
-        infos = {agent: {"illegal_action": True}} if flag == E.STEP_ILLEGAL else {}
+        what = f"{agent} sent {action!r}: {problem}"
+        illegal = reported(self, flag, self.env_id, what, self.illegal_action, 'infos[agent]["illegal_action"]')
+        infos = {agent: {"illegal_action": True}} if illegal else {}
         self._book.asked_once(int(self.possible_agents.index(agent)))
         rewards, terminateds, truncateds = {agent: 0.0}, {}, {}  # the actor's step reward (RLlib wants one per action)
         for end in self._book.ends(state):
