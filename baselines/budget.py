@@ -126,6 +126,28 @@ class TrainingClock(BaseCallback):
             return "steps"
         return None
 
+    def state(self) -> dict:
+        """Where the clock is, as plain data (a run's resume state, :mod:`.resume`):
+        the history, the training and CPU seconds, the next check and save."""
+        return {
+            "history": [dict(h) for h in self.history],
+            "train_s": self.train_s,
+            "cpu_s": self.cpu_s,
+            "latest": dict(self.latest),
+            "next_eval_s": self._next_eval_s,
+            "next_eval_steps": self._next_eval_steps,
+            "next_save": self._next_save,
+        }
+
+    def set_state(self, state: dict) -> None:
+        """Go on from :meth:`state` (after :meth:`start`): the budget left is
+        what that run had left."""
+        self.history = [dict(h) for h in state["history"]]
+        self.train_s, self.cpu_s = float(state["train_s"]), float(state["cpu_s"])
+        self.latest = dict(state["latest"])
+        self._next_eval_s, self._next_eval_steps = state["next_eval_s"], state["next_eval_steps"]
+        self._next_save = state["next_save"]
+
     # -- SB3's hooks ----------------------------------------------------------------------------------------------
     def _on_training_start(self) -> None:
         if self.show and sys.stderr.isatty():

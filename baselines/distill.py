@@ -250,7 +250,13 @@ def distill(
             verbose=verbose,
         )
         if samples is not None:
-            np.savez_compressed(samples, settings=json.dumps(settings), **data)
+            from boardenvs.files import write_atomically
+
+            def write(tmp):  # (a file object: numpy adds no .npz to its name)
+                with open(tmp, "wb") as f:
+                    np.savez_compressed(f, settings=json.dumps(settings), **data)
+
+            write_atomically(samples, write, "samples file")
     collect_s = time.perf_counter() - t0
     total_games = games + sum(extra["games"] for extra, _ in more)
     new_decisions = _uncounted_decisions(

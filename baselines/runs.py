@@ -41,13 +41,17 @@ def start_from(init: str | Path, config: dict):
     return start
 
 
-def save_model(policy, config: dict, out: Path, steps: int, wall: float, cpu: float, final: bool, cli: str) -> None:
+def save_model(
+    policy, config: dict, out: Path, steps: int, wall: float, cpu: float, final: bool, cli: str, also=None
+) -> None:
     """Write ``<out>.pt`` (the policy's weights) and ``<out>.json``
     (``config`` with the budget: this run's steps and seconds plus those of
     the model it started from, ``config["init"]``; the command line when
     run as ``python -m boardenvs.baselines.<cli>``).  Each file is written
     whole through a temporary one (:func:`boardenvs.files.write_atomically`)
-    and Ctrl-C waits until both are: the pair on disk is always a model."""
+    and Ctrl-C waits until both are: the pair on disk is always a model.
+    ``also()``, if given, runs after them inside the same wait (a
+    training run's resume state, :mod:`.resume`)."""
     import torch
 
     from boardenvs.files import write_atomically
@@ -72,6 +76,8 @@ def save_model(policy, config: dict, out: Path, steps: int, wall: float, cpu: fl
     with deferred_interrupt():
         write_atomically(out.with_suffix(".pt"), lambda tmp: torch.save(weights, tmp), "model weights")
         write_atomically(out.with_suffix(".json"), lambda tmp: tmp.write_text(text), "model config")
+        if also is not None:
+            also()
 
 
 def default_out(name: str) -> Path:

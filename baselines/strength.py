@@ -32,6 +32,8 @@ import sys
 import time
 from pathlib import Path
 
+from boardenvs.files import write_atomically
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "strength"
 
@@ -201,8 +203,10 @@ def main(argv=None) -> int:
             "load": {"start": [round(x, 2) for x in load_start], "end": [round(x, 2) for x in os.getloadavg()]},
             "finished": name == names[-1],
         }
-        out.with_suffix(".json").write_text(json.dumps({"run": run, "rows": before["rows"] + rows}, indent=1) + "\n")
-        out.with_suffix(".md").write_text(markdown(before["rows"] + rows))
+        text = json.dumps({"run": run, "rows": before["rows"] + rows}, indent=1) + "\n"
+        write_atomically(out.with_suffix(".json"), lambda tmp, text=text: tmp.write_text(text), "strength results")
+        table = markdown(before["rows"] + rows)
+        write_atomically(out.with_suffix(".md"), lambda tmp, table=table: tmp.write_text(table), "strength table")
     print(markdown(before["rows"] + rows))
     return 0
 

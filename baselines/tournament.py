@@ -187,7 +187,7 @@ def rerate(
     for name, entry in entries.items():
         if entry["num_players"] == 2 and (names is None or name in names):
             rate(entry, samples)
-    results.write_text(json.dumps(entries, indent=1) + "\n")
+    _write_text(results, json.dumps(entries, indent=1) + "\n", "results")
     return write(results=results, table=table)
 
 
@@ -479,10 +479,17 @@ def write(entry: dict | None = None, results: Path = RESULTS, table: Path = TABL
     entries = json.loads(results.read_text()) if results.is_file() else {}
     if entry is not None:
         entries[entry["name"]] = entry
-        results.write_text(json.dumps(entries, indent=1) + "\n")
+        _write_text(results, json.dumps(entries, indent=1) + "\n", "results")
     text = markdown(entries)
-    table.write_text("# Baselines' strength\n\n" + text)
+    _write_text(table, "# Baselines' strength\n\n" + text, "results table")
     return text
+
+
+def _write_text(path: Path, text: str, what: str) -> None:
+    """``text`` to ``path``, whole or not at all (:func:`boardenvs.files.write_atomically`)."""
+    from boardenvs.files import write_atomically
+
+    write_atomically(path, lambda tmp: tmp.write_text(text), what)
 
 
 def main(argv=None) -> int:

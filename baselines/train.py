@@ -27,7 +27,9 @@ with the seats split evenly and each game opened by a few random moves
 model: ``<out>.pt`` (the policy's weights) and ``<out>.json`` (everything
 :func:`boardenvs.baselines.load` needs, the budget spent and every check),
 both whole (:mod:`.runs`).  ``--stop-at greedy=0.9`` ends the run at the
-first check that reaches it; Ctrl-C ends it keeping the last checkpoint.
+first check that reaches it; Ctrl-C ends it keeping the last checkpoint,
+and ``--resume <out>`` goes on with a stopped run from its last checkpoint
+(``<out>.resume.pt``, :mod:`.resume`) as if it had never stopped.
 Without ``--out``, a new run folder in the current directory:
 ``runs/<name>-<date>-<time>/<name>`` (the committed models in the
 package's ``models/`` are never written by a run; copy a model there to
@@ -184,6 +186,7 @@ def train(
     extractor_kwargs: dict | None = None,
     net_arch: list[int] | None = None,
     verbose: int = 1,
+    resume: str | Path | None = None,
 ) -> dict:
     """Train one model; returns its config (also written to ``<out>.json``).
 
@@ -203,11 +206,21 @@ def train(
     dense heads' layers.  ``warm_start``: games of ``greedy``'s decisions
     fitted before PPO (0: none).  ``threads``: torch's and numba's together
     (default: the cores this process may use; :func:`set_threads`).  ``stop_at``: ``{opponent:
-    rate}``, stop at the first check that reaches every rate."""
+    rate}``, stop at the first check that reaches every rate.  ``resume``: a
+    stopped run (its ``<out>``, ``.pt`` or ``.json``) to go on with from its
+    last checkpoint, with its own settings (:mod:`.resume`: a setting given
+    here that is not the run's is a ValueError)."""
+    from . import resume as R
+
+    call = {k: v for k, v in locals().items() if k != "R"}
+    if resume is not None and not isinstance(resume, R.Resumed):
+        return train(**R.resumed_call(train, call))
+    resumed = resume
     from boardenvs.wrappers import SB3SelfPlayCallback, SB3VecEnv
     from boardenvs.wrappers.evaluation import MAX_GAMES
     from sb3_contrib import MaskablePPO
 
+    from boardenvs.files import remove_stale_temporaries
     from boardenvs.league import League
     from boardenvs.opponents import make_opponent
     from boardenvs.spec import is_int
@@ -243,7 +256,7 @@ def train(
                 f"({', '.join(eval_opponents)})"
             )
     if warm_start is None:
-        warm_start = 0 if init is not None else defaults.warm_start
+        warm_start = 0 if init is not None or resumed else defaults.warm_start
     if not (is_int(warm_start) and 0 <= warm_start <= 100_000):
         raise ValueError(f"--warm-start must be a number of games in 0..100000, got {warm_start!r}")
     ppo = {**PPO_DEFAULTS, **defaults.ppo}
@@ -289,10 +302,13 @@ def train(
         "opponents": shares | {"self-play": round(1.0 - sum(shares.values()), 4), "snapshot_every": snapshot_every},
         "budget_asked": {k: v for k, v in budget.items() if v is not None},
     }
-    start = start_from(init, config) if init is not None else None
+    start = start_from(init, config) if init is not None and not resumed else None
+    if resumed:  # its network, its --init model's record, its warm start: as the run has them
+        resumed.adopt(config)
     torch_threads, numba_threads = set_threads(threads)
     # the board networks read the planes (flatten=False); seeded by MaskablePPO(seed=...)
     env = SB3VecEnv(env_id, num_envs=ppo["num_envs"], opponent=_opponent(shares, mix), flatten=False, **options)
+    view = env.venv
     if shaping:
         env = ShapedRewards(env, shaping, defaults.shaping_scale, ppo["gamma"])
         config["shaping"] = {
@@ -326,7 +342,9 @@ def train(
 
     def checkpoint(clock, final: bool = False) -> None:
         config["history"] = clock.history
-        save_model(model.policy, config, out, model.num_timesteps, clock.train_s, clock.cpu_s, final, "train")
+        # the resume state with every checkpoint but the last; a finished run keeps none (the module R)
+        also = (lambda: R.state_path(out).unlink(missing_ok=True)) if final else (lambda: run_state.write(out))
+        save_model(model.policy, config, out, model.num_timesteps, clock.train_s, clock.cpu_s, final, "train", also)
 
     if eval_every is None and eval_seconds is None:
         eval_seconds = max(30.0, 3.0 * minutes) if minutes is not None else None
@@ -344,6 +362,13 @@ def train(
         verbose=verbose,
         stop_at=stop_at,
     )
+    selfplay = SB3SelfPlayCallback(pool, every=snapshot_every)
+    run_state = R.RunState(env, view, pool, mix, clock, selfplay, R.settings(call), config, resumed)
+    clock.start()
+    if resumed:  # after the clock's start, the clock paused: it goes on as the run left it
+        with clock.paused():
+            resumed.restore(model, env, view, pool, mix, clock, selfplay)  # (ValueError before anything is written)
+    remove_stale_temporaries(out.with_suffix(".pt"), out.with_suffix(".json"), R.state_path(out))
     if verbose:
         what = " and ".join(f"{v:,} {k}" if k == "steps" else f"{v:g} {k}" for k, v in budget.items() if v is not None)
         net = "board network" if config["extractor"] == "board" else f"dense network ({config['extractor']})"
@@ -351,11 +376,11 @@ def train(
             f"[{name}] MaskablePPO, {net} ({sum(p.numel() for p in model.policy.parameters()):,} parameters), "
             f"{ppo['num_envs']} games a step, against {mix!r}; threads: torch {torch_threads}, numba {numba_threads}; "
             f"budget {what} of training; "
-            f"writes {out.with_suffix('.pt')}",
+            + (f"goes on from {model.num_timesteps:,} steps; " if resumed else "")
+            + f"writes {out.with_suffix('.pt')}",
             flush=True,
         )
-    clock.start()
-    if warm_start:
+    if warm_start and not resumed:
         config["warm_start"] = _warm_start(model, env_id, players, warm_start, seed)
         if verbose:
             print(
@@ -365,9 +390,10 @@ def train(
             )
     try:
         model.learn(
-            steps if minutes is None else 10**12,
-            callback=[SB3SelfPlayCallback(pool, every=snapshot_every), clock],
+            (steps if minutes is None else 10**12) - model.num_timesteps,  # (a resumed run's steps go on)
+            callback=[selfplay, clock, run_state],
             progress_bar=False,
+            reset_num_timesteps=not resumed,
         )
     except KeyboardInterrupt:
         clock.close()
@@ -489,6 +515,13 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
         "--init", default=None, help="start from this saved model (<path>.pt/.json) instead of from scratch"
     )
     ap.add_argument(
+        "--resume",
+        default=None,
+        metavar="RUN",
+        help="go on with a stopped run (its <out>, .pt or .json) from its last checkpoint, with its own "
+        "settings and budget, writing its own files",
+    )
+    ap.add_argument(
         "--extractor-kwargs",
         default=None,
         metavar="JSON",
@@ -537,12 +570,14 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
             stop_at = {name: float(rate)}
         except ValueError:
             ap.error(f"--stop-at must be NAME=RATE (e.g. greedy=0.9), got {args.stop_at!r}")
-    out = Path(args.out) if args.out is not None else default_out(model_name(args.game, args.players))
+    out = Path(args.out) if args.out is not None else None
+    if out is None and args.resume is None:
+        out = default_out(model_name(args.game, args.players))
     try:
         from .budget import check_minutes
 
         check_minutes(args.minutes)
-        if args.out is not None:  # a folder that cannot be made: now, not after the first evaluation
+        if args.out is not None and args.resume is None:  # a folder that cannot be made: now, not later
             from boardenvs.files import output_path
 
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -578,6 +613,7 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
             progress_bar=not args.no_progress,
             extractor_kwargs=extractor_kwargs,
             net_arch=args.net_arch,
+            resume=args.resume,
         )
     except ImportError as exc:  # an optional package the run needs (before ValueError: MissingExtraError is both)
         ap.error(f"{exc.name or exc} is not installed: {install_line('train')}" if exc.name else str(exc))
@@ -590,7 +626,7 @@ def main(argv=None, prog: str = "python -m boardenvs.baselines.train") -> int:
             rates = ", ".join(f"{k} {v:.0%}" for k, v in stop.last.items() if k not in ("steps", "train_s", "cpu_s"))
             print(
                 f"\ninterrupted: the last checkpoint, after {stop.last['steps']:,} steps ({rates}), is "
-                f"{stop.path}.pt / .json",
+                f"{stop.path}.pt / .json (--resume {stop.path} goes on with the run)",
                 file=sys.stderr,
             )
         return 130

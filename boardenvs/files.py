@@ -6,12 +6,19 @@ does not exist, a folder where a file should be, an extension not accepted)
 as a ValueError naming it, so a command can refuse before it plays a game;
 :func:`write_atomically` writes through a temporary file in the same folder
 and renames it into place, so a write that fails leaves nothing behind (and
-an existing file as it was).
+an existing file as it was); the file's bytes reach the disk before the rename
+and the rename before it returns (``fsync``), so a crash or a reboot finds the
+old file or the new one, never a part of one.  A process killed during a write
+leaves its temporary file (``.<stem>.<pid>-<hex>.tmp<suffix>``, a name nothing
+reads as the file); :func:`remove_stale_temporaries` clears those of dead
+processes.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import secrets
 import stat
 import zlib
@@ -64,21 +71,74 @@ def _check_writable(folder: Path, what: str, path: Path) -> None:
 
 def write_atomically(path, write, what: str = "output file") -> Path:
     """Call ``write(tmp)`` with a temporary path in ``path``'s folder (same
-    extension), then move it to ``path``.  If ``write`` raises, the temporary
-    file is removed and ``path`` is untouched; an OSError becomes a
-    ValueError naming ``what`` and the path."""
+    extension; ``write`` creates the file), sync it to the disk, then move it
+    to ``path`` and sync the folder.  If ``write`` (or the sync) raises, the
+    temporary file is removed and ``path`` is untouched; an OSError (a full
+    disk: ``ENOSPC``) becomes a ValueError naming ``what`` and the path."""
     path = output_path(path, what)
     # a fresh name the writer creates itself (so the file gets the usual permissions)
     tmp = path.with_name(f".{path.stem}.{os.getpid()}-{secrets.token_hex(4)}.tmp{path.suffix}")
     try:
         write(tmp)
+        _sync(tmp, os.O_RDWR if os.name == "nt" else os.O_RDONLY)  # the bytes on disk before the name
         os.replace(tmp, path)
+        if os.name != "nt":  # the rename on disk too (Windows has no folder handle to sync)
+            try:
+                _sync(path.parent, os.O_RDONLY)
+            except OSError as exc:  # a file system that cannot sync a folder: the file is written
+                if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF, errno.EACCES):
+                    raise
     except OSError as exc:
         raise ValueError(f"cannot write {what} {str(path)!r}: {exc.strerror or exc}") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return path
+
+
+def _sync(path, flags: int) -> None:
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def remove_stale_temporaries(*paths) -> list[Path]:
+    """Remove the temporary files :func:`write_atomically` left beside
+    ``paths`` in processes that are gone (killed during a write: a run that
+    goes on in the same place starts clean); a live process's, and every
+    other file, are left alone.  Returns what was removed."""
+    removed = []
+    for path in map(Path, paths):
+        pattern = re.compile(rf"\.{re.escape(path.stem)}\.(\d+)-[0-9a-f]{{8}}\.tmp{re.escape(path.suffix)}")
+        try:
+            names = os.listdir(path.parent)
+        except OSError:
+            continue
+        for name in names:
+            found = pattern.fullmatch(name)
+            if found and not _alive(int(found.group(1))):
+                try:
+                    os.unlink(path.parent / name)
+                    removed.append(path.parent / name)
+                except OSError:  # (gone already, or not ours to remove)
+                    pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether the process ``pid`` may run (ours does; on Windows, where
+    ``os.kill`` would end it, every process is taken to)."""
+    if pid == os.getpid() or os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)  # (signal 0: nothing is sent, only asked whether it exists)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # another user's, or not a pid this system has
+        return True
+    return True
 
 
 MAX_READ_BYTES = 64 * 1024 * 1024  # what a reader of a user's file (a saved game) reads at most

@@ -55,6 +55,7 @@ def doc_pictures(folder="boardenvs/rules") -> list:
     from PIL import Image
 
     from .cards import doc_picture
+    from .files import write_atomically
     from .wrappers.recording import record_game
 
     folder = Path(folder)
@@ -63,7 +64,8 @@ def doc_pictures(folder="boardenvs/rules") -> list:
         shown = doc_picture(env_id)  # the position the game's docs show (its TOOLS["doc_picture"])
         _, pos = random_moves(position(env_id, **shown.options), shown.decisions, shown.seed)
         path = folder / (Path(game_class(env_id).rules_file).stem + ".png")
-        Image.fromarray(pos.render("rgb_array")).save(path, optimize=True)
+        picture = Image.fromarray(pos.render("rgb_array"))
+        write_atomically(path, lambda tmp, picture=picture: picture.save(tmp, optimize=True), "picture")
         written.append(path)
     env_id, options, seed = DOC_GIF
     moves, _ = random_moves(position(env_id, **options), 10_000, seed)

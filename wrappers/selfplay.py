@@ -193,7 +193,7 @@ class SB3SelfPlayCallback(_CallbackBase):
         if deterministic not in (True, False):
             raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
         self.league, self.every, self.deterministic = league, int(every), deterministic
-        self._last = 0
+        self.last = 0  # the steps at the last snapshot (or at the start of training)
 
     def _snapshot(self) -> None:
         self.league.add(sb3_snapshot(self.model, self.deterministic, f"snapshot {self.league.added + 1}"))
@@ -201,11 +201,11 @@ class SB3SelfPlayCallback(_CallbackBase):
     def _on_training_start(self) -> None:
         if not len(self.league):  # the first snapshot; a later learn() call goes on with the league
             self._snapshot()
-        self._last = self.num_timesteps
+        self.last = self.num_timesteps
 
     def _on_step(self) -> bool:
-        if self.num_timesteps - self._last >= self.every:
+        if self.num_timesteps - self.last >= self.every:
             self._snapshot()
-            self._last = self.num_timesteps
+            self.last = self.num_timesteps
             self.logger.record("selfplay/snapshots", self.league.added)
         return True

@@ -183,6 +183,68 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._opp_index = {id(o): k for k, o in enumerate(self._opp_list)}
         self._call_lock = threading.RLock()
 
+    # -- where the view is, as plain data (a training run's resume state) ------------------
+    _STATE_ARRAYS = ("_seats", "_lengths", "_outside", "_opp_ids", "_illegal", "_pending")
+
+    def get_state(self, opponent_key) -> dict:
+        """Everything that decides how the view plays on, as plain data
+        (numpy arrays, ints, strings: what a training run's resume file
+        keeps, :mod:`boardenvs.baselines.resume`): the rows and the
+        engine's buffers (``make_vec``'s pickle state), the learner's seats
+        and episode steps, the last observations and masks, the view's
+        generator and each row's opponent as ``opponent_key(opponent)``
+        (the opponents themselves are the caller's).  After ``reset``;
+        ValueError after a step that stopped part-way."""
+        with self._call_lock:
+            if self._rng is None or self._failed:
+                raise ValueError(f"{self.env_id}: get_state() needs a view that was reset and is not part-way")
+            vec = self.vec.__getstate__()
+            return {
+                "vec": {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in vec.items() if _plain(k, v)},
+                **{k[1:]: getattr(self, k).copy() for k in self._STATE_ARRAYS},
+                "observations": self._obs_all.copy(),
+                "masks": self._bool_masks.copy(),
+                "rng": self._rng.bit_generator.state,
+                "opponents": [opponent_key(o) for o in self._opp_list],
+            }
+
+    def set_state(self, state: dict, opponent_of) -> None:
+        """Put back what :meth:`get_state` took, in a view built with the
+        same options (``opponent_of(key)``: the opponent a key names).  The
+        rows are data from outside: ``make_vec`` checks them as a
+        Position's when it takes them (C-6); an array of another shape or
+        dtype is a ValueError naming it, and the view is left as it was."""
+        with self._call_lock:
+            vec = self.vec.__getstate__()
+            for key, value in state["vec"].items():
+                if key not in vec or not _plain(key, value) or type(value) is not type(vec[key]):
+                    raise ValueError(f"{self.env_id}: a saved view's make_vec has {key!r} of the wrong kind")
+                vec[key] = value
+            rows = type(self.vec).__new__(type(self.vec))
+            rows.__setstate__(vec)  # (checks every array's shape and dtype, and every row)
+            arrays = {k: state[k[1:]] for k in self._STATE_ARRAYS}
+            arrays["_obs_all"], arrays["_bool_masks"] = state["observations"], state["masks"]
+            fresh = {"_obs_all": self._fresh_obs.get(), "_bool_masks": self._fresh_masks.get()}
+            for key, value in arrays.items():
+                like = fresh[key] if key in fresh else getattr(self, key)
+                if not (isinstance(value, np.ndarray) and value.shape == like.shape and value.dtype == like.dtype):
+                    raise ValueError(
+                        f"{self.env_id}: a saved view's {key[1:]} must be {like.dtype} of shape {like.shape}"
+                    )
+            opponents = [opponent_of(k) for k in state["opponents"]]
+            if len(arrays["_opp_ids"]) and not 0 <= arrays["_opp_ids"].min() <= arrays["_opp_ids"].max() < max(
+                len(opponents), 1
+            ):
+                raise ValueError(f"{self.env_id}: a saved view's rows name opponents it does not hold")
+            rng = np.random.default_rng()
+            rng.bit_generator.state = state["rng"]
+            for key, value in arrays.items():
+                target = fresh[key] if key in fresh else getattr(self, key)
+                target[...] = value
+                setattr(self, key, target)
+            self.vec, self.game, self._rng, self._failed = rows, rows.game, rng, None
+            self._opp_list, self._opp_index = opponents, {id(o): k for k, o in enumerate(opponents)}
+
     # -- gymnasium API -----------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
         """New games in every row.  ``seed``: an int (each row's game and the
@@ -459,3 +521,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv):
 
     def _infos(self) -> dict:
         return {"action_mask": self._bool_masks, "seat": self._seats.copy(), "illegal_action": self._illegal.copy()}
+
+
+def _plain(key: str, value) -> bool:
+    """Whether a ``make_vec`` pickle state entry is data (a buffer or a flag of its own), not configuration."""
+    return key.startswith("_") and isinstance(value, (np.ndarray, bool))

@@ -11,6 +11,8 @@ import os
 import platform
 import time
 
+from boardenvs.files import write_atomically
+
 from .binding import bind, digests
 from .play import CHUNK, one_torch_thread, opening, play_chunk
 from .rating import ANCHOR, SAMPLES, fit, rate_and_play
@@ -133,7 +135,8 @@ def build(
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     write_traces(traces, traces_path(name, version))
-    out.write_text(json.dumps(doc, indent=1) + "\n")
+    text = json.dumps(doc, indent=1) + "\n"
+    write_atomically(out, lambda tmp: tmp.write_text(text), "ladder")
     return doc
 
 
@@ -162,5 +165,6 @@ def record(name: str, agent: str, precision: float = 50, games: int = 1000, seed
         f"--seed {seed}",
     }
     entries[agent] = {**result, **bind(new, agent)}  # the games it was rated on, by seat and by digest
-    path.write_text(json.dumps(entries, indent=1) + "\n")
+    text = json.dumps(entries, indent=1) + "\n"
+    write_atomically(path, lambda tmp: tmp.write_text(text), "leaderboard")
     return result
