@@ -748,3 +748,36 @@ def test_an_illegal_action_is_reported_in_the_words_every_face_uses(mode):
     said = [str(w.message) for w in record]
     assert len(said) == 1 and illegal.warning("quess_v0", what, "lose", 'infos[agent]["illegal_action"]') in said[0]
     assert infos[agent]["illegal_action"] is True and terminateds["__all__"] and rewards[agent] == -1.0
+
+
+def test_a_killed_env_runner_is_restarted_and_training_reaches_its_iterations(local_ray):
+    """Reliability: one of two env runners SIGKILLed mid-training (its
+    process, as a lost node would be): ppo_config's fault tolerance (on by
+    default) goes on with the healthy runner, Ray restarts the dead one and
+    the learner's weights reach it; the run reaches its iteration count, and
+    the steps counted are the steps sampled, none twice."""
+    import os
+    import signal
+    import time
+
+    config = brl.ppo_config("quagmire_v0", opponent="random", num_env_runners=2, envs_per_runner=8, radius=2)
+    assert config.restart_failed_env_runners is True
+    algo = config.training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1).build_algo()
+    try:
+        group = algo.env_runner_group
+        pids = group.foreach_env_runner(lambda r: os.getpid(), local_env_runner=False)
+        assert len(set(pids)) == 2 and os.getpid() not in pids
+        sampled = [algo.train()["env_runners"]["num_env_steps_sampled"]]
+        os.kill(pids[0], signal.SIGKILL)
+        end = time.monotonic() + HANG_S  # (the tests' backstop against a hang, not a timing)
+        while group.num_healthy_remote_workers() < 2 or len(sampled) < 4:
+            assert time.monotonic() < end, "the killed runner was never restored"
+            result = algo.train()
+            sampled.append(result["env_runners"]["num_env_steps_sampled"])
+        assert group.num_remote_worker_restarts() >= 1 and algo.iteration == len(sampled) >= 4
+        new = group.foreach_env_runner(lambda r: os.getpid(), local_env_runner=False)
+        assert pids[0] not in new and pids[1] in new  # the dead one restarted in a new process
+        assert result["env_runners"]["num_env_steps_sampled_lifetime"] == sum(sampled)
+        assert all(n >= 256 for n in sampled)
+    finally:
+        algo.stop()

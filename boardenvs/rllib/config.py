@@ -120,6 +120,9 @@ def _setup(config, env_id: str, num_env_runners: int, envs_per_runner: int):
     check_size("num_env_runners", num_env_runners, 1024, low=0)
     check_size("envs_per_runner", envs_per_runner, 1 << 16)
     config = config.api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+    # a runner that dies (a killed process, a lost node) is restarted by Ray and synced with the learner's
+    # weights; the iteration goes on with the healthy ones, and what the dead one held is not counted
+    config = config.fault_tolerance(restart_failed_env_runners=True, ignore_env_runner_failures=False)
     return config.framework("torch")
 
 
