@@ -219,6 +219,12 @@ def parser() -> argparse.ArgumentParser:
         "runs/rating-LADDER-AGENT-seedSEED.jsonl.gz)",
     )
     ra.add_argument("--no-traces", action="store_true", help="write no trace file")
+    ra.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with a rating that stopped (killed, interrupted) from the games in its OUT.partial, "
+        "with its own settings: only the rest are played, and the traces and the rating are an unbroken run's",
+    )
     ra.add_argument("--trust-files", action="store_true", help=TRUST_HELP + "; and import a module:attribute agent")
     ra.add_argument("--json", action="store_true", help="print the result as JSON (no progress bar)")
     ra.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -217,6 +217,8 @@ def rate(args) -> int:
 
     opponent(args.agent, args.game, args.trust_files)  # its errors in these words, before any file or game
     traces = None
+    if args.resume and args.no_traces:
+        raise ValueError("--resume goes on from the games in the trace file: not with --no-traces")
     if not args.no_traces:
         if args.out is not None:
             traces = args.out
@@ -226,7 +228,7 @@ def rate(args) -> int:
             traces = str(default_output(f"rating-{name}-{safe}-seed{args.seed}.jsonl.gz"))
         if not str(traces).endswith((".jsonl", ".jsonl.gz")):
             raise ValueError(f"--out {str(traces)!r}: the file name must end in .jsonl or .jsonl.gz")
-        output_path(traces, "--out")  # (written after every game is played: checked first)
+        output_path(traces, "--out")  # (written as the games are played, to OUT.partial: checked first)
     progress = ladder.QUIET if args.quiet or args.json else None
     result = ladder.rate(
         args.agent,
@@ -239,6 +241,7 @@ def rate(args) -> int:
         trust=args.trust_files,
         traces=traces,
         progress=progress,
+        resume=args.resume,
     )
     if args.json:
         import json

@@ -18,7 +18,9 @@ and ``turns`` are the result.  :func:`play_matches` plays games between
 opponents and returns their traces; :func:`read_traces` replays every line
 of a file and raises ValueError naming the line if one is not a trace, an
 action is not legal, or the game does not end as recorded;
-``boardenvs replay FILE.jsonl --index K`` shows one.
+``boardenvs replay FILE.jsonl --index K`` shows one.  A rating writes its
+games as they are played (:mod:`boardenvs.tracelog`): a run killed at any
+moment keeps them, and ``--resume`` goes on.
 """
 
 from __future__ import annotations
@@ -154,19 +156,27 @@ def check_trace(trace, where: str = "trace"):
 def read_traces(path, check: bool = True) -> list[dict]:
     """Every trace of a ``.jsonl`` / ``.jsonl.gz`` file, each replayed and
     checked (:func:`check_trace`) unless ``check=False``; ValueError naming
-    the file and line otherwise."""
+    the file and line otherwise (a last line cut short, as a run killed
+    while writing it leaves one, is refused too: it says so and how many
+    games before it are whole; :mod:`boardenvs.tracelog` keeps those)."""
     try:
         text = read_text_capped(path, "trace file", opener=gzip.open if str(path).endswith(".gz") else open)
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a trace file: not UTF-8 text") from None
     out = []
-    for k, line in enumerate(text.splitlines()):
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
         if not line.strip():
             continue
         where = f"{path}, line {k + 1}"
         try:
             trace = json.loads(line)
         except (json.JSONDecodeError, RecursionError) as exc:
+            if k == len(lines) - 1 and not text.endswith("\n"):  # (a run killed while writing its last game)
+                raise ValueError(
+                    f"{where}: cut short mid-game (not JSON: {getattr(exc, 'msg', exc)}); "
+                    f"the {len(out)} games before it are whole"
+                ) from None
             raise ValueError(f"{where}: not JSON ({getattr(exc, 'msg', exc)})") from None
         if check:
             check_trace(trace, where)

@@ -51,22 +51,29 @@ def play_chunk(
     ``one`` in the rest, on the first half's seeds."""
     from boardenvs.traces import play_matches
 
-    half = n - n // 2 if both_ways else n
-    seeds = _seeds(seed, *keys, n=(half + players - 1) // players)
-    lineups = [tuple(one if s == k % players else other for s in range(players)) for k in range(half)]
-    lineups += [tuple(other if s == k % players else one for s in range(players)) for k in range(n - half)]
+    lineups, seeds = chunk_plan(one, other, players, seed, keys, n, both_ways)
     rng = np.random.default_rng(np.random.SeedSequence([seed, *keys, 1]))
     return play_matches(
         env_id,
         options,
         lineups,
-        [seeds[(k % half) // players] for k in range(n)],
+        seeds,
         agents,
         rng,
         names=names,
         extra=extra,
         opening=open_k,
     )
+
+
+def chunk_plan(one: int, other: int, players: int, seed: int, keys: tuple, n: int, both_ways: bool = False):
+    """The lineups and seeds of :func:`play_chunk`'s ``n`` games (a resumed
+    rating checks the games it kept against them)."""
+    half = n - n // 2 if both_ways else n
+    seeds = _seeds(seed, *keys, n=(half + players - 1) // players)
+    lineups = [tuple(one if s == k % players else other for s in range(players)) for k in range(half)]
+    lineups += [tuple(other if s == k % players else one for s in range(players)) for k in range(n - half)]
+    return lineups, [seeds[(k % half) // players] for k in range(n)]
 
 
 class one_torch_thread:

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from ..ratings import anchor_prior, bradley_terry, rating_of, resampled_sums
-from .play import CHUNK, one_torch_thread, play_chunk
+from .play import CHUNK, chunk_plan, one_torch_thread, play_chunk
 from .store import check_ladder_doc, fingerprint, load_ladder
 
 SAMPLES = 1000  # bootstrap resamples of an interval
@@ -80,6 +80,7 @@ def rate(
     trust: bool = False,
     traces=None,
     progress=None,
+    resume: bool = False,
 ) -> dict:
     """Rate ``agent`` (an opponent name or path, as ``opponent=`` takes:
     ``"baseline:quess_v0"``, ``"model.pt"``, ``"search:200:quess_v0"``, an
@@ -87,19 +88,39 @@ def rate(
     ``env_id``'s ladder for ``players`` (default 2): see
     :mod:`boardenvs.baselines.ladder`.  ``games``: at most this many games; ``precision``: stop
     once the 95% interval's half-width is at most this (Elo); ``traces``: a
-    ``.jsonl`` / ``.jsonl.gz`` path the games are written to.  Returns
+    ``.jsonl`` / ``.jsonl.gz`` path the games are written to, as they are
+    played (``<traces>.partial`` until the end, :mod:`boardenvs.tracelog`);
+    ``resume``: go on from the partial file of a run that stopped (killed,
+    interrupted), with its settings: its games are kept, only the rest
+    played, and the traces and the rating are an unbroken run's.  Returns
     ``{"agent", "ladder", "version", "rating", "interval", "half_width",
     "games", "stopped", "by_member": {member: [games, score]}, "seconds",
     "beyond": None | "above" | "below", "seed", "traces"}``; ``beyond`` says
     the agent won (or lost) nearly everything against the ladder's end, so
     its rating is a bound."""
-    return rate_and_play(agent, env_id, players, games, precision, seed, version, trust, traces, progress)[0]
+    return rate_and_play(agent, env_id, players, games, precision, seed, version, trust, traces, progress, resume)[0]
 
 
 def rate_and_play(
-    agent, env_id, players, games, precision, seed, version, trust, traces, progress
+    agent, env_id, players, games, precision, seed, version, trust, traces, progress, resume=False
 ) -> tuple[dict, list[dict]]:
     """:func:`rate`'s result and the games it played (their traces)."""
+    if resume and traces is None:
+        raise ValueError("resume goes on from the games a rating wrote: it needs their trace file")
+    logs = []  # (the partial trace file, once open: closed whatever happens)
+    try:
+        result, played = _rate(
+            agent, env_id, players, games, precision, seed, version, trust, traces, progress, logs, resume
+        )
+        if logs:
+            logs[0].finish(played)
+        return result, played
+    finally:
+        for log in logs:
+            log.close()
+
+
+def _rate(agent, env_id, players, games, precision, seed, version, trust, traces, progress, logs, resume=False):
     from boardenvs.opponents import load_opponent
     from boardenvs.registry import env_id_of
     from boardenvs.spec import is_int
@@ -153,6 +174,13 @@ def rate_and_play(
     half = float("inf")
     estimate, low, high = 0.0, 0.0, 0.0
     rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
+    log = None
+    if traces is not None:
+        from boardenvs.tracelog import TraceLog, line_bytes
+
+        log = TraceLog(traces, resume=resume)
+        logs.append(log)
+    tag = {"ladder": f"{name} v{version}"}
     while len(played) < games:
         if rounds == 0:
             todo = members
@@ -164,22 +192,39 @@ def rate_and_play(
                 break
             j = members.index(m)
             count = len(scores[m]) // CHUNK
-            with one_torch_thread():
-                new = play_chunk(
-                    env_id,
-                    options,
-                    [who, member(m)],
-                    [agent_name, member_names[m]],
-                    0,
-                    1,
-                    P,
-                    seed,
-                    (j, count),
-                    min(CHUNK, games - len(played)),
-                    ladder["opening"],
-                    {"ladder": f"{name} v{version}"},
-                    both_ways=P > 2,
-                )
+            n = min(CHUNK, games - len(played))
+            kept = log.take(n) if log is not None else []
+            if kept:  # a stopped run's games: they must be this round's
+                lineups, seeds = chunk_plan(0, 1, P, seed, (j, count), n, both_ways=P > 2)
+                names = [agent_name, member_names[m]]
+                _check_kept(log.path, len(played), kept, env_id, tag, [[names[a] for a in x] for x in lineups], seeds)
+            if len(kept) == n:
+                new = kept
+            else:
+                with one_torch_thread():
+                    new = play_chunk(
+                        env_id,
+                        options,
+                        [who, member(m)],
+                        [agent_name, member_names[m]],
+                        0,
+                        1,
+                        P,
+                        seed,
+                        (j, count),
+                        n,
+                        ladder["opening"],
+                        tag,
+                        both_ways=P > 2,
+                    )
+                if kept and line_bytes(new[: len(kept)]) != line_bytes(kept):  # (as written: tuples are lists)
+                    raise ValueError(
+                        f"{log.path}: games {len(played) + 1}..{len(played) + len(kept)} are not the games this "
+                        "rating plays there (another agent's, another version's): --resume goes on with the "
+                        "stopped run's own settings"
+                    )
+                if log is not None:
+                    log.add(new[len(kept) :])
             scores[m] += [score(t, agent, m) for t in new]
             played += new
         rounds += 1
@@ -202,10 +247,6 @@ def rate_and_play(
         beyond = "above"
     elif scores[bottom] and sum(scores[bottom]) <= 0.05 * len(scores[bottom]):
         beyond = "below"
-    if traces is not None:
-        from boardenvs.traces import write_traces
-
-        write_traces(played, traces)
     result = {
         "agent": agent,
         "env_id": env_id,
@@ -224,6 +265,21 @@ def rate_and_play(
         "traces": None if traces is None else str(traces),
     }
     return result, played
+
+
+def _check_kept(path, before: int, kept: list, env_id: str, tag: dict, agents: list, seeds: list) -> None:
+    """ValueError naming ``path`` and the game unless the games a stopped
+    rating kept (``kept``, from game ``before + 1`` on) are those this round
+    plays: the game, the ladder, who sits where and the seeds."""
+    for k, t in enumerate(kept):
+        want = {"env_id": env_id, "ladder": tag["ladder"], "agents": agents[k], "seed": seeds[k]}
+        got = {key: t.get(key) for key in want}
+        if got != want:
+            wrong = next(key for key in want if got[key] != want[key])
+            raise ValueError(
+                f"{path}: game {before + k + 1} is not the game this rating plays there (its {wrong} is "
+                f"{got[wrong]!r}, not {want[wrong]!r}): --resume goes on with the stopped run's own settings"
+            )
 
 
 def _agent_rating(frozen: dict, scores: dict) -> float:
