@@ -13,7 +13,9 @@ and the run's own settings (the arguments of its :func:`~.train.train` call).
 The state is taken at the start of every rollout (SB3's ``on_rollout_start``:
 the last update done, nothing of the next rollout collected: the one point
 where the run is a few plain values) and written with every checkpoint,
-after the model's pair, through :func:`boardenvs.files.write_atomically`;
+before the model's pair (a run killed between the files has a state to go
+on from, its first checkpoint's included), through
+:func:`boardenvs.files.write_atomically`;
 a checkpoint falls inside a rollout, during which the network does not
 change, so the checkpoint's ``.pt`` holds the weights the state holds.  A
 resumed run goes on from that rollout's start, so it plays the part of the
@@ -160,15 +162,16 @@ def read(run) -> Resumed:
             f"{shown}: no resume state {path} (a run of boardenvs train keeps one beside its model "
             "from its first checkpoint until it finishes)"
         )
-    try:
-        saved = json.loads(config_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(
-            f"{shown}: the run's config {config_file} is damaged or missing ({_first_line(exc)})"
-        ) from None
-    if not isinstance(saved, dict) or not isinstance(saved.get("budget"), dict):
-        raise ValueError(f"{shown}: the run's config {config_file} is no config boardenvs train wrote")
-    if saved["budget"].get("finished") is True:
+    # (the state is written before the model's pair: a run killed inside its first checkpoint has no .json yet)
+    saved = None
+    if config_file.exists():
+        try:
+            saved = json.loads(config_file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{shown}: the run's config {config_file} is damaged ({_first_line(exc)})") from None
+        if not isinstance(saved, dict) or not isinstance(saved.get("budget"), dict):
+            raise ValueError(f"{shown}: the run's config {config_file} is no config boardenvs train wrote")
+    if saved is not None and saved["budget"].get("finished") is True:
         raise ValueError(
             f"{shown}: the run finished ({saved['budget'].get('steps')} steps); "
             f"--init {out}.pt trains on from its model"
@@ -184,7 +187,11 @@ def read(run) -> Resumed:
         resumed = Resumed(out, state)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{shown}: {path.name} is damaged (its config: {exc.msg})") from None
-    if not isinstance(resumed.config, dict) or resumed.config.get("env_id") != saved.get("env_id"):
+    if (
+        not isinstance(resumed.config, dict)
+        or saved is not None
+        and resumed.config.get("env_id") != saved.get("env_id")
+    ):
         raise ValueError(f"{shown}: {path.name} and {config_file.name} are not of the same run")
     return resumed
 

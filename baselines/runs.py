@@ -42,7 +42,7 @@ def start_from(init: str | Path, config: dict):
 
 
 def save_model(
-    policy, config: dict, out: Path, steps: int, wall: float, cpu: float, final: bool, cli: str, also=None
+    policy, config: dict, out: Path, steps: int, wall: float, cpu: float, final: bool, cli: str, before=None, after=None
 ) -> None:
     """Write ``<out>.pt`` (the policy's weights) and ``<out>.json``
     (``config`` with the budget: this run's steps and seconds plus those of
@@ -50,8 +50,10 @@ def save_model(
     run as ``python -m boardenvs.baselines.<cli>``).  Each file is written
     whole through a temporary one (:func:`boardenvs.files.write_atomically`)
     and Ctrl-C waits until both are: the pair on disk is always a model.
-    ``also()``, if given, runs after them inside the same wait (a
-    training run's resume state, :mod:`.resume`)."""
+    ``before()`` and ``after()``, if given, run before and after them inside
+    the same wait (a training run writes its resume state before the pair,
+    so a kill between the files leaves a state to go on from, and removes
+    it after the last pair: :mod:`.resume`)."""
     import torch
 
     from boardenvs.files import write_atomically
@@ -74,10 +76,12 @@ def save_model(
     weights = {k: v.detach().cpu() for k, v in policy.state_dict().items()}
     text = json.dumps(config, indent=2) + "\n"
     with deferred_interrupt():
+        if before is not None:
+            before()
         write_atomically(out.with_suffix(".pt"), lambda tmp: torch.save(weights, tmp), "model weights")
         write_atomically(out.with_suffix(".json"), lambda tmp: tmp.write_text(text), "model config")
-        if also is not None:
-            also()
+        if after is not None:
+            after()
 
 
 def default_out(name: str) -> Path:

@@ -342,9 +342,14 @@ def train(
 
     def checkpoint(clock, final: bool = False) -> None:
         config["history"] = clock.history
-        # the resume state with every checkpoint but the last; a finished run keeps none (the module R)
-        also = (lambda: R.state_path(out).unlink(missing_ok=True)) if final else (lambda: run_state.write(out))
-        save_model(model.policy, config, out, model.num_timesteps, clock.train_s, clock.cpu_s, final, "train", also)
+        # the resume state first with every checkpoint but the last (a kill between the files leaves one to go
+        # on from); a finished run keeps none (the module R)
+        hooks = (
+            {"after": lambda: R.state_path(out).unlink(missing_ok=True)}
+            if final
+            else {"before": lambda: run_state.write(out)}
+        )
+        save_model(model.policy, config, out, model.num_timesteps, clock.train_s, clock.cpu_s, final, "train", **hooks)
 
     if eval_every is None and eval_seconds is None:
         eval_seconds = max(30.0, 3.0 * minutes) if minutes is not None else None

@@ -53,8 +53,8 @@ def _finals(monkeypatch) -> dict:
     seen = {}
     real = T.save_model
 
-    def save_model(policy, config, out, steps, wall, cpu, final, cli, also=None):
-        real(policy, config, out, steps, wall, cpu, final, cli, also)
+    def save_model(policy, config, out, steps, wall, cpu, final, cli, **hooks):
+        real(policy, config, out, steps, wall, cpu, final, cli, **hooks)
         seen.setdefault("checkpoints", []).append(steps)
         if final:
             seen["weights"] = copy.deepcopy(policy.state_dict())
@@ -168,6 +168,24 @@ def test_the_command_line_resumes_a_run(unbroken, tmp_path, monkeypatch, capsys)
     assert all(torch.equal(v, unbroken["weights"][k]) for k, v in seen["weights"].items())
 
 
+def test_a_run_killed_inside_its_first_checkpoint_goes_on_from_its_resume_state(unbroken, tmp_path, monkeypatch):
+    """Reliability: killed at any moment.  A checkpoint writes the resume
+    state before the model's pair, so a run killed inside its first
+    checkpoint, after the state and before the pair (no ``.pt``, no
+    ``.json`` yet), goes on from it and ends with the unbroken run's
+    weights; with the state alone, nothing else of the run is needed."""
+    out = tmp_path / "q"
+    _cut_run(out, monkeypatch, lambda mp: _cut_after_checkpoint(mp, 1))
+    out.with_suffix(".pt").unlink()
+    out.with_suffix(".json").unlink()
+    assert {p.name for p in tmp_path.iterdir()} - {"q_tb"} == {"q.resume.pt"}  # (q_tb: TensorBoard's)
+    seen = _finals(monkeypatch)
+    T.train(GAME, resume=out, **QUIET)
+    assert seen["steps"] == RUN["steps"]
+    different = [k for k in seen["weights"] if not torch.equal(seen["weights"][k], unbroken["weights"][k])]
+    assert not different and _same_tensors(seen["optimizer"], unbroken["optimizer"])
+
+
 @pytest.fixture(scope="module")
 def stopped(tmp_path_factory):
     """A run cut after its second checkpoint (to copy: the refusals below change nothing in it)."""
@@ -232,7 +250,7 @@ WORDS = {
     "truncated": "is damaged",
     "not-torch": "is damaged",
     "wrong-keys": "is damaged (no ",
-    "bad-json": "is damaged or missing",
+    "bad-json": "the run's config",
     "missing": "no resume state",
     "finished": "the run finished",
     "foreign-weights": "is damaged: it does not fit the run",
