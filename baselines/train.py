@@ -61,35 +61,9 @@ from .networks import (
     trainable_ids,
     training_defaults,
 )
+from .opponent_mix import OpponentMix, learner_opponent, shares_of
 from .runs import default_out, save_model, start_from
 from .shaping import ShapedRewards
-
-
-class OpponentMix:
-    """The views' per-episode opponent picker: each fixed opponent with its
-    share of the episodes, else one drawn from the self-play pool."""
-
-    def __init__(self, pool, shares: dict):
-        from boardenvs.opponents import make_opponent
-
-        total = sum(shares.values())
-        if any(s < 0 for s in shares.values()) or total > 1.0:
-            raise ValueError(f"opponent shares must be >= 0 and add up to at most 1, got {shares}")
-        self.pool = pool
-        self.fixed = [(make_opponent(name), float(share)) for name, share in shares.items() if share > 0]
-
-    def pick(self, rng):
-        u = rng.random()
-        for opponent, share in self.fixed:
-            if u < share:
-                return opponent
-            u -= share
-        return self.pool.pick(rng)
-
-    def __repr__(self) -> str:
-        parts = [f"{o.name} {s:.0%}" for o, s in self.fixed]
-        return f"<OpponentMix {', '.join(parts)}, else {self.pool!r}>"
-
 
 EVAL_OPPONENTS = ("random", "greedy")
 
@@ -100,25 +74,6 @@ def set_threads(threads: int | None) -> tuple[int, int]:
     from boardenvs.threads import training_threads
 
     return training_threads(None if threads is None else int(threads))
-
-
-def _shares(defaults, random_share, greedy_share, mcts_name: str, mcts_share: float) -> dict:
-    """The fixed opponents' shares of the episodes: the game's declared ones,
-    each given share in its place; the rest is self-play."""
-    shares = {"random": 0.0, "greedy": 0.0, **{k: float(v) for k, v in defaults.opponents.items()}}
-    for name, share in (("random", random_share), ("greedy", greedy_share)):
-        if share is not None:
-            shares[name] = float(share)
-    if mcts_share:
-        shares[mcts_name] = float(mcts_share)
-    return shares
-
-
-def _opponent(shares: dict, mix: OpponentMix):
-    """What the learner plays: one fixed opponent when it has every episode
-    (``greedy`` then decides inside the engine), else the per-episode mix."""
-    whole = [opponent for opponent, share in mix.fixed if share >= 1.0]
-    return whole[0] if whole else mix
 
 
 class TrainingInterrupted(KeyboardInterrupt):
@@ -293,7 +248,7 @@ def train(
             f"mcts_simulations must be a positive int (simulations per decision), got {mcts_simulations!r}"
         )
     mcts_name = make_opponent(f"mcts:{int(mcts_simulations)}").name  # mcts' own bound and name ("mcts" at its default)
-    shares = _shares(defaults, random_share, greedy_share, mcts_name, mcts_share)
+    shares = shares_of(defaults, random_share, greedy_share, mcts_name, mcts_share)
     pool = League(max_size=20, latest_prob=0.5)
     mix = OpponentMix(pool, shares)  # (checks the shares)
     budget = {"minutes": minutes, "steps": steps}
@@ -307,7 +262,7 @@ def train(
         resumed.adopt(config)
     torch_threads, numba_threads = set_threads(threads)
     # the board networks read the planes (flatten=False); seeded by MaskablePPO(seed=...)
-    env = SB3VecEnv(env_id, num_envs=ppo["num_envs"], opponent=_opponent(shares, mix), flatten=False, **options)
+    env = SB3VecEnv(env_id, num_envs=ppo["num_envs"], opponent=learner_opponent(mix), flatten=False, **options)
     view = env.venv
     if shaping:
         env = ShapedRewards(env, shaping, defaults.shaping_scale, ppo["gamma"])

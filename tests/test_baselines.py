@@ -16,7 +16,8 @@ from boardenvs.baselines import tournament as ev
 from boardenvs.baselines.extractors import HEX_STEPS, BoardCNN, HexConv2d, HexPathsCNN, TrackMLP
 from boardenvs.baselines.greedy import heuristic_of
 from boardenvs.baselines.networks import game_options, trainable_ids, training_defaults
-from boardenvs.baselines.train import OpponentMix, ShapedRewards, model_name, train
+from boardenvs.baselines.opponent_mix import OpponentMix
+from boardenvs.baselines.train import ShapedRewards, model_name, train
 from boardenvs.wrappers import evaluate
 
 import boardenvs
