@@ -23,7 +23,10 @@ partial file, cuts off a cut last line (one line on stderr says so), and
 hands the run the games it holds (:meth:`TraceLog.take`) so it plays only
 the rest with the seeds an unbroken run uses: the final trace file and the
 rating are the unbroken run's.  A run without ``resume`` refuses to start
-over a partial file (its games would be lost)."""
+over a partial file (its games would be lost).  A round that cannot be
+written or synced (a full disk: ENOSPC) stops the rating with one
+ValueError line naming the partial file; the rounds before it stay whole
+(a cut last line at most), for ``--resume`` once there is room."""
 
 from __future__ import annotations
 
@@ -127,10 +130,23 @@ class TraceLog:
         return got
 
     def add(self, traces) -> None:
-        """Append ``traces``, one line each, and sync them to the disk."""
-        self.file.write(line_bytes(traces))
-        self.file.flush()
-        os.fsync(self.file.fileno())
+        """Append ``traces``, one line each, and sync them to the disk.  A
+        failed write or sync (a full disk: ENOSPC) is one ValueError line
+        naming the file; the lines before this round's stay as they were
+        (a cut last line at most, which ``--resume`` drops)."""
+        try:
+            self.file.write(line_bytes(traces))
+            self.file.flush()
+            os.fsync(self.file.fileno())
+        except OSError as exc:
+            try:  # (the buffer the failed write left: not written again on close)
+                self.file.close()
+            except OSError:
+                pass
+            raise ValueError(
+                f"cannot write partial trace file {str(self.path)!r}: {exc.strerror or exc} "
+                "(the games written before it are kept: --resume goes on from them)"
+            ) from None
 
     def finish(self, traces) -> str:
         """Write the trace file whole (``traces``: every game, in order) and

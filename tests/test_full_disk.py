@@ -7,15 +7,20 @@ synced to the disk, renamed over the old one, the folder synced.  Here the
 writer of each kind of file fails half-way with ``ENOSPC`` (what a full
 disk raises): the error is one ValueError line naming the file, the file
 that was there before is byte for byte as it was, and no temporary file is
-left.  (Files that are too costly to make here, the ladders, strength tables,
-doc pictures and distillation samples, go through the same function.)"""
+left.  The files too costly to make here in full (the ladders and the
+leaderboard, strength tables, distillation samples, doc pictures) are
+written by their modules' own write steps on tiny inputs, what is costly
+around them replaced.  (A rating's partial trace file, appended to as it
+plays: ``test_rate_killed.py``.)"""
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -227,3 +232,111 @@ def test_stale_temporaries_of_dead_processes_are_removed_and_no_others(tmp_path)
     removed = files.remove_stale_temporaries(tmp_path / "q.pt", tmp_path / "q.resume.pt", tmp_path / "q.json")
     assert sorted(p.name for p in removed) == sorted(n for n, keep in names.items() if not keep)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(n for n, keep in names.items() if keep)
+
+
+# -- the writers of files too costly to make in full here: each module's own write step on tiny inputs -----------------
+def _one_line(error, kind, path) -> None:
+    message = str(error.value)
+    assert message == f"cannot write {kind} {str(path)!r}: No space left on device", message
+
+
+@pytest.mark.parametrize("kind", ["ladder", "leaderboard"])
+def test_a_full_disk_while_a_ladder_file_is_written_keeps_the_old_one(tmp_path, full_disk, monkeypatch, kind):
+    """Reliability: a full disk.  The ladder's own files (``ladder.build``'s
+    ladder, ``ladder.record``'s leaderboard; a ladder of two cheap members
+    and a few games): one line naming the file, the previous leaderboard
+    byte for byte as it was (a ladder is never overwritten: a failed one is
+    not there at all, the folder holds no temporary file)."""
+    from boardenvs.baselines import ladder
+
+    monkeypatch.setattr(ladder, "LADDERS", tmp_path)
+    build = lambda: ladder.build("quagmire_v0", members=["random", "greedy"], games=8, verbose=False)  # noqa: E731
+    if kind == "ladder":
+        failed = full_disk(kind)
+        with pytest.raises(ValueError) as error:
+            build()
+        path, before = failed[0]
+        assert path == ladder.ladder_path("quagmire_v0", 1) and before is None and not path.exists()
+    else:
+        build()
+        ladder.record("quagmire_v0", "greedy", games=16, progress=ladder.QUIET)
+        failed = full_disk(kind)
+        with pytest.raises(ValueError) as error:
+            ladder.record("quagmire_v0", "random", games=16, progress=ladder.QUIET)
+        path, before = failed[0]
+        assert path == ladder.rated_path("quagmire_v0", 1) and path.read_bytes() == before
+        assert list(json.loads(before)) == ["greedy"]
+    _one_line(error, kind, path)
+    assert _temporaries(tmp_path) == []
+
+
+@pytest.mark.parametrize("kind", ["strength results", "strength table"])
+def test_a_full_disk_while_a_strength_table_is_written_keeps_the_old_one(tmp_path, full_disk, monkeypatch, kind):
+    """Reliability: a full disk.  ``python -m boardenvs.baselines.strength``
+    writing its results and table (its games replaced by a made-up row per
+    model: the write is the module's own): one line naming the file, the
+    previous file byte for byte as it was, no temporary file."""
+    from boardenvs.baselines import available, strength
+
+    name = available()[0]
+    played = []
+
+    def measure(model, games, *args, **kwargs):
+        played.append(model)
+        row = dict(model=model, agent="model", opponent="random", games=games, wins=len(played), draws=0)
+        return [
+            {**row, "losses": games - len(played), "rate": 0.5, "interval": [0.4, 0.6], "target": None, "met": None}
+        ]
+
+    monkeypatch.setattr(strength, "measure", measure)
+    out = tmp_path / "s"
+    assert strength.main([name, "--games", "4", "--out", str(out)]) == 0
+    failed = full_disk(kind)
+    with pytest.raises(ValueError) as error:
+        strength.main([name, "--games", "6", "--out", str(out)])
+    path, before = failed[0]
+    assert path == out.with_suffix(".json" if kind == "strength results" else ".md")
+    assert before is not None and path.read_bytes() == before and "| 4 | 1-0-3 |" in out.with_suffix(".md").read_text()
+    _one_line(error, kind, path)
+    assert _temporaries(tmp_path) == []
+
+
+def test_a_full_disk_while_distillation_samples_are_written_leaves_no_file(tmp_path, full_disk, monkeypatch):
+    """Reliability: a full disk.  ``distill`` keeping the teacher's
+    decisions (``samples``; the games replaced by a few made-up samples,
+    the write the module's own): one line naming the file, no samples file
+    (a samples file that exists is read back, never overwritten), no
+    temporary file, nothing fitted."""
+    from boardenvs.baselines import distill as D
+
+    data = {"obs": np.zeros((3, 4), np.int8), "masks": np.ones((3, 4), np.int8), "actions": np.arange(3)}
+    monkeypatch.setattr(D, "collect", lambda *a, **k: data)
+    monkeypatch.setattr(D, "fit", lambda *a, **k: pytest.fail("fitted after a failed write"))
+    failed = full_disk("samples file")
+    samples = tmp_path / "s.npz"
+    with pytest.raises(ValueError) as error:
+        D.distill("quagmire_v0", teacher="greedy", games=2, out=tmp_path / "m", samples=samples, verbose=0)
+    assert failed == [(samples, None)] and not samples.exists()
+    _one_line(error, "samples file", samples)
+    assert _temporaries(tmp_path) == []
+
+
+def test_a_full_disk_while_the_doc_pictures_are_written_keeps_the_old_ones(tmp_path, full_disk, monkeypatch):
+    """Reliability: a full disk.  ``make pictures`` (``doc_pictures``; the
+    docs' GIF, tested above as an animation, left out): the second picture
+    failing, one line naming it, that picture byte for byte as it was, no
+    temporary file."""
+    from boardenvs.wrappers import recording
+
+    from boardenvs import pictures
+
+    monkeypatch.setattr(recording, "record_game", lambda *a, **k: pytest.fail("the GIF after a failed picture"))
+    for k, env_id in enumerate(pictures.ENV_IDS):  # the pictures of an earlier run (made-up bytes)
+        (tmp_path / (Path(pictures.game_class(env_id).rules_file).stem + ".png")).write_bytes(b"old %d" % k)
+    failed = full_disk("picture", nth=2)
+    with pytest.raises(ValueError) as error:
+        pictures.doc_pictures(tmp_path)
+    path, before = failed[0]
+    assert before == b"old 1" and path.read_bytes() == before
+    _one_line(error, "picture", path)
+    assert _temporaries(tmp_path) == []

@@ -20,7 +20,6 @@ import json
 import os
 import random
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -32,6 +31,7 @@ import torch
 from backstop import HANG_S
 from boardenvs.baselines import resume as R
 from boardenvs.baselines import train as T
+from killing import dead_pid, draw, snapshot
 
 from boardenvs import baselines
 
@@ -216,36 +216,7 @@ def _draw(counts: dict, k: int, seed: int) -> list[tuple[str, int]]:
     """``k`` distinct points (kind, occurrence) over the run's life: a group
     (rollout, update, check, checkpoint write), then a kind in it, then an
     occurrence, each uniform (a seeded draw: the same points every time)."""
-    rng = random.Random(seed)
-    groups = [["rollout"], ["update"], ["check"], sorted(k for k in counts if ": " in k)]
-    points: set = set()
-    while len(points) < k:
-        kind = rng.choice(rng.choice(groups))
-        points.add((kind, rng.randrange(counts[kind])))
-    return sorted(points, key=lambda p: (p[0], p[1]))
-
-
-def _dead_pid() -> int:
-    """The pid of a process that has ended (a killed run's temporaries carry one)."""
-    child = subprocess.Popen([sys.executable, "-c", ""])
-    child.wait()
-    return child.pid
-
-
-def _snapshot(folder: Path, dest: Path, half, dead: int) -> None:
-    """The files of ``folder`` as the disk holds them now, copied to
-    ``dest``: what a SIGKILL now would leave.  ``half``: the temporary file
-    being written, cut to half its bytes in the copy (the rest not yet
-    written); every temporary file's name says it was ``dead``'s."""
-    dest.mkdir(parents=True)
-    for path in folder.iterdir():
-        if not path.is_file():  # (the TensorBoard folder: no part of a checkpoint)
-            continue
-        name = path.name.replace(f".{os.getpid()}-", f".{dead}-") if ".tmp" in path.name else path.name
-        shutil.copyfile(path, dest / name)
-        if half is not None and path == Path(half):
-            with open(dest / name, "r+b") as f:
-                f.truncate(f.seek(0, 2) // 2)
+    return draw(counts, [["rollout"], ["update"], ["check"], sorted(k for k in counts if ": " in k)], k, seed)
 
 
 @pytest.fixture(scope="module")
@@ -255,13 +226,15 @@ def killed_anywhere(unbroken, tmp_path_factory):
     points = _draw(unbroken["events"], KILLS, DRAW_SEED)
     wanted = {p: k for k, p in enumerate(points)}
     root = tmp_path_factory.mktemp("anywhere")
-    out, dead, taken = root / "run" / "q", _dead_pid(), {}
+    out, dead, taken = root / "run" / "q", dead_pid(), {}
     out.parent.mkdir()
 
     def hook(kind, n, half):
         if (kind, n) in wanted:
             k = wanted[(kind, n)]
-            _snapshot(out.parent, root / f"snapshot_{k}", half, dead)
+            snapshot(
+                out.parent, root / f"snapshot_{k}", dead, None if half is None else (half, os.path.getsize(half) // 2)
+            )
             taken[k] = (kind, n)
 
     mp = pytest.MonkeyPatch()

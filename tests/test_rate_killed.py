@@ -14,13 +14,22 @@ unbroken run's games, a prefix of them, whole (plus at most one cut last
 line, which ``read_traces`` refuses naming it), the trace file is absent or
 whole, and ``boardenvs rate ... --resume`` ends with the unbroken run's
 trace file, byte for byte, and its rating.  The ladder's own files are
-written whole through ``write_atomically`` (the last test: a kill in the
-middle of that write leaves the previous file as it was)."""
+written whole through ``write_atomically`` (a kill in the middle of that
+write leaves the previous file as it was).  A rating's folder is also taken
+at 50 seeded-random points of its life (a snapshot of the disk, what a
+SIGKILL there leaves: ``killing.py``, and ``test_killed.py``'s fifty
+points), and a full disk (ENOSPC) while a round is appended stops the
+rating with one line naming the partial file, its games kept for
+``--resume``."""
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
+import os
+import random
+import re
 import signal
 import subprocess
 import sys
@@ -31,26 +40,19 @@ import pytest
 from backstop import HANG_S
 from boardenvs.baselines import ladder
 from boardenvs.baselines.ladder import rating
+from killing import dead_pid, draw, snapshot
 
-from boardenvs import cli
-from boardenvs.tracelog import partial_path
+from boardenvs import cli, files
+from boardenvs.tracelog import partial_path, read_partial
 from boardenvs.traces import read_traces, write_traces
 
 CHILD = Path(__file__).resolve().parent / "killed_rate.py"
 GAME, AGENT, GAMES, SEED = "quagmire_v0", "mcts:8", 80, 4  # 5 rounds of 16 games: 3 in the first pass, 2 after
+REAL_WRITE = files.write_atomically
 SAME = ("agent", "rating", "interval", "half_width", "games", "stopped", "by_member", "beyond", "seed")
-POINTS = [
-    "playing-1",
-    "cut-1-1",
-    "written-1",
-    "cut-2-8",
-    "written-3",
-    "playing-4",
-    "written-5",
-    "cut-5-16",
-    "final-half",
-    "final-renamed",
-]
+# real kills, one of each kind of point (every kind, and 50 points in all, are also drawn by the seeded-random
+# test below, which leaves the disk as a kill would without a process per point)
+POINTS = ["playing-1", "cut-2-8", "written-3", "final-half"]
 
 
 def _argv(out: Path, *more: str) -> list[str]:
@@ -233,3 +235,264 @@ def test_a_ladder_file_killed_mid_write_is_the_previous_one(unbroken, tmp_path):
         child.stdout.close()
     assert path.read_bytes() == before and len(read_traces(path)) == 1
     assert len([p for p in tmp_path.iterdir() if ".tmp" in p.name]) == 1  # (its temporary, under its own name)
+
+
+# -- 50 seeded-random points -------------------------------------------------------------------------------------------
+KILLS, RESUMES, DRAW_SEED = 50, 6, 73
+TEMPORARY = re.compile(r"\.r\.jsonl\.\d+-[0-9a-f]{8}\.tmp\.gz")
+
+
+class RateEvents:
+    """The events of a rating, each counted by kind: a round played (its
+    games in memory, none written), each line of a round's appended games
+    half-written and written (the bytes up to the middle, or the end, of
+    that line on the disk), the round synced, the final trace file half
+    written, written but not renamed, renamed, and the partial file
+    removed.  ``hook(kind, n, cut)`` is called at each (``cut``: ``(path,
+    size)``, the file being written as the disk holds it then, or None).
+    The wrappers are test code patched in from outside, as in
+    ``killed_rate.py``; each event comes after the real code wrote what it
+    stands for, the cut file a prefix of it."""
+
+    def __init__(self, monkeypatch, hook=None):
+        from boardenvs import files, traces
+        from boardenvs.tracelog import TraceLog, line_bytes
+
+        self.counts, self.order, self.hook = {}, [], hook
+        real_play, real_add, real_finish, real_write = rating.play_chunk, TraceLog.add, TraceLog.finish, REAL_WRITE
+        events = self
+
+        def play_chunk(*args, **kwargs):
+            games = real_play(*args, **kwargs)
+            events.at("round: played")
+            return games
+
+        def add(log, games):
+            start = log.file.tell()
+            real_add(log, games)
+            for k in range(len(games)):
+                before, through = (start + len(line_bytes(games[:j])) for j in (k, k + 1))
+                events.at("line: half", cut=(log.path, (before + through) // 2))
+                events.at("line: written", cut=(log.path, through))
+            events.at("round: synced")
+
+        def finish(log, games):
+            written = real_finish(log, games)
+            events.at("partial: removed")
+            return written
+
+        def write_atomically(path, write, what="output file"):
+            def watched(tmp):
+                write(tmp)
+                events.at(f"{what}: half", cut=(tmp, os.path.getsize(tmp) // 2))
+                events.at(f"{what}: written")
+
+            real_write(path, watched, what)
+            events.at(f"{what}: renamed")
+
+        monkeypatch.setattr(rating, "play_chunk", play_chunk)
+        monkeypatch.setattr(TraceLog, "add", add)
+        monkeypatch.setattr(TraceLog, "finish", finish)
+        monkeypatch.setattr(files, "write_atomically", write_atomically)
+        monkeypatch.setattr(traces, "write_atomically", write_atomically)
+
+    def at(self, kind: str, cut=None) -> None:
+        n = self.counts.get(kind, 0)
+        self.counts[kind] = n + 1
+        self.order.append((kind, n))
+        if self.hook is not None:
+            self.hook(kind, n, cut)
+
+
+@pytest.fixture(scope="module")
+def rated_anywhere(toy, unbroken, tmp_path_factory):
+    """The unbroken rating's events (counted), then the rating again with a
+    snapshot of its folder taken at each of :data:`KILLS` points drawn from
+    them."""
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ladder, "LADDERS", toy)
+    try:
+        counted = RateEvents(mp)
+        again = ladder.rate(
+            AGENT,
+            GAME,
+            games=GAMES,
+            seed=SEED,
+            traces=tmp_path_factory.mktemp("counted") / "r.jsonl.gz",
+            progress=ladder.QUIET,
+        )
+    finally:
+        mp.undo()
+    groups = [["round: played"], ["line: half", "line: written"], ["round: synced"]]
+    groups.append(["trace file: half", "trace file: written", "trace file: renamed", "partial: removed"])
+    points = draw(counted.counts, groups, KILLS, DRAW_SEED)
+    wanted = {p: k for k, p in enumerate(points)}
+    root = tmp_path_factory.mktemp("rated_anywhere")
+    out, dead, taken = root / "run" / "r.jsonl.gz", dead_pid(), {}
+    out.parent.mkdir()
+
+    def hook(kind, n, cut):
+        if (kind, n) in wanted:
+            k = wanted[(kind, n)]
+            snapshot(out.parent, root / f"snapshot_{k}", dead, cut)
+            taken[k] = (kind, n)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ladder, "LADDERS", toy)
+    try:
+        events = RateEvents(mp, hook)
+        result = ladder.rate(AGENT, GAME, games=GAMES, seed=SEED, traces=out, progress=ladder.QUIET)
+    finally:
+        mp.undo()
+    return {
+        "points": points,
+        "taken": taken,
+        "root": root,
+        "dead": dead,
+        "result": result,
+        "again": again,
+        "counts": counted.counts,
+        "events": events.counts,
+        "text": gzip.decompress(out.read_bytes()).decode(),
+    }
+
+
+def test_a_rating_killed_at_50_random_points_leaves_its_games_every_time(
+    toy, unbroken, rated_anywhere, capsys, monkeypatch
+):
+    """Reliability: killed at any moment, nothing lost: SIGKILL at 50
+    random points of a ``rate`` run.
+
+    Fifty points (kind, occurrence) are drawn, seeded, from the events the
+    rating goes through (:class:`RateEvents`): a round played, a line of a
+    round's games half-written or written, the round synced, the final
+    trace file half-written, written but not renamed, renamed, and the
+    partial file removed.  The kill is simulated as in ``test_killed.py``'s
+    fifty points (``killing.snapshot``: the folder as the disk holds it
+    then, the file being written cut where the write has got to, a
+    temporary file carrying a dead process's pid); the real SIGKILLs above
+    kill a child at ten of these points.
+
+    Every snapshot holds either the final trace file, the unbroken run's
+    byte for byte (``read_traces`` reads it), or the partial file, whose
+    complete lines (``read_partial``) are a prefix of the unbroken run's
+    games, with a cut last line only where the point is in the middle of a
+    line; no temporary file bears a name the trace is read from, and every
+    one is the dead process's.  ``--resume`` from a seeded sample of
+    :data:`RESUMES` of the snapshots with a partial file ends with the
+    unbroken run's trace file and rating, and no partial or temporary file
+    left."""
+    monkeypatch.setattr(ladder, "LADDERS", toy)
+    got = rated_anywhere
+    assert got["events"] == got["counts"]  # the snapshots did not change the run ...
+    assert got["text"] == unbroken["text"]  # ... nor its end
+    assert {k: got["result"][k] for k in SAME} == {k: unbroken["result"][k] for k in SAME}
+    assert {k: got["again"][k] for k in SAME} == {k: unbroken["result"][k] for k in SAME}
+    assert sorted(got["taken"]) == list(range(KILLS)) and len({p[0] for p in got["points"]}) >= 6
+    lines = unbroken["text"].splitlines(keepends=True)
+    games = [json.loads(line) for line in lines]
+    partials, finals = [], []
+    for k, (kind, n) in enumerate(got["points"]):
+        snap = got["root"] / f"snapshot_{k}"
+        names = {p.name for p in snap.iterdir()}
+        where = f"snapshot_{k} ({kind} #{n}): {sorted(names)}"
+        temporaries = {x for x in names if TEMPORARY.fullmatch(x)}
+        assert names - temporaries <= {"r.jsonl.gz", "r.jsonl.gz.partial"} and names - temporaries, where
+        assert all(f".{got['dead']}-" in x for x in temporaries) and len(temporaries) <= 1, where
+        assert bool(temporaries) == (kind in ("trace file: half", "trace file: written")), where
+        if "r.jsonl.gz" in names:  # the final trace file: complete, the unbroken run's
+            assert read_traces(snap / "r.jsonl.gz") == games, where
+            assert gzip.decompress((snap / "r.jsonl.gz").read_bytes()).decode() == unbroken["text"], where
+            finals.append(k)
+        if "r.jsonl.gz.partial" in names:  # the games so far, whole, a prefix of the unbroken run's
+            kept, cut, size = read_partial(snap / "r.jsonl.gz.partial")
+            assert kept == games[: len(kept)] and size == len("".join(lines[: len(kept)]).encode()), where
+            assert (cut is not None) == (kind == "line: half"), where
+            if kind.startswith("line: "):
+                assert len(kept) == n + (kind == "line: written"), where
+            partials.append(k)
+        else:
+            assert kind == "partial: removed", where
+    assert finals and partials and set(finals) | set(partials) == set(range(KILLS))
+    for k in random.Random(DRAW_SEED).sample(partials, RESUMES):
+        snap = got["root"] / f"snapshot_{k}"
+        capsys.readouterr()
+        assert cli.main(_argv(snap / "r.jsonl.gz", "--resume")) == 0, (k, got["points"][k])
+        result = json.loads(capsys.readouterr().out)
+        assert {x: result[x] for x in SAME} == {x: unbroken["result"][x] for x in SAME}, (k, got["points"][k])
+        assert gzip.decompress((snap / "r.jsonl.gz").read_bytes()).decode() == unbroken["text"], k
+        assert sorted(p.name for p in snap.iterdir()) == ["r.jsonl.gz"], k  # no partial, no temporary
+
+
+FULL = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # what a full disk raises
+
+
+@pytest.mark.parametrize("where", ["write", "fsync"])
+def test_a_full_disk_while_a_round_is_appended_says_so_and_resume_goes_on(
+    toy, unbroken, tmp_path, capsys, monkeypatch, where
+):
+    """Reliability: a full disk.  ENOSPC while the third round's lines are
+    appended to the partial trace (half of them written, then the error; or
+    at the sync, a file system with delayed allocation): ``boardenvs rate``
+    stops with one ``error:`` line naming the partial file (rc 2), the
+    partial file holds the first two rounds' games whole (and at most a cut
+    last line), and ``--resume`` later ends with the unbroken run's trace
+    file and rating."""
+    from boardenvs import tracelog
+
+    monkeypatch.setattr(ladder, "LADDERS", toy)
+    out = tmp_path / "r.jsonl.gz"
+    partial = partial_path(out)
+    appends = []
+
+    class Filling:  # the partial file, its third round's write failing half-way
+        def __init__(self, file):
+            self.file = file
+
+        def write(self, data):
+            appends.append(len(data))
+            if len(appends) == 3:
+                self.file.write(data[: len(data) // 2])
+                self.file.flush()
+                raise FULL
+            return self.file.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self.file, name)
+
+    class SyncFull:  # os, its third sync of the partial file failing
+        def fsync(self, fd):
+            if os.path.realpath(f"/proc/self/fd/{fd}").endswith(".partial") and os.path.isfile(partial):
+                appends.append(fd)
+                if len(appends) == 3:
+                    raise FULL
+            return os.fsync(fd)
+
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+    with monkeypatch.context() as m:
+        if where == "write":
+            m.setattr(tracelog, "open", lambda *a, **k: Filling(open(*a, **k)), raising=False)
+        else:
+            m.setattr(tracelog, "os", SyncFull())
+        capsys.readouterr()
+        assert cli.main(_argv(out, "--quiet")) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: cannot write partial trace file {str(partial)!r}: "), err
+    assert "No space left on device" in err[0] and len(appends) == 3
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == [partial.name]
+    kept, cut, _ = read_partial(partial)
+    lines = unbroken["text"].splitlines(keepends=True)
+    if where == "write":  # the first two rounds, and the lines of the third its half held whole, a cut one after
+        assert 32 <= len(kept) < 48 and cut == len(kept) + 1, (len(kept), cut)
+    else:  # the third round's lines were written, their sync failed
+        assert len(kept) == 48 and cut is None
+    assert partial.read_text().startswith("".join(lines[: len(kept)]))
+    assert unbroken["text"].startswith(partial.read_text())  # (the cut line: a prefix of the unbroken run's)
+    assert cli.main(_argv(out, "--resume")) == 0
+    printed, said = capsys.readouterr()
+    assert f"goes on from the {len(kept)} games" in said
+    assert {k: json.loads(printed)[k] for k in SAME} == {k: unbroken["result"][k] for k in SAME}
+    assert gzip.decompress(out.read_bytes()).decode() == unbroken["text"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl.gz"]

@@ -91,8 +91,10 @@ def rate(
     ``.jsonl`` / ``.jsonl.gz`` path the games are written to, as they are
     played (``<traces>.partial`` until the end, :mod:`boardenvs.tracelog`);
     ``resume``: go on from the partial file of a run that stopped (killed,
-    interrupted), with its settings: its games are kept, only the rest
-    played, and the traces and the rating are an unbroken run's.  Returns
+    interrupted, its disk full), with its settings: its games are kept,
+    only the rest played, and the traces and the rating are an unbroken
+    run's.  A partial file that cannot be written (a full disk) is a
+    ValueError naming it, the games written before kept.  Returns
     ``{"agent", "ladder", "version", "rating", "interval", "half_width",
     "games", "stopped", "by_member": {member: [games, score]}, "seconds",
     "beyond": None | "above" | "below", "seed", "traces"}``; ``beyond`` says
