@@ -25,11 +25,7 @@ import os
 import sys
 from pathlib import Path
 
-
-def wait_here(point: str) -> None:
-    print(f"AT {point}", flush=True)
-    sys.stdin.read()  # the parent kills the process here
-    raise SystemExit(f"{point}: stdin closed, the process was not killed")
+from killing import wait_here  # (tests/, this script's folder, is first on sys.path)
 
 
 def main() -> int:

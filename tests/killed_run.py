@@ -22,11 +22,7 @@ from __future__ import annotations
 import json
 import sys
 
-
-def wait_here(point: str) -> None:
-    print(f"AT {point}", flush=True)
-    sys.stdin.read()  # the parent kills the process here
-    raise SystemExit(f"{point}: stdin closed, the process was not killed")
+from killing import wait_here  # (tests/, this script's folder, is first on sys.path)
 
 
 def main() -> int:

@@ -1,6 +1,8 @@
-"""Helpers of the seeded-random kill tests (``test_killed.py``,
-``test_rate_killed.py``; issue 73, item 2): a kill simulated by a snapshot
-of a run's folder as the disk holds it at an event (see
+"""Helpers of the kill tests (``test_killed.py``, ``test_rate_killed.py``;
+issue 73, item 2): a real SIGKILL of a child at a named point
+(:func:`kill_at` in the parent, :func:`wait_here` in the child: an event,
+not a clock), and a kill simulated by a snapshot of a run's folder as the
+disk holds it at an event (see
 ``test_a_run_killed_at_50_random_points_leaves_a_checkpoint_every_time``:
 why a snapshot is what a SIGKILL leaves)."""
 
@@ -9,9 +11,13 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
+
+from backstop import HANG_S
 
 
 def draw(counts: dict, groups: list[list[str]], k: int, seed: int) -> list[tuple[str, int]]:
@@ -49,3 +55,31 @@ def snapshot(folder: Path, dest: Path, dead: int, cut=None) -> None:
         if cut is not None and path == Path(cut[0]):
             with open(dest / name, "r+b") as f:
                 f.truncate(cut[1])
+
+
+def wait_here(point: str) -> None:
+    """In a child: say that it is at ``point`` and wait there to be killed."""
+    print(f"AT {point}", flush=True)
+    sys.stdin.read()  # the parent kills the process here
+    raise SystemExit(f"{point}: stdin closed, the process was not killed")
+
+
+def kill_at(argv: list[str], point: str) -> int:
+    """Run the child ``argv`` until it says it is at ``point``
+    (:func:`wait_here`), SIGKILL it there and reap it; its pid."""
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    backstop = threading.Timer(HANG_S, child.kill)  # a hung child, not a slow one
+    backstop.start()
+    try:
+        lines = []
+        for line in child.stdout:
+            lines.append(line)
+            if line.strip() == f"AT {point}":
+                child.send_signal(signal.SIGKILL)
+                break
+        assert child.wait() == -signal.SIGKILL, f"the child never reached {point}: {lines[-5:]}"
+    finally:
+        backstop.cancel()
+        child.stdin.close()
+        child.stdout.close()
+    return child.pid

@@ -20,18 +20,14 @@ import json
 import os
 import random
 import re
-import signal
-import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 import torch
-from backstop import HANG_S
 from boardenvs.baselines import resume as R
 from boardenvs.baselines import train as T
-from killing import dead_pid, draw, snapshot
+from killing import dead_pid, draw, kill_at, snapshot
 
 from boardenvs import baselines
 
@@ -82,30 +78,9 @@ def unbroken(tmp_path_factory):
 
 
 def _kill_at(point: str, out: Path) -> int:
-    """Run the child until it says it is at ``point``, SIGKILL it there and
-    reap it; its pid."""
+    """The child run killed at ``point`` (:func:`killing.kill_at`); its pid."""
     settings = json.dumps({"game": GAME, **RUN, **QUIET})
-    child = subprocess.Popen(
-        [sys.executable, str(CHILD), point, str(out), settings],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    backstop = threading.Timer(HANG_S, child.kill)  # a hung child, not a slow one
-    backstop.start()
-    try:
-        lines = []
-        for line in child.stdout:
-            lines.append(line)
-            if line.strip() == f"AT {point}":
-                child.send_signal(signal.SIGKILL)
-                break
-        assert child.wait() == -signal.SIGKILL, f"the child never reached {point}: {lines[-5:]}"
-    finally:
-        backstop.cancel()
-        child.stdin.close()
-        child.stdout.close()
-    return child.pid
+    return kill_at([sys.executable, str(CHILD), point, str(out), settings], point)
 
 
 @pytest.mark.parametrize("point", ["update", "check", "write-weights", "write-resume"])

@@ -33,14 +33,12 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
-from backstop import HANG_S
 from boardenvs.baselines import ladder
 from boardenvs.baselines.ladder import rating
-from killing import dead_pid, draw, snapshot
+from killing import dead_pid, draw, kill_at, snapshot
 
 from boardenvs import cli, files
 from boardenvs.tracelog import partial_path, read_partial
@@ -87,27 +85,8 @@ def unbroken(toy, tmp_path_factory):
 
 
 def _kill_at(point: str, out: Path, ladders: Path) -> None:
-    """Run the child until it says it is at ``point``, SIGKILL it there and reap it."""
-    child = subprocess.Popen(
-        [sys.executable, str(CHILD), point, str(ladders), json.dumps(_argv(out, "--quiet"))],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    backstop = threading.Timer(HANG_S, child.kill)  # a hung child, not a slow one
-    backstop.start()
-    try:
-        lines = []
-        for line in child.stdout:
-            lines.append(line)
-            if line.strip() == f"AT {point}":
-                child.send_signal(signal.SIGKILL)
-                break
-        assert child.wait() == -signal.SIGKILL, f"the child never reached {point}: {lines[-5:]}"
-    finally:
-        backstop.cancel()
-        child.stdin.close()
-        child.stdout.close()
+    """The child rating killed at ``point`` (:func:`killing.kill_at`)."""
+    kill_at([sys.executable, str(CHILD), point, str(ladders), json.dumps(_argv(out, "--quiet"))], point)
 
 
 @pytest.mark.parametrize("point", POINTS)
